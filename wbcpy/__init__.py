@@ -1,0 +1,50 @@
+"""wbcpy: whole-body control in Python on Pinocchio.
+
+Four programming models over one Pinocchio model: :mod:`wbcpy.jspace` (Stanford-WBC), :mod:`wbcpy.arl`
+(AUTh-ARL multi-chain), :class:`wbcpy.AccelerationScene` (DFKI/ARC-OPT wbc) and
+:mod:`wbcpy.ik` (iCub iKin minimum-jerk controller).
+"""
+
+from __future__ import annotations
+
+from .errors import (
+    ConfigError,
+    ConfigKeyError,
+    InvalidValueError,
+    QPSolveError,
+    StateNotSetError,
+    UnknownNameError,
+    URDFError,
+    URDFNotFoundError,
+    WbcpyError,
+)
+from .robot import RobotModel
+from .robots import available as available_robots
+from .robots import load_robot
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigError",
+    "ConfigKeyError",
+    "InvalidValueError",
+    "QPSolveError",
+    "RobotModel",
+    "StateNotSetError",
+    "URDFError",
+    "URDFNotFoundError",
+    "UnknownNameError",
+    "WbcpyError",
+    "__version__",
+    "available_robots",
+    "load_robot",
+]
+
+
+def __getattr__(name: str) -> object:
+    """Lazy access to the heavier sub-packages (``wbcpy.AccelerationScene``)."""
+    if name == "AccelerationScene":
+        from .scenes import AccelerationScene
+
+        return AccelerationScene
+    raise AttributeError(f"module 'wbcpy' has no attribute {name!r}")

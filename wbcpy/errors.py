@@ -1,0 +1,182 @@
+"""Exception types of wbcpy.
+
+Every exception derives from :class:`WbcpyError` and carries the data that explains it (the offending
+name, the expected shape, the solver and its status). Where Python has a natural built-in category the
+exception also derives from it, so ``except KeyError`` or ``except ValueError`` keep working.
+
+| situation                                   | raises                                   |
+|---------------------------------------------|------------------------------------------|
+| missing, unreadable or malformed URDF       | :class:`URDFError`, :class:`URDFNotFoundError` |
+| unknown frame / joint / link / chain / task | :class:`UnknownNameError` (a ``KeyError``) |
+| wrong shape, NaN or inf in an input         | :class:`InvalidValueError` (a ``ValueError``) |
+| quantity read before a state was set        | :class:`StateNotSetError`                |
+| bad task, scene, chain or robot config      | :class:`ConfigError` (a ``ValueError``)  |
+| QP infeasible or solver failure             | :class:`QPSolveError`                    |
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = [
+    "ConfigError",
+    "ConfigKeyError",
+    "InvalidValueError",
+    "QPSolveError",
+    "StateNotSetError",
+    "URDFError",
+    "URDFNotFoundError",
+    "UnknownNameError",
+    "WbcpyError",
+]
+
+
+class WbcpyError(Exception):
+    """Base class of every exception raised on purpose by wbcpy."""
+
+
+class URDFError(WbcpyError):
+    """A URDF could not be read: unreadable file, malformed XML or a model without links.
+
+    Attributes:
+        source: the path or a short excerpt of the XML string that failed.
+        reason: what went wrong.
+    """
+
+    def __init__(self, source: str, reason: str) -> None:
+        self.source = source
+        self.reason = reason
+        super().__init__(f"cannot load URDF {source!r}: {reason}")
+
+
+class URDFNotFoundError(URDFError, FileNotFoundError):
+    """The URDF path does not exist (also a :class:`FileNotFoundError`)."""
+
+    def __init__(self, source: str) -> None:
+        URDFError.__init__(self, source, "no such file")
+        self.filename = source
+
+
+def close_matches(name: str, candidates: Iterable[str], n: int = 5) -> list[str]:
+    """Return up to ``n`` candidates that resemble ``name`` (difflib ratio ≥ 0.5), best first."""
+    pool = [str(c) for c in candidates]
+    found = difflib.get_close_matches(str(name), pool, n=n, cutoff=0.5)
+    if not found:
+        low = str(name).lower()
+        found = [c for c in pool if low and (low in c.lower() or c.lower() in low)][:n]
+    return found
+
+
+class UnknownNameError(WbcpyError, KeyError):
+    """A frame, joint, link, chain, task or robot name that does not exist.
+
+    Attributes:
+        kind: what was looked up ("frame", "joint", "chain", "task", "robot", ...).
+        name: the name that was asked for.
+        suggestions: the closest valid names (possibly empty).
+        valid: every valid name (kept for programmatic use).
+    """
+
+    def __init__(self, kind: str, name: Any, valid: Iterable[str] = ()) -> None:
+        self.kind = kind
+        self.name = name
+        self.valid = [str(v) for v in valid]
+        self.suggestions = close_matches(str(name), self.valid)
+        msg = f"unknown {kind} {name!r}"
+        if self.suggestions:
+            msg += f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?"
+        elif self.valid:
+            shown = ", ".join(repr(v) for v in self.valid[:12])
+            more = f" and {len(self.valid) - 12} more" if len(self.valid) > 12 else ""
+            msg += f"; valid names: {shown}{more}"
+        self.message = msg
+        super().__init__(msg)
+
+    def __str__(self) -> str:  # KeyError would repr-quote the message
+        return self.message
+
+
+class InvalidValueError(WbcpyError, ValueError):
+    """An input has the wrong shape or contains NaN/inf, or is out of its allowed range.
+
+    Attributes:
+        argument: the argument's name.
+        expected: what was expected (a shape such as ``(7,)`` or a description).
+        got: what was received (shape or value), when known.
+    """
+
+    def __init__(self, argument: str, expected: Any, got: Any = None, reason: str | None = None) -> None:
+        self.argument = argument
+        self.expected = expected
+        self.got = got
+        self.reason = reason
+        if reason is None:
+            msg = f"{argument}: expected shape {expected}, got {got}"
+        else:
+            msg = f"{argument}: {reason}"
+        super().__init__(msg)
+
+
+class StateNotSetError(WbcpyError, RuntimeError):
+    """A state-dependent quantity was read before any state was set.
+
+    Attributes:
+        quantity: the quantity that was asked for.
+    """
+
+    def __init__(self, quantity: str) -> None:
+        self.quantity = quantity
+        super().__init__(f"cannot read {quantity}: no state was set yet (call update(q, v) first)")
+
+
+class ConfigError(WbcpyError, ValueError):
+    """A task, scene, chain or robot configuration is invalid.
+
+    Attributes:
+        field: the configuration field at fault (e.g. ``"weights"`` or ``"tasks[2].priority"``).
+        reason: what is wrong with it.
+    """
+
+    def __init__(self, field: str, reason: str) -> None:
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
+
+
+class ConfigKeyError(ConfigError, UnknownNameError):
+    """A configuration names a frame, joint, link, chain or task that does not exist.
+
+    It is both a :class:`ConfigError` (naming the field) and an :class:`UnknownNameError` (a ``KeyError``
+    listing close matches).
+    """
+
+    def __init__(self, field: str, kind: str, name: Any, valid: Iterable[str] = ()) -> None:
+        UnknownNameError.__init__(self, kind, name, valid)
+        self.field = field
+        self.reason = self.message
+        self.message = f"{field}: {self.message}"
+        self.args = (self.message,)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class QPSolveError(WbcpyError, RuntimeError):
+    """A QP backend failed, reported an infeasible problem, or returned an inaccurate/non-finite solution.
+
+    Attributes:
+        solver: backend name.
+        status: the backend's status text.
+        problem: the problem that failed (a ``wbcpy.qp.QPProblem``), for post-mortem inspection.
+        level: priority level that failed, when solving a hierarchy.
+    """
+
+    def __init__(self, solver: str, status: str, problem: Any = None, level: int | None = None) -> None:
+        self.solver = solver
+        self.status = status
+        self.problem = problem
+        self.level = level
+        where = f" at priority level {level}" if level is not None else ""
+        super().__init__(f"QP solver {solver!r} failed{where}: {status}")

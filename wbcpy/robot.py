@@ -1,0 +1,455 @@
+"""RobotModel: one Pinocchio model and data, a state, and cached kinematics and dynamics.
+
+Every facade of wbcpy (jspace, arl, AccelerationScene, iKin controller) holds a reference to one
+:class:`RobotModel`. It owns the only ``pin.Model`` and ``pin.Data`` of the robot, validates states, and
+computes each derived quantity at most once per state:
+
+* ``update(q, v, a)`` stores a new state and bumps :attr:`RobotModel.state_id`;
+* a getter (frame placement, Jacobian, M, M⁻¹, g, b, COM, ...) computes its Pinocchio algorithm on first
+  use for that state and returns a new array afterwards from the cache;
+* a getter used before any state was set raises :class:`~wbcpy.errors.StateNotSetError`.
+
+Conventions: SI units; Jacobians are 6×nv, linear rows over angular rows, expressed in world axes at the
+frame origin (``pin.LOCAL_WORLD_ALIGNED``); the bias ``J̇q̇`` is the classical acceleration of the frame
+origin with q̈ = 0 in the same axes.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pinocchio as pin
+
+from ._dof_map import DofMap
+from ._validation import as_vector
+from .errors import StateNotSetError, UnknownNameError, URDFError, URDFNotFoundError
+
+if TYPE_CHECKING:
+    from .chain import Chain
+
+__all__ = ["RobotModel"]
+
+_LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+_BIG = 1e300  # Pinocchio's "no limit" is ±max double
+
+
+def _finite_or_inf(x: np.ndarray) -> np.ndarray:
+    """Map Pinocchio's ±max-double "unbounded" limits to ±inf."""
+    out = np.array(x, dtype=np.float64)
+    out[out >= _BIG] = np.inf
+    out[out <= -_BIG] = -np.inf
+    return out
+
+
+def _check_urdf_xml(text: str, source: str) -> None:
+    """Raise :class:`URDFError` unless ``text`` is well-formed XML with a <robot> root holding links."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise URDFError(source, f"malformed XML ({exc})") from None
+    if root.tag != "robot":
+        raise URDFError(source, f"root element is <{root.tag}>, expected <robot>")
+    if root.find("link") is None:
+        raise URDFError(source, "the URDF defines no <link>")
+
+
+class RobotModel:
+    """A robot: one ``pin.Model``, one ``pin.Data``, a validated state and per-state caches.
+
+    Attributes:
+        model: the Pinocchio model (shared, never copied).
+        data: the Pinocchio data that holds the current state's results.
+        name: robot name (from the URDF unless given).
+        source: the path the model was loaded from, or ``"<xml>"``.
+    """
+
+    def __init__(self, model: pin.Model, name: str | None = None, source: str = "<model>") -> None:
+        """Wrap an existing Pinocchio model (for example a reduced model with locked joints)."""
+        self.model = model
+        self.data = model.createData()
+        self.name = name or model.name or "robot"
+        self.source = source
+        self._dofs = DofMap(model)
+        nv = model.nv
+        self._zero_v = np.zeros(nv)
+        self._lower_tri = np.tri(nv, nv, -1, dtype=bool)
+        self._frame_index = {model.frames[i].name: i for i in range(len(model.frames))}
+        self._joint_index = {model.names[i]: i for i in range(1, model.njoints)}
+        self.total_mass: float = float(pin.computeTotalMass(model))
+        # state and per-state cache stamps (-1 = never computed)
+        self._q: np.ndarray | None = None
+        self._v = np.zeros(nv)
+        self._a: np.ndarray | None = None
+        self.state_id = 0
+        self._kin_id = self._jac_id = self._dyn_id = self._minv_id = self._cbias_id = -1
+        self._frames_id = -1
+        self._jac_cache: dict[int, np.ndarray] = {}
+        self._bias_cache: dict[int, np.ndarray] = {}
+        self._M = np.zeros((nv, nv))
+        self._Minv = np.zeros((nv, nv))
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_urdf(
+        cls,
+        source: str | Path,
+        floating_base: bool = False,
+        package_dirs: Sequence[str | Path] | None = None,
+        gravity: Sequence[float] = (0.0, 0.0, -9.81),
+        name: str | None = None,
+    ) -> RobotModel:
+        """Load a URDF given as a file path or as an XML string.
+
+        Args:
+            source: path to a ``.urdf`` file, or the URDF XML itself (a string containing ``<robot``).
+            floating_base: add Pinocchio's free-flyer as the first joint (nq += 7, nv += 6).
+            package_dirs: folders for ``package://`` URIs; kept for geometry loading, unused by the
+                kinematic/dynamic model.
+            gravity: gravity vector in m/s², world frame.
+            name: robot name; default the URDF's ``name`` attribute.
+
+        Raises:
+            URDFNotFoundError: the path does not exist (also a ``FileNotFoundError``).
+            URDFError: unreadable file, malformed XML, or a URDF without links.
+            InvalidValueError: a non-finite or wrongly sized gravity vector.
+        """
+        grav = as_vector(gravity, 3, "gravity")
+        text = str(source)
+        is_xml = "<robot" in text
+        if is_xml:
+            label = "<xml>"
+        else:
+            path = Path(text).expanduser()
+            label = str(path)
+            if not path.is_file():
+                raise URDFNotFoundError(label)
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise URDFError(label, f"unreadable ({exc})") from None
+        _check_urdf_xml(text, label)
+        try:
+            if floating_base:
+                model = pin.buildModelFromXML(text, pin.JointModelFreeFlyer())
+            else:
+                model = pin.buildModelFromXML(text)
+        except (RuntimeError, ValueError) as exc:
+            raise URDFError(
+                label, str(exc).strip().splitlines()[0] if str(exc).strip() else "invalid"
+            ) from None
+        model.gravity.linear = grav
+        robot = cls(model, name=name, source=label)
+        robot.package_dirs = [str(p) for p in (package_dirs or [])]
+        return robot
+
+    def chain(self, base: str, tip: str, name: str | None = None, **kwargs: Any) -> Chain:
+        """Return a serial :class:`~wbcpy.chain.Chain` view from frame ``base`` to frame ``tip``."""
+        from .chain import Chain
+
+        return Chain(self, base, tip, name=name, **kwargs)
+
+    # ------------------------------------------------------------------ names and sizes
+    @property
+    def nq(self) -> int:
+        """Size of the configuration vector q."""
+        return self.model.nq
+
+    @property
+    def nv(self) -> int:
+        """Size of velocity/acceleration/torque vectors (= number of DOF)."""
+        return self.model.nv
+
+    @property
+    def ndof(self) -> int:
+        """Number of degrees of freedom (= nv; a free-flyer base counts 6)."""
+        return self.model.nv
+
+    @property
+    def floating_base(self) -> bool:
+        """True when the first joint is a free-flyer."""
+        return self.model.njoints > 1 and self.model.joints[1].shortname() == "JointModelFreeFlyer"
+
+    @property
+    def joint_names(self) -> list[str]:
+        """Names of the moving joints, in Pinocchio order (the universe excluded)."""
+        return list(self.model.names[1:])
+
+    @property
+    def dof_names(self) -> list[str]:
+        """One name per DOF (nv): the joint name, or ``joint:x|y|z|wx|wy|wz`` inside multi-DOF joints."""
+        return list(self._dofs.dof_names)
+
+    @property
+    def frame_names(self) -> list[str]:
+        """Every Pinocchio frame name (links, joints, fixed frames)."""
+        return [f.name for f in self.model.frames]
+
+    @property
+    def link_names(self) -> list[str]:
+        """Names of the URDF links (Pinocchio BODY frames)."""
+        return [f.name for f in self.model.frames if f.type == pin.FrameType.BODY]
+
+    @property
+    def root_link(self) -> str:
+        """Name of the first link of the URDF (the fixed base or the floating body)."""
+        return self.link_names[0]
+
+    def frame_id(self, frame: str | int) -> int:
+        """Pinocchio frame index of ``frame`` (a name, or an index that is checked)."""
+        if isinstance(frame, (int, np.integer)):
+            if 0 <= frame < len(self.model.frames):
+                return int(frame)
+            raise UnknownNameError("frame index", frame, [str(i) for i in range(len(self.model.frames))])
+        try:
+            return self._frame_index[frame]
+        except KeyError:
+            raise UnknownNameError("frame", frame, self._frame_index) from None
+
+    def joint_id(self, joint: str) -> int:
+        """Pinocchio joint index (1-based; 0 is the universe) of the joint named ``joint``."""
+        try:
+            return self._joint_index[joint]
+        except KeyError:
+            raise UnknownNameError("joint", joint, self._joint_index) from None
+
+    def joint_v_index(self, joint: str) -> int:
+        """First index of joint ``joint`` in v (and in the per-DOF vector)."""
+        return int(self.model.joints[self.joint_id(joint)].idx_v)
+
+    def joint_q_index(self, joint: str) -> int:
+        """First index of joint ``joint`` in q."""
+        return int(self.model.joints[self.joint_id(joint)].idx_q)
+
+    # ------------------------------------------------------------------ limits
+    @property
+    def lower_position_limit(self) -> np.ndarray:
+        """Lower position limits in q space (nq); -inf where unbounded."""
+        return _finite_or_inf(self.model.lowerPositionLimit)
+
+    @property
+    def upper_position_limit(self) -> np.ndarray:
+        """Upper position limits in q space (nq); +inf where unbounded."""
+        return _finite_or_inf(self.model.upperPositionLimit)
+
+    @property
+    def dof_lower_limit(self) -> np.ndarray:
+        """Lower position limit per DOF (nv, rad or m); -inf for continuous joints and free-flyers."""
+        return self._dofs.lower.copy()
+
+    @property
+    def dof_upper_limit(self) -> np.ndarray:
+        """Upper position limit per DOF (nv, rad or m); +inf for continuous joints and free-flyers."""
+        return self._dofs.upper.copy()
+
+    @property
+    def velocity_limit(self) -> np.ndarray:
+        """Velocity limits (nv, rad/s or m/s); +inf where the URDF gives none."""
+        vel = _finite_or_inf(self.model.velocityLimit)
+        vel[vel <= 0.0] = np.inf
+        return vel
+
+    @property
+    def effort_limit(self) -> np.ndarray:
+        """Effort limits (nv, N·m or N); +inf where the URDF gives none."""
+        eff = _finite_or_inf(self.model.effortLimit)
+        eff[eff <= 0.0] = np.inf
+        return eff
+
+    # ------------------------------------------------------------------ per-DOF conversions
+    def q_from_dof(self, angles: Any) -> np.ndarray:
+        """Configuration q (nq) from one value per DOF (nv).
+
+        Continuous joints take an angle θ and become (cos θ, sin θ); a free-flyer takes
+        (x, y, z, rx, ry, rz) with (rx, ry, rz) a rotation vector (R = exp₃(r)); spherical joints take a
+        rotation vector; planar joints take (x, y, θ).
+        """
+        return self._dofs.q_from_dof(as_vector(angles, self.nv, "angles"))
+
+    def dof_from_q(self, q: Any) -> np.ndarray:
+        """One value per DOF (nv) from a configuration q (nq); the inverse of :meth:`q_from_dof`."""
+        return self._dofs.dof_from_q(as_vector(q, self.nq, "q"))
+
+    def neutral(self) -> np.ndarray:
+        """Pinocchio's neutral configuration (nq)."""
+        return np.array(pin.neutral(self.model))
+
+    # ------------------------------------------------------------------ state
+    def update(self, q: Any, v: Any = None, a: Any = None) -> None:
+        """Set the state and invalidate every cached quantity.
+
+        Args:
+            q: configuration (nq). Unit-norm blocks (quaternions, cos/sin pairs) must have norm 1 ± 1e-6;
+                they are renormalised exactly.
+            v: velocity (nv), zero when omitted.
+            a: measured acceleration (nv), optional; used by task status (``y``), never by the dynamics.
+
+        Raises:
+            InvalidValueError: wrong size, NaN/inf, or a non-unit quaternion / cos-sin pair. The previous
+                state stays in place.
+        """
+        qa = as_vector(q, self.model.nq, "q")
+        self._dofs.normalize_in_place(qa)
+        va = self._zero_v.copy() if v is None else as_vector(v, self.model.nv, "v")
+        aa = None if a is None else as_vector(a, self.model.nv, "a")
+        self._q, self._v, self._a = qa, va, aa
+        self.state_id += 1
+        self._jac_cache.clear()
+        self._bias_cache.clear()
+
+    def update_dof(self, angles: Any, velocity: Any = None, acceleration: Any = None) -> None:
+        """:meth:`update` from one value per DOF (see :meth:`q_from_dof`)."""
+        self.update(self.q_from_dof(angles), velocity, acceleration)
+
+    @property
+    def has_state(self) -> bool:
+        """True once a state was set."""
+        return self._q is not None
+
+    @property
+    def q(self) -> np.ndarray:
+        """Current configuration (copy)."""
+        return self._require_state("q").copy()
+
+    @property
+    def v(self) -> np.ndarray:
+        """Current velocity (copy)."""
+        self._require_state("v")
+        return self._v.copy()
+
+    @property
+    def a(self) -> np.ndarray | None:
+        """Measured acceleration given to the last :meth:`update`, or None."""
+        self._require_state("a")
+        return None if self._a is None else self._a.copy()
+
+    def _require_state(self, quantity: str) -> np.ndarray:
+        if self._q is None:
+            raise StateNotSetError(quantity)
+        return self._q
+
+    # ------------------------------------------------------------------ lazy computations
+    def _ensure_kinematics(self, quantity: str) -> None:
+        """Placements, velocities and q̈ = 0 accelerations of joints and frames for the current state."""
+        if self._frames_id == self.state_id:
+            return
+        q = self._require_state(quantity)
+        if self._kin_id != self.state_id:
+            pin.forwardKinematics(self.model, self.data, q, self._v, self._zero_v)
+            self._kin_id = self.state_id
+        pin.updateFramePlacements(self.model, self.data)
+        self._frames_id = self.state_id
+
+    def _ensure_jacobians(self, quantity: str) -> None:
+        if self._jac_id != self.state_id:
+            pin.computeJointJacobians(self.model, self.data, self._require_state(quantity))
+            self._jac_id = self.state_id
+
+    def _ensure_dynamics(self, quantity: str) -> None:
+        """M (upper), nle, g, joint Jacobians, COM and COM Jacobian in one ``computeAllTerms`` pass."""
+        if self._dyn_id == self.state_id:
+            return
+        q = self._require_state(quantity)
+        pin.computeAllTerms(self.model, self.data, q, self._v)
+        np.copyto(self._M, self.data.M)
+        np.copyto(self._M, self._M.T, where=self._lower_tri)
+        self._dyn_id = self._jac_id = self._kin_id = self.state_id
+
+    # ------------------------------------------------------------------ kinematics
+    def frame_placement(self, frame: str | int) -> pin.SE3:
+        """World placement ``oMf`` of a frame (a new ``pin.SE3``)."""
+        fid = self.frame_id(frame)
+        self._ensure_kinematics("frame placement")
+        return pin.SE3(self.data.oMf[fid])
+
+    def frame_velocity(self, frame: str | int) -> np.ndarray:
+        """Spatial velocity (v, ω) of a frame origin in world axes (6, m/s over rad/s)."""
+        fid = self.frame_id(frame)
+        self._ensure_kinematics("frame velocity")
+        return pin.getFrameVelocity(self.model, self.data, fid, _LWA).vector.copy()
+
+    def frame_jacobian(self, frame: str | int) -> np.ndarray:
+        """Frame Jacobian (6×nv), linear over angular rows, world axes at the frame origin."""
+        return self._frame_jacobian(self.frame_id(frame)).copy()
+
+    def _frame_jacobian(self, fid: int) -> np.ndarray:
+        """Cached frame Jacobian; callers must not modify the returned array."""
+        jac = self._jac_cache.get(fid)
+        if jac is None:
+            self._ensure_jacobians("frame Jacobian")
+            jac = pin.getFrameJacobian(self.model, self.data, fid, _LWA)
+            self._jac_cache[fid] = jac
+        return jac
+
+    def frame_bias(self, frame: str | int) -> np.ndarray:
+        """Classical acceleration of the frame origin at q̈ = 0: ``J̇ q̇`` (6, world axes)."""
+        return self._frame_bias(self.frame_id(frame)).copy()
+
+    def _frame_bias(self, fid: int) -> np.ndarray:
+        bias = self._bias_cache.get(fid)
+        if bias is None:
+            if self._kin_id != self.state_id:
+                self._ensure_kinematics("frame bias")
+            bias = pin.getFrameClassicalAcceleration(self.model, self.data, fid, _LWA).vector.copy()
+            self._bias_cache[fid] = bias
+        return bias
+
+    # ------------------------------------------------------------------ dynamics
+    def mass_matrix(self) -> np.ndarray:
+        """Joint-space inertia matrix M(q) (nv×nv, full and symmetric)."""
+        self._ensure_dynamics("mass matrix")
+        return self._M.copy()
+
+    def inverse_mass_matrix(self) -> np.ndarray:
+        """M(q)⁻¹ (nv×nv, full and symmetric), by Pinocchio's ABA-based ``computeMinverse``."""
+        q = self._require_state("inverse mass matrix")
+        if self._minv_id != self.state_id:
+            pin.computeMinverse(self.model, self.data, q)
+            np.copyto(self._Minv, self.data.Minv)
+            np.copyto(self._Minv, self._Minv.T, where=self._lower_tri)
+            self._minv_id = self.state_id
+        return self._Minv.copy()
+
+    def gravity(self) -> np.ndarray:
+        """Generalised gravity torques g(q) (nv): τ = M q̈ + b + g."""
+        self._ensure_dynamics("gravity")
+        return self.data.g.copy()
+
+    def coriolis_centrifugal(self) -> np.ndarray:
+        """Coriolis and centrifugal torques b = C(q, q̇) q̇ (nv), gravity excluded."""
+        self._ensure_dynamics("Coriolis/centrifugal torques")
+        return self.data.nle - self.data.g
+
+    def nonlinear_effects(self) -> np.ndarray:
+        """b + g = RNEA(q, q̇, 0) (nv)."""
+        self._ensure_dynamics("nonlinear effects")
+        return self.data.nle.copy()
+
+    def com(self) -> np.ndarray:
+        """Centre of mass position in the world frame (3, m)."""
+        self._ensure_dynamics("centre of mass")
+        return self.data.com[0].copy()
+
+    def com_jacobian(self) -> np.ndarray:
+        """Centre-of-mass Jacobian (3×nv) in world axes."""
+        self._ensure_dynamics("COM Jacobian")
+        return self.data.Jcom.copy()
+
+    def com_velocity(self) -> np.ndarray:
+        """Centre-of-mass velocity (3, m/s) = J_com q̇."""
+        return self.com_jacobian() @ self._v
+
+    def com_bias(self) -> np.ndarray:
+        """COM acceleration at q̈ = 0: ``J̇_com q̇`` (3, m/s²)."""
+        q = self._require_state("COM bias")
+        if self._cbias_id != self.state_id:
+            pin.centerOfMass(self.model, self.data, q, self._v, self._zero_v)
+            self._com_bias = self.data.acom[0].copy()
+            self._cbias_id = self._kin_id = self.state_id
+        return self._com_bias.copy()
+
+    def __repr__(self) -> str:
+        return f"RobotModel(name={self.name!r}, nq={self.nq}, nv={self.nv}, source={self.source!r})"
