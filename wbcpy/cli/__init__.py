@@ -1,0 +1,64 @@
+"""Command-line interface: ``wbcpy <command> [options]``.
+
+Each command lives in its own module of this package and exposes ``register(subparsers)``, which adds
+its sub-parser and sets ``func`` (a callable ``(args) -> int``) as default. Errors raised on purpose by
+wbcpy (:class:`~wbcpy.errors.WbcpyError`) and bad arguments become a one-line message on stderr and exit
+code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+from ..errors import WbcpyError
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+#: command modules, in the order ``wbcpy --help`` lists them
+COMMANDS = ("info", "dynamics", "solvers", "scene", "reach", "demo", "bench")
+
+
+class CLIError(Exception):
+    """A bad command-line argument found after parsing (exit code 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose errors are one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``wbcpy`` parser with every installed command module registered."""
+    parser = _Parser(prog="wbcpy", description="Whole-body control on Pinocchio: models, scenes, IK.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in COMMANDS:
+        module_name = f"{__name__}.{name}"
+        if importlib.util.find_spec(module_name) is None:
+            continue
+        importlib.import_module(module_name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``wbcpy`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (WbcpyError, CLIError) as exc:
+        print(f"wbcpy {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("wbcpy: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
