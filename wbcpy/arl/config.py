@@ -1,0 +1,202 @@
+"""Chain configurations of :class:`wbcpy.arl.Model`: YAML/dict parsing and joint locking.
+
+A configuration (``robots/bimanual_chains.yaml`` is an example) is a mapping::
+
+    name: bimanual                 # optional, default: the robot's name
+    urdf: bimanual.urdf            # URDF path, relative to the YAML file ...
+    robot: baxter                  # ... or a registry name (wbcpy.robots.load_robot), not both
+    floating_base: false           # optional, add a free-flyer root joint
+    main_chains: 3                 # the first 3 chains are the main chains
+    chains:                        # {name, base, tip} mappings or [name, base, tip] lists
+      - {name: torso, base: base_link, tip: torso_link}
+      - ...
+    locked_joints: [a, b]          # optional: joint names (locked at neutral clipped to limits),
+                                   # or a mapping name -> value (rad or m)
+
+Locked joints are removed with Pinocchio's ``buildReducedModel`` at the given values; the result is
+wrapped in a new :class:`~wbcpy.robot.RobotModel`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pinocchio as pin
+
+from ..errors import ConfigError, ConfigKeyError, UnknownNameError
+from ..robot import RobotModel
+
+__all__ = ["CONFIG_KEYS", "ChainSpec", "load_config", "lock_joints", "parse_chain_specs"]
+
+#: keys a chain configuration may hold
+CONFIG_KEYS = ("name", "urdf", "robot", "floating_base", "main_chains", "chains", "locked_joints")
+
+ChainSpec = tuple[str, str, str]
+
+
+def load_config(config: Mapping[str, Any] | str | Path) -> tuple[dict[str, Any], Path]:
+    """Read a configuration mapping or YAML file; return it with the folder relative paths start from.
+
+    Raises:
+        ConfigError: missing or unreadable file, invalid YAML, not a mapping, or unknown keys
+            (:class:`~wbcpy.errors.ConfigKeyError`).
+    """
+    if isinstance(config, Mapping):
+        data, folder = dict(config), Path.cwd()
+    elif isinstance(config, (str, Path)):
+        import yaml
+
+        path = Path(config).expanduser()
+        if not path.is_file():
+            raise ConfigError(str(path), "no such configuration file")
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(str(path), f"unreadable ({exc})") from None
+        except yaml.YAMLError as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else "parse error"
+            raise ConfigError(str(path), f"invalid YAML ({first})") from None
+        if not isinstance(data, dict):
+            raise ConfigError(str(path), f"expected a mapping at the top level, got {type(data).__name__}")
+        folder = path.resolve().parent
+    else:
+        raise ConfigError("config", f"expected a mapping or a YAML path, got {type(config).__name__}")
+    for key in data:
+        if key not in CONFIG_KEYS:
+            raise ConfigKeyError("config", "key", key, CONFIG_KEYS)
+    return data, folder
+
+
+def parse_chain_specs(chains: Any) -> list[ChainSpec]:
+    """Validate a list of chain specs: ``(name, base, tip)`` sequences or ``{name, base, tip}`` mappings.
+
+    Raises:
+        ConfigError: not a non-empty list, a malformed entry, or a duplicated chain name.
+    """
+    if isinstance(chains, (str, bytes)) or not isinstance(chains, Sequence) or len(chains) == 0:
+        raise ConfigError("chains", "expected a non-empty list of (name, base, tip) entries")
+    specs: list[ChainSpec] = []
+    seen: set[str] = set()
+    for i, item in enumerate(chains):
+        field = f"chains[{i}]"
+        if isinstance(item, Mapping):
+            extra = set(item) - {"name", "base", "tip"}
+            if extra:
+                raise ConfigKeyError(field, "key", sorted(extra)[0], ("name", "base", "tip"))
+            missing = [k for k in ("name", "base", "tip") if k not in item]
+            if missing:
+                raise ConfigError(field, f"missing {', '.join(missing)}")
+            spec = (item["name"], item["base"], item["tip"])
+        elif isinstance(item, Sequence) and not isinstance(item, (str, bytes)) and len(item) == 3:
+            spec = tuple(item)
+        else:
+            raise ConfigError(field, f"expected (name, base, tip) or a mapping, got {item!r}")
+        if not all(isinstance(s, str) and s for s in spec):
+            raise ConfigError(field, f"name, base and tip must be non-empty strings, got {spec!r}")
+        if spec[0] in seen:
+            raise ConfigError(field, f"duplicate chain name {spec[0]!r}")
+        seen.add(spec[0])
+        specs.append((spec[0], spec[1], spec[2]))
+    return specs
+
+
+def parse_main_chains(main_chains: Any, n_chains: int) -> int:
+    """Validate the number of main chains: an int in [1, n_chains] (None means every chain).
+
+    Raises:
+        ConfigError: not an integer or out of range.
+    """
+    if main_chains is None:
+        return n_chains
+    if isinstance(main_chains, bool) or not isinstance(main_chains, (int, np.integer)):
+        raise ConfigError("main_chains", f"expected an integer, got {main_chains!r}")
+    if not 1 <= int(main_chains) <= n_chains:
+        raise ConfigError("main_chains", f"expected 1..{n_chains} (the number of chains), got {main_chains}")
+    return int(main_chains)
+
+
+def lock_joints(robot: RobotModel, locked: Any) -> RobotModel:
+    """A new :class:`RobotModel` without the ``locked`` joints (Pinocchio ``buildReducedModel``).
+
+    Args:
+        robot: the full robot (unchanged).
+        locked: joint names, locked at Pinocchio's neutral value clipped to the joint limits, or a mapping
+            name → value (rad or m, 1-DOF joints; continuous joints take an angle). ``None`` or empty
+            returns ``robot`` itself.
+
+    Raises:
+        ConfigKeyError: an unknown joint name.
+        ConfigError: a duplicated name, a non-finite value, a value outside the joint limits, or a value
+            for a multi-DOF joint.
+    """
+    if not locked:
+        return robot
+    if isinstance(locked, Mapping):
+        items = list(locked.items())
+    elif isinstance(locked, Sequence) and not isinstance(locked, (str, bytes)):
+        items = [(name, None) for name in locked]
+    else:
+        raise ConfigError("locked_joints", f"expected joint names or a mapping name -> value, got {locked!r}")
+    dof = np.clip(robot.dof_from_q(robot.neutral()), robot.dof_lower_limit, robot.dof_upper_limit)
+    ids: list[int] = []
+    for name, value in items:
+        field = f"locked_joints[{name!r}]"
+        try:
+            jid = robot.joint_id(name) if isinstance(name, str) else robot.joint_id(str(name))
+        except UnknownNameError:
+            raise ConfigKeyError("locked_joints", "joint", name, robot.joint_names) from None
+        if jid in ids:
+            raise ConfigError(field, "joint listed twice")
+        ids.append(jid)
+        if value is None:
+            continue
+        joint = robot.model.joints[jid]
+        if joint.nv != 1:
+            raise ConfigError(field, f"a value can only be given for 1-DOF joints ({joint.shortname()})")
+        try:
+            val = float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(field, f"expected a number, got {value!r}") from None
+        iv = joint.idx_v
+        lo, hi = robot.dof_lower_limit[iv], robot.dof_upper_limit[iv]
+        if not math.isfinite(val) or not lo <= val <= hi:
+            raise ConfigError(field, f"value {val} is outside the joint limits [{lo}, {hi}]")
+        dof[iv] = val
+    q_ref = robot.q_from_dof(dof)
+    reduced = pin.buildReducedModel(robot.model, sorted(ids), q_ref)
+    out = RobotModel(reduced, name=robot.name, source=robot.source)
+    out.package_dirs = list(getattr(robot, "package_dirs", []))
+    return out
+
+
+def robot_from_config(data: Mapping[str, Any], folder: Path) -> RobotModel:
+    """Load the robot a configuration names (``urdf`` relative to ``folder``, or a registry ``robot``).
+
+    Raises:
+        ConfigError: neither or both of ``urdf`` and ``robot``, or a bad ``floating_base``.
+        URDFError, UnknownNameError: the robot cannot be loaded.
+    """
+    from ..robots import load_robot
+
+    has_urdf, has_robot = data.get("urdf") is not None, data.get("robot") is not None
+    if has_urdf == has_robot:
+        raise ConfigError("urdf", "give exactly one of 'urdf' (a path) and 'robot' (a registry name)")
+    kwargs: dict[str, Any] = {}
+    if data.get("floating_base") is not None:
+        if not isinstance(data["floating_base"], bool):
+            raise ConfigError("floating_base", f"expected true or false, got {data['floating_base']!r}")
+        kwargs["floating_base"] = data["floating_base"]
+    if has_urdf:
+        if not isinstance(data["urdf"], str):
+            raise ConfigError("urdf", f"expected a path, got {data['urdf']!r}")
+        path = Path(data["urdf"]).expanduser()
+        if not path.is_absolute():
+            path = folder / path
+        return RobotModel.from_urdf(path, **kwargs)
+    if not isinstance(data["robot"], str):
+        raise ConfigError("robot", f"expected a robot name, got {data['robot']!r}")
+    return load_robot(data["robot"], **kwargs)
