@@ -41,10 +41,21 @@ __all__ = [
 ]
 
 
+_SUBMODULES = ("arl", "chain", "cli", "controllers", "ik", "jspace", "qp", "scenes", "tasks")
+
+
 def __getattr__(name: str) -> object:
-    """Lazy access to the heavier sub-packages (``wbcpy.AccelerationScene``)."""
+    """Lazy access to sub-packages (``wbcpy.jspace``, ``wbcpy.arl``...) and ``wbcpy.AccelerationScene``."""
+    import importlib
+
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     if name == "AccelerationScene":
         from .scenes import AccelerationScene
 
         return AccelerationScene
+    if name == "Chain":
+        from .chain import Chain
+
+        return Chain
     raise AttributeError(f"module 'wbcpy' has no attribute {name!r}")
