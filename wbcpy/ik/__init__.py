@@ -8,10 +8,18 @@ Building blocks (no robot needed):
   controllers whose loop closes to p³/(s+p)³ (``minJerkVelCtrlFor*Plant``).
 - :class:`MinJerkTrajectory` — exact-ZOH min-jerk reference generator (pos, vel, acc).
 - :data:`ALPHA`, :data:`BETA`, :data:`KAPPA` — the min-jerk constants; :func:`minjerk_abc`.
+
+Controller on a :class:`~wbcpy.chain.Chain`:
+
+- :class:`MultiRefMinJerkCtrl` (``iKin::MultiRefMinJerkCtrl``), :class:`CtrlPose`, :class:`CtrlState`.
+- :func:`blend_velocities`, :func:`guard_weights` — its blend and joint-limit weights as pure functions.
+- :func:`dls_ik`, :class:`DLSResult` — damped least-squares IK (joint targets when only a pose is given).
 """
 
 from __future__ import annotations
 
+from .blend import blend_velocities, guard_weights
+from .dls import DLSResult, dls_ik
 from .filters import Filter, Integrator
 from .minjerk_ctrl import (
     ALPHA,
@@ -23,20 +31,24 @@ from .minjerk_ctrl import (
     minjerk_abc,
 )
 from .minjerk_trajectory import MinJerkTrajectory
-
-# --- multi-referential controller (multiref.py) -------------------------------------------------------
-# from .multiref import CtrlPose, CtrlState, MultiRefMinJerkCtrl
-# (add the three names to __all__ below as well)
+from .multiref import CtrlPose, CtrlState, MultiRefMinJerkCtrl
 
 __all__ = [
     "ALPHA",
     "BETA",
     "KAPPA",
     "PLANT_PARAMETER_DEFAULTS",
+    "CtrlPose",
+    "CtrlState",
+    "DLSResult",
     "Filter",
     "Integrator",
     "MinJerkTrajectory",
     "MinJerkVelCtrlForIdealPlant",
     "MinJerkVelCtrlForNonIdealPlant",
+    "MultiRefMinJerkCtrl",
+    "blend_velocities",
+    "dls_ik",
+    "guard_weights",
     "minjerk_abc",
 ]

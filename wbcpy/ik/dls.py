@@ -1,0 +1,198 @@
+"""Damped least-squares (Levenberg–Marquardt) inverse kinematics on a :class:`~wbcpy.chain.Chain`.
+
+Used by :class:`~wbcpy.ik.MultiRefMinJerkCtrl` to obtain the joint target q_d when the caller gives only
+the pose x_d. Starting from q₀ (clipped to the limits) it iterates
+
+.. math::
+
+    \\Delta q = J_f^\\top (J_f J_f^\\top + \\lambda^2 I)^{-1} e,\\qquad
+    q \\leftarrow \\mathrm{clip}(q + \\Delta q),
+
+with e the pose error of :func:`~wbcpy.ik.pose_error.pose_error` (position [m] over θ·axis [rad]; the
+rows of the uncontrolled part are dropped in XYZ/ANG mode) and J_f the chain Jacobian (base axes) with the
+columns of joints that sit on a limit and are pushed outwards set to zero (active set, re-solved once). The
+damping λ adapts as in Levenberg–Marquardt: a step that lowers ‖e‖ is accepted and λ halves (down to
+``damping_min``); a step that does not is rejected and λ triples. Steps are scaled so that
+max|Δq| ≤ ``max_step``.
+
+Stops when ‖e‖ < ``tol`` (success), after ``max_iter`` iterations, or when λ exceeds 1e6 (stuck). If the
+start does not converge, it retries from deterministic seeds: the middle of the joint ranges, then
+``restarts − 1`` pseudo-random configurations inside the limits (fixed seed, so results are repeatable),
+and returns the best result found. The returned q is always inside the limits.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._validation import as_vector
+from ..errors import InvalidValueError
+from .pose_error import CtrlPose, as_ctrl_pose, parse_target, pose_error
+
+if TYPE_CHECKING:
+    from ..chain import Chain
+
+__all__ = ["DLSResult", "dls_ik"]
+
+_LAMBDA_MAX = 1e6
+
+
+@dataclass(frozen=True, eq=False)
+class DLSResult:
+    """Outcome of :func:`dls_ik`.
+
+    Attributes:
+        q: joint angles (n,), inside the limits (the best found when ``success`` is False).
+        success: ‖e‖ < tol was reached.
+        error: ‖e‖ at ``q`` (masked by the mode; m and rad mixed).
+        iterations: iterations used in total (all starts).
+        starts: number of starting points tried.
+    """
+
+    q: np.ndarray
+    success: bool
+    error: float
+    iterations: int
+    starts: int
+
+
+def _solve_from(
+    chain: Chain,
+    q0: np.ndarray,
+    p_d: np.ndarray,
+    R_d: np.ndarray,
+    mode: CtrlPose,
+    rows: slice,
+    tol: float,
+    max_iter: int,
+    lam0: float,
+    lam_min: float,
+    max_step: float,
+) -> tuple[np.ndarray, float, int]:
+    """One LM run from ``q0`` (already clipped). Returns (q, ‖e‖, iterations)."""
+    lo, hi = chain.lower, chain.upper
+    q = q0
+    M, J = chain.fk_jacobian(q)
+    e = pose_error(p_d, R_d, M, mode)
+    err = math.sqrt(float(e @ e))
+    lam = lam0
+    it = 0
+    eye = np.eye(rows.stop - rows.start)
+    while it < max_iter and err >= tol and lam <= _LAMBDA_MAX:
+        it += 1
+        Jm, em = J[rows], e[rows]
+        free = np.ones(q.size)
+        dq = np.zeros(q.size)
+        for _ in range(2):  # active set: drop joints blocked at a limit, re-solve once
+            Jf = Jm * free
+            dq = Jf.T @ np.linalg.solve(Jf @ Jf.T + (lam * lam) * eye, em)
+            blocked = ((q <= lo) & (dq < 0.0)) | ((q >= hi) & (dq > 0.0))
+            if not blocked.any():
+                break
+            free[blocked] = 0.0
+            dq[blocked] = 0.0
+        big = float(np.abs(dq).max())
+        if big > max_step:
+            dq *= max_step / big
+        if big < 1e-14:
+            break
+        q_new = np.clip(q + dq, lo, hi)
+        M_new, J_new = chain.fk_jacobian(q_new)
+        e_new = pose_error(p_d, R_d, M_new, mode)
+        err_new = math.sqrt(float(e_new @ e_new))
+        if err_new < err:
+            q, J, e, err = q_new, J_new, e_new, err_new
+            lam = max(0.5 * lam, lam_min)
+        else:
+            lam *= 3.0
+    return q, err, it
+
+
+def dls_ik(
+    chain: Chain,
+    xd: Any,
+    q0: Any = None,
+    ctrl_pose: Any = CtrlPose.FULL,
+    tol: float = 1e-8,
+    max_iter: int = 100,
+    damping: float = 1e-2,
+    damping_min: float = 1e-6,
+    max_step: float = 0.5,
+    restarts: int = 16,
+) -> DLSResult:
+    """Solve FK(q) = x_d for q inside the limits by damped least squares (see the module docstring).
+
+    Args:
+        chain: the kinematic chain (uses ``fk_jacobian``, ``lower``, ``upper``, ``n``).
+        xd: target pose, ``pin.SE3`` or iKin 7-vector (x, y, z, axis, angle), in the chain's base frame.
+        q0: start (n,), clipped to the limits; default the middle of the joint ranges.
+        ctrl_pose: FULL, XYZ (position only) or ANG (orientation only); also "full"/"xyz"/"ang".
+        tol: success threshold on ‖e‖ (m and rad mixed), > 0.
+        max_iter: iteration cap per start, ≥ 1.
+        damping: initial λ (> 0); λ² is added to J Jᵀ.
+        damping_min: lower bound of λ (> 0).
+        max_step: largest joint step per iteration [rad or m], > 0.
+        restarts: extra starts tried when the first one fails (≥ 0).
+
+    Returns:
+        A :class:`DLSResult`; ``success`` False means the best q found is returned (target unreachable,
+        blocked by limits, or a local minimum).
+
+    Raises:
+        InvalidValueError: bad xd/q0 or parameters.
+        UnknownNameError: an unknown ``ctrl_pose`` string.
+    """
+    mode = as_ctrl_pose(ctrl_pose)
+    p_d, R_d, _ = parse_target(xd)
+    n = chain.n
+    lo, hi = np.asarray(chain.lower, dtype=np.float64), np.asarray(chain.upper, dtype=np.float64)
+    for name, val in (
+        ("tol", tol),
+        ("damping", damping),
+        ("damping_min", damping_min),
+        ("max_step", max_step),
+    ):
+        if not (math.isfinite(float(val)) and float(val) > 0.0):
+            raise InvalidValueError(name, "> 0 and finite", val, reason=f"must be > 0 and finite, got {val}")
+    for name, val in (("max_iter", max_iter), ("restarts", restarts)):
+        if (
+            isinstance(val, bool)
+            or not isinstance(val, (int, np.integer))
+            or val < (1 if name == "max_iter" else 0)
+        ):
+            raise InvalidValueError(name, "an integer", val, reason=f"invalid value {val!r}")
+    mid = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), np.clip(0.0, lo, hi))
+    start = mid if q0 is None else np.clip(as_vector(q0, n, "q0"), lo, hi)
+    rows = {CtrlPose.FULL: slice(0, 6), CtrlPose.XYZ: slice(0, 3), CtrlPose.ANG: slice(3, 6)}[mode]
+
+    span_lo = np.where(np.isfinite(lo), lo, -np.pi)
+    span_hi = np.where(np.isfinite(hi), hi, np.pi)
+    rng = np.random.default_rng(0)
+    best_q, best_err, total, starts = start, math.inf, 0, 0
+    for k in range(int(restarts) + 1):
+        if k == 0:
+            seed = start
+        elif k == 1 and q0 is not None:
+            seed = mid
+        else:
+            seed = rng.uniform(span_lo, span_hi)
+        starts += 1
+        q, err, it = _solve_from(
+            chain, seed, p_d, R_d, mode, rows, tol, int(max_iter), damping, damping_min, max_step
+        )
+        total += it
+        if err < best_err:
+            best_q, best_err = q, err
+        if best_err < tol:
+            break
+    return DLSResult(
+        q=np.array(best_q, dtype=np.float64),
+        success=best_err < tol,
+        error=best_err,
+        iterations=total,
+        starts=starts,
+    )

@@ -1,0 +1,113 @@
+"""Pose targets and pose errors shared by the min-jerk controller and the DLS inverse kinematics.
+
+A target pose is given either as a ``pin.SE3`` or as iKin's 7-vector ``(x, y, z, ax, ay, az, θ)``: the
+position [m] followed by a rotation axis and an angle [rad] (R = exp(θ·a/‖a‖); a zero axis
+is allowed only with θ = 0, meaning R = I).
+The error between the target (p_d, R_d) and the current pose (p, R) is, as in iKin,
+
+.. math::
+
+    e = \\begin{bmatrix} p_d - p \\\\ \\log_3(R_d R^\\top) \\end{bmatrix} \\in \\mathbb{R}^6,
+
+the rotation part being θ·axis of the world-frame rotation that takes R to R_d. ``CtrlPose.XYZ`` zeroes
+the rotation part, ``CtrlPose.ANG`` the position part.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+import pinocchio as pin
+
+from .._validation import as_vector
+from ..chain import pose7_from_se3
+from ..errors import InvalidValueError, UnknownNameError
+
+__all__ = ["CtrlPose", "as_ctrl_pose", "parse_target", "pose_error"]
+
+
+class CtrlPose(IntEnum):
+    """Which part of the pose the controller tracks (iKin ``IKINCTRL_POSE_*``)."""
+
+    FULL = 0
+    """Position and orientation."""
+    XYZ = 1
+    """Position only (the rotation error is set to zero)."""
+    ANG = 2
+    """Orientation only (the position error is set to zero)."""
+
+
+_POSE_NAMES = {"full": CtrlPose.FULL, "xyz": CtrlPose.XYZ, "ang": CtrlPose.ANG}
+
+
+def as_ctrl_pose(value: Any) -> CtrlPose:
+    """Return ``value`` as a :class:`CtrlPose` (accepts the enum, 0/1/2 or "full"/"xyz"/"ang").
+
+    Raises:
+        UnknownNameError: an unknown string (lists the valid names).
+        InvalidValueError: any other value.
+    """
+    if isinstance(value, CtrlPose):
+        return value
+    if isinstance(value, str):
+        try:
+            return _POSE_NAMES[value.strip().lower()]
+        except KeyError:
+            raise UnknownNameError("ctrl_pose", value, list(_POSE_NAMES)) from None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= int(value) <= 2:
+        return CtrlPose(int(value))
+    raise InvalidValueError(
+        "ctrl_pose", "CtrlPose.FULL/XYZ/ANG, 0/1/2 or 'full'/'xyz'/'ang'", value, reason=f"got {value!r}"
+    )
+
+
+def parse_target(xd: Any, name: str = "xd") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate a target pose and return ``(p_d, R_d, x7)``, all new arrays.
+
+    Args:
+        xd: a ``pin.SE3`` or a 7-vector (x, y, z, axis, angle).
+        name: the argument's name for error messages.
+
+    Raises:
+        InvalidValueError: wrong size, NaN or inf.
+    """
+    if isinstance(xd, pin.SE3):
+        p = as_vector(xd.translation, 3, f"{name}.translation")
+        rot = np.array(xd.rotation, dtype=np.float64)
+        if not np.isfinite(rot).all():
+            raise InvalidValueError(name, "finite SE3", None, reason="rotation contains NaN or inf")
+        return p, rot, pose7_from_se3(xd)
+    x7 = as_vector(xd, 7, name)
+    axis = x7[3:6]
+    norm = math.sqrt(float(axis @ axis))
+    if norm < 1e-12:
+        if x7[6] != 0.0:
+            raise InvalidValueError(name, (7,), x7.shape, reason="zero rotation axis with a non-zero angle")
+        return x7[:3].copy(), np.eye(3), x7
+    return x7[:3].copy(), pin.exp3(axis * (x7[6] / norm)), x7
+
+
+def pose_error(
+    p_d: np.ndarray, R_d: np.ndarray, M: pin.SE3, mode: CtrlPose, out: np.ndarray | None = None
+) -> np.ndarray:
+    """Pose error e = (p_d − p, log₃(R_d Rᵀ)) of the pose ``M`` = (R, p), masked by ``mode``.
+
+    Args:
+        p_d, R_d: target position (3,) and rotation (3, 3).
+        M: current pose.
+        mode: FULL, XYZ (rotation part 0) or ANG (position part 0).
+        out: optional (6,) array written in place and returned.
+    """
+    e = np.empty(6) if out is None else out
+    if mode == CtrlPose.ANG:
+        e[:3] = 0.0
+    else:
+        np.subtract(p_d, M.translation, out=e[:3])
+    if mode == CtrlPose.XYZ:
+        e[3:] = 0.0
+    else:
+        e[3:] = pin.log3(R_d @ M.rotation.T)
+    return e
