@@ -1,0 +1,41 @@
+"""README.md stays true: its Python snippets run, and CI runs exactly its test command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _blocks(lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
+
+
+def test_readme_starts_with_the_two_commands() -> None:
+    bash = _blocks("bash")
+    assert len(bash) >= 2
+    assert "wbcpy demo" in bash[0]
+    assert "pytest" in bash[1]
+    first_heading = README.find("\n## ")
+    assert first_heading == -1 or README.index(bash[1]) < first_heading
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    test_command = _blocks("bash")[1].strip()
+    ci_lines = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert test_command in ci_lines
+
+
+PY_BLOCKS = _blocks("python")
+
+
+@pytest.mark.parametrize("index", range(len(PY_BLOCKS)))
+def test_readme_python_snippet_runs(index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = PY_BLOCKS[index]
+    namespace: dict[str, object] = {"__name__": f"readme_snippet_{index}"}
+    exec(compile(code, f"README.md[python block {index}]", "exec"), namespace)
