@@ -8,6 +8,8 @@ with vectorised index arrays for the common 1-DOF joints and a short loop over t
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pinocchio as pin
 
@@ -17,6 +19,15 @@ __all__ = ["DofMap"]
 
 _FF_SUFFIX = ("x", "y", "z", "wx", "wy", "wz")
 _PLANAR_SUFFIX = ("x", "y", "theta")
+
+
+def _quaternion_of_rotation_vector(r: np.ndarray) -> list[float]:
+    """Coefficients (x, y, z, w) of the unit quaternion of R = exp₃(r): (sin(θ/2) r/θ, cos(θ/2)), θ = |r|."""
+    rx, ry, rz = r.tolist()
+    theta = math.sqrt(rx * rx + ry * ry + rz * rz)
+    # sin(θ/2)/θ, with its Taylor series near 0 (error < θ⁴/3840)
+    s = math.sin(0.5 * theta) / theta if theta > 1e-4 else 0.5 - theta * theta / 48.0
+    return [s * rx, s * ry, s * rz, math.cos(0.5 * theta)]
 
 
 class DofMap:
@@ -75,6 +86,13 @@ class DofMap:
         self._sv = np.array(simple_v, dtype=np.intp)
         self._cq = np.array(self._cont_q, dtype=np.intp)
         self._cv = np.array(self._cont_v, dtype=np.intp)
+        # the 1-DOF joints usually form one contiguous run in q and in v: copy it as a slice
+        self._simple_run: tuple[slice, slice] | None = None
+        if self._sq.size and np.all(np.diff(self._sq) == 1) and np.all(np.diff(self._sv) == 1):
+            self._simple_run = (
+                slice(int(self._sq[0]), int(self._sq[-1]) + 1),
+                slice(int(self._sv[0]), int(self._sv[-1]) + 1),
+            )
         # unit-norm blocks of q: (start, length)
         self._unit_blocks = [(int(iq), 2) for iq in self._cont_q]
         for kind, iq, _ in self._other:
@@ -90,7 +108,10 @@ class DofMap:
     def q_from_dof(self, dof: np.ndarray) -> np.ndarray:
         """Configuration q (nq) from per-DOF values (nv)."""
         q = np.empty(self.nq)
-        q[self._sq] = dof[self._sv]
+        if self._simple_run is not None:
+            q[self._simple_run[0]] = dof[self._simple_run[1]]
+        else:
+            q[self._sq] = dof[self._sv]
         if self._cq.size:
             theta = dof[self._cv]
             q[self._cq] = np.cos(theta)
@@ -98,9 +119,9 @@ class DofMap:
         for kind, iq, iv in self._other:
             if kind == "freeflyer":
                 q[iq : iq + 3] = dof[iv : iv + 3]
-                q[iq + 3 : iq + 7] = pin.Quaternion(pin.exp3(dof[iv + 3 : iv + 6])).coeffs()
+                q[iq + 3 : iq + 7] = _quaternion_of_rotation_vector(dof[iv + 3 : iv + 6])
             elif kind == "spherical":
-                q[iq : iq + 4] = pin.Quaternion(pin.exp3(dof[iv : iv + 3])).coeffs()
+                q[iq : iq + 4] = _quaternion_of_rotation_vector(dof[iv : iv + 3])
             else:
                 q[iq : iq + 2] = dof[iv : iv + 2]
                 q[iq + 2], q[iq + 3] = np.cos(dof[iv + 2]), np.sin(dof[iv + 2])

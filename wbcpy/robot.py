@@ -16,6 +16,7 @@ origin with q̈ = 0 in the same axes.
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +26,7 @@ import numpy as np
 import pinocchio as pin
 
 from ._dof_map import DofMap
-from ._validation import as_vector
+from ._validation import as_vector, check_finite
 from .errors import StateNotSetError, UnknownNameError, URDFError, URDFNotFoundError
 
 if TYPE_CHECKING:
@@ -35,6 +36,17 @@ __all__ = ["RobotModel"]
 
 _LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 _BIG = 1e300  # Pinocchio's "no limit" is ±max double
+_F64 = np.dtype(np.float64)
+
+
+def _state_vector(x: Any, n: int, name: str) -> np.ndarray:
+    """:func:`as_vector` with a fast path for float64 arrays of the right size (hot path of update)."""
+    if x.__class__ is np.ndarray and x.shape == (n,) and x.dtype is _F64:
+        out = x.copy()
+        if not math.isfinite(out.dot(out)):  # NaN/inf (or overflow, then checked exactly)
+            check_finite(out, name)
+        return out
+    return as_vector(x, n, name)
 
 
 def _finite_or_inf(x: np.ndarray) -> np.ndarray:
@@ -62,7 +74,6 @@ class RobotModel:
 
     Attributes:
         model: the Pinocchio model (shared, never copied).
-        data: the Pinocchio data that holds the current state's results.
         name: robot name (from the URDF unless given).
         source: the path the model was loaded from, or ``"<xml>"``.
     """
@@ -70,7 +81,7 @@ class RobotModel:
     def __init__(self, model: pin.Model, name: str | None = None, source: str = "<model>") -> None:
         """Wrap an existing Pinocchio model (for example a reduced model with locked joints)."""
         self.model = model
-        self.data = model.createData()
+        self._data = model.createData()
         self.name = name or model.name or "robot"
         self.source = source
         self._dofs = DofMap(model)
@@ -91,6 +102,21 @@ class RobotModel:
         self._bias_cache: dict[int, np.ndarray] = {}
         self._M = np.zeros((nv, nv))
         self._Minv = np.zeros((nv, nv))
+        self._minv_fresh: np.ndarray | None = None
+        self._probe_bindings()
+        # numpy views of pin.Data results, taken once (each attribute access costs a new wrapper); they
+        # stay valid because self._data is never replaced (``data`` is a read-only property)
+        data = self._data
+        self._view_g, self._view_nle = data.g, data.nle
+        # data.M is column-major; when the bindings give it full and symmetric, its transpose is the same
+        # matrix with a row-major layout, so copies are plain memory copies
+        self._src_M = self._M if self._fill_M else data.M.T
+        self._src_Minv = self._Minv if self._fill_Minv else data.Minv
+
+    @property
+    def data(self) -> pin.Data:
+        """The Pinocchio data that holds the current state's results (read-only attribute)."""
+        return self._data
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -291,18 +317,29 @@ class RobotModel:
             InvalidValueError: wrong size, NaN/inf, or a non-unit quaternion / cos-sin pair. The previous
                 state stays in place.
         """
-        qa = as_vector(q, self.model.nq, "q")
+        qa = _state_vector(q, self.model.nq, "q")
         self._dofs.normalize_in_place(qa)
-        va = self._zero_v.copy() if v is None else as_vector(v, self.model.nv, "v")
-        aa = None if a is None else as_vector(a, self.model.nv, "a")
-        self._q, self._v, self._a = qa, va, aa
-        self.state_id += 1
-        self._jac_cache.clear()
-        self._bias_cache.clear()
+        va = self._zero_v.copy() if v is None else _state_vector(v, self.model.nv, "v")
+        aa = None if a is None else _state_vector(a, self.model.nv, "a")
+        self._set_state(qa, va, aa)
 
     def update_dof(self, angles: Any, velocity: Any = None, acceleration: Any = None) -> None:
         """:meth:`update` from one value per DOF (see :meth:`q_from_dof`)."""
-        self.update(self.q_from_dof(angles), velocity, acceleration)
+        qa = self.q_from_dof(angles)  # validated; unit blocks are exact by construction
+        va = self._zero_v.copy() if velocity is None else as_vector(velocity, self.model.nv, "velocity")
+        aa = None if acceleration is None else as_vector(acceleration, self.model.nv, "acceleration")
+        self._set_state(qa, va, aa)
+
+    def _set_state(self, q: np.ndarray, v: np.ndarray, a: np.ndarray | None = None) -> None:
+        """Store an already validated state and invalidate every cache (internal fast path).
+
+        The arrays are kept as they are: callers hand over fresh, finite arrays of the right sizes with
+        unit-norm blocks of q normalised (facades validate once and call this).
+        """
+        self._q, self._v, self._a = q, v, a
+        self.state_id += 1
+        self._jac_cache.clear()
+        self._bias_cache.clear()
 
     @property
     def has_state(self) -> bool:
@@ -338,38 +375,80 @@ class RobotModel:
             return
         q = self._require_state(quantity)
         if self._kin_id != self.state_id:
-            pin.forwardKinematics(self.model, self.data, q, self._v, self._zero_v)
+            pin.forwardKinematics(self.model, self._data, q, self._v, self._zero_v)
             self._kin_id = self.state_id
-        pin.updateFramePlacements(self.model, self.data)
+        pin.updateFramePlacements(self.model, self._data)
         self._frames_id = self.state_id
 
     def _ensure_jacobians(self, quantity: str) -> None:
         if self._jac_id != self.state_id:
-            pin.computeJointJacobians(self.model, self.data, self._require_state(quantity))
+            pin.computeJointJacobians(self.model, self._data, self._require_state(quantity))
             self._jac_id = self.state_id
 
     def _ensure_dynamics(self, quantity: str) -> None:
         """M (upper), nle, g, joint Jacobians, COM and COM Jacobian in one ``computeAllTerms`` pass."""
         if self._dyn_id == self.state_id:
             return
-        q = self._require_state(quantity)
-        pin.computeAllTerms(self.model, self.data, q, self._v)
-        np.copyto(self._M, self.data.M)
-        np.copyto(self._M, self._M.T, where=self._lower_tri)
+        q = self._q
+        if q is None:
+            raise StateNotSetError(quantity)
+        pin.computeAllTerms(self.model, self._data, q, self._v)
+        if self._fill_M:
+            np.copyto(self._M, self._data.M)
+            np.copyto(self._M, self._M.T, where=self._lower_tri)
         self._dyn_id = self._jac_id = self._kin_id = self.state_id
+
+    def _ensure_minverse(self, quantity: str) -> None:
+        """M⁻¹ by Pinocchio's ABA-based ``computeMinverse`` (full matrix in ``self._Minv`` or data)."""
+        if self._minv_id == self.state_id:
+            return
+        q = self._q
+        if q is None:
+            raise StateNotSetError(quantity)
+        fresh = pin.computeMinverse(self.model, self._data, q)
+        if self._fill_Minv:
+            np.copyto(self._Minv, self._data.Minv)
+            np.copyto(self._Minv, self._Minv.T, where=self._lower_tri)
+        # the bindings return M⁻¹ as a new array: the first reader for this state gets it without a copy
+        self._minv_fresh = fresh if self._minv_returns_copy else None
+        self._minv_id = self.state_id
+
+    def _probe_bindings(self) -> None:
+        """Check once, on a scratch ``pin.Data``, what the Python bindings of Pinocchio return.
+
+        Pinocchio's C++ algorithms fill the upper triangle of M and M⁻¹ only; recent Python bindings copy
+        it to the lower one (checked with matrices pre-filled with NaN). ``computeMinverse`` returns a
+        new array in current bindings (a full symmetric copy that can be handed out as is).
+        """
+        model = self.model
+        scratch = model.createData()
+        q = pin.neutral(model)
+        scratch.M[:] = np.nan
+        pin.computeAllTerms(model, scratch, q, self._zero_v)
+        scratch.Minv[:] = np.nan
+        minv = pin.computeMinverse(model, scratch, q)
+        self._fill_M = model.nv > 1 and bool(np.isnan(scratch.M).any())
+        self._fill_Minv = model.nv > 1 and bool(np.isnan(scratch.Minv).any())
+        self._minv_returns_copy = (
+            not self._fill_Minv
+            and isinstance(minv, np.ndarray)
+            and minv.shape == (model.nv, model.nv)
+            and minv.dtype == np.float64
+            and not np.shares_memory(minv, scratch.Minv)
+        )
 
     # ------------------------------------------------------------------ kinematics
     def frame_placement(self, frame: str | int) -> pin.SE3:
         """World placement ``oMf`` of a frame (a new ``pin.SE3``)."""
         fid = self.frame_id(frame)
         self._ensure_kinematics("frame placement")
-        return pin.SE3(self.data.oMf[fid])
+        return pin.SE3(self._data.oMf[fid])
 
     def frame_velocity(self, frame: str | int) -> np.ndarray:
         """Spatial velocity (v, ω) of a frame origin in world axes (6, m/s over rad/s)."""
         fid = self.frame_id(frame)
         self._ensure_kinematics("frame velocity")
-        return pin.getFrameVelocity(self.model, self.data, fid, _LWA).vector.copy()
+        return pin.getFrameVelocity(self.model, self._data, fid, _LWA).vector.copy()
 
     def frame_jacobian(self, frame: str | int) -> np.ndarray:
         """Frame Jacobian (6×nv), linear over angular rows, world axes at the frame origin."""
@@ -380,7 +459,7 @@ class RobotModel:
         jac = self._jac_cache.get(fid)
         if jac is None:
             self._ensure_jacobians("frame Jacobian")
-            jac = pin.getFrameJacobian(self.model, self.data, fid, _LWA)
+            jac = pin.getFrameJacobian(self.model, self._data, fid, _LWA)
             self._jac_cache[fid] = jac
         return jac
 
@@ -393,50 +472,54 @@ class RobotModel:
         if bias is None:
             if self._kin_id != self.state_id:
                 self._ensure_kinematics("frame bias")
-            bias = pin.getFrameClassicalAcceleration(self.model, self.data, fid, _LWA).vector.copy()
+            bias = pin.getFrameClassicalAcceleration(self.model, self._data, fid, _LWA).vector.copy()
             self._bias_cache[fid] = bias
         return bias
 
     # ------------------------------------------------------------------ dynamics
     def mass_matrix(self) -> np.ndarray:
         """Joint-space inertia matrix M(q) (nv×nv, full and symmetric)."""
-        self._ensure_dynamics("mass matrix")
-        return self._M.copy()
+        if self._dyn_id != self.state_id:
+            self._ensure_dynamics("mass matrix")
+        return self._src_M.copy()
 
     def inverse_mass_matrix(self) -> np.ndarray:
         """M(q)⁻¹ (nv×nv, full and symmetric), by Pinocchio's ABA-based ``computeMinverse``."""
-        q = self._require_state("inverse mass matrix")
         if self._minv_id != self.state_id:
-            pin.computeMinverse(self.model, self.data, q)
-            np.copyto(self._Minv, self.data.Minv)
-            np.copyto(self._Minv, self._Minv.T, where=self._lower_tri)
-            self._minv_id = self.state_id
-        return self._Minv.copy()
+            self._ensure_minverse("inverse mass matrix")
+        fresh = self._minv_fresh
+        if fresh is not None:
+            self._minv_fresh = None
+            return fresh
+        return self._src_Minv.copy()
 
     def gravity(self) -> np.ndarray:
         """Generalised gravity torques g(q) (nv): τ = M q̈ + b + g."""
-        self._ensure_dynamics("gravity")
-        return self.data.g.copy()
+        if self._dyn_id != self.state_id:
+            self._ensure_dynamics("gravity")
+        return self._view_g.copy()
 
     def coriolis_centrifugal(self) -> np.ndarray:
         """Coriolis and centrifugal torques b = C(q, q̇) q̇ (nv), gravity excluded."""
-        self._ensure_dynamics("Coriolis/centrifugal torques")
-        return self.data.nle - self.data.g
+        if self._dyn_id != self.state_id:
+            self._ensure_dynamics("Coriolis/centrifugal torques")
+        return self._view_nle - self._view_g
 
     def nonlinear_effects(self) -> np.ndarray:
         """b + g = RNEA(q, q̇, 0) (nv)."""
-        self._ensure_dynamics("nonlinear effects")
-        return self.data.nle.copy()
+        if self._dyn_id != self.state_id:
+            self._ensure_dynamics("nonlinear effects")
+        return self._view_nle.copy()
 
     def com(self) -> np.ndarray:
         """Centre of mass position in the world frame (3, m)."""
         self._ensure_dynamics("centre of mass")
-        return self.data.com[0].copy()
+        return self._data.com[0].copy()
 
     def com_jacobian(self) -> np.ndarray:
         """Centre-of-mass Jacobian (3×nv) in world axes."""
         self._ensure_dynamics("COM Jacobian")
-        return self.data.Jcom.copy()
+        return self._data.Jcom.copy()
 
     def com_velocity(self) -> np.ndarray:
         """Centre-of-mass velocity (3, m/s) = J_com q̇."""
@@ -446,8 +529,8 @@ class RobotModel:
         """COM acceleration at q̈ = 0: ``J̇_com q̇`` (3, m/s²)."""
         q = self._require_state("COM bias")
         if self._cbias_id != self.state_id:
-            pin.centerOfMass(self.model, self.data, q, self._v, self._zero_v)
-            self._com_bias = self.data.acom[0].copy()
+            pin.centerOfMass(self.model, self._data, q, self._v, self._zero_v)
+            self._com_bias = self._data.acom[0].copy()
             self._cbias_id = self._kin_id = self.state_id
         return self._com_bias.copy()
 

@@ -1,0 +1,41 @@
+"""Shared pytest fixtures.
+
+* ``robots_dir``: the folder of the URDFs shipped with wbcpy (``robots/``).
+* ``example_robot``: a loader ``example_robot(name, **kwargs) -> RobotModel`` for example-robot-data
+  robots (``panda``, ``ur5``, ``talos``, ...); it skips the calling test, with the reason, when
+  example-robot-data (or that robot) is not installed. Each call returns a fresh ``RobotModel``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wbcpy import RobotModel
+from wbcpy.robots import EXAMPLE_ROBOTS, available, example_robot_data_dir, load_robot, shipped_robots_dir
+
+
+@pytest.fixture(scope="session")
+def robots_dir() -> Path:
+    """Folder holding the URDFs shipped with wbcpy."""
+    return shipped_robots_dir()
+
+
+def load_example_robot(name: str, **kwargs: Any) -> RobotModel:
+    """Load an example-robot-data robot or skip the current test with the reason."""
+    if example_robot_data_dir() is None:
+        pytest.skip("example-robot-data is not installed (pip install example-robot-data)")
+    if name not in EXAMPLE_ROBOTS:
+        raise ValueError(f"{name!r} is not an example-robot-data name known to wbcpy.robots")
+    if name not in available():
+        pytest.skip(f"this example-robot-data installation has no {name!r}")
+    return load_robot(name, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def example_robot() -> Callable[..., RobotModel]:
+    """``example_robot(name, **kwargs)``: a fresh RobotModel, or a skip when the data is absent."""
+    return load_example_robot

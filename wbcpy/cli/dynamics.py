@@ -1,0 +1,63 @@
+"""``wbcpy dynamics ROBOT --q ... [--qd ...] [--floating-base]``: M, g and b at one state.
+
+The state is given per DOF (one value per degree of freedom, as in :mod:`wbcpy.jspace`): an angle for
+revolute and continuous joints, a length for prismatic ones; with a floating base the first six values
+are the base position x, y, z (m) and rotation vector (rad). Values may be separated by spaces or commas
+(``--q=0.1,-1e-3,0.2`` for numbers argparse would take for options).
+
+Printed: the joint-space inertia matrix M (τ = M q̈ + b + g), the gravity torques g = ∂V/∂q and the
+Coriolis/centrifugal torques b = C(q, q̇) q̇, one row per DOF (N·m for revolute DOF, N for prismatic).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from ..jspace import Model, State
+from .common import add_robot_argument, format_table, load_robot_arg, parse_vector
+
+__all__ = ["register", "run", "split_values"]
+
+
+def split_values(values: Sequence[str] | None) -> list[str] | None:
+    """Flatten command-line values that may also be comma-separated (``["0.1,0.2", "0.3"]``)."""
+    if values is None:
+        return None
+    return [v for item in values for v in item.split(",") if v.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the robot, set the state and print M, g and b."""
+    robot = load_robot_arg(args)
+    names = robot.dof_names
+    q = parse_vector(split_values(args.q), robot.nv, "--q")
+    qd = parse_vector(split_values(args.qd), robot.nv, "--qd")
+    model = Model(robot)
+    model.update(State(q, qd))
+    mass, gravity, coriolis = model.get_mass_inertia(), model.get_gravity(), model.get_coriolis_centrifugal()
+    print(f"robot {robot.name!r}: {robot.nv} DOF; τ = M q̈ + b + g (SI units, per DOF)")
+    print(
+        format_table(
+            ["dof", "name", "q", "qd", "g", "b"],
+            [[i, n, q[i], qd[i], gravity[i], coriolis[i]] for i, n in enumerate(names)],
+        )
+    )
+    print("\nM:")
+    print(format_table(["dof", *map(str, range(robot.nv))], [[i, *row] for i, row in enumerate(mass)]))
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``dynamics`` command."""
+    parser = subparsers.add_parser(
+        "dynamics",
+        help="inertia matrix M, gravity g and Coriolis b at a state",
+        description="Print M, g and b of a robot at one state given per DOF.",
+    )
+    add_robot_argument(parser)
+    parser.add_argument(
+        "--q", nargs="+", required=True, metavar="Q", help="position, one value per DOF (rad or m)"
+    )
+    parser.add_argument("--qd", nargs="+", metavar="QD", help="velocity per DOF (default: zero)")
+    parser.set_defaults(func=run)

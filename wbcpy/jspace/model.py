@@ -1,0 +1,428 @@
+"""``jspace::Model`` of Stanford-WBC as a thin facade over :class:`~wbcpy.RobotModel`.
+
+Stanford-WBC's joint-space model loads a robot, takes a :class:`~wbcpy.jspace.State` and answers
+kinematic and dynamic queries per node. wbcpy keeps every method (snake_case, with the original camelCase
+names as aliases) and changes the failure modes: where the original returned ``false``, ``""`` or NULL,
+wbcpy raises (:class:`~wbcpy.errors.UnknownNameError` for a bad node or name,
+:class:`~wbcpy.errors.InvalidValueError` for a bad vector, :class:`~wbcpy.errors.StateNotSetError` for a
+quantity read before any state).
+
+Semantics:
+
+* **Nodes.** A node is a moving link (see :class:`~wbcpy.jspace.Node`); node ID = Pinocchio joint index
+  − 1, and for robots made of 1-DOF joints node ID = joint index = DOF index. A floating base is node 0 and
+  owns DOF 0..5 (x, y, z and a rotation vector for positions; Pinocchio's base-frame linear and angular
+  velocity for velocities); the robot's joints follow.
+* **Frames.** :meth:`Model.get_global_frame` is the node origin after the joint motion (Pinocchio's
+  ``oMi`` of the joint) as a ``pin.SE3`` in the world (root) frame.
+* **Jacobians.** 6×ndof, linear rows over angular rows, world axes. At a global point p of node i with
+  origin o: ``J_lin(p) = J_lin(o) − [p − o]× J_ang``.
+* **Dynamics.** τ = M(q) q̈ + b(q, q̇) + g(q): M from CRBA, M⁻¹ from Pinocchio's ABA-based
+  ``computeMinverse``, g = ∂V/∂q, b = C(q, q̇) q̇ (gravity excluded).
+* **Laziness.** :meth:`Model.update` stores the state in the :class:`~wbcpy.RobotModel`; every quantity
+  is computed on first use and cached for that state, so ``update_*``/``compute_*`` are cheap and getters
+  never return stale data. States outside the joint limits are accepted (a model never clamps).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal, overload
+
+import numpy as np
+import pinocchio as pin
+
+from .._validation import as_vector, check_finite
+from ..errors import InvalidValueError, StateNotSetError
+from ..robot import RobotModel
+from .node import Node, NodeIDError, NodeTable, build_nodes
+from .state import State
+
+__all__ = ["Model", "NodeIDError"]
+
+NodeRef = Node | int
+_F64 = np.dtype(np.float64)
+_EMPTY = np.zeros(0)
+_EMPTY.setflags(write=False)
+_NO_FORCE = (0,)
+
+
+class Model:
+    """Stanford-WBC's ``jspace::Model`` over one :class:`~wbcpy.RobotModel`.
+
+    The snake_case methods are the API; each original camelCase name is an alias of one of them
+    (``setState`` = :meth:`set_state`, ``getNDOF`` = :meth:`get_n_dof`, ``computeCOM`` =
+    :meth:`compute_com`, ``getMassInertia`` = :meth:`get_mass_inertia`, ...). ``init`` is replaced by
+    the constructor, :meth:`from_urdf` and :meth:`load`. Results that the original wrote into
+    out-parameters are returned (``get_joint_limits`` returns ``(lower, upper)``).
+
+    Args:
+        robot: the robot (shared, never copied). ``Model.from_urdf`` and ``Model.load`` build one.
+    """
+
+    def __init__(self, robot: RobotModel) -> None:
+        if not isinstance(robot, RobotModel):
+            raise InvalidValueError("robot", "a wbcpy.RobotModel", type(robot).__name__)
+        self._robot = robot
+        self._table = NodeTable(build_nodes(robot.model))
+        self._node = self._table.resolve
+        self._n_nodes = len(self._table.nodes)
+        self._ndof = robot.nv
+        self._shape = (self._ndof,)
+        self._frame_ids = [n.frame_id for n in self._table.nodes]
+        arange = np.arange(self._ndof, dtype=np.float64)
+        self._identity_dofs = robot.nq == robot.nv and bool(np.array_equal(robot.q_from_dof(arange), arange))
+        self._gravity_disabled = np.zeros(self._ndof, dtype=bool)
+        self._n_gravity_disabled = 0
+        # the State given to the last set_state (position, velocity, force, time) and the robot's stamp
+        self._state_id = -1
+        self._position = self._velocity = self._force = _EMPTY
+        self._time = 0.0
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_urdf(cls, source: str | Path, floating_base: bool = False, **kwargs: Any) -> Model:
+        """Load a URDF file or XML string (replaces ``jspace::Model::init``).
+
+        Keyword arguments go to :meth:`wbcpy.RobotModel.from_urdf` (``gravity``, ``name``, ...).
+
+        Raises:
+            URDFNotFoundError: missing file (also a ``FileNotFoundError``).
+            URDFError: unreadable file, malformed XML or a URDF without links.
+        """
+        return cls(RobotModel.from_urdf(source, floating_base=floating_base, **kwargs))
+
+    @classmethod
+    def load(cls, name_or_path: str | Path, **kwargs: Any) -> Model:
+        """Load a registered robot name (``wbcpy info --list``), a URDF path or XML (see ``load_robot``)."""
+        from ..robots import load_robot
+
+        return cls(load_robot(name_or_path, **kwargs))
+
+    @property
+    def robot(self) -> RobotModel:
+        """The underlying :class:`~wbcpy.RobotModel`."""
+        return self._robot
+
+    @property
+    def nodes(self) -> tuple[Node, ...]:
+        """Every node, in ID order."""
+        return self._table.nodes
+
+    @property
+    def floating_base(self) -> bool:
+        """True when node 0 is a free-flyer base (DOF 0..5)."""
+        return self._robot.floating_base
+
+    # ------------------------------------------------------------------ state
+    def set_state(self, state: State) -> None:
+        """Store ``state``: ``position`` (ndof), ``velocity`` (ndof, or empty for zero), ``force``, ``time``.
+
+        The model keeps copies. Positions outside the joint limits are accepted as they are. Also
+        available as :meth:`update` (``setState + updateKinematics + updateDynamics`` of the original):
+        kinematics and dynamics are computed lazily, on the first read for this state.
+
+        Raises:
+            InvalidValueError: not a State, wrong sizes, NaN or inf; the model is left unchanged.
+        """
+        if not isinstance(state, State):
+            raise InvalidValueError("state", "a jspace.State", type(state).__name__)
+        pos, vel, force, time = state.position, state.velocity, state.force, state.time
+        shape = self._shape
+        try:  # hot path: float64 arrays of the right size, copied without conversion
+            position, velocity = pos.copy(), vel.copy()
+            fast = (
+                position.shape == shape
+                and velocity.shape == shape
+                and position.dtype is _F64
+                and velocity.dtype is _F64
+            )
+        except (AttributeError, TypeError):
+            fast = False
+        if not fast:
+            position = as_vector(pos, self._ndof, "state.position")
+            if np.size(vel) == 0:
+                velocity = np.zeros(self._ndof)
+            else:
+                velocity = as_vector(vel, self._ndof, "state.velocity")
+        # one dot product checks both: any NaN/inf entry of either vector makes it non-finite
+        # (inf·0 = NaN); the exact checks only run then (or on overflow of huge finite values)
+        if not math.isfinite(position.dot(velocity)):
+            check_finite(position, "state.position")
+            check_finite(velocity, "state.velocity")
+        if force.__class__ is np.ndarray and force.shape == _NO_FORCE:
+            force = _EMPTY
+        else:
+            force = as_vector(force, None, "state.force")
+        if time.__class__ is not float:
+            try:
+                time = float(time)
+            except (TypeError, ValueError):
+                raise InvalidValueError("state.time", "seconds", type(time).__name__) from None
+        robot = self._robot
+        robot._set_state(position if self._identity_dofs else robot._dofs.q_from_dof(position), velocity)
+        self._state_id = robot.state_id
+        self._position, self._velocity, self._force, self._time = position, velocity, force, time
+
+    #: ``update(state)``: same as :meth:`set_state` (kinematics and dynamics follow lazily).
+    update = set_state
+
+    def get_state(self) -> State:
+        """A copy of the current state.
+
+        If the :class:`~wbcpy.RobotModel` was updated directly since the last :meth:`set_state`, the
+        state is rebuilt from it (per-DOF position and velocity, empty force, time 0).
+
+        Raises:
+            StateNotSetError: no state was set yet.
+        """
+        robot = self._robot
+        if robot.state_id == self._state_id:
+            return State(self._position, self._velocity, self._force, self._time)
+        if not robot.has_state:
+            raise StateNotSetError("state")
+        return State(robot.dof_from_q(robot.q), robot.v)
+
+    # ------------------------------------------------------------------ sizes, names, nodes
+    def get_n_nodes(self) -> int:
+        """Number of nodes (moving links; the fixed root excluded)."""
+        return self._n_nodes
+
+    def get_n_joints(self) -> int:
+        """Number of joints (one per node; a free-flyer base counts as one joint)."""
+        return self._n_nodes
+
+    def get_n_dof(self) -> int:
+        """Number of degrees of freedom (= length of per-DOF vectors; a free-flyer counts 6)."""
+        return self._ndof
+
+    def get_node_name(self, id: int) -> str:
+        """Link name of node ``id``."""
+        return self._node(id).name
+
+    def get_joint_name(self, id: int) -> str:
+        """Name of the joint of node ``id``."""
+        return self._node(id).joint_name
+
+    def get_node(self, id: int) -> Node:
+        """The read-only :class:`Node` with ID ``id``.
+
+        Raises:
+            NodeIDError: ``id`` out of range (a ``KeyError`` and an ``IndexError``).
+        """
+        return self._node(id)
+
+    def get_node_by_name(self, name: str) -> Node:
+        """The node whose link is called ``name``.
+
+        Raises:
+            UnknownNameError: no such link among the nodes; the message lists close names.
+        """
+        return self._table.by_link(name)
+
+    def get_node_by_joint_name(self, name: str) -> Node:
+        """The node moved by the joint called ``name``.
+
+        Raises:
+            UnknownNameError: no such joint; the message lists close names.
+        """
+        return self._table.by_joint(name)
+
+    def get_joint_limits(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-DOF position limits ``(lower, upper)`` (ndof each; ±inf where unbounded)."""
+        return self._robot.dof_lower_limit, self._robot.dof_upper_limit
+
+    # ------------------------------------------------------------------ kinematics
+    def update_kinematics(self) -> None:
+        """Compute placements and joint Jacobians for the current state (cached; cheap when repeated).
+
+        Raises:
+            StateNotSetError: no state was set yet.
+        """
+        self._robot._ensure_kinematics("kinematics")
+        self._robot._ensure_jacobians("kinematics")
+
+    def get_global_frame(self, node: NodeRef) -> pin.SE3:
+        """World placement of the node origin (the joint frame after motion, Pinocchio's ``oMi``)."""
+        return self._robot.frame_placement(self._node(node).frame_id)
+
+    @overload
+    def compute_global_frame(
+        self, node: NodeRef, local: pin.SE3 | Sequence[float] | np.ndarray
+    ) -> pin.SE3: ...
+    @overload
+    def compute_global_frame(self, node: NodeRef, local: float, y: float, z: float) -> pin.SE3: ...
+    def compute_global_frame(
+        self, node: NodeRef, local: Any, y: float | None = None, z: float | None = None
+    ) -> pin.SE3:
+        """World placement of a frame fixed to a node.
+
+        Three forms, as the original overloads:
+
+        * ``compute_global_frame(node, local_transform)`` → ``oMi * local_transform`` (``pin.SE3``);
+        * ``compute_global_frame(node, (x, y, z))`` → node rotation, origin moved to the local point;
+        * ``compute_global_frame(node, x, y, z)`` → the same with three floats.
+        """
+        nd = self._node(node)
+        if isinstance(local, pin.SE3):
+            if y is not None or z is not None:
+                raise InvalidValueError(
+                    "local",
+                    "an SE3 alone, a 3-vector, or three floats",
+                    None,
+                    reason="an SE3 local transform takes no y, z",
+                )
+            return self._robot.frame_placement(nd.frame_id) * local
+        point = _point(local, y, z, "local point")
+        placement = self._robot.frame_placement(nd.frame_id)
+        placement.translation = placement.translation + placement.rotation @ point
+        return placement
+
+    def compute_global_com_frame(self, node: NodeRef) -> pin.SE3:
+        """World placement of the node's COM: node rotation, origin at the COM (``oMi * (I, com)``)."""
+        nd = self._node(node)
+        placement = self._robot.frame_placement(nd.frame_id)
+        placement.translation = placement.translation + placement.rotation @ nd.com
+        return placement
+
+    def compute_jacobian(
+        self, node: NodeRef, x: Any = None, y: float | None = None, z: float | None = None
+    ) -> np.ndarray:
+        """Jacobian (6×ndof, linear over angular rows, world axes) of a point moving with a node.
+
+        ``compute_jacobian(node)`` is taken at the node origin; ``compute_jacobian(node, gx, gy, gz)``
+        and ``compute_jacobian(node, p)`` at the global (world) point p:
+        ``J_lin(p) = J_lin(o) − [p − o]× J_ang``, ``J_ang`` unchanged. Columns of DOF that do not move
+        the node are zero.
+        """
+        if type(node) is int and 0 <= node < self._n_nodes:
+            fid = self._frame_ids[node]
+        else:
+            fid = self._node(node).frame_id
+        robot = self._robot
+        jac = robot._frame_jacobian(fid)
+        if x is None and y is None and z is None:
+            return jac.copy()
+        offset = _point(x, y, z, "global point") - robot.frame_placement(fid).translation
+        out = jac.copy()
+        out[:3] -= np.cross(offset[:, None], jac[3:], axis=0)
+        return out
+
+    # ------------------------------------------------------------------ dynamics
+    def update_dynamics(self) -> None:
+        """Compute M, M⁻¹, g, b and the COM for the current state (cached; cheap when repeated)."""
+        self._robot._ensure_dynamics("dynamics")
+        self._robot._ensure_minverse("dynamics")
+
+    @overload
+    def compute_com(self, jacobian: Literal[False] = ...) -> np.ndarray: ...
+    @overload
+    def compute_com(self, jacobian: Literal[True]) -> tuple[np.ndarray, np.ndarray]: ...
+    def compute_com(self, jacobian: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """Centre of mass of the nodes in the world frame (3, m), and its Jacobian (3×ndof) on request.
+
+        ``com = Σ mᵢ (oMᵢ · cᵢ) / Σ mᵢ`` over the nodes (the fixed root's mass is not counted, as in
+        the original). Returns ``com`` or ``(com, J_com)`` when ``jacobian`` is true.
+        """
+        robot = self._robot
+        if jacobian:
+            return robot.com(), robot.com_jacobian()
+        return robot.com()
+
+    def compute_gravity(self) -> None:
+        """Compute the gravity torques for the current state (cached)."""
+        self._robot._ensure_dynamics("gravity")
+
+    def disable_gravity_compensation(self, index: int, disable: bool = True) -> bool:
+        """Zero (or restore) DOF ``index`` in :meth:`get_gravity`; returns the previous flag.
+
+        Only :meth:`get_gravity` is affected; M, b and every other quantity are not.
+
+        Raises:
+            NodeIDError: ``index`` is not a DOF index (0..ndof−1); nothing changes.
+        """
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self._ndof:
+            raise NodeIDError("DOF index", index, self._ndof)
+        previous = bool(self._gravity_disabled[index])
+        self._gravity_disabled[index] = bool(disable)
+        self._n_gravity_disabled = int(np.count_nonzero(self._gravity_disabled))
+        return previous
+
+    def get_gravity(self) -> np.ndarray:
+        """Gravity torques g(q) = ∂V/∂q (ndof, N·m or N), zero at DOF disabled by
+        :meth:`disable_gravity_compensation`.
+
+        Raises:
+            StateNotSetError: no state was set yet.
+        """
+        g = self._robot.gravity()
+        if self._n_gravity_disabled:
+            g[self._gravity_disabled] = 0.0
+        return g
+
+    def compute_coriolis_centrifugal(self) -> None:
+        """Compute b(q, q̇) for the current state (cached)."""
+        self._robot._ensure_dynamics("Coriolis/centrifugal torques")
+
+    def get_coriolis_centrifugal(self) -> np.ndarray:
+        """Coriolis and centrifugal torques b = C(q, q̇) q̇ (ndof), gravity excluded."""
+        return self._robot.coriolis_centrifugal()
+
+    def compute_mass_inertia(self) -> None:
+        """Compute M(q) for the current state (cached)."""
+        self._robot._ensure_dynamics("mass matrix")
+
+    def get_mass_inertia(self) -> np.ndarray:
+        """Joint-space inertia matrix M(q) (ndof×ndof, symmetric positive definite, new array)."""
+        return self._robot.mass_matrix()
+
+    def compute_inverse_mass_inertia(self) -> None:
+        """Compute M(q)⁻¹ for the current state (cached)."""
+        self._robot._ensure_minverse("inverse mass matrix")
+
+    def get_inverse_mass_inertia(self) -> np.ndarray:
+        """M(q)⁻¹ (ndof×ndof, new array)."""
+        return self._robot.inverse_mass_matrix()
+
+    def __repr__(self) -> str:
+        return f"jspace.Model(robot={self._robot.name!r}, nodes={self._n_nodes}, ndof={self._ndof})"
+
+    # ------------------------------------------------------------------ Stanford-WBC names (aliases)
+    setState = set_state
+    getState = get_state
+    getNNodes = get_n_nodes
+    getNJoints = get_n_joints
+    getNDOF = get_n_dof
+    getNodeName = get_node_name
+    getJointName = get_joint_name
+    getNode = get_node
+    getNodeByName = get_node_by_name
+    getNodeByJointName = get_node_by_joint_name
+    getJointLimits = get_joint_limits
+    updateKinematics = update_kinematics
+    getGlobalFrame = get_global_frame
+    computeGlobalFrame = compute_global_frame
+    computeGlobalCOMFrame = compute_global_com_frame
+    computeJacobian = compute_jacobian
+    updateDynamics = update_dynamics
+    computeCOM = compute_com
+    computeGravity = compute_gravity
+    disableGravityCompensation = disable_gravity_compensation
+    getGravity = get_gravity
+    computeCoriolisCentrifugal = compute_coriolis_centrifugal
+    getCoriolisCentrifugal = get_coriolis_centrifugal
+    computeMassInertia = compute_mass_inertia
+    getMassInertia = get_mass_inertia
+    computeInverseMassInertia = compute_inverse_mass_inertia
+    getInverseMassInertia = get_inverse_mass_inertia
+
+
+def _point(x: Any, y: float | None, z: float | None, name: str) -> np.ndarray:
+    """A 3-vector from ``x`` alone (a vector) or from three floats ``x, y, z``."""
+    if y is None and z is None:
+        return as_vector(x, 3, name)
+    if y is None or z is None or x is None:
+        raise InvalidValueError(name, (3,), None, reason="give a 3-vector or three floats x, y, z")
+    return as_vector((x, y, z), 3, name)

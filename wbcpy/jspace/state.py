@@ -1,0 +1,118 @@
+"""``jspace::State``: a joint-space state (position, velocity, force, time stamp), one value per DOF.
+
+Stanford-WBC passes robot states around as a ``jspace::State``: three vectors and a time stamp. In wbcpy
+the vectors are float64 numpy arrays; :class:`~wbcpy.jspace.Model` reads ``position`` and ``velocity``
+(``ndof`` values each, see :meth:`wbcpy.RobotModel.q_from_dof` for multi-DOF joints) and keeps
+``force`` and ``time`` so that :meth:`~wbcpy.jspace.Model.get_state` returns what was set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import InvalidValueError
+
+__all__ = ["COMPARE_ALL", "COMPARE_FORCE", "COMPARE_POSITION", "COMPARE_VELOCITY", "State"]
+
+COMPARE_POSITION = 0x1
+COMPARE_VELOCITY = 0x2
+COMPARE_FORCE = 0x4
+COMPARE_ALL = 0x7
+
+
+def _as_1d(value: Any, name: str) -> np.ndarray:
+    """A new 1-D float64 array (NaN allowed: a State is a container; models validate what they use)."""
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidValueError(name, "(n,)", None, reason=f"not a numeric vector ({exc})") from None
+    if arr.ndim != 1:
+        raise InvalidValueError(name, "(n,)", arr.shape)
+    return arr
+
+
+def _vectors_equal(lhs: np.ndarray, rhs: np.ndarray, precision: float) -> bool:
+    """Same size and max |lhs − rhs| ≤ precision (two empty vectors are equal)."""
+    if lhs.shape != rhs.shape:
+        return False
+    if lhs.size == 0:
+        return True
+    return bool(np.max(np.abs(lhs - rhs)) <= precision)
+
+
+@dataclass(eq=False)
+class State:
+    """Joint-space state, one value per DOF (``jspace::State``).
+
+    Attributes:
+        position: joint positions (ndof, rad or m; a free-flyer contributes x, y, z and a rotation
+            vector, see :meth:`wbcpy.RobotModel.q_from_dof`).
+        velocity: joint velocities (ndof, rad/s or m/s; a free-flyer contributes Pinocchio's base
+            velocity, linear then angular, in the base frame). An empty vector means zero velocity.
+        force: joint forces/torques (any size, N·m or N); stored, never used by the model.
+        time: time stamp in seconds (``jspace::State::time_`` was a ``timeval``).
+
+    The constructor copies its arguments into new float64 arrays.
+    """
+
+    COMPARE_POSITION: ClassVar[int] = COMPARE_POSITION
+    COMPARE_VELOCITY: ClassVar[int] = COMPARE_VELOCITY
+    COMPARE_FORCE: ClassVar[int] = COMPARE_FORCE
+    COMPARE_ALL: ClassVar[int] = COMPARE_ALL
+
+    position: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    velocity: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    force: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    time: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.position = _as_1d(self.position, "position")
+        self.velocity = _as_1d(self.velocity, "velocity")
+        self.force = _as_1d(self.force, "force")
+        try:
+            self.time = float(self.time)
+        except (TypeError, ValueError):
+            raise InvalidValueError("time", "a number of seconds", type(self.time).__name__) from None
+
+    @classmethod
+    def zeros(cls, npos: int, nvel: int | None = None, nforce: int | None = None) -> State:
+        """A state of zeros: ``npos`` positions, ``nvel`` velocities and ``nforce`` forces (default npos)."""
+        sizes = [npos, npos if nvel is None else nvel, npos if nforce is None else nforce]
+        for name, n in zip(("npos", "nvel", "nforce"), sizes, strict=True):
+            if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+                raise InvalidValueError(name, "a non-negative integer", n, reason=f"must be ≥ 0, got {n!r}")
+        return cls(np.zeros(sizes[0]), np.zeros(sizes[1]), np.zeros(sizes[2]))
+
+    def init(self, npos: int, nvel: int, nforce: int) -> None:
+        """Resize every vector and fill it with zeros (``jspace::State::init``); the time is kept."""
+        fresh = State.zeros(npos, nvel, nforce)
+        self.position, self.velocity, self.force = fresh.position, fresh.velocity, fresh.force
+
+    def copy(self) -> State:
+        """A deep copy."""
+        return State(self.position, self.velocity, self.force, self.time)
+
+    def equal(self, other: State, flags: int = COMPARE_ALL, precision: float = 1e-6) -> bool:
+        """Compare selected vectors of two states (``jspace::State::equal``).
+
+        Args:
+            other: the state to compare with.
+            flags: bit mask of :data:`COMPARE_POSITION` (1), :data:`COMPARE_VELOCITY` (2) and
+                :data:`COMPARE_FORCE` (4); :data:`COMPARE_ALL` (7) by default. The time stamp is never
+                compared.
+            precision: largest allowed absolute difference per entry.
+
+        Returns:
+            True when every selected vector has the same size in both states and
+            ``max |self − other| ≤ precision``.
+        """
+        if not isinstance(other, State):
+            raise InvalidValueError("other", "a jspace.State", type(other).__name__)
+        if flags & COMPARE_POSITION and not _vectors_equal(self.position, other.position, precision):
+            return False
+        if flags & COMPARE_VELOCITY and not _vectors_equal(self.velocity, other.velocity, precision):
+            return False
+        return not (flags & COMPARE_FORCE and not _vectors_equal(self.force, other.force, precision))
