@@ -21,7 +21,9 @@ def check_finite(x: np.ndarray, name: str) -> None:
     """Raise :class:`InvalidValueError` if ``x`` holds NaN or inf."""
     # x·x is finite exactly when every entry is finite (barring overflow above ~1e154, re-checked exactly).
     flat = x.ravel()
-    if math.isfinite(float(flat @ flat)):
+    with np.errstate(all="ignore"):
+        total = float(flat.dot(flat))
+    if math.isfinite(total):
         return
     if not np.isfinite(flat).all():
         bad = np.flatnonzero(~np.isfinite(flat))

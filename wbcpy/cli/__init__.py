@@ -55,6 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (WbcpyError, CLIError) as exc:
         print(f"wbcpy {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and friends
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("wbcpy: interrupted", file=sys.stderr)
         return 130
