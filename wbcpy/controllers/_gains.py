@@ -1,0 +1,49 @@
+"""Gain and saturation helpers shared by the PD controllers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError
+
+__all__ = ["as_gain", "broadcast_gain", "saturate"]
+
+
+def as_gain(value: Any, name: str, allow_none: bool = False) -> np.ndarray | None:
+    """A gain as a float array (scalar → 0-d), finite and ≥ 0 (> 0 for a saturation limit).
+
+    Raises:
+        ConfigError: naming the gain, for NaN/inf, negative values or non-numeric input.
+    """
+    if value is None:
+        if allow_none:
+            return None
+        raise ConfigError(name, "a gain is required")
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ConfigError(name, f"expected a number or one number per axis, got {value!r}") from None
+    if arr.ndim > 1 or not np.isfinite(arr).all() or (arr < 0).any():
+        raise ConfigError(name, f"must be finite and ≥ 0 (scalar or per axis), got {value!r}")
+    if allow_none and (arr <= 0).any():
+        raise ConfigError(name, f"a saturation limit must be > 0, got {value!r}")
+    return arr
+
+
+def broadcast_gain(gain: np.ndarray, n: int, name: str) -> np.ndarray:
+    """Broadcast a scalar or per-axis gain to n axes (per-axis gains must have n entries)."""
+    if gain.ndim == 1 and gain.shape[0] != n:
+        raise ConfigError(name, f"expected a scalar or {n} values, got {gain.shape[0]}")
+    return np.broadcast_to(gain, (n,))
+
+
+def saturate(u: np.ndarray, limit: np.ndarray | None) -> np.ndarray:
+    """Scale ``u`` so that |u_i| ≤ limit_i for every i, keeping its direction (ARC-OPT's saturation)."""
+    if limit is None:
+        return u
+    ratio = float(np.max(np.abs(u) / limit))
+    if ratio > 1.0:
+        u = u / ratio
+    return u

@@ -1,0 +1,106 @@
+"""CartesianPD: pose PD law that produces a :class:`~wbcpy.tasks.CartesianReference`.
+
+With pose (p, R), twist (v, ω) and target (p_d, R_d, v_d, ω_d, a_d), all in one set of axes:
+
+.. math::
+
+    a = K_{ff}\\, a_d
+        + K_d \\left(\\begin{bmatrix}v_d\\\\ω_d\\end{bmatrix} - \\begin{bmatrix}v\\\\ω\\end{bmatrix}\\right)
+        + K_p \\begin{bmatrix} p_d - p \\\\ \\log_3(R_d R^T) \\end{bmatrix}
+
+(linear over angular; log₃(R_d Rᵀ) is the rotation vector that turns R into R_d, in the same axes as ω).
+Gains are scalars or 6 values; ``max_acceleration`` scales the output (direction kept).
+
+:meth:`CartesianPD.reference` applies the law to a :class:`~wbcpy.tasks.CartesianTask`: pose and twist of the
+tip relative to the root, in root coordinates; the target pose, twist and acceleration are in root
+coordinates too; the result is rotated into the task's ``ref_frame`` axes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pinocchio as pin
+
+from .._validation import as_vector
+from ..errors import InvalidValueError
+from ..tasks import CartesianReference
+from ._gains import as_gain, broadcast_gain, saturate
+
+if TYPE_CHECKING:
+    from ..tasks import CartesianTask
+
+__all__ = ["CartesianPD", "pose_error"]
+
+
+def _se3(x: Any, name: str) -> pin.SE3:
+    if isinstance(x, pin.SE3):
+        if not np.isfinite(x.homogeneous).all():
+            raise InvalidValueError(name, "finite", None, reason="contains NaN or inf")
+        return x
+    raise InvalidValueError(name, "pin.SE3", type(x).__name__, reason="expected a pin.SE3")
+
+
+def pose_error(target: pin.SE3, pose: pin.SE3) -> np.ndarray:
+    """(p_d − p, log₃(R_d Rᵀ)) (6): position error over rotation vector, in the poses' axes."""
+    out = np.empty(6)
+    out[:3] = target.translation - pose.translation
+    out[3:] = pin.log3(target.rotation @ pose.rotation.T)
+    return out
+
+
+class CartesianPD:
+    """Cartesian PD law with feed-forward (see the module docstring).
+
+    Attributes:
+        kp, kd, kff: gains, scalar or 6 values (linear over angular).
+        max_acceleration: optional saturation, scalar or 6 values (m/s² over rad/s²).
+    """
+
+    def __init__(self, kp: Any, kd: Any, kff: Any = 1.0, max_acceleration: Any = None) -> None:
+        """Raises ConfigError for negative or non-finite gains (or a non-positive saturation)."""
+        self.kp = as_gain(kp, "kp")
+        self.kd = as_gain(kd, "kd")
+        self.kff = as_gain(kff, "kff")
+        self.max_acceleration = as_gain(max_acceleration, "max_acceleration", allow_none=True)
+        for name in ("kp", "kd", "kff", "max_acceleration"):
+            gain = getattr(self, name)
+            if gain is not None:
+                broadcast_gain(gain, 6, name)
+
+    def compute(
+        self,
+        pose: pin.SE3,
+        twist: Any,
+        target_pose: pin.SE3,
+        target_twist: Any = None,
+        target_acceleration: Any = None,
+    ) -> np.ndarray:
+        """The acceleration reference (6, linear over angular) in the axes of the inputs."""
+        M = _se3(pose, "pose")
+        Md = _se3(target_pose, "target_pose")
+        v = as_vector(twist, 6, "twist")
+        vd = np.zeros(6) if target_twist is None else as_vector(target_twist, 6, "target_twist")
+        ad = (
+            np.zeros(6)
+            if target_acceleration is None
+            else as_vector(target_acceleration, 6, "target_acceleration")
+        )
+        a = self.kff * ad + self.kd * (vd - v) + self.kp * pose_error(Md, M)
+        a = np.broadcast_to(a, (6,)).copy()
+        return saturate(a, self.max_acceleration)
+
+    update = compute  # alias (ARC-OPT controllers call it update)
+
+    def reference(
+        self,
+        task: CartesianTask,
+        target_pose: pin.SE3,
+        target_twist: Any = None,
+        target_acceleration: Any = None,
+        time: float | None = None,
+    ) -> CartesianReference:
+        """A :class:`CartesianReference` for ``task`` (root coordinates in, ref_frame axes out)."""
+        a_root = self.compute(task.pose(), task.twist(), target_pose, target_twist, target_acceleration)
+        return CartesianReference(task.to_ref_axes(a_root), pose=pin.SE3(target_pose), time=time)

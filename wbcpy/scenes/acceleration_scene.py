@@ -1,0 +1,197 @@
+"""AccelerationScene: joint accelerations from prioritised tasks (ARC-OPT ``wbc::AccelerationScene``).
+
+Decision variable q̈ ∈ R^nv (a floating base's 6 DOFs included). Each priority level p minimises
+
+.. math::
+
+    \\sum_{i \\in p} a_i \\sum_k w_{ik} (A_i \\ddot q - y_i)_k^2 + λ \\sum_j \\ddot q_j^2 / ω_j
+
+(activation a_i, task weights w_ik acting linearly on the squared residual, joint weights ω_j ∈ (0, 1],
+λ = ``regularization``). Levels are strict: level p is solved subject to A_h q̈ = A_h q̈*_h for every
+higher level h (the QP layer forms these equalities from the rows of the higher levels, reduced to an
+independent set). A joint weight ω_j = 0 is a bound q̈_j = 0. Optional hard bounds come from joint
+limits (:mod:`wbcpy.scenes.joint_limits`).
+
+Per control step::
+
+    robot.update(q, v)           # measured state (optionally the measured acceleration a)
+    scene.set_reference(...)     # new references (e.g. from wbcpy.controllers PD laws)
+    hqp = scene.update()         # one QPLevel per non-empty priority level
+    cmd = scene.solve(hqp)       # JointCommand of the actuated joints; raises QPSolveError
+
+Tasks with activation 0, without a reference or with a timed-out reference contribute no rows, exactly
+as if they were not configured; a priority level without rows is skipped. When no level has rows the
+problem keeps one empty level (q̈ = the bounded minimum of the regularization).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError, ConfigKeyError
+from ..qp import HierarchicalQP, QPLevel
+from ..robot import RobotModel
+from .joint_limits import JointLimitBounds
+from .scene import Scene
+
+__all__ = ["SCENE_OPTIONS", "AccelerationScene"]
+
+#: keyword options of :class:`AccelerationScene` (an unknown one raises ConfigKeyError)
+SCENE_OPTIONS = (
+    "solver",
+    "dt",
+    "regularization",
+    "joint_limits",
+    "acceleration_limit",
+    "braking",
+    "clock",
+)
+
+
+def _positive(value: Any, field: str) -> float:
+    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.floating, np.integer))
+    if not ok or not math.isfinite(value) or value <= 0:
+        raise ConfigError(field, f"must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+class AccelerationScene(Scene):
+    """Prioritised least-squares tasks on joint accelerations, solved by a swappable QP backend.
+
+    Attributes:
+        dt: control step (s), used by the joint-limit bounds.
+        regularization: λ > 0, the curvature of the cost in directions no task covers.
+        joint_limits: whether position/velocity/acceleration limits bound q̈.
+        limits: the :class:`~wbcpy.scenes.joint_limits.JointLimitBounds` in use.
+    """
+
+    def __init__(
+        self,
+        robot: RobotModel,
+        solver: Any = None,
+        dt: float = 0.001,
+        regularization: float = 1e-8,
+        joint_limits: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        acceleration_limit: Any = None,
+        braking: bool = True,
+        **options: Any,
+    ) -> None:
+        """Create an empty scene; call :meth:`configure` next.
+
+        Args:
+            robot: the robot model (its state is read at every :meth:`update`).
+            solver: a qpsolvers backend name (see ``wbcpy solvers``), a ``wbcpy.qp.QPSolver``, or None
+                for the default backend.
+            dt: control step in seconds (> 0), used to turn position/velocity limits into q̈ bounds.
+            regularization: λ > 0 (default 1e-8).
+            joint_limits: bound q̈ by the joint limits over one step dt.
+            clock: a callable returning seconds; reference time stamps and timeouts use it.
+            acceleration_limit: a_max (scalar or per DOF, rad/s² or m/s², inf allowed). Default: 10 × the
+                URDF velocity limit (URDFs carry no acceleration limits). Only used with joint_limits.
+            braking: with joint_limits, also bound the velocity so that the joint can stop inside its
+                position limits with a_max (viability stage; see :mod:`wbcpy.scenes.joint_limits`).
+
+        Raises:
+            ConfigKeyError: an unknown option (field named) or an unknown solver name.
+            ConfigError: an invalid option value.
+        """
+        for key in options:
+            raise ConfigKeyError(key, "scene option", key, SCENE_OPTIONS)
+        if not isinstance(robot, RobotModel):
+            raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
+        self.dt = _positive(dt, "dt")
+        self.regularization = _positive(regularization, "regularization")
+        if not isinstance(joint_limits, bool):
+            raise ConfigError("joint_limits", f"must be true or false, got {joint_limits!r}")
+        if not isinstance(braking, bool):
+            raise ConfigError("braking", f"must be true or false, got {braking!r}")
+        self.joint_limits = joint_limits
+        self.limits = JointLimitBounds(robot, self.dt, acceleration_limit, braking)
+        super().__init__(robot, solver, clock)
+
+    def _joint_weights_changed(self) -> None:
+        w = self._joint_weights
+        locked = w <= 0.0
+        reg = np.full(w.shape, self.regularization)
+        np.divide(self.regularization, w, out=reg, where=~locked)
+        self._reg = reg
+        self._locked = np.flatnonzero(locked)
+        if self._locked.size:
+            lb = np.full(w.shape, -np.inf)
+            lb[self._locked] = 0.0
+            self._lock_lb, self._lock_ub = lb, -lb
+        else:
+            self._lock_lb = self._lock_ub = None
+
+    # ------------------------------------------------------------------ problem
+    def _bounds(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        robot = self.robot
+        if self.joint_limits:
+            lb, ub = self.limits.compute(robot._require_state("joint-limit bounds"), robot._v)
+            if self._locked.size:
+                lb[self._locked] = 0.0
+                ub[self._locked] = 0.0
+            return lb, ub
+        if self._lock_lb is None:
+            return None, None
+        return self._lock_lb.copy(), self._lock_ub.copy()
+
+    def update(self) -> HierarchicalQP:
+        """Build the hierarchical QP from the robot's current state and the current references.
+
+        Every task's rows and bias are recomputed (status is reported for all tasks); the rows of the
+        active tasks are weighted and stacked per priority level into new arrays.
+
+        Returns:
+            A :class:`~wbcpy.qp.HierarchicalQP`: one :class:`~wbcpy.qp.QPLevel` per priority level with
+            active rows (highest first), the regularization λ/ω, and bounds (joint limits, locked joints).
+
+        Raises:
+            StateNotSetError: the robot has no state yet.
+            ConfigError: the scene has no tasks (configure() was never called).
+        """
+        robot = self.robot
+        robot._require_state("scene update")
+        if not self._tasks:
+            raise ConfigError("tasks", "the scene has no tasks: call configure() first")
+        now = float(self._clock())
+        nv = robot.nv
+        for task in self._tasks:
+            task.compute()
+        levels: list[QPLevel] = []
+        prios: list[int] = []
+        for group in self._groups:
+            active = [t for t in group if t._n_rows and t.state(now) == "active"]
+            if not active:
+                continue
+            m = sum(t._n_rows for t in active)
+            A = np.empty((m, nv))
+            y = np.empty(m)
+            k = 0
+            for t in active:
+                r = t._n_rows
+                t.write_rows(A[k : k + r], y[k : k + r])
+                k += r
+            levels.append(QPLevel(A, y, self._reg))
+            prios.append(group[0].priority)
+        if not levels:
+            levels.append(QPLevel(np.zeros((0, nv)), np.zeros(0), self._reg))
+            prios.append(-1)
+        lb, ub = self._bounds()
+        hqp = HierarchicalQP(levels, self._dof_names, lb, ub)
+        self._hqp = hqp
+        self._level_priorities = prios
+        self._update_time = now
+        self._measured = robot._a
+        return hqp
+
+    @property
+    def level_priorities(self) -> list[int]:
+        """Task priority of each level of the last :meth:`update` (-1 for the empty fallback level)."""
+        return list(self._level_priorities)

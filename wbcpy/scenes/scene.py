@@ -1,0 +1,360 @@
+"""Scene base class: tasks grouped by priority, references, weights, QP solver and status.
+
+A scene (ARC-OPT ``wbc::Scene``) owns the tasks built from a list of :class:`~wbcpy.tasks.TaskConfig`,
+their references, weights and activations, the joint weights, a QP solver and the last solver output.
+Subclasses implement :meth:`Scene.update`, which turns the robot's current state into a
+:class:`~wbcpy.qp.HierarchicalQP`; :meth:`Scene.solve` hands it to the solver.
+
+Every setter validates its input completely before changing anything: a failed call leaves the scene as
+it was. snake_case methods are the API; the ARC-OPT camelCase names are aliases.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ConfigError, ConfigKeyError, QPSolveError, UnknownNameError
+from ..tasks import Task, TaskConfig, TasksStatus, make_task
+from .joint_command import JointCommand, NoSolutionError
+
+if TYPE_CHECKING:
+    from ..qp import HierarchicalQP
+    from ..robot import RobotModel
+
+__all__ = ["Scene"]
+
+
+def _as_configs(configs: Any) -> list[TaskConfig]:
+    """Validated private copies of the configs (TaskConfig, mapping, or a YAML path)."""
+    if isinstance(configs, (str, Path)):
+        configs = TaskConfig.from_yaml(configs)
+    if configs is None or isinstance(configs, (str, bytes, Mapping)) or not isinstance(configs, Sequence):
+        raise ConfigError("tasks", f"expected a list of task configs, got {type(configs).__name__}")
+    out: list[TaskConfig] = []
+    for i, cfg in enumerate(configs):
+        prefix = f"tasks[{i}]."
+        if isinstance(cfg, Mapping):
+            cfg = TaskConfig.from_dict(cfg, prefix=prefix)
+        elif isinstance(cfg, TaskConfig):
+            cfg.validate(prefix)
+            cfg = cfg.copy()
+        else:
+            raise ConfigError(f"tasks[{i}]", f"expected a TaskConfig or a mapping, got {type(cfg).__name__}")
+        out.append(cfg)
+    return out
+
+
+def _check_weight(value: Any, field: str) -> float:
+    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.floating, np.integer))
+    if not ok or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise ConfigError(field, f"must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+class Scene:
+    """Base class of scenes (see :class:`~wbcpy.scenes.AccelerationScene`).
+
+    Attributes:
+        robot: the robot model; set its state with ``robot.update(q, v, a)`` before :meth:`update`.
+        solver: the QP solver (``wbcpy.qp.QPSolver``).
+    """
+
+    def __init__(self, robot: RobotModel, solver: Any = None, clock: Callable[[], float] | None = None):
+        import time
+
+        from ..qp import QPSolver
+
+        if clock is None:
+            clock = time.monotonic
+        if not callable(clock):
+            raise ConfigError("clock", f"must be a callable returning seconds, got {clock!r}")
+        if solver is None or isinstance(solver, str):
+            solver = QPSolver(solver)
+        elif not hasattr(solver, "solve_hierarchy"):
+            raise ConfigError("solver", f"expected a backend name or a QPSolver, got {type(solver).__name__}")
+        self.robot = robot
+        self.solver = solver
+        self._clock = clock
+        model = robot.model
+        self._dof_names = robot.dof_names
+        actuated = np.ones(robot.nv, dtype=bool)
+        for jid in range(1, model.njoints):
+            joint = model.joints[jid]
+            if "FreeFlyer" in joint.shortname():
+                actuated[joint.idx_v : joint.idx_v + joint.nv] = False
+        self._actuated = np.flatnonzero(actuated)
+        self._actuated_names = [self._dof_names[i] for i in self._actuated]
+        self._joint_dofs = {
+            model.names[j]: list(range(model.joints[j].idx_v, model.joints[j].idx_v + model.joints[j].nv))
+            for j in range(1, model.njoints)
+        }
+        self._joint_weights = np.ones(robot.nv)
+        self._tasks: list[Task] = []
+        self._by_name: dict[str, Task] = {}
+        self._groups: list[list[Task]] = []
+        self._configs: list[TaskConfig] = []
+        self._reset_output()
+        self._joint_weights_changed()
+
+    def _reset_output(self) -> None:
+        self._hqp: HierarchicalQP | None = None
+        self._qdd: np.ndarray | None = None
+        self._level_priorities: list[int] = []
+        self._solver_statuses: list[Any] = []
+        self._status: TasksStatus | None = None
+        self._update_time = 0.0
+        self._measured: np.ndarray | None = None
+
+    def _joint_weights_changed(self) -> None:
+        """Hook for subclasses: joint weights were set."""
+
+    # ------------------------------------------------------------------ configuration
+    def configure(self, configs: Sequence[TaskConfig | Mapping[str, Any]] | str | Path) -> None:
+        """Replace the scene's tasks by ``configs`` (TaskConfig objects, mappings or a YAML path).
+
+        Tasks start without a reference; joint weights are kept. Validation is complete before anything
+        changes.
+
+        Raises:
+            ConfigError: empty list, a duplicate name or any invalid field, named as ``tasks[i].field``
+                (unknown frames, joints, types and fields raise :class:`ConfigKeyError`, also a KeyError).
+        """
+        cfgs = _as_configs(configs)
+        if not cfgs:
+            raise ConfigError("tasks", "the task list is empty")
+        tasks: list[Task] = []
+        seen: set[str] = set()
+        for i, cfg in enumerate(cfgs):
+            if cfg.name in seen:
+                raise ConfigError(f"tasks[{i}].name", f"duplicate task name {cfg.name!r}")
+            seen.add(cfg.name)
+            tasks.append(make_task(self.robot, cfg, prefix=f"tasks[{i}]."))
+        self._configs = cfgs
+        self._tasks = tasks
+        self._by_name = {t.name: t for t in tasks}
+        self._groups = [[t for t in tasks if t.priority == p] for p in sorted({t.priority for t in tasks})]
+        self._reset_output()
+
+    def get_wbc_config(self) -> list[TaskConfig]:
+        """Copies of the task configs as configured (weights/activation as given to :meth:`configure`)."""
+        return [c.copy() for c in self._configs]
+
+    @property
+    def tasks(self) -> list[Task]:
+        """The tasks in configuration order (read-only view; do not modify)."""
+        return list(self._tasks)
+
+    @property
+    def task_names(self) -> list[str]:
+        """Task names in configuration order."""
+        return [t.name for t in self._tasks]
+
+    def _task(self, name: str) -> Task:
+        try:
+            return self._by_name[name]
+        except (KeyError, TypeError):
+            raise UnknownNameError("task", name, self._by_name) from None
+
+    def get_task(self, name: str) -> Task:
+        """The task object named ``name`` (unknown → :class:`UnknownNameError`, a KeyError)."""
+        return self._task(name)
+
+    def has_task(self, name: str) -> bool:
+        """True when a task named ``name`` is configured."""
+        return isinstance(name, str) and name in self._by_name
+
+    # ------------------------------------------------------------------ references, weights, activation
+    def set_reference(self, task_name: str, reference: Any) -> None:
+        """Set the reference of a task; ``reference.time = None`` stamps it with the scene clock now.
+
+        Raises:
+            UnknownNameError: unknown task.
+            ReferenceTypeError: wrong reference class for the task type (also a TypeError).
+            InvalidValueError: wrong size, NaN/inf, or an invalid time stamp.
+        """
+        task = self._task(task_name)
+        ref = task.validate_reference(reference)
+        stamp = self._clock() if ref.time is None else ref.time
+        task.set_reference(ref, float(stamp))
+
+    def set_task_weights(self, task_name: str, weights: Any) -> None:
+        """Set the per-row weights of a task (n values ≥ 0; cart: in ref_frame axes).
+
+        Raises:
+            UnknownNameError: unknown task.
+            ConfigError: wrong count, non-finite or negative weights (field ``<task>.weights``).
+        """
+        task = self._task(task_name)
+        field = f"{task_name}.weights"
+        try:
+            w = np.array(weights, dtype=float)
+        except (TypeError, ValueError):
+            raise ConfigError(field, f"expected {task.n} numbers, got {weights!r}") from None
+        if w.ndim != 1 or w.shape[0] != task.n:
+            raise ConfigError(field, f"expected {task.n} weights (one per task row), got shape {w.shape}")
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise ConfigError(field, "weights must be finite and ≥ 0")
+        task.set_weights(w)
+
+    def set_task_activation(self, task_name: str, activation: float) -> None:
+        """Set a task's activation in [0, 1] (0 removes it from the problem).
+
+        Raises:
+            UnknownNameError: unknown task.
+            ConfigError: a value outside [0, 1] or not a number (field ``<task>.activation``).
+        """
+        task = self._task(task_name)
+        task.set_activation(_check_weight(activation, f"{task_name}.activation"))
+
+    def set_joint_weights(self, weights: Mapping[str, float]) -> None:
+        """Set joint weights ω ∈ [0, 1] for the joints named (others keep theirs).
+
+        ω = 0 locks the DOF (q̈ = 0, a bound); 0 < ω < 1 makes it more expensive where the tasks leave
+        redundancy (regularization λ/ω). Keys are DOF names (``robot.dof_names``) or joint names (a
+        multi-DOF joint's name sets all its DOFs).
+
+        Raises:
+            ConfigKeyError: an unknown name (field ``joint_weights``).
+            ConfigError: a weight outside [0, 1] or not a number.
+        """
+        if not isinstance(weights, Mapping):
+            raise ConfigError(
+                "joint_weights", f"expected a mapping {{name: weight}}, got {type(weights).__name__}"
+            )
+        index = {n: [i] for i, n in enumerate(self._dof_names)}
+        index.update({k: v for k, v in self._joint_dofs.items() if k not in index})
+        new = self._joint_weights.copy()
+        for name, value in weights.items():
+            if name not in index:
+                raise ConfigKeyError("joint_weights", "joint", name, index)
+            new[index[name]] = _check_weight(value, f"joint_weights[{name}]")
+        self._joint_weights = new
+        self._joint_weights_changed()
+
+    def get_joint_weights(self) -> dict[str, float]:
+        """``{dof_name: ω}`` for every DOF (floating base included)."""
+        return dict(zip(self._dof_names, self._joint_weights.tolist(), strict=True))
+
+    def get_actuated_joint_weights(self) -> dict[str, float]:
+        """``{dof_name: ω}`` for the actuated DOFs (floating-base DOFs excluded)."""
+        w = self._joint_weights
+        return {n: float(w[i]) for n, i in zip(self._actuated_names, self._actuated, strict=True)}
+
+    # ------------------------------------------------------------------ solving
+    def update(self) -> HierarchicalQP:
+        """Build the hierarchical QP from the robot's current state (subclasses)."""
+        raise NotImplementedError
+
+    def solve(self, hqp: HierarchicalQP | None = None) -> JointCommand:
+        """Solve ``hqp`` (default: the last :meth:`update`'s) and return the actuated joints' q̈.
+
+        Raises:
+            NoSolutionError: no problem given and :meth:`update` never called.
+            QPSolveError: the backend failed or returned a non-finite or wrongly sized solution; the
+                previous output is kept.
+        """
+        if hqp is None:
+            hqp = self._hqp
+            if hqp is None:
+                raise NoSolutionError("problem")
+        qdd = np.array(self.solver.solve_hierarchy(hqp), dtype=float)
+        if qdd.shape != (self.robot.nv,) or not np.isfinite(qdd).all():
+            raise QPSolveError(getattr(self.solver, "name", "?"), "non-finite or wrongly sized solution", hqp)
+        self._qdd = qdd
+        self._solver_statuses = list(getattr(self.solver, "statuses", []))
+        return JointCommand(list(self._actuated_names), qdd[self._actuated])
+
+    def get_solver_output(self) -> JointCommand:
+        """The last solution as a :class:`JointCommand` (actuated joints).
+
+        Raises:
+            NoSolutionError: before the first successful :meth:`solve`.
+        """
+        if self._qdd is None:
+            raise NoSolutionError()
+        return JointCommand(list(self._actuated_names), self._qdd[self._actuated])
+
+    def get_solver_output_raw(self) -> np.ndarray:
+        """The last solution's full q̈ (nv, floating base included), a new array.
+
+        Raises:
+            NoSolutionError: before the first successful :meth:`solve`.
+        """
+        if self._qdd is None:
+            raise NoSolutionError()
+        return self._qdd.copy()
+
+    @property
+    def solver_statuses(self) -> list[Any]:
+        """Per-level statuses (``wbcpy.qp.LevelStatus``) of the last successful solve."""
+        return list(self._solver_statuses)
+
+    # ------------------------------------------------------------------ status
+    def update_tasks_status(self) -> TasksStatus:
+        """Compute the status of every task from the last update and the last solution."""
+        now = self._update_time
+        status = TasksStatus(
+            [t.status(self._qdd, self._measured, now) for t in self._tasks], list(self._solver_statuses)
+        )
+        self._status = status
+        return status
+
+    def get_tasks_status(self) -> TasksStatus:
+        """The status computed by the last :meth:`update_tasks_status` (computed now if never)."""
+        return self._status if self._status is not None else self.update_tasks_status()
+
+    def dump_status(self, file: Any = None, levels: bool = False) -> str:
+        """Print (and return) the status table: a header and one row per task.
+
+        Args:
+            file: stream to print to (default stdout).
+            levels: also print one line per priority level with the solver's status, iterations and time.
+        """
+        import sys
+
+        status = self.update_tasks_status()
+        text = str(status)
+        if levels and status.levels:
+            text = f"{text}\n{status.solver_summary()}"
+        print(text, file=file or sys.stdout)
+        return text
+
+    # ------------------------------------------------------------------ static helpers
+    @staticmethod
+    def sort_task_config(configs: Sequence[TaskConfig | Mapping[str, Any]]) -> list[list[TaskConfig]]:
+        """Group configs by priority, highest priority (0) first; empty priorities are skipped."""
+        cfgs = _as_configs(configs)
+        return [[c for c in cfgs if c.priority == p] for p in sorted({c.priority for c in cfgs})]
+
+    @staticmethod
+    def get_n_task_variables(configs: Sequence[TaskConfig | Mapping[str, Any]]) -> int:
+        """Total number of task rows (n joints / 6 / 3 per task)."""
+        return sum(c.n_variables for c in _as_configs(configs))
+
+    @staticmethod
+    def get_n_task_variables_per_prio(configs: Sequence[TaskConfig | Mapping[str, Any]]) -> list[int]:
+        """Number of task rows per priority level (same order as :meth:`sort_task_config`)."""
+        return [sum(c.n_variables for c in group) for group in Scene.sort_task_config(configs)]
+
+    # ------------------------------------------------------------------ ARC-OPT aliases
+    setReference = set_reference  # alias
+    setTaskWeights = set_task_weights  # alias
+    setTaskActivation = set_task_activation  # alias
+    getTask = get_task  # alias
+    hasTask = has_task  # alias
+    getWbcConfig = get_wbc_config  # alias
+    setJointWeights = set_joint_weights  # alias
+    getJointWeights = get_joint_weights  # alias
+    getActuatedJointWeights = get_actuated_joint_weights  # alias
+    getSolverOutput = get_solver_output  # alias
+    getSolverOutputRaw = get_solver_output_raw  # alias
+    updateTasksStatus = update_tasks_status  # alias
+    getTasksStatus = get_tasks_status  # alias
+    sortTaskConfig = sort_task_config  # alias
+    getNTaskVariables = get_n_task_variables  # alias
+    getNTaskVariablesPerPrio = get_n_task_variables_per_prio  # alias

@@ -1,0 +1,48 @@
+"""Tasks of an acceleration scene: configuration, references, task rows and status.
+
+* :class:`TaskConfig` — name, type (``jnt``/``cart``/``com``), priority, weights, activation, timeout, frames.
+* :class:`JointReference`, :class:`CartesianReference`, :class:`ComReference` — acceleration references
+  with optional position/velocity and a time stamp.
+* :class:`JointTask`, :class:`CartesianTask`, :class:`ComTask` — the rows A q̈ ≈ y of each type.
+* :class:`TaskStatus`, :class:`TasksStatus` — y_ref, y_solution, y and errors for every task.
+"""
+
+from __future__ import annotations
+
+from .cartesian_task import CartesianTask
+from .com_task import ComTask
+from .config import TASK_TYPES, TaskConfig
+from .joint_task import JointTask
+from .references import (
+    CartesianReference,
+    ComReference,
+    JointReference,
+    Reference,
+    ReferenceTypeError,
+)
+from .status import TasksStatus, TaskStatus
+from .task import Task
+
+__all__ = [
+    "TASK_TYPES",
+    "CartesianReference",
+    "CartesianTask",
+    "ComReference",
+    "ComTask",
+    "JointReference",
+    "JointTask",
+    "Reference",
+    "ReferenceTypeError",
+    "Task",
+    "TaskConfig",
+    "TaskStatus",
+    "TasksStatus",
+    "make_task",
+]
+
+_TASK_CLASSES: dict[str, type[Task]] = {"jnt": JointTask, "cart": CartesianTask, "com": ComTask}
+
+
+def make_task(robot: object, config: TaskConfig, prefix: str = "") -> Task:
+    """Build the task object of ``config`` for ``robot`` (robot-dependent checks happen here)."""
+    return _TASK_CLASSES[config.type](robot, config, prefix)  # type: ignore[call-arg]

@@ -1,0 +1,180 @@
+"""Cartesian task (``type: cart``): motion of a tip frame relative to a root frame, 6 rows.
+
+Task variable (linear over angular, root axes): with world positions p_t, p_r, world angular velocities
+ω_t, ω_r, classical origin velocities v_t, v_r and R_r the root's world rotation,
+
+.. math::
+
+    \\dot x_{lin} = R_r^T\\,(v_t - v_r - ω_r × d), \\quad d = p_t - p_r
+        \\qquad(= \\tfrac{d}{dt}\\,R_r^T d, \\text{ the tip origin's velocity in root coordinates})
+
+    \\dot x_{ang} = R_r^T\\,(ω_t - ω_r).
+
+With world-aligned frame Jacobians J = [J_lin; J_ang] and classical biases b = J̇q̇ (RobotModel's),
+
+.. math::
+
+    A = R^T \\begin{bmatrix}
+        J_{t,lin} - J_{r,lin} + [d]_× J_{r,ang} \\\\
+        J_{t,ang} - J_{r,ang} \\end{bmatrix},
+    \\quad
+    \\text{bias} = R^T \\begin{bmatrix}
+        b_{t,lin} - b_{r,lin} - b_{r,ang} × d - 2 ω_r × (v_t - v_r) + ω_r × (ω_r × d) \\\\
+        b_{t,ang} - b_{r,ang} - ω_r × ω_t \\end{bmatrix},
+
+so ``A q̈ + bias`` is the time derivative of the relative twist (the ω_r× terms vanish for a fixed root).
+The rows are stored in ``ref_frame`` axes (R = R_ref; the root-axes rows rotated by R_refᵀR_r), which is
+where references and weights are given. The cost activation·Σ_k w_k (row_k)² in ref axes equals the
+root-axes cost with the full weight matrix R_rel diag(w) R_relᵀ per 3×3 block (R_rel = R_rootᵀ R_ref):
+no diagonal approximation, and a zero weight frees exactly that ref-frame axis.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pinocchio as pin
+
+from ..errors import ConfigError, ConfigKeyError, UnknownNameError
+from .config import TaskConfig
+from .task import Task
+
+if TYPE_CHECKING:
+    from ..robot import RobotModel
+
+__all__ = ["CartesianTask"]
+
+_LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a × b for 3-vectors (cheaper than ``np.cross`` on tiny arrays)."""
+    a0, a1, a2 = a
+    b0, b1, b2 = b
+    return np.array((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0))
+
+
+class CartesianTask(Task):
+    """Track a 6-D acceleration of ``tip`` relative to ``root`` (any two frames of the robot).
+
+    Attributes:
+        root, tip, ref_frame: frame names (resolved defaults).
+        root_id, tip_id, ref_id: their Pinocchio frame indices.
+        root_fixed: True when the root frame does not move (attached to the universe).
+    """
+
+    type = "cart"
+
+    def __init__(self, robot: RobotModel, config: TaskConfig, prefix: str = "") -> None:
+        """Resolve the frames.
+
+        Raises:
+            ConfigKeyError: an unknown root, tip or ref_frame (field named).
+            ConfigError: tip and root are the same frame.
+        """
+        root = config.root or robot.root_link
+        ref = config.ref_frame or root
+        ids = {}
+        for key, name in (("root", root), ("tip", config.tip), ("ref_frame", ref)):
+            try:
+                ids[key] = robot.frame_id(name)
+            except UnknownNameError:
+                raise ConfigKeyError(f"{prefix}{key}", "frame", name, robot.frame_names) from None
+        if ids["tip"] == ids["root"]:
+            raise ConfigError(f"{prefix}tip", f"tip and root are the same frame ({root!r})")
+        super().__init__(robot, config)
+        frames = robot.model.frames
+        self.root, self.tip, self.ref_frame = root, str(config.tip), ref
+        self.root_id, self.tip_id, self.ref_id = ids["root"], ids["tip"], ids["ref_frame"]
+        self.root_fixed = frames[self.root_id].parentJoint == 0
+        ref_fixed = frames[self.ref_id].parentJoint == 0
+        self._ref_rot_const = frames[self.ref_id].placement.rotation.copy() if ref_fixed else None
+        self._ref_identity = ref_fixed and np.array_equal(self._ref_rot_const, np.eye(3))
+        nv = robot.nv
+        self._Aw = np.zeros((6, nv))
+        self._bw = np.zeros(6)
+
+    # ------------------------------------------------------------------ rows
+    def compute(self) -> None:
+        """Fill :attr:`A` and :attr:`bias` (ref-frame axes) for the robot's current state."""
+        robot = self.robot
+        Jt = robot._frame_jacobian(self.tip_id)
+        bt = robot._frame_bias(self.tip_id)
+        if self.root_fixed:
+            Aw, bw = Jt, bt
+        else:
+            Aw, bw = self._moving_root_rows(Jt, bt)
+        if self._ref_identity:
+            np.copyto(self.A, Aw)
+            np.copyto(self.bias, bw)
+            return
+        if self._ref_rot_const is not None:
+            Rt = self._ref_rot_const.T
+        else:
+            robot._ensure_kinematics("Cartesian task")
+            Rt = robot.data.oMf[self.ref_id].rotation.T
+        A = self.A
+        np.matmul(Rt, Aw[:3], out=A[:3])
+        np.matmul(Rt, Aw[3:], out=A[3:])
+        b = self.bias
+        b[:3] = Rt @ bw[:3]
+        b[3:] = Rt @ bw[3:]
+
+    def _moving_root_rows(self, Jt: np.ndarray, bt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """World-axes rows and bias of the relative motion for a moving root."""
+        robot = self.robot
+        Jr = robot._frame_jacobian(self.root_id)
+        br = robot._frame_bias(self.root_id)
+        robot._ensure_kinematics("Cartesian task")
+        oMf = robot.data.oMf
+        d = oMf[self.tip_id].translation - oMf[self.root_id].translation
+        v = robot._v
+        vt = Jt @ v
+        vr = Jr @ v
+        wr = vr[3:]
+        Aw = self._Aw
+        np.subtract(Jt, Jr, out=Aw)
+        Aw[:3] += pin.skew(d) @ Jr[3:]
+        bw = self._bw
+        bw[:3] = (
+            bt[:3]
+            - br[:3]
+            - _cross(br[3:], d)
+            - 2.0 * _cross(wr, vt[:3] - vr[:3])
+            + _cross(wr, _cross(wr, d))
+        )
+        bw[3:] = bt[3:] - br[3:] - _cross(wr, vt[3:])
+        return Aw, bw
+
+    # ------------------------------------------------------------------ current relative motion
+    def pose(self) -> pin.SE3:
+        """Current placement of the tip in the root frame (``root_M_tip``)."""
+        robot = self.robot
+        return robot.frame_placement(self.root_id).actInv(robot.frame_placement(self.tip_id))
+
+    def twist(self) -> np.ndarray:
+        """Current relative twist (6) in root axes: (d/dt of the tip position in root coordinates,
+        ω_tip − ω_root)."""
+        robot = self.robot
+        vt = robot.frame_velocity(self.tip_id)
+        vr = robot.frame_velocity(self.root_id)
+        Mr = robot.frame_placement(self.root_id)
+        d = robot.frame_placement(self.tip_id).translation - Mr.translation
+        Rt = Mr.rotation.T
+        lin = Rt @ (vt[:3] - vr[:3] - _cross(vr[3:], d))
+        ang = Rt @ (vt[3:] - vr[3:])
+        return np.concatenate((lin, ang))
+
+    def root_to_ref_rotation(self) -> np.ndarray:
+        """Rotation R_refᵀ R_root (3×3) that maps root-axes vectors into ref_frame axes."""
+        robot = self.robot
+        return robot.frame_placement(self.ref_id).rotation.T @ robot.frame_placement(self.root_id).rotation
+
+    def to_ref_axes(self, vec6: np.ndarray) -> np.ndarray:
+        """Rotate a 6-vector (linear over angular) from root axes into ref_frame axes."""
+        vec = np.asarray(vec6, dtype=float)
+        if self.ref_id == self.root_id:
+            return vec.copy()
+        R = self.root_to_ref_rotation()
+        return np.concatenate((R @ vec[:3], R @ vec[3:]))

@@ -1,0 +1,96 @@
+"""Joint task (``type: jnt``): the accelerations of named 1-DOF joints.
+
+Rows are selection rows in the order of ``joint_names``: ``A = S`` (S_kj = 1 when v-index j belongs to
+joint k), bias 0, so the task acceleration is ``q̈[idx]`` and ``y = a_ref``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import ConfigError, ConfigKeyError
+from .config import TaskConfig
+from .task import Task
+
+if TYPE_CHECKING:
+    from ..robot import RobotModel
+
+__all__ = ["JointTask"]
+
+
+class JointTask(Task):
+    """Track accelerations of a subset of 1-DOF joints, listed in any order.
+
+    Attributes:
+        joint_names: the task joints, in row order.
+        v_indices: their indices in v / q̈ (n,).
+    """
+
+    type = "jnt"
+
+    def __init__(self, robot: RobotModel, config: TaskConfig, prefix: str = "") -> None:
+        """Build the selection rows.
+
+        Raises:
+            ConfigKeyError: an unknown joint name (field ``joint_names``).
+            ConfigError: a joint that is not 1-DOF (free-flyer, spherical, planar, fixed).
+        """
+        valid = robot.joint_names
+        v_idx: list[int] = []
+        q_idx: list[int] = []
+        q_len: list[int] = []
+        for name in config.joint_names:
+            if name not in valid:
+                raise ConfigKeyError(f"{prefix}joint_names", "joint", name, valid)
+            joint = robot.model.joints[robot.joint_id(name)]
+            if joint.nv != 1:
+                raise ConfigError(
+                    f"{prefix}joint_names",
+                    f"joint {name!r} has {joint.nv} DOF; jnt tasks take 1-DOF joints only",
+                )
+            v_idx.append(joint.idx_v)
+            q_idx.append(joint.idx_q)
+            q_len.append(joint.nq)
+        super().__init__(robot, config)
+        self.joint_names = list(config.joint_names)
+        self.v_indices = np.array(v_idx, dtype=np.intp)
+        self._q_idx = np.array(q_idx, dtype=np.intp)
+        self._continuous = np.array(q_len, dtype=np.intp) == 2
+        self.A[np.arange(self.n), self.v_indices] = 1.0
+        self._rescale()
+
+    def _rescale(self) -> None:
+        super()._rescale()
+        if hasattr(self, "v_indices"):  # the weighted selection rows are constant: build them once
+            rows = self._rows
+            self._WA = self.A[rows] * self._sw_col
+
+    def compute(self) -> None:
+        """Selection rows are constant and the bias is zero: nothing to do."""
+
+    def write_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+        """Copy the precomputed weighted selection rows; y = √(a·w)·a_ref (bias is zero)."""
+        np.copyto(A_out, self._WA)
+        if self._all_rows:
+            np.multiply(self._ref_acc, self._sw, out=y_out)
+        else:
+            np.multiply(self._ref_acc[self._rows], self._sw, out=y_out)
+
+    def task_acceleration(self, qdd: np.ndarray) -> np.ndarray:
+        """The task joints' accelerations ``q̈[idx]`` (n)."""
+        return np.asarray(qdd, dtype=float)[self.v_indices]
+
+    def positions(self) -> np.ndarray:
+        """Current angles/positions of the task joints (n); continuous joints as atan2(sin, cos)."""
+        q = self.robot.q
+        out = q[self._q_idx]
+        if self._continuous.any():
+            iq = self._q_idx[self._continuous]
+            out[self._continuous] = np.arctan2(q[iq + 1], q[iq])
+        return out
+
+    def velocities(self) -> np.ndarray:
+        """Current velocities of the task joints (n)."""
+        return self.robot.v[self.v_indices]

@@ -1,0 +1,146 @@
+"""Task references: what a task should achieve at the next control step.
+
+References are plain dataclasses; the scene validates them in ``set_reference`` (type, sizes, NaN) and
+keeps a private copy, so a caller may reuse or mutate its reference object afterwards.
+
+* :class:`JointReference` — one entry per task joint, in the task's ``joint_names`` order (rad/s², m/s²).
+* :class:`CartesianReference` — 6-vectors, linear over angular, in the task's ``ref_frame`` axes
+  (m/s² over rad/s²); ``pose`` and ``twist`` are informative (used by status and PD helpers).
+* :class:`ComReference` — 3-vectors in world axes (m/s²).
+
+``time`` is the reference's time stamp on the scene clock (seconds); ``None`` means "now" (the scene
+clock is read when the reference is set). A task whose config has ``timeout > 0`` stops contributing
+once ``clock() - time > timeout``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pinocchio as pin
+
+from .._validation import as_vector
+from ..errors import InvalidValueError
+
+__all__ = [
+    "CartesianReference",
+    "ComReference",
+    "JointReference",
+    "Reference",
+    "ReferenceTypeError",
+    "validate_reference",
+]
+
+
+class ReferenceTypeError(InvalidValueError, TypeError):
+    """A reference of the wrong class for its task (also a ``TypeError``)."""
+
+
+@dataclass
+class JointReference:
+    """Joint-space reference of a ``jnt`` task.
+
+    Attributes:
+        acceleration: desired joint accelerations (n,), rad/s² or m/s².
+        position: optional joint positions (n,), informative.
+        velocity: optional joint velocities (n,), informative.
+        time: time stamp on the scene clock (s); ``None`` = when set.
+    """
+
+    acceleration: Any
+    position: Any = None
+    velocity: Any = None
+    time: float | None = None
+
+
+@dataclass
+class CartesianReference:
+    """Cartesian reference of a ``cart`` task, in ``ref_frame`` axes, linear over angular.
+
+    Attributes:
+        acceleration: desired relative acceleration (6,), m/s² over rad/s².
+        pose: optional desired pose of the tip in the root frame (``pin.SE3``), informative.
+        twist: optional desired relative twist (6,), informative.
+        time: time stamp on the scene clock (s); ``None`` = when set.
+    """
+
+    acceleration: Any
+    pose: Any = None
+    twist: Any = None
+    time: float | None = None
+
+
+@dataclass
+class ComReference:
+    """Centre-of-mass reference of a ``com`` task, world axes.
+
+    Attributes:
+        acceleration: desired COM acceleration (3,), m/s².
+        position: optional COM position (3,), m, informative.
+        velocity: optional COM velocity (3,), m/s, informative.
+        time: time stamp on the scene clock (s); ``None`` = when set.
+    """
+
+    acceleration: Any
+    position: Any = None
+    velocity: Any = None
+    time: float | None = None
+
+
+Reference = JointReference | CartesianReference | ComReference
+
+_REF_CLASS = {"jnt": JointReference, "cart": CartesianReference, "com": ComReference}
+
+
+def _optional(x: Any, n: int, name: str) -> np.ndarray | None:
+    return None if x is None else as_vector(x, n, name)
+
+
+def _time(t: Any, name: str) -> float | None:
+    if t is None:
+        return None
+    if isinstance(t, bool) or not isinstance(t, (int, float, np.floating, np.integer)) or not np.isfinite(t):
+        raise InvalidValueError(name, "a finite time stamp in seconds or None", t, reason="invalid time")
+    return float(t)
+
+
+def validate_reference(task_type: str, n: int, ref: Any, task_name: str) -> Reference:
+    """Check a reference against its task and return a validated copy holding float64 arrays.
+
+    Args:
+        task_type: ``"jnt"``, ``"cart"`` or ``"com"``.
+        n: number of task rows.
+        ref: the reference object given by the caller.
+        task_name: used in error messages.
+
+    Raises:
+        ReferenceTypeError: the reference class does not match the task type.
+        InvalidValueError: a wrong size, NaN or inf in any given field, or an invalid time stamp.
+    """
+    cls = _REF_CLASS[task_type]
+    if not isinstance(ref, cls):
+        raise ReferenceTypeError(
+            f"reference of task {task_name!r}",
+            cls.__name__,
+            type(ref).__name__,
+            reason=f"a {task_type} task takes a {cls.__name__}, got {type(ref).__name__}",
+        )
+    label = f"{task_name}.reference"
+    acc = as_vector(ref.acceleration, n, f"{label}.acceleration")
+    stamp = _time(ref.time, f"{label}.time")
+    if isinstance(ref, CartesianReference):
+        pose = ref.pose
+        if pose is not None:
+            if not isinstance(pose, pin.SE3):
+                raise InvalidValueError(
+                    f"{label}.pose", "pin.SE3", type(pose).__name__, reason="not a pin.SE3"
+                )
+            if not np.isfinite(pose.homogeneous).all():
+                raise InvalidValueError(f"{label}.pose", "finite", None, reason="contains NaN or inf")
+            pose = pin.SE3(pose)
+        return CartesianReference(acc, pose, _optional(ref.twist, 6, f"{label}.twist"), stamp)
+    pos = _optional(ref.position, n, f"{label}.position")
+    vel = _optional(ref.velocity, n, f"{label}.velocity")
+    return cls(acc, pos, vel, stamp)

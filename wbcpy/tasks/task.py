@@ -1,0 +1,174 @@
+"""Task base class: the rows ``A q̈ ≈ y`` one task adds to its priority level.
+
+A task holds, for the robot's current state (after :meth:`Task.compute`),
+
+* ``A`` (n×nv): the task Jacobian in the task's reference axes, unweighted;
+* ``bias`` (n): the task acceleration at q̈ = 0 (``J̇ q̇`` for the task variable),
+
+so that the task acceleration is ``A q̈ + bias`` and the target is ``y = a_ref − bias``. Both are
+recomputed into the same preallocated arrays at every :meth:`compute` (never accumulated), so repeated
+updates with the same state give identical rows.
+
+The cost contribution of a task is activation · Σ_k w_k (A_k q̈ − y_k)² (weights act linearly on the
+squared residual); :meth:`Task.write_rows` writes the square-root form √(activation·w_k)·A_k and
+√(activation·w_k)·y_k of the rows whose weight is positive.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from .config import TaskConfig
+from .references import Reference, validate_reference
+from .status import TaskStatus
+
+if TYPE_CHECKING:
+    from ..robot import RobotModel
+
+__all__ = ["Task"]
+
+
+class Task:
+    """Base class of the joint, Cartesian and COM tasks.
+
+    Attributes:
+        robot: the robot model the task reads its kinematics from.
+        config: a private copy of the task's configuration.
+        name: the task name.
+        n: number of task rows.
+        A: task Jacobian (n×nv) of the last :meth:`compute`, in reference axes, unweighted.
+        bias: task acceleration at q̈ = 0 (n) of the last :meth:`compute`.
+        weights: current per-row weights (n), ≥ 0.
+        activation: current activation in [0, 1].
+        reference: the last validated reference, or None.
+        reference_time: its time stamp on the scene clock (s), or None.
+    """
+
+    type: ClassVar[str] = ""
+
+    def __init__(self, robot: RobotModel, config: TaskConfig) -> None:
+        self.robot = robot
+        self.config = config
+        self.name = config.name
+        self.n = config.n_variables
+        nv = robot.nv
+        self.A = np.zeros((self.n, nv))
+        self.bias = np.zeros(self.n)
+        self.reference: Reference | None = None
+        self.reference_time: float | None = None
+        self._ref_acc = np.zeros(self.n)
+        self.weights = np.ones(self.n) if config.weights is None else np.array(config.weights, dtype=float)
+        self.activation = float(config.activation)
+        self._rescale()
+
+    # ------------------------------------------------------------------ configuration
+    @property
+    def priority(self) -> int:
+        """Priority level (0 = highest)."""
+        return self.config.priority
+
+    @property
+    def timeout(self) -> float:
+        """Reference timeout in seconds (≤ 0 = never)."""
+        return float(self.config.timeout)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of rows the task contributes when active (rows with a positive weight)."""
+        return self._n_rows
+
+    def set_weights(self, weights: np.ndarray) -> None:
+        """Set validated per-row weights (n, ≥ 0)."""
+        self.weights = np.array(weights, dtype=float)
+        self._rescale()
+
+    def set_activation(self, activation: float) -> None:
+        """Set a validated activation in [0, 1]."""
+        self.activation = float(activation)
+        self._rescale()
+
+    def _rescale(self) -> None:
+        sw = np.sqrt(self.activation * self.weights)
+        rows = np.flatnonzero(sw > 0.0)
+        self._n_rows = int(rows.size)
+        self._all_rows = self._n_rows == self.n
+        self._rows = rows
+        self._sw = sw if self._all_rows else sw[rows]
+        self._sw_col = self._sw[:, None].copy()
+
+    # ------------------------------------------------------------------ references
+    def validate_reference(self, ref: Any) -> Reference:
+        """Return a validated copy of ``ref`` (see :func:`~wbcpy.tasks.references.validate_reference`)."""
+        return validate_reference(self.type, self.n, ref, self.name)
+
+    def set_reference(self, ref: Reference, stamp: float) -> None:
+        """Store a reference already validated by :meth:`validate_reference`, stamped ``stamp``."""
+        self.reference = ref
+        self.reference_time = stamp
+        self._ref_acc = ref.acceleration
+
+    def timed_out(self, now: float) -> bool:
+        """True when the task has a timeout and its reference is older than it."""
+        tmo = self.config.timeout
+        return bool(tmo > 0.0 and self.reference_time is not None and now - self.reference_time > tmo)
+
+    def state(self, now: float) -> str:
+        """``"active"``, ``"inactive"`` (activation 0), ``"no_reference"`` or ``"timed_out"``."""
+        if self.activation <= 0.0:
+            return "inactive"
+        if self.reference is None:
+            return "no_reference"
+        if self.timed_out(now):
+            return "timed_out"
+        return "active"
+
+    # ------------------------------------------------------------------ rows
+    def compute(self) -> None:
+        """Fill :attr:`A` and :attr:`bias` for the robot's current state (subclasses)."""
+        raise NotImplementedError
+
+    def write_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+        """Write the weighted rows √(a·w)·A and √(a·w)·(a_ref − bias) (rows with w > 0 only).
+
+        Args:
+            A_out: (n_rows, nv) destination.
+            y_out: (n_rows,) destination.
+        """
+        if self._all_rows:
+            np.multiply(self.A, self._sw_col, out=A_out)
+            np.subtract(self._ref_acc, self.bias, out=y_out)
+        else:
+            rows = self._rows
+            np.multiply(self.A[rows], self._sw_col, out=A_out)
+            np.subtract(self._ref_acc[rows], self.bias[rows], out=y_out)
+        y_out *= self._sw
+
+    def task_acceleration(self, qdd: np.ndarray) -> np.ndarray:
+        """Task acceleration ``A q̈ + bias`` (n) for joint accelerations ``qdd`` (nv)."""
+        return self.A @ qdd + self.bias
+
+    def status(self, qdd: np.ndarray | None, measured: np.ndarray | None, now: float) -> TaskStatus:
+        """Status of the task for the solution ``qdd`` and the measured acceleration ``measured``."""
+        state = self.state(now)
+        y_ref = None if self.reference is None else self._ref_acc.copy()
+        y_sol = None if qdd is None else self.task_acceleration(qdd)
+        y_meas = None if measured is None else self.task_acceleration(measured)
+        error = None if y_ref is None or y_sol is None else y_ref - y_sol
+        return TaskStatus(
+            name=self.name,
+            type=self.type,
+            priority=self.priority,
+            state=state,
+            activation=self.activation,
+            weights=self.weights.copy(),
+            timed_out=state == "timed_out",
+            y_ref=y_ref,
+            y_solution=y_sol,
+            y=y_meas,
+            error=error,
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, priority={self.priority}, n={self.n})"
