@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,8 @@ import pinocchio as pin
 
 from ..chain import Chain
 from ..ik import CtrlPose, MultiRefMinJerkCtrl
+from ..ik.reaching import ReachResult, run_reach
+from ..plotting import have_matplotlib, plot_reach
 from .common import CLIError, add_robot_argument, load_robot_arg, parse_vector
 
 __all__ = ["register", "run"]
@@ -106,39 +107,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: exec time {args.exec_time:g} s is below 10*Ts; using {exec_time:g} s")
     print(f"target: position {_fmt(position)} m, {orientation}")
 
-    times_ns = np.empty(max_steps)
-    qs, tips = [ctrl.get_q()], [start.translation.copy()]
-    steps = 0
-    clock = time.perf_counter_ns
-    while steps < max_steps:
-        t0 = clock()
-        q = ctrl.iterate(target)
-        times_ns[steps] = clock() - t0
-        steps += 1
-        if args.plot:
-            qs.append(q)
-            tips.append(ctrl.get_x()[:3])
-        if ctrl.is_in_target():
-            break
-
+    result = run_reach(ctrl, target, max_steps)
     ik = ctrl.last_ik
     if ik is not None:
         status = "converged" if ik.success else "NOT converged (best effort)"
         print(f"joint target from DLS IK: {status}, error {ik.error:.3g}, {ik.iterations} iterations")
-    final = chain.fk(ctrl.get_q())
-    dp = float(np.linalg.norm(target.translation - final.translation))
-    dr = float(np.linalg.norm(pin.log3(target.rotation @ final.rotation.T)))
-    reached = ctrl.is_in_target()
+    reached = result.reached
     verdict = "in target" if reached else "NOT in target"
-    print(f"{verdict} after {steps} steps ({steps * ctrl.Ts:g} s)")
-    print(f"final error: position {dp:.3e} m, orientation {dr:.3e} rad")
-    per_call = times_ns[:steps] / 1e3
+    print(f"{verdict} after {result.steps} steps ({result.steps * ctrl.Ts:g} s)")
+    print(f"final error: position {result.position_error:.3e} m, orientation {result.rotation_error:.3e} rad")
     print(
-        f"iterate(): median {np.median(per_call):.1f} µs, p95 {np.percentile(per_call, 95):.1f} µs "
+        f"iterate(): median {result.median_us:.1f} µs, p95 {result.p95_us:.1f} µs "
         "per call (the first call includes the IK)"
     )
     if args.plot:
-        _plot(args.plot, ctrl.Ts, np.array(tips), np.array(qs), chain, target.translation)
+        save_reach_plots(result, chain, args.plot)
     return 0 if reached else 1
 
 
@@ -146,36 +129,13 @@ def _fmt(v: np.ndarray) -> str:
     return "(" + ", ".join(f"{x:.4g}" for x in v) + ")"
 
 
-def _plot(path: str, ts: float, tips: np.ndarray, qs: np.ndarray, chain: Chain, target: np.ndarray) -> None:
-    """Tip path (3-D) and joint trajectories with dashed limit lines, saved to ``path``."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
+def save_reach_plots(result: ReachResult, chain: Chain, path: str) -> None:
+    """Tip path (3-D) and joint trajectories with their limits side by side in one PNG at ``path``."""
+    if not have_matplotlib():
         print("matplotlib is not installed: no plot written (pip install matplotlib)")
         return
-    fig = Figure(figsize=(12, 5), layout="constrained")
-    ax = fig.add_subplot(1, 2, 1, projection="3d")
-    ax.plot(tips[:, 0], tips[:, 1], tips[:, 2], lw=1.5, label="tip path")
-    ax.scatter(*tips[0], marker="o", color="tab:green", label="start")
-    ax.scatter(*target, marker="x", s=60, color="tab:red", label="target")
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
-    ax.set_zlabel("z [m]")
-    ax.set_title(f"tip path in {chain.base}")
-    ax.legend(loc="upper left")
-    ax2 = fig.add_subplot(1, 2, 2)
-    t = np.arange(qs.shape[0]) * ts
-    for i, name in enumerate(chain.joint_names):
-        (line,) = ax2.plot(t, qs[:, i], label=name)
-        for limit in (chain.lower[i], chain.upper[i]):
-            if np.isfinite(limit):
-                ax2.axhline(limit, color=line.get_color(), ls="--", lw=0.8)
-    ax2.set_xlabel("t [s]")
-    ax2.set_ylabel("q [rad or m]")
-    ax2.set_title("joint trajectories (dashed: limits)")
-    ax2.legend(fontsize="small", loc="best")
     try:
-        fig.savefig(path, dpi=100)
+        plot_reach(path, result, chain)
     except OSError as exc:
         raise CLIError(f"--plot: cannot write {path!r}: {exc}") from None
     print(f"plot written to {path}")

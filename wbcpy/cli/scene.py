@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from ..plotting import plot_task_errors
+from ..scenes.simulation import SimulationResult
 from .common import CLIError, format_table
 
 __all__ = ["ProgressBar", "register", "run", "save_plot"]
@@ -44,33 +46,9 @@ class ProgressBar:
         self.stream.flush()
 
 
-def save_plot(result: object, path: Path, title: str) -> bool:
-    """Plot the error series of a :class:`~wbcpy.scenes.SimulationResult` (log scale) into ``path``.
-
-    Returns:
-        False when matplotlib is not installed (nothing is written), True otherwise.
-    """
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    import numpy as np
-
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for label, series in result.errors.items():  # type: ignore[attr-defined]
-        ax.semilogy(result.time, np.maximum(series, 1e-12), label=label)  # type: ignore[attr-defined]
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("target error")
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return True
+def save_plot(result: SimulationResult, path: Path, title: str) -> bool:
+    """Plot the error series of a simulation (log scale) into ``path``; False without matplotlib."""
+    return plot_task_errors(path, result.time, result.errors, title)
 
 
 def run(args: argparse.Namespace) -> int:

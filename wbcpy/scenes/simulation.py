@@ -35,6 +35,7 @@ class SimulationResult:
         step_us: wall time of update() + solve() per step (µs).
         q, v: final configuration and velocity.
         status: the scene's task status after the last step.
+        q_path: (steps + 1, nq) configurations of every sample (initial state included).
         limit_violation: largest violation of position (rad|m), velocity (rad/s) and acceleration
             (rad/s²) limits over the run (0 when none was exceeded; acceleration limits are the scene's).
     """
@@ -45,6 +46,7 @@ class SimulationResult:
     q: np.ndarray
     v: np.ndarray
     status: TasksStatus
+    q_path: np.ndarray
     limit_violation: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -133,11 +135,14 @@ class SceneSimulation:
         labels = list(self.errors())
         series = np.empty((total + 1, len(labels)))
         series[0] = list(self.errors().values())
+        q_path = np.empty((total + 1, self.q.size))
+        q_path[0] = self.q
         step_us = np.empty(total)
         times = self.time + self.setup.dt * np.arange(total + 1)
         for k in range(total):
             step_us[k] = self.step()
             series[k + 1] = list(self.errors().values())
+            q_path[k + 1] = self.q
             if progress is not None:
                 progress(k + 1, total)
         status = self.setup.scene.update_tasks_status()
@@ -148,5 +153,6 @@ class SceneSimulation:
             q=self.q.copy(),
             v=self.v.copy(),
             status=status,
+            q_path=q_path,
             limit_violation={k: max(v, 0.0) for k, v in self.violation.items()},
         )
