@@ -6,13 +6,17 @@ Kept apart from ``info.py`` so that command only gains the option and one call.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..robot import RobotModel
+
+if TYPE_CHECKING:
+    from ..arl import Model
 from .common import format_table
 
-__all__ = ["add_chains_argument", "chain_table"]
+__all__ = ["add_chains_argument", "chain_table", "model_chain_table"]
 
 
 def add_chains_argument(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +44,11 @@ def chain_table(config: str, robot: RobotModel) -> str:
     """
     from ..arl import Model
 
-    model = Model.from_config(config, robot=robot)
+    return model_chain_table(Model.from_config(config, robot=robot))
+
+
+def model_chain_table(model: Model) -> str:
+    """The chain table of an :class:`wbcpy.arl.Model` (see :func:`chain_table` for the columns)."""
     rows = []
     for i, chain in enumerate(model.chain):
         rows.append(

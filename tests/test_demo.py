@@ -1,0 +1,60 @@
+"""``wbcpy demo`` runs all four models to completion and writes four non-trivial PNG plots."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wbcpy.cli import main
+from wbcpy.demo import run_demo
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def test_demo_completes_and_writes_four_valid_plots(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib", reason="plots need the wbcpy[plot] extra")
+    import matplotlib.image as mpimg
+
+    out = io.StringIO()
+    result = run_demo(tmp_path, out=out, progress=False)
+    text = out.getvalue()
+    for section in ("1. jspace", "2. arl", "3. AccelerationScene", "4. MultiRefMinJerkCtrl", "5. plots"):
+        assert section in text
+    assert result.ok, text
+    assert result.reach.position_error < 1e-3
+    assert len(result.plots) == 4
+    for path in result.plots:
+        data = path.read_bytes()
+        assert data[:8] == PNG_SIGNATURE, path
+        assert len(data) > 10_000, path
+        image = mpimg.imread(path)
+        assert image.shape[0] >= 300 and image.shape[1] >= 400
+        # a plot, not a blank canvas: many distinct colours and a fair share of non-white pixels
+        rgb = image[..., :3].reshape(-1, 3)
+        assert np.unique(np.round(rgb, 2), axis=0).shape[0] > 20
+        assert (rgb.min(axis=1) < 0.9).mean() > 0.01
+
+
+def test_demo_without_plots_via_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["demo", "--no-plots", "--quiet", "--out", str(tmp_path / "x")])
+    captured = capsys.readouterr()
+    assert code == 0, captured.out
+    assert "plots: off" in captured.out
+    assert not (tmp_path / "x").exists()
+
+
+def test_demo_rejects_an_unknown_backend_with_one_line() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "wbcpy", "demo", "--solver", "nosuchsolver", "--no-plots"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "nosuchsolver" in proc.stderr
+    assert "Traceback" not in proc.stderr

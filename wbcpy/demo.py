@@ -1,0 +1,242 @@
+"""``wbcpy demo``: a short run of the four programming models on the robots shipped in ``robots/``.
+
+1. jspace (Stanford-WBC): the PUMA 560 at a named configuration — M, g, b and the end-effector Jacobian.
+2. arl (AUTh-ARL): the bimanual robot as named kinematic chains — its chain table.
+3. AccelerationScene (ARC-OPT wbc): a 3 s closed-loop reach of the 7-DOF arm (Cartesian task over a
+   posture task, joint limits on) with the chosen QP backend — status table and time per control step.
+4. MultiRefMinJerkCtrl (iCub iKin): a minimum-jerk reach of the same arm — steps to target, final error.
+5. PNG plots in the output folder (task errors and joint trajectories of 3, tip path and joint
+   trajectories of 4), unless plots are off or matplotlib is missing.
+
+Everything runs offline on the shipped URDFs; no extra package is needed but matplotlib for the plots.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+import pinocchio as pin
+
+from .arl import Model as ArlModel
+from .cli._chains import model_chain_table
+from .cli.scene import ProgressBar
+from .ik import CtrlPose, MultiRefMinJerkCtrl
+from .ik.reaching import ReachResult, run_reach
+from .jspace import Model as JspaceModel
+from .jspace import State
+from .plotting import have_matplotlib, plot_joint_trajectories, plot_task_errors, plot_tip_path
+from .robots import load_robot, shipped_robots_dir
+from .scenes import SceneSimulation, load_scene_file
+from .scenes.simulation import SimulationResult
+
+__all__ = ["ARM_Q0", "DEMO_SCENE", "PUMA_POSES", "DemoResult", "run_demo"]
+
+#: named PUMA configurations (rad), jspace joint order
+PUMA_POSES: dict[str, tuple[float, ...]] = {
+    "zero": (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    "ready": (0.0, -math.pi / 4, math.pi, 0.0, math.pi / 4, 0.0),
+}
+#: start configuration of the 7-DOF arm (rad)
+ARM_Q0 = (0.3, 0.6, -0.2, -1.2, 0.3, 0.8, 0.1)
+
+#: the AccelerationScene of step 3 (format of ``wbcpy scene`` files, see examples/scene_reach.yaml)
+DEMO_SCENE: dict = {
+    "robot": "lwr4",
+    "q0": list(ARM_Q0),
+    "dt": 0.002,
+    "duration": 3.0,
+    "joint_limits": True,
+    "tasks": [
+        {
+            "name": "ee",
+            "type": "cart",
+            "tip": "lwr_ee",
+            "priority": 0,
+            "target": {"offset": [0.10, -0.15, 0.10], "rpy": [-2.6, -0.3, 2.7]},
+            "kp": 100.0,
+            "kd": 20.0,
+        },
+        {
+            "name": "posture",
+            "type": "jnt",
+            "priority": 1,
+            "joint_names": [f"lwr_joint_{i}" for i in range(1, 8)],
+            "target": list(ARM_Q0),
+            "kp": 10.0,
+            "kd": 6.3,
+        },
+    ],
+}
+
+
+@dataclass
+class DemoResult:
+    """What :func:`run_demo` computed (used by the tests and for the exit status).
+
+    Attributes:
+        scene: the AccelerationScene simulation. reach: the min-jerk reach.
+        plots: the PNG files written (empty with plots off or without matplotlib).
+    """
+
+    scene: SimulationResult
+    reach: ReachResult
+    plots: list[Path] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Both reaches converged (end-effector errors below 1e-3, limits respected, min-jerk in target).
+
+        The posture task sits on the lower priority level and cannot reach its target while the
+        end-effector task holds: its error is reported but not judged.
+        """
+        ee = [v for k, v in self.scene.final_errors().items() if k.startswith("ee ")]
+        limits_ok = max(self.scene.limit_violation.values(), default=0.0) <= 1e-9
+        return bool(ee) and max(ee) < 1e-3 and limits_ok and self.reach.reached
+
+
+def _print_matrix(out: TextIO, name: str, m: np.ndarray) -> None:
+    out.write(f"{name} =\n")
+    rows = np.atleast_2d(m)
+    for row in rows:
+        out.write("  " + " ".join(f"{x:9.4f}" for x in row) + "\n")
+
+
+def _jspace_part(out: TextIO, pose: str) -> None:
+    model = JspaceModel.load("puma560")
+    q = np.array(PUMA_POSES[pose])
+    qd = np.full(model.get_n_dof(), 0.5)
+    model.update(State(q, qd))
+    tip = model.get_n_nodes() - 1
+    out.write(
+        f"== 1. jspace::Model — PUMA 560, pose {pose!r} q = {np.round(q, 4).tolist()} rad, "
+        f"q̇ = 0.5 rad/s each\n"
+    )
+    _print_matrix(out, "M [kg·m²]", model.get_mass_inertia())
+    _print_matrix(out, "g [N·m]", model.get_gravity())
+    _print_matrix(out, "b = C(q, q̇)q̇ [N·m]", model.get_coriolis_centrifugal())
+    _print_matrix(
+        out, f"J of node {tip} ({model.get_node_name(tip)}), linear over angular", model.compute_jacobian(tip)
+    )
+    frame = model.get_global_frame(tip)
+    out.write(f"end-effector origin [m]: {np.round(frame.translation, 4).tolist()}\n\n")
+
+
+def _arl_part(out: TextIO) -> None:
+    model = ArlModel.from_config(shipped_robots_dir() / "bimanual_chains.yaml")
+    out.write("== 2. arl::robot::Model — bimanual robot as kinematic chains\n")
+    out.write(model_chain_table(model) + "\n\n")
+
+
+def _scene_part(out: TextIO, solver: str | None, progress: bool) -> SimulationResult:
+    setup = load_scene_file(DEMO_SCENE, solver=solver)
+    scene = setup.scene
+    out.write(
+        f"== 3. AccelerationScene — lwr4 reach, Cartesian task over posture, joint limits on, "
+        f"{setup.steps} steps of {setup.dt:g} s, QP backend {scene.solver.name}\n"
+    )
+    result = SceneSimulation(setup).run(progress=ProgressBar(setup.steps) if progress else None)
+    out.write(result.status.table() + "\n")
+    errors = ", ".join(f"{k} {v:.2e}" for k, v in result.final_errors().items())
+    worst = max(result.limit_violation.values(), default=0.0)
+    out.write(f"final target errors: {errors}\n")
+    out.write(f"joint limits: {'respected' if worst <= 1e-9 else f'VIOLATED by {worst:.3g}'}\n")
+    out.write(
+        f"update()+solve() per control step: median {result.median_step_us:.1f} µs, "
+        f"p95 {result.p95_step_us:.1f} µs\n\n"
+    )
+    return result
+
+
+def _reach_part(out: TextIO) -> tuple[ReachResult, MultiRefMinJerkCtrl]:
+    robot = load_robot("lwr4")
+    chain = robot.chain("lwr_base_link", "lwr_ee")
+    ctrl = MultiRefMinJerkCtrl(chain, CtrlPose.FULL, 0.01, q0=ARM_Q0)
+    ctrl.set_exec_time(1.0)
+    ctrl.set_in_target_tol(1e-3)
+    start = ctrl.get_pose()
+    target = pin.SE3(
+        start.rotation @ pin.rpy.rpyToMatrix(0.3, -0.2, 0.4),
+        start.translation + np.array([-0.15, 0.20, -0.10]),
+    )
+    out.write(
+        "== 4. MultiRefMinJerkCtrl — lwr4 min-jerk reach (T = 1 s, Ts = 0.01 s, FULL pose) to "
+        f"{np.round(target.translation, 3).tolist()} m\n"
+    )
+    result = run_reach(ctrl, target, max_steps=500)
+    verdict = "in target" if result.reached else "NOT in target"
+    out.write(
+        f"{verdict} after {result.steps} steps ({result.steps * ctrl.Ts:g} s); final error "
+        f"{result.position_error:.2e} m, {result.rotation_error:.2e} rad; iterate() median "
+        f"{result.median_us:.1f} µs\n\n"
+    )
+    return result, ctrl
+
+
+def _plots(
+    out: TextIO, folder: Path, scene: SimulationResult, reach: ReachResult, ctrl: MultiRefMinJerkCtrl
+) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    robot = load_robot("lwr4")
+    chain = ctrl.chain
+    files = {
+        "scene_task_errors.png": lambda p: plot_task_errors(
+            p, scene.time, scene.errors, "AccelerationScene reach: target errors"
+        ),
+        "scene_joint_trajectories.png": lambda p: plot_joint_trajectories(
+            p,
+            scene.time,
+            scene.q_path,
+            robot.joint_names,
+            robot.lower_position_limit,
+            robot.upper_position_limit,
+            "AccelerationScene reach: joints",
+        ),
+        "reach_tip_path.png": lambda p: plot_tip_path(
+            p, reach.tips, reach.target.translation, f"min-jerk reach: tip path in {chain.base}"
+        ),
+        "reach_joint_trajectories.png": lambda p: plot_joint_trajectories(
+            p, reach.time, reach.q, chain.joint_names, chain.lower, chain.upper, "min-jerk reach: joints"
+        ),
+    }
+    written = []
+    for name, draw in files.items():
+        path = folder / name
+        draw(path)
+        written.append(path)
+    out.write("== 5. plots\n" + "".join(f"wrote {p}\n" for p in written))
+    return written
+
+
+def run_demo(
+    out_dir: str | Path = "wbcpy-demo",
+    solver: str | None = None,
+    plots: bool = True,
+    out: TextIO | None = None,
+    progress: bool = True,
+) -> DemoResult:
+    """Run the demo, printing to ``out`` (default stdout); returns what it computed.
+
+    Args:
+        out_dir: folder for the PNG plots (created when needed).
+        solver: QP backend of the AccelerationScene (None: the default backend).
+        plots: write the plots (skipped with a note when matplotlib is missing).
+        progress: draw a progress bar on stderr during the scene simulation.
+    """
+    stream = out if out is not None else sys.stdout
+    _jspace_part(stream, "ready")
+    _arl_part(stream)
+    scene = _scene_part(stream, solver, progress)
+    reach, ctrl = _reach_part(stream)
+    written: list[Path] = []
+    if not plots:
+        stream.write("== 5. plots: off (--no-plots)\n")
+    elif not have_matplotlib():
+        stream.write("== 5. plots: skipped, matplotlib is not installed (pip install 'wbcpy[plot]')\n")
+    else:
+        written = _plots(stream, Path(out_dir), scene, reach, ctrl)
+    return DemoResult(scene, reach, written)
