@@ -272,3 +272,17 @@ def test_bad_input_leaves_robot_unchanged(robots_dir: Path) -> None:
     np.testing.assert_array_equal(robot.v, v0)
     np.testing.assert_array_equal(robot.mass_matrix(), mass)
     np.testing.assert_array_equal(robot.frame_jacobian("end-effector"), jac)
+
+
+def test_inverse_mass_matrix_read_before_mass_matrix(robot: RobotModel) -> None:
+    """M⁻¹ alone takes the ABA route, M⁻¹ after M the Cholesky route: both invert Pinocchio's own CRBA."""
+    scratch = robot.model.createData()
+    for q, v in states(robot, 2, seed=7):
+        crba = pin.crba(robot.model, scratch, q)
+        mass = np.triu(crba) + np.triu(crba, 1).T
+        robot.update(q, v)
+        first = robot.inverse_mass_matrix()
+        np.testing.assert_allclose(first @ mass, np.eye(robot.nv), atol=1e-9)
+        robot.update(q, v)
+        robot.mass_matrix()
+        np.testing.assert_allclose(robot.inverse_mass_matrix(), first, rtol=1e-9, atol=1e-9)
