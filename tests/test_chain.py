@@ -15,7 +15,7 @@ import pytest
 from _urdf_oracle import need_example_robot, parse_joints, path_joints, urdf_file
 from scipy.spatial.transform import Rotation
 
-from wbcpy import ConfigError, InvalidValueError, UnknownNameError, load_robot
+from wbcpy import ConfigError, InvalidValueError, RobotModel, UnknownNameError, load_robot
 from wbcpy.chain import Chain, pose7_from_se3, se3_from_pose7
 
 RNG = np.random.default_rng(20240611)
@@ -157,6 +157,9 @@ def test_kinova_continuous_angles_of_any_size() -> None:
     np.testing.assert_allclose(M0.homogeneous, M_exp.homogeneous, atol=1e-12)
     np.testing.assert_allclose(J0, J_exp, atol=1e-12)
     np.testing.assert_allclose(J0, _fd_jacobian(chain, q), atol=1e-6)
+    Mu, Ju = chain.fk_jacobian_unchecked(q)  # cos/sin written by the unchecked path too
+    np.testing.assert_allclose(Mu.homogeneous, M_exp.homogeneous, atol=1e-12)
+    np.testing.assert_allclose(Ju, J_exp, atol=1e-12)
 
 
 # ------------------------------------------------------------------ rest, offset, isolation
@@ -195,6 +198,69 @@ def test_tip_offset_moves_point_and_jacobian(bimanual) -> None:
     np.testing.assert_allclose(J_tool[3:], plain.jacobian(q)[3:], atol=1e-12)
     tool.tip_offset = None
     np.testing.assert_allclose(tool.jacobian(q), plain.jacobian(q), atol=1e-15)
+
+
+@pytest.mark.parametrize(("base", "tip"), BIMANUAL_CHAINS)
+def test_fk_jacobian_unchecked_equals_checked(bimanual, base: str, tip: str) -> None:
+    chain = bimanual.chain(base, tip)
+    tool = bimanual.chain(base, tip, tip_offset=pin.SE3(np.eye(3), np.array([0.05, -0.1, 0.2])))
+    for c in (chain, tool):
+        q1, q2 = _random_chain_q(c), _random_chain_q(c)
+        M1, J1 = c.fk_jacobian_unchecked(q1)
+        saved = M1.homogeneous.copy(), J1.copy()
+        M2, J2 = c.fk_jacobian_unchecked(q2)  # never writes into the first results
+        np.testing.assert_array_equal(M1.homogeneous, saved[0])
+        np.testing.assert_array_equal(J1, saved[1])
+        M_exp, J_exp = c.fk_jacobian(q2)
+        np.testing.assert_allclose(M2.homogeneous, M_exp.homogeneous, atol=1e-14)
+        np.testing.assert_allclose(J2, J_exp, atol=1e-14)
+        assert J2.shape == (6, c.n)
+    M_exp, J_exp = _expected(bimanual, chain, q1)  # the oracle for one unchecked call
+    M, J = chain.fk_jacobian_unchecked(q1)
+    np.testing.assert_allclose(M.homogeneous, M_exp.homogeneous, atol=1e-12)
+    np.testing.assert_allclose(J, J_exp, atol=1e-12)
+
+
+def test_whole_robot_chain_unchecked_matches_robot_model() -> None:
+    """Base at the world origin and every DOF in the chain: Pinocchio's results are passed through."""
+    robot = load_robot("lwr4")
+    chain = robot.chain(robot.root_link, "lwr_ee")
+    assert chain.n == robot.nv
+    q = _random_chain_q(chain)
+    M_exp, J_exp = _expected(robot, chain, q)
+    M, J = chain.fk_jacobian_unchecked(q)
+    np.testing.assert_allclose(M.homogeneous, M_exp.homogeneous, atol=1e-12)
+    np.testing.assert_allclose(J, J_exp, atol=1e-12)
+    J[:] = 99.0
+    assert not np.any(chain.fk_jacobian_unchecked(q)[1] == 99.0)
+
+
+ONE_DOF_URDF = (
+    '<robot name="one"><link name="base_link"/>'
+    '<joint name="j0" type="revolute"><parent link="base_link"/><child link="l0"/><axis xyz="0 0 1"/>'
+    '<limit lower="-1" upper="1" velocity="1" effort="1"/></joint>'
+    '<link name="l0"><inertial><mass value="1"/><origin xyz="0.25 0 0"/>'
+    '<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>'
+    '<joint name="tip_joint" type="fixed"><parent link="l0"/><child link="tip"/><origin xyz="0.5 0 0"/>'
+    '</joint><link name="tip"/></robot>'
+)
+
+
+@pytest.mark.parametrize("offset", [0.0, 0.2])
+def test_one_dof_robot_gives_6x1_jacobians(offset: float) -> None:
+    """nv = 1: Pinocchio returns the Jacobian as a 6-vector; the chain's is 6×1 (closed form)."""
+    robot = RobotModel.from_urdf(ONE_DOF_URDF)
+    assert robot.nv == 1
+    chain = robot.chain("base_link", "tip", tip_offset=pin.SE3(np.eye(3), np.array([offset, 0.0, 0.0])))
+    for q in (-0.7, 0.2, 0.9):
+        r = 0.5 + offset
+        J_exp = np.array([[-r * math.sin(q)], [r * math.cos(q)], [0.0], [0.0], [0.0], [1.0]])
+        qv = np.array([q])
+        for J in (chain.jacobian(qv), chain.fk_jacobian(qv)[1], chain.fk_jacobian_unchecked(qv)[1]):
+            assert J.shape == (6, 1)
+            np.testing.assert_allclose(J, J_exp, atol=1e-12)
+        p_exp = [r * math.cos(q), r * math.sin(q), 0.0]
+        np.testing.assert_allclose(chain.fk(qv).translation, p_exp, atol=1e-12)
 
 
 def test_chain_never_touches_robot_state(bimanual) -> None:

@@ -102,11 +102,6 @@ def test_ctrl_pose_names_and_jacobian_2d(one_dof):
     assert c.get_J().shape == (6, 1)
 
 
-@pytest.mark.xfail(
-    raises=IndexError,
-    strict=False,
-    reason="wbcpy.chain: Pinocchio gives a 1-D Jacobian when nv = 1 (reported; drop when fixed)",
-)
 def test_one_dof_robot_jacobian_is_2d():
     """A robot whose only joint is the chain's (nv = 1): J stays 6×1 (spec §0)."""
     _, chain = serial_chain(1, -1.0, 1.0, aux=False)

@@ -183,6 +183,7 @@ class Chain:
         self._cq1 = self._cq + 1
         self._cols = _as_index_or_slice(self.dof_indices)
         self._cols_is_slice = isinstance(self._cols, slice)
+        self._cols_all = self._cols_is_slice and self._cols == slice(0, model.nv)  # every robot DOF
         self._tip_offset = pin.SE3.Identity()
         self._has_offset = False
         if tip_offset is not None:
@@ -191,6 +192,14 @@ class Chain:
             dof = robot.dof_from_q(pin.neutral(model))
             rest = np.clip(dof, robot.dof_lower_limit, robot.dof_upper_limit)
         self._set_rest(rest)
+
+    def _update_plain(self) -> None:
+        """Whether Pinocchio's tip pose and (2-D) Jacobian need no transform (only a column selection)."""
+        self._plain = (
+            getattr(self, "_base_identity", False)
+            and not self._has_offset
+            and self._model.nv > 1  # nv = 1: Pinocchio returns a 1-D Jacobian
+        )
 
     @staticmethod
     def _frame(robot: RobotModel, frame: str, kind: str) -> int:
@@ -224,6 +233,7 @@ class Chain:
         rot_t = oMb.rotation.T.copy()
         self._base_rot_identity = bool(np.array_equal(rot_t, np.eye(3)))
         self._base_identity = self._base_rot_identity and not oMb.translation.any()
+        self._update_plain()
         self._R6 = np.zeros((6, 6))
         self._R6[:3, :3] = rot_t
         self._R6[3:, 3:] = rot_t
@@ -242,6 +252,7 @@ class Chain:
         check_finite(value.homogeneous, "tip_offset")
         self._tip_offset = pin.SE3(value)
         self._has_offset = not value.isIdentity(0.0)
+        self._update_plain()
 
     # ------------------------------------------------------------------ chain-local vectors
     def _load(self, q_chain: Any) -> np.ndarray:
@@ -251,6 +262,10 @@ class Chain:
             qc = as_vector(q_chain, self.n, "q_chain")  # lists, other dtypes, wrong shapes
         elif not math.isfinite(sum(qc.tolist())):  # NaN/inf make the sum non-finite (overflow re-checked)
             check_finite(qc, "q_chain")
+        return self._write(qc)
+
+    def _write(self, qc: np.ndarray) -> np.ndarray:
+        """Write the validated chain vector ``qc`` into the scratch configuration and return it."""
         q = self._q
         if self._all_simple:
             q[self._sq] = qc
@@ -281,7 +296,11 @@ class Chain:
     # never alias pin.Data; the base placement is constant (see _set_rest), hence no per-call base update.
     def _jac_in_base(self, J: np.ndarray) -> np.ndarray:
         """Chain columns of the world-aligned tip Jacobian ``J`` (a new array), in base axes."""
+        if J.ndim == 1:  # Pinocchio returns a 6-vector when the robot has a single DOF
+            J = J.reshape(6, 1)
         if self._base_rot_identity:
+            if self._cols_all:
+                return J  # already a new array
             return J[:, self._cols].copy() if self._cols_is_slice else J[:, self._cols]
         return self._R6 @ J[:, self._cols]
 
@@ -318,8 +337,33 @@ class Chain:
         return Jb
 
     def fk_jacobian(self, q_chain: Any) -> tuple[pin.SE3, np.ndarray]:
-        """``(fk(q_c), jacobian(q_c))`` from one kinematics pass (the hot path of controllers)."""
-        q = self._load(q_chain)
+        """``(fk(q_c), jacobian(q_c))`` from one kinematics pass (the hot path of controllers).
+
+        Raises:
+            InvalidValueError: ``q_chain`` is not n finite values.
+        """
+        return self._fk_jacobian(self._load(q_chain))
+
+    def fk_jacobian_unchecked(self, q_chain: np.ndarray) -> tuple[pin.SE3, np.ndarray]:
+        """:meth:`fk_jacobian` without validating ``q_chain`` (for controllers that validated it already).
+
+        ``q_chain`` is trusted: it must be a finite float64 array of shape ``(n,)``; anything else gives
+        wrong results or a numpy/Pinocchio error. The results are new objects, as from :meth:`fk_jacobian`.
+        """
+        if not self._all_simple:
+            return self._fk_jacobian(self._write(q_chain))
+        q = self._q
+        q[self._sq] = q_chain
+        if not self._plain:
+            return self._fk_jacobian(q)
+        # base frame = world and no tool offset: Pinocchio's pose, and its Jacobian's chain columns
+        model, data, tid = self._model, self._data, self._tid
+        J = pin.computeFrameJacobian(model, data, q, tid, _LWA)
+        if not self._cols_all:
+            J = J[:, self._cols].copy() if self._cols_is_slice else J[:, self._cols]
+        return pin.updateFramePlacement(model, data, tid), J
+
+    def _fk_jacobian(self, q: np.ndarray) -> tuple[pin.SE3, np.ndarray]:
         model, data, tid = self._model, self._data, self._tid
         Jb = self._jac_in_base(pin.computeFrameJacobian(model, data, q, tid, _LWA))
         oMt = pin.updateFramePlacement(model, data, tid)  # joints are placed: this only composes jMf

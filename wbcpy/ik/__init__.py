@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from .blend import blend_velocities, guard_weights
 from .dls import DLSResult, dls_ik
-from .filters import Filter, Integrator
+from .filters import Filter
+from .integrator import Integrator
 from .minjerk_ctrl import (
     ALPHA,
     BETA,

@@ -58,11 +58,12 @@ class ControllerSettings:
     _state: CtrlState
     _iter: int
     _q: np.ndarray
+    _q_interior: bool | None
     _x: np.ndarray
     _x_stale: bool
     _e: np.ndarray
     _qdot: np.ndarray
-    _xdot: np.ndarray
+    _xdot: np.ndarray | None
     _J: np.ndarray
     _q_set: np.ndarray
     _x_set: np.ndarray
@@ -98,6 +99,7 @@ class ControllerSettings:
             InvalidValueError: non-finite ratio (nothing changes).
         """
         self._guard.set_ratio(_finite(ratio, "guard_ratio"))
+        self._q_interior = None  # the interior bands moved
 
     def get_exec_time(self) -> float:
         """Execution time T [s] (90 % of a step at t = T)."""
@@ -167,7 +169,10 @@ class ControllerSettings:
 
     def get_xdot(self) -> np.ndarray:
         """Task velocity ẋ = J q̇ (6,) of the last iterate."""
-        return self._xdot.copy()
+        xdot = self._xdot
+        if xdot is None:  # computed on first read after an iterate
+            xdot = self._xdot = self._J.dot(self._qdot)
+        return xdot.copy()
 
     def get_jacobian(self) -> np.ndarray:
         """Tip Jacobian J (6, n), base axes, at the q of the last iterate (at q0 before the first)."""

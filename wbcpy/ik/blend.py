@@ -27,6 +27,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy.linalg.blas import dgemm as _dgemm
+from scipy.linalg.blas import dgemv as _dgemv
 from scipy.linalg.lapack import dposv as _dposv
 
 from .._validation import as_matrix, as_vector
@@ -38,16 +40,41 @@ __all__ = ["GuardBands", "blend_velocities", "guard_weights"]
 _EYE6 = np.eye(6)
 
 
-def _blend(qdot_j: np.ndarray, xdot_t: np.ndarray, J: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Blend on validated inputs (hot path); returns a new (n,) array."""
-    JW = J * w  # J W (columns scaled)
-    A = JW @ J.T
-    A += _EYE6  # I6 + J W J^T: symmetric positive definite
-    r = xdot_t - J.dot(qdot_j)
-    _, y, info = _dposv(A, r, overwrite_a=1, overwrite_b=1)  # Cholesky factor + solve
+def diag_scratch(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """An (n, n) zero matrix and a view of its diagonal: the ``scratch`` argument of :func:`_blend`."""
+    D = np.zeros((n, n))
+    return D, D.reshape(-1)[:: n + 1]
+
+
+def _blend(
+    qdot_j: np.ndarray,
+    xdot_t: np.ndarray,
+    J: np.ndarray,
+    w: np.ndarray,
+    scratch: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """Blend on validated inputs (hot path); returns a new (n,) array.
+
+    ``scratch`` is an optional :func:`diag_scratch` pair: the diagonal matrix receives ``w`` so that J W
+    is one matrix product (cheaper than broadcasting on small arrays).
+
+    BLAS/LAPACK are called directly with positional arguments (keyword parsing of the f2py wrappers costs
+    more than the arithmetic at this size); ``M.T`` of a C-ordered matrix is the Fortran-ordered view they
+    take without a copy.
+    """
+    if scratch is None:
+        JW = J * w  # J W (columns scaled)
+    else:
+        D, diag = scratch
+        diag[:] = w
+        JW = J.dot(D)
+    JT = J.T
+    A = _dgemm(1.0, JW.T, JT, 1.0, _EYE6, 1, 0)  # (JWᵀ)ᵀ Jᵀ + I₆ = I₆ + J W Jᵀ: symmetric positive definite
+    r = _dgemv(-1.0, JT, qdot_j, 1.0, xdot_t, 0, 1, 0, 1, 1)  # ẋ_T − J q̇_J (trans=1: (Jᵀ)ᵀ = J)
+    _, y, info = _dposv(A, r, 0, 1, 1)  # Cholesky factor (upper triangle) + solve
     if info != 0:  # not reachable for finite inputs (A ⪰ I); keep a defined result anyway
-        y = np.linalg.lstsq(_EYE6 + JW @ J.T, xdot_t - J.dot(qdot_j), rcond=None)[0]
-    return qdot_j + JW.T.dot(y)
+        y = np.linalg.lstsq(_EYE6 + JW.dot(J.T), xdot_t - J.dot(qdot_j), rcond=None)[0]
+    return _dgemv(1.0, JW.T, y, 1.0, qdot_j)  # q̇_J + (J W)ᵀ y, a new array
 
 
 def blend_velocities(qdot_j: Any, xdot_t: Any, J: Any, w: Any) -> np.ndarray:
@@ -81,6 +108,10 @@ class GuardBands:
     Args:
         lower, upper: (n,) joint limits (±inf allowed: no guard band for that joint).
         guard_ratio: fraction of the range used by the bands, clamped to [0, 1].
+
+    Attributes:
+        in_lo, in_hi: (n,) interior bands [MinInt, MaxInt] shrunk by a relative 1e-9, used by the fast
+            test :meth:`all_interior` (∓inf for a joint without limits).
     """
 
     def __init__(self, lower: np.ndarray, upper: np.ndarray, guard_ratio: float) -> None:
@@ -93,41 +124,69 @@ class GuardBands:
         ratio = min(max(float(guard_ratio), 0.0), 1.0)
         lo, hi = self.lower, self.upper
         finite = np.isfinite(lo) & np.isfinite(hi)
-        g = np.where(finite, 0.25 * ratio * np.where(finite, hi - lo, 0.0), 0.0)
         inf = np.inf
+        lo_f, hi_f = np.where(finite, lo, 0.0), np.where(finite, hi, 0.0)
+        g = 0.25 * ratio * (hi_f - lo_f)
         self.ratio = ratio
         self.g = g
-        self.min_ext = np.where(finite, lo + g, -inf)
-        self.min_int = np.where(finite, lo + 2.0 * g, -inf)
-        self.min_cog = np.where(finite, lo + 1.5 * g, 0.0)
-        self.max_ext = np.where(finite, hi - g, inf)
-        self.max_int = np.where(finite, hi - 2.0 * g, inf)
-        self.max_cog = np.where(finite, hi - 1.5 * g, 0.0)
-        # fast interior test |q − mid| < half, shrunk by a relative 1e-9 so rounding never misclassifies
-        lo_f, hi_f = np.where(finite, lo, 0.0), np.where(finite, hi, 0.0)
-        self._mid = 0.5 * (lo_f + hi_f)
-        self._half = np.where(finite, (0.5 * (hi_f - lo_f) - 2.0 * g) * (1.0 - 1e-9), np.inf)
-        # 10/g where the band has a width (never used elsewhere: rule 1 or 2 applies there)
-        self.scale = np.divide(10.0, g, out=np.zeros_like(g), where=g > 0.0)
-        self.uniform = False  # True after weights() when every weight was γ (the interior fast path)
+        self.min_ext = np.where(finite, lo_f + g, -inf)
+        self.min_int = np.where(finite, lo_f + 2.0 * g, -inf)
+        self.min_cog = np.where(finite, lo_f + 1.5 * g, 0.0)
+        self.max_ext = np.where(finite, hi_f - g, inf)
+        self.max_int = np.where(finite, hi_f - 2.0 * g, inf)
+        self.max_cog = np.where(finite, hi_f - 1.5 * g, 0.0)
+        # The rules in terms of d = |q − mid| (half range h = D/2): rule 1 ⇔ d ≤ h − 2g, rule 2 ⇔
+        # d ≥ h − g, and rules 3/4 are one formula, ½γ(1 + tanh(10 (h − 1.5g − d)/g)) (below mid it is
+        # 10(q − MinCOG)/g, above mid −10(q − MaxCOG)/g). A joint without limits: d ≤ inf, always rule 1.
+        mid = 0.5 * (lo_f + hi_f)
+        half_f = 0.5 * (hi_f - lo_f)
+        half = np.where(finite, half_f, inf)
+        scale = np.divide(10.0, g, out=np.zeros_like(g), where=g > 0.0)  # 10/g (0: no band)
+        self._mid = mid
+        self._d_int = half - 2.0 * g
+        self._d_ext = half - g
+        self._neg_scale = -scale
+        self._offset = scale * (half_f - 1.5 * g)
+        # fast interior test: q inside [in_lo, in_hi], the interior bands [MinInt, MaxInt] shrunk by a
+        # relative 1e-9 so that rounding never misclassifies (an empty band admits nothing)
+        shrunk = self._d_int * (1.0 - 1e-9)
+        empty = shrunk <= 0.0
+        self.in_lo = np.where(empty, inf, mid - shrunk)
+        self.in_hi = np.where(empty, -inf, mid + shrunk)
+
+    def all_interior(self, q: np.ndarray) -> bool:
+        """True when every joint of ``q`` (a validated float64 (n,) array) is inside its interior band.
+
+        Then rule 1 gives W = γI. The bands are [MinInt, MaxInt] shrunk by a relative 1e-9, so a joint
+        within rounding of a band edge is reported as not interior (:meth:`weights` then applies the
+        rules exactly). The test clips q to the bands and compares bytes: two ufuncs, no Python loop.
+        """
+        z = np.minimum(np.maximum(q, self.in_lo), self.in_hi)
+        return z.tobytes() == q.tobytes()
 
     def weights(self, q: np.ndarray, gamma: float, out: np.ndarray | None = None) -> np.ndarray:
         """Diagonal of W at ``q`` (validated (n,) array) for gain ``gamma`` ≥ 0."""
         w = np.empty_like(q) if out is None else out
-        if np.count_nonzero(abs(q - self._mid) >= self._half) == 0:  # common: all joints well inside rule 1
+        if self.all_interior(q):  # common: all joints well inside rule 1
             w.fill(gamma)
-            self.uniform = True
             return w
-        self.uniform = False
-        low = q < self.min_int
-        # rule 3 / 4 argument: 10(q − MinCOG)/g below MinInt, −10(q − MaxCOG)/g otherwise
-        arg = np.where(low, q - self.min_cog, self.max_cog - q)
-        arg *= self.scale
+        return self.rule_weights(q, gamma, w)
+
+    def rule_weights(self, q: np.ndarray, gamma: float, out: np.ndarray) -> np.ndarray:
+        """:meth:`weights` without the interior fast path (for callers that know a joint is near a limit).
+
+        Writes the diagonal of W into ``out`` ((n,)) and returns it.
+        """
+        w = out
+        d = q - self._mid
+        np.abs(d, out=d)  # distance from the middle of the range
+        arg = d * self._neg_scale
+        arg += self._offset  # 10(q − MinCOG)/g below the middle, −10(q − MaxCOG)/g above
         np.tanh(arg, out=arg)
         arg += 1.0
-        np.multiply(arg, 0.5 * gamma, out=w)
-        w[(q <= self.min_ext) | (q >= self.max_ext)] = 0.0  # rule 2
-        w[~low & (q <= self.max_int)] = gamma  # rule 1 (evaluated first in the spec; it wins)
+        np.multiply(arg, 0.5 * gamma, out=w)  # rules 3 and 4
+        w[d >= self._d_ext] = 0.0  # rule 2
+        w[d <= self._d_int] = gamma  # rule 1 (evaluated first in the spec; it wins)
         return w
 
 

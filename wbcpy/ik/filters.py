@@ -1,4 +1,4 @@
-"""Discrete linear filters and a saturating trapezoidal integrator (iCub ``ctrlLib`` semantics).
+"""Discrete linear IIR filters (iCub ``ctrlLib`` ``Filter`` semantics).
 
 :class:`Filter` is a per-component direct-form-I IIR filter,
 
@@ -9,19 +9,19 @@
 applied independently (and vectorised) to every component of a vector signal. The coefficients are either
 shared by all components (1-D ``num``/``den``) or given per component (2-D, one row per component).
 
-:class:`Integrator` is the trapezoidal rule with optional saturation,
-:math:`y_k = \\mathrm{clip}(y_{k-1} + \\tfrac{T_s}{2}(x_k + x_{k-1}), lo, hi)`.
+:class:`~wbcpy.ik.integrator.Integrator` (the saturating trapezoidal integrator) lives in
+:mod:`wbcpy.ik.integrator` and is re-exported here.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from .._validation import as_matrix, as_vector
 from ..errors import InvalidValueError
+from .integrator import Integrator  # re-exported (its historical home)
 
 __all__ = ["Filter", "Integrator"]
 
@@ -84,12 +84,12 @@ class Filter:
         num_given, b, den_given, a = self._check_coeffs(num, den)
         self._m = b.shape[0]  # numerator taps
         self._na = a.shape[0]  # denominator taps
+        # State buffer, one column per component (newest first): row 0 takes the next input u_{k+1};
+        # rows 1 .. m-1 hold u_k .. u_{k-m+2}; rows m .. hold y_k, y_{k-1}, ... (at least one output row,
+        # so the last output is part of the state even for an FIR filter).
+        self._nh = max(self._na, 2) - 1  # stored past outputs
+        self._ext = np.zeros((self._m + self._nh, self._n))
         self._set_coeffs(num_given, b, den_given, a)
-        # State buffer: rows [0, m) hold u_k, u_{k-1}, ... (newest first), rows [m, m+na-1) hold
-        # y_{k-1}, y_{k-2}, ... (newest first). self._c holds [b; -a_1..] so that y = Σ_rows c*z / a_0.
-        self._z = np.zeros((self._m + self._na - 1, self._n))
-        self._work = np.empty_like(self._z)
-        self._y = np.zeros(self._n)
         self._init_state(y, None)
 
     # ------------------------------------------------------------------ coefficients
@@ -101,10 +101,28 @@ class Filter:
         return num_given, b, den_given, a
 
     def _set_coeffs(self, num_given: np.ndarray, b: np.ndarray, den_given: np.ndarray, a: np.ndarray) -> None:
+        """Store the coefficients and build the one-step transition of the state buffer.
+
+        One step maps the buffer ``ext`` (input in row 0) to its next rows 1.. as ``P @ ext``: row m−1 of
+        the product is y_{k+1} = Σ (b_i/a_0) u_{k+1−i} − Σ (a_i/a_0) y_{k+1−i}, the other rows shift the
+        past values by one. With per-component coefficients P only shifts and the output row is
+        computed from ``self._cy`` (one column per component).
+        """
+        m, rows = self._m, self._ext.shape[0]
+        coeffs = np.zeros((rows, self._n))  # output row of P, per component
+        coeffs[:m] = b
+        coeffs[m : m + self._na - 1] = -a[1:]
+        coeffs /= a[0]
+        P = np.eye(rows - 1, rows)  # new row r+1 = old row r (the oldest input and output drop out) ...
+        P[m - 1] = 0.0  # ... except the output row
+        shared = bool((coeffs == coeffs[:, :1]).all())
+        if shared:
+            P[m - 1] = coeffs[:, 0]
         self._num, self._den = num_given, den_given
         self._b, self._a = b, a
-        self._c = np.vstack((b, -a[1:]))
-        self._a0 = a[0].copy()
+        self._P = P
+        self._cy = None if shared else coeffs
+        self._work = None if shared else np.empty_like(coeffs)
 
     def adjust_coeffs(self, num: Any, den: Any) -> None:
         """Replace the coefficients, keeping the stored past inputs and outputs.
@@ -140,9 +158,9 @@ class Filter:
             dc_zero = np.abs(sum_b) <= _DC_ZERO_RTOL * np.abs(self._b).sum(axis=0)
             safe_b = np.where(dc_zero, 1.0, sum_b)
             u0 = np.where(dc_zero, 0.0, (sum_a / safe_b) * y0)
-        self._z[: self._m] = u0
-        self._z[self._m :] = y0
-        self._y[:] = y0
+        ext, m = self._ext, self._m
+        ext[1:m] = u0
+        ext[m:] = y0
 
     def init(self, y0: Any, u0: Any = None) -> None:
         """Reset the filter so that its output is ``y0``.
@@ -158,20 +176,24 @@ class Filter:
         u = None if u0 is None else as_vector(u0, self._n, "u0")
         self._init_state(y, u)
 
-    def _step(self, u: np.ndarray) -> np.ndarray:
-        """One filter step on a validated input; returns the internal output buffer (do not keep it)."""
-        z, m = self._z, self._m
-        if m > 1:
-            z[1:m] = z[: m - 1]
-        z[0] = u
-        y = self._y
-        np.add.reduce(np.multiply(self._c, z, out=self._work), axis=0, out=y)
-        y /= self._a0
-        if self._na > 1:
-            if self._na > 2:
-                z[m + 1 :] = z[m:-1]
-            z[m] = y
-        return y
+    def step_unchecked(self, u: np.ndarray) -> np.ndarray:
+        """Filter one sample without validating it (the hot path of controllers).
+
+        Same result as :meth:`filt`, but ``u`` is trusted: it must be a finite float64 array of shape
+        ``(n,)`` (anything else gives wrong results or a numpy error, possibly after the state moved).
+        Costs one small matrix product plus two row copies.
+
+        Returns:
+            y_k, a new array (a view of a fresh buffer the filter never writes again).
+        """
+        ext = self._ext
+        ext[0] = u
+        nxt = self._P.dot(ext)
+        cy = self._cy
+        if cy is not None:  # per-component coefficients: the output row on its own
+            np.add.reduce(np.multiply(cy, ext, out=self._work), axis=0, out=nxt[self._m - 1])
+        ext[1:] = nxt
+        return nxt[self._m - 1]
 
     def filt(self, u: Any) -> np.ndarray:
         """Filter one sample ``u`` (length n) and return the new output y_k (a new array).
@@ -179,11 +201,28 @@ class Filter:
         Raises:
             InvalidValueError: wrong size or non-finite input (the filter is unchanged).
         """
-        return self._step(as_vector(u, self._n, "u")).copy()
+        return self.step_unchecked(as_vector(u, self._n, "u")).copy()
 
     def get_output(self) -> np.ndarray:
         """Return the last output (``y0`` right after :meth:`init`), a new array."""
-        return self._y.copy()
+        return self._ext[self._m].copy()
+
+    def get_state(self) -> np.ndarray:
+        """The stored past inputs and outputs, a new ``(m − 1 + h, n)`` array (one column per component).
+
+        Rows, newest first: the last m − 1 inputs u_k, …, u_{k−m+2}, then the last h = max(n_a − 1, 1)
+        outputs y_k, y_{k−1}, … (m numerator and n_a denominator taps). Together with the coefficients this
+        is everything the next output depends on; :meth:`set_state` puts it back.
+        """
+        return self._ext[1:].copy()
+
+    def set_state(self, state: Any) -> None:
+        """Overwrite the stored past inputs and outputs with ``state`` (the layout of :meth:`get_state`).
+
+        Raises:
+            InvalidValueError: wrong shape or non-finite values (the filter is unchanged).
+        """
+        self._ext[1:] = as_matrix(state, self._ext[1:].shape, "state")
 
     @property
     def dim(self) -> int:
@@ -194,142 +233,3 @@ class Filter:
     getOutput = get_output  #: alias of :meth:`get_output`
     adjustCoeffs = adjust_coeffs  #: alias of :meth:`adjust_coeffs`
     getCoeffs = get_coeffs  #: alias of :meth:`get_coeffs`
-
-
-def _check_ts(Ts: Any) -> float:
-    try:
-        ts = float(Ts)
-    except (TypeError, ValueError):
-        raise InvalidValueError(
-            "Ts", "a positive finite number", Ts, reason=f"not a number: {Ts!r}"
-        ) from None
-    if not (math.isfinite(ts) and ts > 0.0):
-        raise InvalidValueError(
-            "Ts", "a positive finite number", ts, reason=f"must be > 0 and finite, got {ts}"
-        )
-    return ts
-
-
-def _as_limits(limits: Any, n: int) -> np.ndarray | None:
-    """Validate an (n, 2) array of [lo, hi] rows (±inf allowed, NaN not, lo ≤ hi); None passes through."""
-    if limits is None:
-        return None
-    try:
-        lim = np.array(limits, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidValueError("limits", (n, 2), None, reason=f"not numeric ({exc})") from None
-    if lim.shape != (n, 2):
-        raise InvalidValueError("limits", (n, 2), lim.shape)
-    if np.isnan(lim).any():
-        raise InvalidValueError("limits", (n, 2), lim.shape, reason="contains NaN")
-    bad = np.flatnonzero(lim[:, 0] > lim[:, 1])
-    if bad.size:
-        raise InvalidValueError("limits", "lo <= hi", lim.shape, reason=f"lo > hi in rows {bad.tolist()}")
-    return lim
-
-
-class Integrator:
-    """Trapezoidal integrator with per-component saturation (iCub ``iCub::ctrl::Integrator``).
-
-    .. math::
-
-        y_k = \\mathrm{clip}\\big(y_{k-1} + \\tfrac{T_s}{2}(x_k + x_{k-1}),\\ lo,\\ hi\\big)
-
-    Saturating the state itself means there is no wind-up: when the input changes sign the output leaves the
-    limit at once.
-
-    Args:
-        Ts: sample time [s], > 0.
-        y0: initial output (length n ≥ 1); clipped to the limits.
-        limits: optional ``(n, 2)`` array of ``[lo, hi]`` rows (±inf allowed); None = no saturation.
-
-    Raises:
-        InvalidValueError: non-positive ``Ts``, bad shapes, NaN, or ``lo > hi``.
-    """
-
-    def __init__(self, Ts: float, y0: Any, limits: Any = None) -> None:
-        ts = _check_ts(Ts)
-        y = as_vector(y0, None, "y0")
-        if y.size == 0:
-            raise InvalidValueError("y0", "(n,) with n >= 1", y.shape)
-        lim = _as_limits(limits, y.size)
-        self._n = y.size
-        self._ts = ts
-        self._half_ts = 0.5 * ts
-        self._lim = lim
-        self._lo = None if lim is None else lim[:, 0].copy()
-        self._hi = None if lim is None else lim[:, 1].copy()
-        self._y = self._clip(y)
-        self._x_old = np.zeros(self._n)
-
-    def _clip(self, y: np.ndarray) -> np.ndarray:
-        if self._lo is not None:
-            np.maximum(y, self._lo, out=y)
-            np.minimum(y, self._hi, out=y)
-        return y
-
-    def integrate(self, x: Any) -> np.ndarray:
-        """Integrate one input sample ``x`` (length n) and return the new output (a new array).
-
-        Raises:
-            InvalidValueError: wrong size or non-finite input (the integrator is unchanged).
-        """
-        xv = as_vector(x, self._n, "x")
-        return self._integrate(xv).copy()
-
-    def _integrate(self, x: np.ndarray) -> np.ndarray:
-        """Integrate a validated input; returns the internal output buffer (do not keep it)."""
-        y = self._y
-        y += self._half_ts * (x + self._x_old)
-        self._x_old[:] = x
-        return self._clip(y)
-
-    def reset(self, y0: Any) -> None:
-        """Set the output to ``clip(y0)`` and the previous input to 0.
-
-        Raises:
-            InvalidValueError: wrong size or non-finite ``y0`` (the integrator is unchanged).
-        """
-        y = as_vector(y0, self._n, "y0")
-        self._y = self._clip(y)
-        self._x_old[:] = 0.0
-
-    def get(self) -> np.ndarray:
-        """Return the current output (a new array)."""
-        return self._y.copy()
-
-    def set_ts(self, Ts: float) -> None:
-        """Change the sample time [s] (> 0); the state is kept."""
-        ts = _check_ts(Ts)
-        self._ts = ts
-        self._half_ts = 0.5 * ts
-
-    def get_ts(self) -> float:
-        """Return the sample time [s]."""
-        return self._ts
-
-    def set_lim(self, limits: Any) -> None:
-        """Set the ``(n, 2)`` saturation limits (None removes them).
-
-        As in iCub, the current output is not clipped here; the limits apply from the next
-        :meth:`integrate` or :meth:`reset`.
-        """
-        lim = _as_limits(limits, self._n)
-        self._lim = lim
-        self._lo = None if lim is None else lim[:, 0].copy()
-        self._hi = None if lim is None else lim[:, 1].copy()
-
-    def get_lim(self) -> np.ndarray | None:
-        """Return a copy of the ``(n, 2)`` limits, or None when the integrator does not saturate."""
-        return None if self._lim is None else self._lim.copy()
-
-    @property
-    def dim(self) -> int:
-        """Number of components n."""
-        return self._n
-
-    # iCub camelCase aliases.
-    setTs = set_ts  #: alias of :meth:`set_ts`
-    getTs = get_ts  #: alias of :meth:`get_ts`
-    setLim = set_lim  #: alias of :meth:`set_lim`
-    getLim = get_lim  #: alias of :meth:`get_lim`

@@ -32,7 +32,8 @@ import numpy as np
 
 from .._validation import as_vector
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError
-from .filters import Filter, _check_ts
+from .filters import Filter
+from .integrator import _check_ts
 
 __all__ = [
     "ALPHA",
@@ -138,7 +139,21 @@ class _MinJerkVelCtrl:
             num, den = self._coeffs(t)
             self._filter.adjust_coeffs(num, den)
             self._T = t
-        return self._filter._step(ev).copy()
+        return self._filter.step_unchecked(ev).copy()
+
+    def step_unchecked(self, e: np.ndarray) -> np.ndarray:
+        """One command at the current T (:meth:`get_T`) without validating ``e`` (hot path).
+
+        ``e`` must be a finite float64 array of shape ``(dim,)``; the coefficients are not recomputed (call
+        :meth:`compute_cmd` when T changes). Returns a new array. Controllers that step every sample can
+        bind ``ctrl.filter.step_unchecked`` directly to save this call layer.
+        """
+        return self._filter.step_unchecked(e)
+
+    @property
+    def filter(self) -> Filter:
+        """The underlying :class:`Filter` (do not change its coefficients: they belong to T)."""
+        return self._filter
 
     def reset(self, u0: Any) -> None:
         """Reset the filter to the steady state with output (velocity command) ``u0`` (length dim)."""

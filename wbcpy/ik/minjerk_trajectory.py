@@ -25,7 +25,7 @@ from scipy.linalg import expm
 
 from .._validation import as_vector
 from ..errors import InvalidValueError
-from .filters import _check_ts
+from .integrator import _check_ts
 from .minjerk_ctrl import ALPHA, BETA, KAPPA, _check_T
 
 __all__ = ["MinJerkTrajectory"]

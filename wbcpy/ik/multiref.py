@@ -14,8 +14,12 @@ motion; a large γ a straight Cartesian path with the joint loop acting in the n
 by a saturating trapezoidal integrator, so q never leaves the limits and nothing winds up. Each loop
 closes (for its ideal plant) to the triple pole p³/(s+p)³, p = 5.3223/T: 90 % of a step at t = T.
 
-Kinematics come from one ``chain.fk_jacobian`` call per :meth:`~MultiRefMinJerkCtrl.iterate` (the tip pose
-x = FK(q) after the step is evaluated lazily by :meth:`~MultiRefMinJerkCtrl.get_x`).
+Cost per :meth:`~MultiRefMinJerkCtrl.iterate` (the hot path, about ten times the raw Pinocchio FK +
+Jacobian on a 7-DOF arm, see ``benchmarks/bench_ik.py``): inputs are validated once and cached by value
+(:mod:`wbcpy.ik._targets`); one ``chain.fk_jacobian_unchecked`` call; both min-jerk loops in one filter step
+(:mod:`wbcpy.ik._minjerk_loops`); with W = γI (every joint inside its interior band, the usual case) the
+blend is four direct BLAS/LAPACK calls; the integrator reports whether the new q is interior, so the next
+step needs no separate test. x = FK(q) and ẋ = J q̇ after the step are computed when read.
 """
 
 from __future__ import annotations
@@ -24,22 +28,20 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pinocchio as pin
 from pinocchio import log3
+from scipy.linalg.blas import dgemv as _dgemv
+from scipy.linalg.blas import dsyrk as _dsyrk
+from scipy.linalg.lapack import dposv as _dposv
 
 from .._validation import as_vector
 from ..chain import pose7_from_se3
 from ..errors import ConfigError, InvalidValueError
 from ._ctrl_settings import ControllerSettings, CtrlState
-from .blend import _EYE6, GuardBands, _blend, _dposv
-from .dls import DLSResult, dls_ik
-from .filters import Integrator
-from .minjerk_ctrl import (
-    PLANT_PARAMETER_DEFAULTS,
-    MinJerkVelCtrlForIdealPlant,
-    MinJerkVelCtrlForNonIdealPlant,
-)
-from .pose_error import CtrlPose, as_ctrl_pose, parse_target, pose_error
+from ._minjerk_loops import MinJerkLoops
+from ._targets import _F64, _SHAPE7, TargetInputs, finite_vector
+from .blend import _EYE6, GuardBands, _blend, diag_scratch
+from .integrator import Integrator
+from .pose_error import CtrlPose, as_ctrl_pose, pose_error
 
 if TYPE_CHECKING:
     from ..chain import Chain
@@ -61,17 +63,11 @@ def _positive(value: Any, name: str) -> float:
     return v
 
 
-def _unchecked_step(obj: Any, name: str) -> Any:
-    """The filter's/integrator's step on pre-validated input, or None when this version has none.
-
-    ``iterate`` validates its inputs once; the public ``compute_cmd``/``integrate`` would validate and
-    copy again. Falls back to the public methods when the private step is not there.
-    """
-    inner = getattr(obj, "_filter", obj)
-    return getattr(inner, name, None)
+_FULL = CtrlPose.FULL
+_RUNNING, _INTARGET, _DEADLOCK = CtrlState.RUNNING, CtrlState.INTARGET, CtrlState.DEADLOCK
 
 
-class MultiRefMinJerkCtrl(ControllerSettings):
+class MultiRefMinJerkCtrl(TargetInputs, ControllerSettings):
     """Minimum-jerk reaching that blends a joint-space and a task-space controller (iKin semantics).
 
     Args:
@@ -131,64 +127,33 @@ class MultiRefMinJerkCtrl(ControllerSettings):
         self._x = pose7_from_se3(M)
         self._x_stale = False
         self._J = np.array(J, dtype=np.float64)
-        self._e = np.zeros(6)
+        # stacked input of the two min-jerk loops: [q_d − q (+ compensation); e]; e lives in it
+        self._inp = np.zeros(n + 6)
+        self._u, self._e = self._inp[:n], self._inp[n:]
         self._e_pos, self._e_rot = self._e[:3], self._e[3:]
         self._q_set = np.zeros(n)
         self._x_set = self._x.copy()
         self._qdot = np.zeros(n)
-        self._xdot = np.zeros(6)
+        self._xdot: np.ndarray | None = np.zeros(6)  # None: J q̇ of the last iterate, computed when read
         self._comp = np.zeros(n)
         self._comp_pending = False
         self._w = np.ones(n)  # W = I until the first weight update
+        self._w_gamma: float | None = None  # not None: W = γI (self._w not filled)
         self._exec_time = 1.0
         self._gamma = 0.05
         self._guard = GuardBands(lower, upper, 0.1)
-        self._non_ideal = bool(non_ideal_plant)
-        self._joint_ctrl: MinJerkVelCtrlForIdealPlant | MinJerkVelCtrlForNonIdealPlant = (
-            MinJerkVelCtrlForNonIdealPlant(ts, n) if self._non_ideal else MinJerkVelCtrlForIdealPlant(ts, n)
-        )
-        self._task_ctrl = MinJerkVelCtrlForIdealPlant(ts, 6)
-        self._joint_step, self._joint_T = _unchecked_step(self._joint_ctrl, "_step"), self._joint_ctrl.get_T()
-        self._task_step, self._task_T = _unchecked_step(self._task_ctrl, "_step"), self._task_ctrl.get_T()
+        self._loops = MinJerkLoops(ts, n, bool(non_ideal_plant))  # joint and task min-jerk controllers
         self._integrator = Integrator(ts, q_init, np.column_stack((lower, upper)))
-        self._int_step = _unchecked_step(self._integrator, "_integrate")
+        self._int_box = self._integrator.integrate_in_box_unchecked
+        self._q_interior: bool | None = None  # q inside every interior guard band (None: not known)
+        self._fk_jac = chain.fk_jacobian_unchecked
+        self._diag = diag_scratch(n)  # W as a matrix for the general blend
         self._state = CtrlState.RUNNING
         self._iter = 0
         self._init_settings()
-        # target cache (pose → (p_d, R_d)) and the DLS joint target for that pose
-        self._xd_cache: tuple[np.ndarray, np.ndarray, np.ndarray, bytes, bytes] | None = None
-        self._ik_key: bytes | None = None
-        self._ik_q = np.zeros(n)
-        self.last_ik: DLSResult | None = None
+        self._init_targets()
 
     # ------------------------------------------------------------------ main loop
-    def _target(self, xd: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:
-        """Validate xd; return (p_d, R_d, x7, x7 bytes), reusing the last conversion when xd is unchanged.
-
-        The cache key is the raw bytes of the input (a float64 7-vector, or the SE3's 4×4 matrix: the two
-        byte lengths differ), so an unchanged target costs one byte comparison.
-        """
-        cache = self._xd_cache
-        if cache is not None:
-            if type(xd) is np.ndarray:
-                if xd.dtype == np.float64 and xd.shape == (7,) and xd.tobytes() == cache[4]:
-                    return cache[:4]
-            elif type(xd) is pin.SE3 and xd.homogeneous.tobytes() == cache[4]:
-                return cache[:4]
-        p_d, R_d, x7 = parse_target(xd)
-        key = x7.tobytes()
-        input_key = xd.homogeneous.tobytes() if isinstance(xd, pin.SE3) else key
-        self._xd_cache = (p_d, R_d, x7, key, input_key)  # a pure cache: harmless if the call fails later
-        return p_d, R_d, x7, key
-
-    def _ik_target(self, x7: np.ndarray, key: bytes) -> np.ndarray:
-        """Joint target from DLS IK, recomputed only when the pose (or the mode) changed."""
-        ik_key = key + bytes([int(self._mode)])
-        if ik_key != self._ik_key:
-            res = dls_ik(self._chain, x7, q0=self._q, ctrl_pose=self._mode)
-            self._ik_q, self._ik_key, self.last_ik = res.q, ik_key, res
-        return self._ik_q
-
     def iterate(self, xd: Any, qd: Any = None, xdot_set: Any = None) -> np.ndarray:
         """Run one control step and return the new joint angles q (a new (n,) array).
 
@@ -211,71 +176,110 @@ class MultiRefMinJerkCtrl(ControllerSettings):
         Raises:
             InvalidValueError: wrong size or non-finite ``xd``/``qd``/``xdot_set`` (nothing changes).
         """
-        p_d, R_d, x7, key = self._target(xd)
+        # --- validate every input before mutating anything (repeated xd / qd cost a byte comparison;
+        # the cache hits of _target and _joint_target are inlined for the common float64 arrays)
+        if (
+            type(xd) is np.ndarray
+            and xd.dtype is _F64
+            and xd.shape == _SHAPE7
+            and xd.tobytes() == self._xd_key
+        ):
+            p_d, R_d, x7, key = self._xd_val  # type: ignore[misc]
+        else:
+            p_d, R_d, x7, key = self._target(xd)
         if xdot_set is not None:
-            xs = as_vector(xdot_set, 7, "xdot_set")
+            xs = finite_vector(xdot_set, 7, "xdot_set")
             xdot_t: np.ndarray | None = np.concatenate((xs[:3], xs[3:6] * xs[6]))
         else:
             xdot_t = None
         if qd is None:
             q_set = self._ik_target(x7, key)
-        elif type(qd) is np.ndarray and qd.dtype == np.float64 and qd.shape == (self._n,):
-            q_set = qd.copy()  # fast path; the dot product is finite iff every entry is (else re-check)
-            if not math.isfinite(q_set.dot(q_set)):
-                as_vector(q_set, self._n, "qd")
+        elif (
+            type(qd) is np.ndarray
+            and qd.dtype is _F64
+            and qd.shape == self._shape
+            and qd.tobytes() == self._qd_key
+        ):
+            q_set = self._qd_val
         else:
-            q_set = as_vector(qd, self._n, "qd")
+            q_set = self._joint_target(qd)
         # --- everything is validated: mutate from here on
         self._x_set = x7
         self._q_set = q_set
-        if self._state != CtrlState.DEADLOCK:
-            self._iter += 1
-            q = self._q
-            self._q_old = q
-            M, J = self._chain.fk_jacobian(q)
-            e = self._e
-            mode = self._mode
-            if mode == CtrlPose.FULL:  # inlined pose_error (hot path)
-                np.subtract(p_d, M.translation, out=self._e_pos)
-                self._e_rot[:] = log3(R_d.dot(M.rotation.T))
-            else:
-                pose_error(p_d, R_d, M, mode, out=e)
-            u = q_set - q
-            if self._comp_pending:
-                u += self._comp
-                self._comp[:] = 0.0
-                self._comp_pending = False
-            T = self._exec_time
-            if self._joint_T == T and self._joint_step is not None:
-                qdot_j = self._joint_step(u)  # the filter's buffer: read before its next step only
-            else:  # T changed: compute_cmd adjusts the coefficients, keeping the filter state
-                qdot_j = self._joint_ctrl.compute_cmd(T, u)
-                self._joint_T = T
-            if xdot_t is None:
-                if self._task_T == T and self._task_step is not None:
-                    xdot_t = self._task_step(e)
-                else:
-                    xdot_t = self._task_ctrl.compute_cmd(T, e)
-                    self._task_T = T
-            self._J = J
-            guard = self._guard
-            w = guard.weights(q, self._gamma, out=self._w)
-            # blend (spec step 8, see wbcpy.ik.blend): q̇ = q̇_J + W Jᵀ (I₆ + J W Jᵀ)⁻¹ (ẋ_T − J q̇_J)
-            JW = J * self._gamma if guard.uniform else J * w
-            A = JW.dot(J.T)
-            A += _EYE6
-            _, y, info = _dposv(A, xdot_t - J.dot(qdot_j), 0, 1, 1)  # Cholesky; (lower, overwrite a, b)
-            qdot = qdot_j + JW.T.dot(y) if info == 0 else _blend(qdot_j, xdot_t, J, w)
-            self._qdot = qdot
-            self._xdot = J.dot(qdot)
-            step = self._int_step
-            self._q = self._integrator.integrate(qdot) if step is None else step(qdot).copy()
-            self._x_stale = True
-        else:
+        if self._state is _DEADLOCK:
             self._comp[:] = 0.0
             self._comp_pending = False
-        self._update_state()
-        return self._q.copy()
+            self._update_state()
+            return self._q.copy()
+        self._iter += 1
+        n = self._n
+        q = self._q
+        self._q_old = q
+        M, J = self._fk_jac(q)  # q is the integrator's (valid) output
+        self._J = J
+        e = self._e
+        mode = self._mode
+        if mode is _FULL:  # inlined pose_error (hot path)
+            np.subtract(p_d, M.translation, out=self._e_pos)
+            self._e_rot[:] = log3(R_d.dot(M.rotation.T))
+        else:
+            pose_error(p_d, R_d, M, mode, out=e)
+        u = self._u
+        np.subtract(q_set, q, out=u)
+        if self._comp_pending:
+            u += self._comp
+            self._comp[:] = 0.0
+            self._comp_pending = False
+        # joint and task min-jerk loops (spec steps 4-5), one filter step while both are ideal
+        T = self._exec_time
+        loops = self._loops
+        if xdot_t is None and loops.fused and loops.T == T:
+            cmd = loops.fused_step(self._inp)  # [q̇_J; ẋ_T], a new (n + 6) array
+            xdot_t = cmd[n:]
+        else:
+            cmd = loops.step(T, self._inp, xdot_t is None)
+            if xdot_t is None:
+                xdot_t = cmd[n:]
+        qdot_j = cmd[:n]
+        # blend (spec step 8, see wbcpy.ik.blend): q̇ = q̇_J + W Jᵀ (I₆ + J W Jᵀ)⁻¹ (ẋ_T − J q̇_J)
+        gamma = self._gamma
+        guard = self._guard
+        interior = self._q_interior  # every joint inside its interior band: W = γI (rule 1)
+        if interior is None:
+            interior = guard.all_interior(q)
+        if not interior:  # a joint near a limit: W from the guard rules
+            self._w_gamma = None
+            qdot = _blend(qdot_j, xdot_t, J, guard.rule_weights(q, gamma, self._w), self._diag)
+        elif gamma == 0.0:  # W = 0: pure joint-space motion, exactly
+            self._w_gamma = gamma
+            qdot = qdot_j
+        else:  # W = γI: q̇ = q̇_J + γ Jᵀ (I₆ + γ J Jᵀ)⁻¹ (ẋ_T − J q̇_J) in four BLAS/LAPACK calls
+            # (positional arguments: keyword parsing of the f2py wrappers costs more than the arithmetic)
+            self._w_gamma = gamma
+            JT = J.T  # Fortran-ordered view of the C-ordered J: no copies below
+            A = _dsyrk(gamma, JT, 1.0, _EYE6, 1)  # I₆ + γ J Jᵀ (upper triangle)
+            r = _dgemv(-1.0, JT, qdot_j, 1.0, xdot_t, 0, 1, 0, 1, 1)  # ẋ_T − J q̇_J
+            _, y, info = _dposv(A, r, 0, 1, 1)  # Cholesky factor + solve
+            if info == 0:
+                qdot = _dgemv(gamma, JT, y, 1.0, qdot_j)  # q̇_J + γ Jᵀ y
+            else:  # not reachable for finite inputs (A ⪰ I)
+                qdot = _blend(qdot_j, xdot_t, J, np.full(n, gamma))
+        self._qdot = qdot
+        self._xdot = None  # J q̇, computed when read
+        # saturating trapezoid (a new array); it also tells whether the new q is interior
+        q, self._q_interior = self._int_box(qdot, guard.in_lo, guard.in_hi)
+        self._q = q
+        self._x_stale = True
+        # state machine (spec step 10); inlined except for the watchdog
+        state = self._state
+        if math.sqrt(e.dot(e)) < self._in_target_tol:
+            if state is _RUNNING:
+                self._state = _INTARGET
+        elif state is _INTARGET:
+            self._state = _RUNNING
+        elif self._watchdog_on:
+            self._watchdog()
+        return q.copy()
 
     def _update_state(self) -> None:
         """Spec §4 step 10: state machine on ‖e‖ plus the optional watchdog."""
@@ -283,12 +287,12 @@ class MultiRefMinJerkCtrl(ControllerSettings):
         dist = math.sqrt(e.dot(e))
         tol = self._in_target_tol
         state = self._state
-        if state == CtrlState.INTARGET:
+        if state is _INTARGET:
             if dist >= tol:
-                self._state = CtrlState.RUNNING
+                self._state = _RUNNING
         elif dist < tol:  # RUNNING or DEADLOCK
-            self._state = CtrlState.INTARGET
-        elif self._watchdog_on or state == CtrlState.DEADLOCK:  # a deadlock is always watched
+            self._state = _INTARGET
+        elif self._watchdog_on or state is _DEADLOCK:  # a deadlock is always watched
             self._watchdog()
 
     def _watchdog(self) -> None:
@@ -314,6 +318,7 @@ class MultiRefMinJerkCtrl(ControllerSettings):
         q = np.clip(as_vector(q0, self._n, "q0"), self._lower, self._upper)
         M = self._chain.fk(q)
         self._q = q
+        self._q_interior = None
         self._x = pose7_from_se3(M)
         self._x_stale = False
         self._integrator.reset(q)
@@ -334,8 +339,7 @@ class MultiRefMinJerkCtrl(ControllerSettings):
         self._iter = 0
         self._qdot = np.zeros(self._n)
         self._xdot = np.zeros(6)
-        self._joint_ctrl.reset(np.zeros(self._n))
-        self._task_ctrl.reset(np.zeros(6))
+        self._loops.reset()
 
     def add_compensation(self, comp: Any) -> None:
         """Add ``comp`` (n,) to the joint-loop error of the next :meth:`iterate` only.
@@ -351,36 +355,31 @@ class MultiRefMinJerkCtrl(ControllerSettings):
         :meth:`MinJerkVelCtrlForNonIdealPlant.set_plant_parameters`).
 
         A controller built with the ideal joint filter switches to a fresh non-ideal one (its filter
-        state is lost). Invalid parameters raise and leave the controller unchanged.
+        state is lost; the task filter keeps its state). Invalid parameters raise and leave the controller
+        unchanged.
         """
-        if self._non_ideal:
-            self._joint_ctrl.set_plant_parameters(params)  # type: ignore[union-attr]
-            return
-        fresh = MinJerkVelCtrlForNonIdealPlant(self._ts, self._n)
-        fresh.set_plant_parameters(params)
-        self._joint_ctrl = fresh
-        self._joint_step, self._joint_T = _unchecked_step(fresh, "_step"), fresh.get_T()
-        self._non_ideal = True
+        self._loops.set_plant_parameters(params)
 
     def get_plant_parameters(self) -> dict[str, dict[str, float]]:
         """Per-joint plant parameters ``{"dimension_i": {Kp, Tz, Tw, Zeta}}`` (defaults when ideal)."""
-        if self._non_ideal:
-            return self._joint_ctrl.get_plant_parameters()  # type: ignore[union-attr]
-        return {f"dimension_{i}": dict(PLANT_PARAMETER_DEFAULTS) for i in range(self._n)}
+        return self._loops.get_plant_parameters()
 
     @property
     def non_ideal_plant(self) -> bool:
         """True when the joint loop uses the non-ideal-plant controller."""
-        return self._non_ideal
+        return self._loops.non_ideal
 
     # ------------------------------------------------------------------ weights
     def compute_weight(self) -> np.ndarray:
         """Update W at the current q and return its diagonal (a new (n,) array)."""
         self._guard.weights(self._q, self._gamma, out=self._w)
+        self._w_gamma = None
         return self._w.copy()
 
     def get_weights(self) -> np.ndarray:
         """Diagonal of W as last computed (ones before the first update)."""
+        if self._w_gamma is not None:
+            return np.full(self._n, self._w_gamma)
         return self._w.copy()
 
     # iKin camelCase aliases

@@ -80,14 +80,19 @@ def parse_target(xd: Any, name: str = "xd") -> tuple[np.ndarray, np.ndarray, np.
         if not np.isfinite(rot).all():
             raise InvalidValueError(name, "finite SE3", None, reason="rotation contains NaN or inf")
         return p, rot, pose7_from_se3(xd)
-    x7 = as_vector(xd, 7, name)
-    axis = x7[3:6]
-    norm = math.sqrt(float(axis @ axis))
+    if type(xd) is np.ndarray and xd.dtype == np.float64 and xd.shape == (7,):
+        x7 = xd.copy()  # fast path: x·x is finite iff every entry is (an overflow is re-checked exactly)
+        if not math.isfinite(x7.dot(x7)):
+            as_vector(x7, 7, name)
+    else:
+        x7 = as_vector(xd, 7, name)
+    ax, ay, az, angle = x7[3:].tolist()
+    norm = math.sqrt(ax * ax + ay * ay + az * az)
     if norm < 1e-12:
-        if x7[6] != 0.0:
+        if angle != 0.0:
             raise InvalidValueError(name, (7,), x7.shape, reason="zero rotation axis with a non-zero angle")
         return x7[:3].copy(), np.eye(3), x7
-    return x7[:3].copy(), pin.exp3(axis * (x7[6] / norm)), x7
+    return x7[:3].copy(), pin.exp3(x7[3:6] * (angle / norm)), x7
 
 
 def pose_error(
