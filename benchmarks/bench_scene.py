@@ -1,19 +1,40 @@
 """Benchmark: AccelerationScene ``update() + solve()`` per backend, next to the raw Pinocchio floor and pink.
 
-Cases (one control step each, the robot state is set anew every call so no cache survives):
+One control step per call; the robot state is set anew at every call (``robot.update(q, v)``), so no
+cached kinematics survive from one call to the next. Everything of one robot is measured interleaved
+(alternating blocks) in the same run, so the ratios are side-by-side figures.
 
-* ``arm``: lwr4 (7 DOF) with a Cartesian task (flange, 6 rows) and a posture task (7 rows, weight 1e-3)
-  on one level, like pink's single weighted QP, and joint limits (position, velocity, acceleration
-  bounds); one extra row puts the posture on a second priority level (default backend only).
-* ``talos``: Talos (38 DOF, floating base) with a COM task and two foot Cartesian tasks (world root,
-  priority 0), a posture task over the 32 actuated joints (priority 1) and joint limits.
+Cases
+-----
+``arm`` — KUKA LWR4, 7 DOF, fixed base (``robots/lwr4.urdf``), dt = 1 ms, λ = 1e-8:
 
-Rows per case: ``robot.update(q, v) + scene.update()`` alone, then ``+ scene.solve()`` for every available
-backend. The floor (ratio 1) is the raw Pinocchio work for the same state: ``computeAllTerms`` plus
-``getFrameJacobian`` and ``getFrameClassicalAcceleration`` of every frame the tasks use (and
-``centerOfMass(q, v, 0)`` for the COM bias). For the arm, pink's step (``Configuration.update(q)`` +
-``solve_ik`` with a FrameTask and a PostureTask, same backend name, pink's default configuration
-limits) is measured too when pin-pink is installed. Cases of one robot are measured interleaved.
+* level 0: ``ee``: Cartesian task of ``lwr_ee`` relative to the base (6 rows, weights 1), and
+  ``posture``: joint task over the 7 joints (weights 1e-3) — one weighted least-squares level, as
+  pink's FrameTask + PostureTask(cost=1e-3);
+* joint limits on: position, velocity and acceleration (10 × v_max) limits, braking stage, as bounds
+  on q̈ (13 rows, 7 bounded variables);
+* extra row ``2 levels``: the same tasks with the posture (weights 1) at priority 1 (strict hierarchy).
+
+``talos`` — Talos, 38 DOF with the free-flyer (example-robot-data), bent knees, random velocity;
+several arm joints sit at a position limit, so some bounds collapse (full braking, fixed variables):
+
+* level 0: ``com`` (3 rows) and both soles (``left_sole_link``, ``right_sole_link``, world root,
+  6 rows each); level 1: ``posture`` over the 32 actuated joints; joint limits on.
+
+Rows
+----
+* ``floor``: the raw Pinocchio work for the same state — ``computeAllTerms`` plus
+  ``getFrameJacobian`` and ``getFrameClassicalAcceleration`` of every frame the tasks use (and
+  ``centerOfMass(q, v, 0)`` for the COM bias). Ratios are medians over this floor.
+* ``robot.update + scene.update()``: building the problem only.
+* ``update + solve [backend]``: one full step (``robot.update`` + ``scene.update()`` +
+  ``scene.solve()``), for every backend of ``wbcpy.qp.available_solvers()``.
+* arm only, when pin-pink is installed: pink's step ``Configuration.update(q)`` +
+  ``solve_ik(config, [FrameTask(cost 1, 1), PostureTask(cost 1e-3)], dt)`` (pink's configuration
+  limits), with the same backend, and with pink's default choice (its examples use quadprog when
+  installed, else the first qpsolvers backend).
+
+Targets (issue, acceptance point 14) for the default backend: ≤ 8× the floor, ≤ 0.5× pink's step.
 
 Run: ``python benchmarks/bench_scene.py [--repeat N] [--solvers daqp osqp ...] [--robots arm talos]``.
 """
@@ -42,6 +63,7 @@ from wbcpy.tasks import CartesianReference, ComReference, JointReference, TaskCo
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 ARM_Q = np.array([0.3, 0.6, -0.2, -1.2, 0.3, 0.8, 0.1])
+FLOOR = "floor: computeAllTerms + frame J, J̇q̇"
 
 
 def _floor(robot, q: np.ndarray, v: np.ndarray, frames: list[str], com: bool) -> Callable[[], None]:
@@ -109,6 +131,18 @@ def _talos_scene(robot, solver: str) -> AccelerationScene:
     return scene
 
 
+def pink_default_solver() -> str | None:
+    """The backend pink's examples pick: quadprog when installed, else the first qpsolvers backend."""
+    try:
+        import qpsolvers
+    except ImportError:  # pragma: no cover - qpsolvers is a core dependency
+        return None
+    names = list(qpsolvers.available_solvers)
+    if not names:
+        return None
+    return "quadprog" if "quadprog" in names else names[0]
+
+
 def _pink_step(robot, q: np.ndarray, solver: str) -> Callable[[], None] | None:
     try:
         import pink
@@ -130,33 +164,49 @@ def _pink_step(robot, q: np.ndarray, solver: str) -> Callable[[], None] | None:
     return step
 
 
+def _add_pink(robot, q, solver: str, label: str, labels: list[str], fns: list) -> None:
+    if label in labels:
+        return
+    pink_fn = _pink_step(robot, q, solver)
+    if pink_fn is None:
+        return
+    try:
+        pink_fn()
+    except Exception as exc:  # a peer failing must not stop the benchmark
+        print(f"pink/{solver}: skipped ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return
+    labels.append(label)
+    fns.append(pink_fn)
+
+
+def _talos_state(robot, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    bent = {f"leg_{s}_{k}_joint": a for s in ("left", "right") for k, a in ((3, -0.4), (4, 0.8), (5, -0.4))}
+    dofs = robot.dof_from_q(robot.neutral())
+    for joint, angle in bent.items():
+        dofs[robot.joint_v_index(joint)] = angle
+    dofs[2] = 1.0
+    return robot.q_from_dof(dofs), rng.normal(scale=0.1, size=robot.nv)
+
+
 def _run_robot(name: str, solvers: list[str], repeat: int) -> list[Row]:
     rng = np.random.default_rng(0)
+    default = default_solver()
+    pink_default = pink_default_solver()
     if name == "arm":
         robot = load_robot("lwr4")
         q, v = ARM_Q.copy(), rng.normal(scale=0.3, size=robot.nv)
         floor_fn = _floor(robot, q, v, ["lwr_ee"], com=False)
         make = _arm_scene
-        label = "lwr4: cart + posture (one level, posture weight 1e-3) + limits"
+        label = "lwr4: level 0 = ee (6 rows, w 1) + posture (7 rows, w 1e-3); joint limits"
     else:
         robot = load_robot("talos")
-        bent = {
-            f"leg_{s}_{k}_joint": a for s in ("left", "right") for k, a in ((3, -0.4), (4, 0.8), (5, -0.4))
-        }
-        dofs = robot.dof_from_q(robot.neutral())
-        for joint, angle in bent.items():
-            dofs[robot.joint_v_index(joint)] = angle
-        dofs[2] = 1.0
-        q, v = robot.q_from_dof(dofs), rng.normal(scale=0.1, size=robot.nv)
+        q, v = _talos_state(robot, rng)
         floor_fn = _floor(robot, q, v, ["left_sole_link", "right_sole_link"], com=True)
         make = _talos_scene
-        label = "talos: com + 2 feet + posture + limits"
+        label = "talos: level 0 = com + 2 soles (15 rows), level 1 = posture (32 rows); joint limits"
     robot.update(q, v)
-    labels = ["floor: computeAllTerms + frame J, J̇q̇"]
-    fns: list[Callable[[], None]] = [floor_fn]
-    first = make(robot, solvers[0])
-    labels.append("robot.update + scene.update()")
-    fns.append(_scene_step(first, q, v, solve=False))
+    labels = [FLOOR, "robot.update + scene.update()"]
+    fns: list[Callable[[], None]] = [floor_fn, _scene_step(make(robot, solvers[0]), q, v, solve=False)]
     for solver in solvers:
         scene = make(robot, solver)
         try:
@@ -164,46 +214,51 @@ def _run_robot(name: str, solvers: list[str], repeat: int) -> list[Row]:
         except WbcpyError as exc:
             print(f"{name}/{solver}: skipped ({exc})", file=sys.stderr)
             continue
-        labels.append(f"update + solve [{solver}]" + (" (default)" if solver == default_solver() else ""))
+        labels.append(f"update + solve [{solver}]" + (" (default)" if solver == default else ""))
         fns.append(_scene_step(scene, q, v, solve=True))
         if name == "arm":
-            pink_fn = _pink_step(robot, q, solver)
-            if pink_fn is not None:
-                try:
-                    pink_fn()
-                except Exception as exc:  # a peer failing must not stop the benchmark
-                    print(f"pink/{solver}: skipped ({type(exc).__name__}: {exc})", file=sys.stderr)
-                else:
-                    labels.append(f"pink update + solve_ik [{solver}]")
-                    fns.append(pink_fn)
+            _add_pink(robot, q, solver, f"pink update + solve_ik [{solver}]", labels, fns)
     if name == "arm":
+        if pink_default is not None:
+            _add_pink(robot, q, pink_default, f"pink update + solve_ik [{pink_default}]", labels, fns)
         two = _arm_scene(robot, solvers[0], levels=2)
-        labels.append(f"update + solve, 2 levels [{solvers[0]}]")
+        labels.append(f"update + solve, 2 levels (posture w 1 at priority 1) [{solvers[0]}]")
         fns.append(_scene_step(two, q, v, solve=True))
     timings = measure_interleaved(fns, n_repeat=repeat, warmup=50, block=25)
-    floor = timings[0]
-    rows = [Row(labels[0], floor)]
     by_label = dict(zip(labels, timings, strict=True))
+    floor = timings[0]
+    pink_def = by_label.get(f"pink update + solve_ik [{pink_default}]")
+    rows = [Row(labels[0], floor)]
     for lab, tim in zip(labels[1:], timings[1:], strict=True):
-        note = ""
+        notes = []
         if lab.startswith("update + solve"):
-            solver = lab.split("[")[1].split("]")[0]
+            solver = lab.rsplit("[", 1)[1].split("]")[0]
             peer = by_label.get(f"pink update + solve_ik [{solver}]")
             if peer is not None:
-                note = f"{tim.median_us / peer.median_us:.2f}× pink"
-        rows.append(Row(lab, tim, floor, note))
+                notes.append(f"{tim.median_us / peer.median_us:.2f}× pink[{solver}]")
+            if pink_def is not None and solver != pink_default:
+                notes.append(f"{tim.median_us / pink_def.median_us:.2f}× pink[{pink_default}]")
+        elif lab.startswith("pink") and pink_default is not None and lab.endswith(f"[{pink_default}]"):
+            notes.append("pink's default backend")
+        rows.append(Row(lab, tim, floor, ", ".join(notes)))
     print_table(rows, title=f"\n{label} ({robot.nv} DOF), state set anew every call; ratio = median / floor")
-    _summary(rows, floor)
+    _summary(rows, floor, by_label, pink_default)
     return rows
 
 
-def _summary(rows: list[Row], floor: Timing) -> None:
+def _summary(rows: list[Row], floor: Timing, by_label: dict[str, Timing], pink_default: str | None) -> None:
     default = default_solver()
     for row in rows:
-        if row.label.startswith(f"update + solve [{default}]"):
-            ratio = row.timing.median_us / floor.median_us
-            pink = f", {row.note} (target ≤ 0.5×)" if row.note else ""
-            print(f"default backend {default}: {ratio:.1f}× floor (target ≤ 8×){pink}")
+        if row.label == f"update + solve [{default}] (default)":
+            med = row.timing.median_us
+            text = f"default backend {default}: {med / floor.median_us:.1f}× floor (target ≤ 8×)"
+            for solver in dict.fromkeys((default, pink_default)):
+                peer = by_label.get(f"pink update + solve_ik [{solver}]")
+                if peer is not None:
+                    text += f", {med / peer.median_us:.2f}× pink[{solver}]"
+            if any(k.startswith("pink") for k in by_label):
+                text += " (target ≤ 0.5×)"
+            print(text)
 
 
 def main(argv: list[str] | None = None) -> int:

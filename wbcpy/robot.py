@@ -101,7 +101,8 @@ class RobotModel:
         self._a: np.ndarray | None = None
         self.state_id = 0
         self._kin_id = self._jac_id = self._dyn_id = self._minv_id = self._cbias_id = -1
-        self._frames_id = -1
+        self._frames_id = self._com_id = -1
+        self._n_frames = len(model.frames)
         self._jac_cache: dict[int, np.ndarray] = {}
         self._bias_cache: dict[int, np.ndarray] = {}
         self._M = np.zeros((nv, nv))
@@ -373,21 +374,46 @@ class RobotModel:
         return self._q
 
     # ------------------------------------------------------------------ lazy computations
+    def _ensure_motion(self, quantity: str) -> None:
+        """Joint placements, velocities and q̈ = 0 accelerations: ``forwardKinematics(q, v, 0)``."""
+        if self._kin_id != self.state_id:
+            q = self._require_state(quantity)
+            pin.forwardKinematics(self.model, self._data, q, self._v, self._zero_v)
+            self._kin_id = self.state_id
+
     def _ensure_kinematics(self, quantity: str) -> None:
         """Placements, velocities and q̈ = 0 accelerations of joints and frames for the current state."""
         if self._frames_id == self.state_id:
             return
-        q = self._require_state(quantity)
-        if self._kin_id != self.state_id:
-            pin.forwardKinematics(self.model, self._data, q, self._v, self._zero_v)
-            self._kin_id = self.state_id
+        self._ensure_motion(quantity)
         pin.updateFramePlacements(self.model, self._data)
         self._frames_id = self.state_id
 
     def _ensure_jacobians(self, quantity: str) -> None:
+        """Joint Jacobians; reuses the joint placements when forward kinematics already ran."""
         if self._jac_id != self.state_id:
-            pin.computeJointJacobians(self.model, self._data, self._require_state(quantity))
+            if self._kin_id == self.state_id:
+                pin.computeJointJacobians(self.model, self._data)  # no second placement pass
+            else:
+                pin.computeJointJacobians(self.model, self._data, self._require_state(quantity))
             self._jac_id = self.state_id
+
+    def _ensure_com(self, quantity: str) -> None:
+        """COM position, velocity, q̈ = 0 acceleration and Jacobian without the dynamics (no M, no RNEA).
+
+        ``forwardKinematics(q, v, 0)`` + ``computeJointJacobians`` (both shared with the frame
+        quantities), then ``centerOfMass`` at acceleration level and ``jacobianCenterOfMass`` on that
+        data: the same values as ``computeAllTerms`` + ``centerOfMass(q, v, 0)``, at a fraction of the cost.
+        """
+        if self._com_id == self.state_id:
+            return
+        self._ensure_motion(quantity)
+        self._ensure_jacobians(quantity)
+        model, data = self.model, self._data
+        pin.centerOfMass(model, data, pin.KinematicLevel.ACCELERATION, True)
+        pin.jacobianCenterOfMass(model, data, False)
+        self._com_bias = data.acom[0].copy()
+        self._com_id = self._cbias_id = self.state_id
 
     def _ensure_dynamics(self, quantity: str) -> None:
         """M (upper), nle, g, joint Jacobians, COM and COM Jacobian in one ``computeAllTerms`` pass."""
@@ -496,10 +522,66 @@ class RobotModel:
         bias = self._bias_cache.get(fid)
         if bias is None:
             if self._kin_id != self.state_id:
-                self._ensure_kinematics("frame bias")
+                self._ensure_motion("frame bias")  # frame placements are not needed
             bias = pin.getFrameClassicalAcceleration(self.model, self._data, fid, _LWA).vector.copy()
             self._bias_cache[fid] = bias
         return bias
+
+    # ------------------------------------------------------------------ no-copy accessors (hot paths)
+    def frame_jacobian_view(self, frame: str | int) -> np.ndarray:
+        """:meth:`frame_jacobian` without the copy: the array cached for the current state.
+
+        Never write to it (every reader of this state shares it). It belongs to this state: a later
+        :meth:`update` caches a new array and never changes this one, so it stays a valid snapshot of
+        the state it was computed for.
+        """
+        if type(frame) is not int or not 0 <= frame < self._n_frames:
+            frame = self.frame_id(frame)
+        return self._frame_jacobian(frame)
+
+    def frame_bias_view(self, frame: str | int) -> np.ndarray:
+        """:meth:`frame_bias` without the copy (cached for the current state, never write to it; see
+        :meth:`frame_jacobian_view`)."""
+        if type(frame) is not int or not 0 <= frame < self._n_frames:
+            frame = self.frame_id(frame)
+        return self._frame_bias(frame)
+
+    def frame_jacobian_bias_view(self, frame: str | int) -> tuple[np.ndarray, np.ndarray]:
+        """(:meth:`frame_jacobian_view`, :meth:`frame_bias_view`) in one call: the hot path of the
+        scene's Cartesian tasks (forward kinematics once, then the joint Jacobians reuse it)."""
+        if type(frame) is not int or not 0 <= frame < self._n_frames:
+            frame = self.frame_id(frame)
+        jac = self._jac_cache.get(frame)
+        bias = self._bias_cache.get(frame)
+        if jac is not None and bias is not None:
+            return jac, bias
+        if self._kin_id != self.state_id:
+            self._ensure_motion("frame bias")
+        if bias is None:
+            bias = pin.getFrameClassicalAcceleration(self.model, self._data, frame, _LWA).vector.copy()
+            self._bias_cache[frame] = bias
+        if jac is None:
+            if self._jac_id != self.state_id:
+                pin.computeJointJacobians(self.model, self._data)  # placements are there already
+                self._jac_id = self.state_id
+            jac = pin.getFrameJacobian(self.model, self._data, frame, _LWA)
+            self._jac_cache[frame] = jac
+        return jac, bias
+
+    def com_jacobian_view(self) -> np.ndarray:
+        """:meth:`com_jacobian` without the copy: a view of ``data.Jcom`` (3×nv).
+
+        Computed without the dynamics (see ``_ensure_com``). Unlike the frame views this is Pinocchio's
+        own buffer: read it before the next state is computed, and never write to it.
+        """
+        self._ensure_com("COM Jacobian")
+        return self._data.Jcom
+
+    def com_bias_view(self) -> np.ndarray:
+        """:meth:`com_bias` without the copy (owned by the current state; never write to it)."""
+        if self._cbias_id != self.state_id:
+            self._ensure_com("COM bias")
+        return self._com_bias
 
     # ------------------------------------------------------------------ dynamics
     def mass_matrix(self) -> np.ndarray:

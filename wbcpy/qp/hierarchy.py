@@ -11,12 +11,13 @@ orthonormal basis of the row space of [A_0; …; A_{p−1}]. Because x̄ satisfi
 every level is feasible, and level 0 is never degraded.
 
 Row reduction: each level's rows are normalised (rows with norm ≤ 1e-12·max(1, largest norm) are
-dropped: they carry no direction), stacked under the current basis, and reduced by an SVD; a direction
-is kept when its singular value exceeds ``rank_tol``·σ_max (default 1e-9). A direction below that
-threshold changes the higher tasks' (normalised) residual by less than ``rank_tol``·‖Δx‖ and is left to
-the lower levels.
+dropped: they carry no direction), stacked under the current basis, and reduced by a column-pivoted
+QR (rank-revealing; about 3× cheaper than an SVD at humanoid size); a direction is kept when its
+estimated singular value |R_kk| exceeds ``rank_tol``·|R_11| (default 1e-9). A direction below that
+threshold changes the higher tasks' (normalised) residual by about ``rank_tol``·‖Δx‖ or less and is
+left to the lower levels.
 
-Elimination: the same SVD gives an orthonormal basis Z of the null space of N_p, and the backend solves
+Elimination: the same QR gives an orthonormal basis Z of the null space of N_p, and the backend solves
 for w in x = x̄ + Z w (k = n − rank variables, no equality constraint):
 
     minimise    ½ wᵀ (ZᵀHZ) w + (Zᵀ(H x̄ + g))ᵀ w
@@ -37,6 +38,7 @@ import time
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.linalg import lapack
 
 from ..errors import QPSolveError
 from ._common import SolveFailedError, no_inf, split_fixed
@@ -49,33 +51,54 @@ if TYPE_CHECKING:
 __all__ = ["row_space", "solve_levels"]
 
 _Z_ROW_TOL = 1e-9
+_geqp3, _orgqr = lapack.dgeqp3, lapack.dorgqr
+_max = np.maximum.reduce
+_all = np.logical_and.reduce
 
 
 def row_space(S: np.ndarray, rank_tol: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
     """Orthonormal bases of the row space of ``S`` (rows normalised first) and of its null space.
 
     Rows with norm ≤ 1e-12·max(1, largest row norm) are dropped (numerical zeros carry no direction);
-    the others are scaled to unit norm, so task weights do not influence the rank decision. A right
-    singular vector belongs to the row space when its singular value exceeds ``rank_tol``·σ_max.
+    the others are scaled to unit norm, so task weights do not influence the rank decision. The bases
+    come from a column-pivoted Householder QR of the normalised Sᵀ (LAPACK ``dgeqp3``/``dorgqr``,
+    rank-revealing: |R_kk| decreases and tracks the singular values): a direction belongs to the row
+    space when |R_kk| exceeds ``rank_tol``·|R_11|. An SVD is used if LAPACK reports a problem.
 
     Args:
         S: (m, n) rows.
-        rank_tol: relative singular-value threshold.
+        rank_tol: relative threshold on |R_kk| (singular-value estimates).
 
     Returns:
         (N, Z): N is (r, n) with N Nᵀ = I, Z is (n, n − r) with ZᵀZ = I and N Z = 0.
     """
     m, n = S.shape
-    if m:
-        norms = np.sqrt(np.einsum("ij,ij->i", S, S))
-        big = norms > 1e-12 * max(1.0, float(norms.max()))
-        if not big.all():
-            S, norms = S[big], norms[big]
-    if S.shape[0] == 0 or n == 0:
+    if m == 0 or n == 0:
         return np.zeros((0, n)), np.eye(n)
-    _, sv, Vt = np.linalg.svd(S / norms[:, None], full_matrices=True)
-    rank = int(np.count_nonzero(sv > rank_tol * sv[0]))
-    return Vt[:rank], Vt[rank:].T
+    norms2 = np.square(S).dot(np.ones(n))
+    big = norms2 > 1e-24 * max(1.0, float(_max(norms2)))
+    if not _all(big):
+        S, norms2 = S[big], norms2[big]
+        m = S.shape[0]
+        if m == 0:
+            return np.zeros((0, n)), np.eye(n)
+    norms = np.sqrt(norms2)
+    St = S.T / norms  # (n, m) with unit columns, Fortran-contiguous: what LAPACK wants
+    qr, _piv, tau, _work, info = _geqp3(St, overwrite_a=1)
+    if info == 0:
+        d = np.abs(qr.diagonal())
+        rank = int(np.count_nonzero(d > rank_tol * d[0]))
+        if m >= n:
+            full = qr[:, :n]
+        else:
+            full = np.zeros((n, n), order="F")
+            full[:, :m] = qr
+        Q, _work, info = _orgqr(full, tau, overwrite_a=1)
+        if info == 0:
+            return Q[:, :rank].T, Q[:, rank:]
+    _, sv, Vt = np.linalg.svd(S / norms[:, None], full_matrices=True)  # pragma: no cover - LAPACK failure
+    rank = int(np.count_nonzero(sv > rank_tol * sv[0]))  # pragma: no cover
+    return Vt[:rank], Vt[rank:].T  # pragma: no cover
 
 
 def _level_problem(hqp: HierarchicalQP, p: int, N: np.ndarray | None, xbar: np.ndarray | None,
@@ -123,9 +146,18 @@ def _clip(x: np.ndarray, lb: np.ndarray | None, ub: np.ndarray | None) -> np.nda
     return x
 
 
-def solve_levels(solver: QPSolver, hqp: HierarchicalQP) -> np.ndarray:
-    """Implementation of :meth:`wbcpy.qp.QPSolver.solve_hierarchy`."""
+def solve_levels(solver: QPSolver, hqp: HierarchicalQP, try_fast: bool = True) -> np.ndarray:
+    """Implementation of :meth:`wbcpy.qp.QPSolver.solve_hierarchy`.
+
+    With the plain DAQP backend the fast path of :mod:`wbcpy.qp.fast_daqp` is tried first (after the
+    structural validation); whatever it cannot solve and check is solved again here from scratch.
+    """
     hqp.validate(check_values=False)  # types and shapes; values are checked on H, g below
+    fast = solver._fast
+    if try_fast and fast is not None:
+        x = fast.solve(hqp)
+        if x is not None:
+            return x
     n = hqp.n
     levels = hqp.levels
     for v in (hqp.lb, hqp.ub):  # NaN bounds (split_fixed's lb <= ub test catches them when both exist)

@@ -278,7 +278,10 @@ class LevelStatus:
         n_eq: number of equality constraints handed to the backend (for a hierarchy: the rank of the
             stacked rows of the higher levels).
         n_variables: number of free variables the backend saw (fixed variables are eliminated).
-        primal_residual, dual_residual: KKT residuals of the returned solution (∞-norm).
+        primal_residual, dual_residual: KKT residuals of the returned solution (∞-norm). On the DAQP
+            fast path (:mod:`wbcpy.qp.fast_daqp`) they are 2-norms; for a level with bounds only both
+            hold the projected-gradient residual ‖x − clip(x − (Hx + g), lb, ub)‖₂, which measures
+            stationarity, feasibility and multiplier signs at once.
     """
 
     solver: str

@@ -25,12 +25,14 @@ task weights of 1e2 with λ = 1e-8. Backends agree with each other to that level
 
 Hierarchies (:meth:`QPSolver.solve_hierarchy`) are solved level by level; level p minimises its cost
 subject to ``N x = N x̄`` where x̄ is the optimum of level p−1 (clipped to the bounds) and N is an
-orthonormal basis of the row space of all higher levels' rows (rows normalised, then an SVD; a
-direction counts when its singular value exceeds ``rank_tol`` = 1e-9 times the largest), plus the
+orthonormal basis of the row space of all higher levels' rows (rows normalised, then a pivoted QR; a
+direction counts when its singular-value estimate exceeds ``rank_tol`` = 1e-9 times the largest), plus the
 bounds that were strongly active at a higher level. Since x̄ satisfies every higher constraint, each
 level is feasible by construction and never degrades a higher one. The equalities are eliminated
 (x = x̄ + Z w with Z a null-space basis) before the backend sees the level: see
-:mod:`wbcpy.qp.hierarchy`.
+:mod:`wbcpy.qp.hierarchy`. With the (default) DAQP backend, hierarchies first go through the dense fast
+path of :mod:`wbcpy.qp.fast_daqp` — same method, same checks in vectorised form, no intermediate
+objects — and fall back to the pipeline above whenever it cannot solve or verify a level.
 """
 
 from __future__ import annotations
@@ -113,7 +115,41 @@ class QPSolver:
             "solve": make_backend(self._name, warm_start, self._options, self._via)
         }
         self._warm: dict[Any, np.ndarray] = {}
-        self.statuses: list[LevelStatus] = []
+        self._fast: Any = None  # wbcpy.qp.fast_daqp.DaqpFastPath for the dense DAQP adapter
+        if self._name == "daqp" and not self._via:
+            from .fast_daqp import DaqpFastPath
+
+            self._fast = DaqpFastPath(self)
+        self._statuses: list[LevelStatus] | None = []
+        self._status_records: list[tuple] | None = None
+
+    @property
+    def statuses(self) -> list[LevelStatus]:
+        """One :class:`LevelStatus` per level of the last successful solve (built when first read)."""
+        if self._statuses is None:
+            name = self._name
+            self._statuses = [
+                LevelStatus(name, st, it, tm, p, r, nf, rp, rd)
+                for st, it, tm, p, r, nf, rp, rd in self._status_records
+            ]
+        return self._statuses
+
+    @statuses.setter
+    def statuses(self, value: list[LevelStatus]) -> None:
+        self._statuses = value
+        self._status_records = None
+
+    def _set_status_records(self, records: list[tuple]) -> None:
+        """Store the statuses of a solve as (status, iterations, time, level, n_eq, n_variables, primal,
+        dual) tuples; :attr:`statuses` turns them into LevelStatus objects when read."""
+        self._status_records = records
+        self._statuses = None
+
+    def _status_snapshot(self) -> Any:
+        """An immutable handle on the current statuses, cheap to take (see :func:`statuses_of`)."""
+        if self._statuses is None:
+            return (self._name, self._status_records)
+        return list(self._statuses)
 
     @property
     def name(self) -> str:
@@ -131,6 +167,8 @@ class QPSolver:
     def reset(self) -> None:
         """Forget warm-start data and backend workspaces."""
         self._warm.clear()
+        if self._fast is not None:
+            self._fast.reset()
         for b in self._backends.values():
             b.reset()
 
@@ -328,3 +366,22 @@ class QPSolver:
             QPSolveError: with ``level`` = the level that failed (0 for inconsistent bounds).
         """
         return solve_levels(self, hqp)
+
+    def _solve_hierarchy_trusted(self, hqp: HierarchicalQP) -> np.ndarray:
+        """:meth:`solve_hierarchy` for problems whose structure the caller built and guarantees (float64
+        arrays of the right shapes, r ≥ 0): the structural validation is skipped unless the generic path
+        runs. Values are still checked (a NaN fails the fast path's checks and reaches the validation)."""
+        fast = self._fast
+        if fast is not None:
+            x = fast.solve(hqp)
+            if x is not None:
+                return x
+        return solve_levels(self, hqp, try_fast=False)
+
+
+def statuses_of(snapshot: Any) -> list[LevelStatus]:
+    """The LevelStatus list of a :meth:`QPSolver._status_snapshot` (or of a plain list of statuses)."""
+    if isinstance(snapshot, tuple):
+        name, records = snapshot
+        return [LevelStatus(name, st, it, tm, p, r, nf, rp, rd) for st, it, tm, p, r, nf, rp, rd in records]
+    return list(snapshot)

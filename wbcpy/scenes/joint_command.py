@@ -19,7 +19,7 @@ class NoSolutionError(WbcpyError, RuntimeError):
         super().__init__(f"no {what} yet: call update() and solve() first")
 
 
-@dataclass
+@dataclass(slots=True)
 class JointCommand:
     """Accelerations of the actuated joints (floating-base DOFs excluded), in model order.
 

@@ -89,6 +89,9 @@ class Scene:
                 actuated[joint.idx_v : joint.idx_v + joint.nv] = False
         self._actuated = np.flatnonzero(actuated)
         self._actuated_names = [self._dof_names[i] for i in self._actuated]
+        act = self._actuated
+        contiguous = act.size and act[-1] - act[0] + 1 == act.size
+        self._actuated_index: slice | np.ndarray = slice(int(act[0]), int(act[-1]) + 1) if contiguous else act
         self._joint_dofs = {
             model.names[j]: list(range(model.joints[j].idx_v, model.joints[j].idx_v + model.joints[j].nv))
             for j in range(1, model.njoints)
@@ -262,12 +265,25 @@ class Scene:
             hqp = self._hqp
             if hqp is None:
                 raise NoSolutionError("problem")
-        qdd = np.array(self.solver.solve_hierarchy(hqp), dtype=float)
-        if qdd.shape != (self.robot.nv,) or not np.isfinite(qdd).all():
-            raise QPSolveError(getattr(self.solver, "name", "?"), "non-finite or wrongly sized solution", hqp)
+        solver = self.solver
+        trusted = getattr(solver, "_solve_hierarchy_trusted", None)
+        if trusted is not None and self._is_own_problem(hqp):
+            qdd = trusted(hqp)  # a new, finite float64 (nv,) array: checked by the QPSolver
+            snapshot = solver._status_snapshot()
+        else:
+            qdd = np.array(solver.solve_hierarchy(hqp), dtype=float)
+            snapshot = list(getattr(solver, "statuses", []))
+            if qdd.shape != (self.robot.nv,) or not (
+                math.isfinite(qdd.dot(qdd)) or np.isfinite(qdd).all()  # (x·x overflows above ~1e154)
+            ):
+                raise QPSolveError(getattr(solver, "name", "?"), "non-finite or wrongly sized solution", hqp)
         self._qdd = qdd
-        self._solver_statuses = list(getattr(self.solver, "statuses", []))
-        return JointCommand(list(self._actuated_names), qdd[self._actuated])
+        self._solver_statuses = snapshot
+        return JointCommand(list(self._actuated_names), qdd[self._actuated_index].copy())
+
+    def _is_own_problem(self, hqp: HierarchicalQP) -> bool:
+        """True when ``hqp`` is the scene's own last problem, unchanged in structure (subclasses)."""
+        return False
 
     def get_solver_output(self) -> JointCommand:
         """The last solution as a :class:`JointCommand` (actuated joints).
@@ -277,7 +293,7 @@ class Scene:
         """
         if self._qdd is None:
             raise NoSolutionError()
-        return JointCommand(list(self._actuated_names), self._qdd[self._actuated])
+        return JointCommand(list(self._actuated_names), self._qdd[self._actuated_index].copy())
 
     def get_solver_output_raw(self) -> np.ndarray:
         """The last solution's full q̈ (nv, floating base included), a new array.
@@ -292,14 +308,16 @@ class Scene:
     @property
     def solver_statuses(self) -> list[Any]:
         """Per-level statuses (``wbcpy.qp.LevelStatus``) of the last successful solve."""
-        return list(self._solver_statuses)
+        from ..qp.solver import statuses_of
+
+        return statuses_of(self._solver_statuses)
 
     # ------------------------------------------------------------------ status
     def update_tasks_status(self) -> TasksStatus:
         """Compute the status of every task from the last update and the last solution."""
         now = self._update_time
         status = TasksStatus(
-            [t.status(self._qdd, self._measured, now) for t in self._tasks], list(self._solver_statuses)
+            [t.status(self._qdd, self._measured, now) for t in self._tasks], self.solver_statuses
         )
         self._status = status
         return status

@@ -91,6 +91,7 @@ class CartesianTask(Task):
         ref_fixed = frames[self.ref_id].parentJoint == 0
         self._ref_rot_const = frames[self.ref_id].placement.rotation.copy() if ref_fixed else None
         self._ref_identity = ref_fixed and np.array_equal(self._ref_rot_const, np.eye(3))
+        self._direct = self.root_fixed and self._ref_identity  # rows = world-aligned frame Jacobian
         nv = robot.nv
         self._Aw = np.zeros((6, nv))
         self._bw = np.zeros(6)
@@ -98,6 +99,7 @@ class CartesianTask(Task):
     # ------------------------------------------------------------------ rows
     def compute(self) -> None:
         """Fill :attr:`A` and :attr:`bias` (ref-frame axes) for the robot's current state."""
+        self._src = None
         robot = self.robot
         Jt = robot._frame_jacobian(self.tip_id)
         bt = robot._frame_bias(self.tip_id)
@@ -106,20 +108,40 @@ class CartesianTask(Task):
         else:
             Aw, bw = self._moving_root_rows(Jt, bt)
         if self._ref_identity:
-            np.copyto(self.A, Aw)
-            np.copyto(self.bias, bw)
+            np.copyto(self._A, Aw)
+            np.copyto(self._bias, bw)
             return
         if self._ref_rot_const is not None:
             Rt = self._ref_rot_const.T
         else:
             robot._ensure_kinematics("Cartesian task")
             Rt = robot.data.oMf[self.ref_id].rotation.T
-        A = self.A
+        A = self._A
         np.matmul(Rt, Aw[:3], out=A[:3])
         np.matmul(Rt, Aw[3:], out=A[3:])
-        b = self.bias
+        b = self._bias
         b[:3] = Rt @ bw[:3]
         b[3:] = Rt @ bw[3:]
+
+    def fill_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+        """Write the weighted rows of the current state into ``A_out``/``y_out`` (see :meth:`write_rows`).
+
+        Fixed root with world-aligned ref_frame axes (the common case: a frame relative to the world or
+        to a fixed base): the rows are the robot's cached frame Jacobian and bias, written straight into
+        the level's buffer; :attr:`A` and :attr:`bias` are built from them only when read.
+        """
+        if not (self._direct and self._all_rows):
+            self.compute()
+            self.write_rows(A_out, y_out)
+            return
+        J, b = self.robot.frame_jacobian_bias_view(self.tip_id)
+        self._src = (J, b)
+        np.subtract(self._ref_acc, b, y_out)
+        if self._unit:
+            np.copyto(A_out, J)
+        else:
+            np.multiply(J, self._sw_col, A_out)
+            np.multiply(y_out, self._sw, y_out)
 
     def _moving_root_rows(self, Jt: np.ndarray, bt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """World-axes rows and bias of the relative motion for a moving root."""

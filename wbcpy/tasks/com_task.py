@@ -28,11 +28,36 @@ class ComTask(Task):
         super().__init__(robot, config)
 
     def compute(self) -> None:
-        """Copy J_com and J̇_com q̇ of the current state into :attr:`A` and :attr:`bias`."""
+        """Copy J_com and J̇_com q̇ of the current state into :attr:`A` and :attr:`bias`.
+
+        Both come from the kinematics alone (``RobotModel.com_jacobian_view``: forward kinematics at
+        acceleration level, joint Jacobians, ``centerOfMass`` and ``jacobianCenterOfMass`` on that
+        data), not from ``computeAllTerms``.
+        """
+        self._src = None
         robot = self.robot
-        robot._ensure_dynamics("COM Jacobian")  # computeAllTerms, cached per state
-        np.copyto(self.A, robot.data.Jcom)
-        np.copyto(self.bias, robot.com_bias())
+        np.copyto(self._A, robot.com_jacobian_view())
+        np.copyto(self._bias, robot.com_bias_view())
+
+    def fill_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+        """Write the weighted rows of the current state (J_com is copied: Pinocchio's buffer changes
+        with the next state; the bias array belongs to this state and is kept by reference)."""
+        if not self._all_rows:
+            self.compute()
+            self.write_rows(A_out, y_out)
+            return
+        robot = self.robot
+        J = robot.com_jacobian_view()
+        b = robot.com_bias_view()
+        A = self._A
+        np.copyto(A, J)
+        self._src = (None, b)
+        np.subtract(self._ref_acc, b, y_out)
+        if self._unit:
+            np.copyto(A_out, A)
+        else:
+            np.multiply(A, self._sw_col, A_out)
+            np.multiply(y_out, self._sw, y_out)
 
     def position(self) -> np.ndarray:
         """Current COM position (3, m, world)."""

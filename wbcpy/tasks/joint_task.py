@@ -73,10 +73,18 @@ class JointTask(Task):
     def write_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
         """Copy the precomputed weighted selection rows; y = √(a·w)·a_ref (bias is zero)."""
         np.copyto(A_out, self._WA)
+        self.write_targets(y_out)
+
+    def fill_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+        """Same as :meth:`write_rows` (the rows do not depend on the state)."""
+        self.write_rows(A_out, y_out)
+
+    def write_targets(self, y_out: np.ndarray) -> None:
+        """Write y = √(a·w)·a_ref only (the scene keeps the constant rows in its buffers)."""
         if self._all_rows:
-            np.multiply(self._ref_acc, self._sw, out=y_out)
+            np.multiply(self._ref_acc, self._sw, y_out)
         else:
-            np.multiply(self._ref_acc[self._rows], self._sw, out=y_out)
+            np.multiply(self._ref_acc[self._rows], self._sw, y_out)
 
     def task_acceleration(self, qdd: np.ndarray) -> np.ndarray:
         """The task joints' accelerations ``q̈[idx]`` (n)."""

@@ -9,6 +9,11 @@ so that the task acceleration is ``A q̈ + bias`` and the target is ``y = a_ref 
 recomputed into the same preallocated arrays at every :meth:`compute` (never accumulated), so repeated
 updates with the same state give identical rows.
 
+The scene's hot path calls :meth:`Task.fill_rows` instead, which writes the weighted rows straight into
+the level's buffer; tasks that can (a Cartesian task with a fixed root and ref_frame axes equal to the
+world's, the COM task) then keep references to the robot's per-state arrays and build :attr:`Task.A`
+and :attr:`Task.bias` only when they are read (status, diagnostics).
+
 The cost contribution of a task is activation · Σ_k w_k (A_k q̈ − y_k)² (weights act linearly on the
 squared residual); :meth:`Task.write_rows` writes the square-root form √(activation·w_k)·A_k and
 √(activation·w_k)·y_k of the rows whose weight is positive.
@@ -54,14 +59,51 @@ class Task:
         self.name = config.name
         self.n = config.n_variables
         nv = robot.nv
-        self.A = np.zeros((self.n, nv))
-        self.bias = np.zeros(self.n)
+        self._A = np.zeros((self.n, nv))
+        self._bias = np.zeros(self.n)
+        self._src: tuple[np.ndarray | None, np.ndarray | None] | None = None  # lazy (A, bias) sources
+        self._version = 0  # bumped when the task's rows change shape or activity (weights, activation, …)
         self.reference: Reference | None = None
         self.reference_time: float | None = None
         self._ref_acc = np.zeros(self.n)
         self.weights = np.ones(self.n) if config.weights is None else np.array(config.weights, dtype=float)
         self.activation = float(config.activation)
         self._rescale()
+
+    # ------------------------------------------------------------------ rows of the last update
+    @property
+    def A(self) -> np.ndarray:
+        """Task Jacobian (n×nv) of the last :meth:`compute` / :meth:`fill_rows`, in reference axes."""
+        if self._src is not None:
+            self._materialize()
+        return self._A
+
+    @A.setter
+    def A(self, value: np.ndarray) -> None:
+        self._materialize()
+        self._A = value
+
+    @property
+    def bias(self) -> np.ndarray:
+        """Task acceleration at q̈ = 0 (n) of the last :meth:`compute` / :meth:`fill_rows`."""
+        if self._src is not None:
+            self._materialize()
+        return self._bias
+
+    @bias.setter
+    def bias(self, value: np.ndarray) -> None:
+        self._materialize()
+        self._bias = value
+
+    def _materialize(self) -> None:
+        """Copy the per-state arrays kept by :meth:`fill_rows` into :attr:`A` and :attr:`bias`."""
+        src = self._src
+        if src is not None:
+            self._src = None
+            if src[0] is not None:
+                np.copyto(self._A, src[0])
+            if src[1] is not None:
+                np.copyto(self._bias, src[1])
 
     # ------------------------------------------------------------------ configuration
     @property
@@ -97,6 +139,8 @@ class Task:
         self._rows = rows
         self._sw = sw if self._all_rows else sw[rows]
         self._sw_col = self._sw[:, None].copy()
+        self._unit = self._all_rows and bool((sw == 1.0).all())  # rows = A, y = a_ref − bias as they are
+        self._version += 1
 
     # ------------------------------------------------------------------ references
     def validate_reference(self, ref: Any) -> Reference:
@@ -105,6 +149,8 @@ class Task:
 
     def set_reference(self, ref: Reference, stamp: float) -> None:
         """Store a reference already validated by :meth:`validate_reference`, stamped ``stamp``."""
+        if self.reference is None:
+            self._version += 1  # the task may become active
         self.reference = ref
         self.reference_time = stamp
         self._ref_acc = ref.acceleration
@@ -128,6 +174,12 @@ class Task:
     def compute(self) -> None:
         """Fill :attr:`A` and :attr:`bias` for the robot's current state (subclasses)."""
         raise NotImplementedError
+
+    def fill_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+        """:meth:`compute` then :meth:`write_rows` (the scene's per-step call; subclasses specialise it
+        to write the rows straight from the robot's cached Jacobian and bias)."""
+        self.compute()
+        self.write_rows(A_out, y_out)
 
     def write_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
         """Write the weighted rows √(a·w)·A and √(a·w)·(a_ref − bias) (rows with w > 0 only).
