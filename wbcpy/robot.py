@@ -17,7 +17,6 @@ origin with q̈ = 0 in the same axes.
 from __future__ import annotations
 
 import math
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,8 +25,12 @@ import numpy as np
 import pinocchio as pin
 
 from ._dof_map import DofMap
+from ._pin_bindings import probe_bindings
+from ._robot_names import RobotNamesMixin
+from ._robot_views import RobotViewsMixin
+from ._urdf import load_urdf_model
 from ._validation import as_vector, check_finite
-from .errors import StateNotSetError, UnknownNameError, URDFError, URDFNotFoundError
+from .errors import StateNotSetError
 
 if TYPE_CHECKING:
     from .chain import Chain
@@ -35,7 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["RobotModel"]
 
 _LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
-_BIG = 1e300  # Pinocchio's "no limit" is ±max double
 _F64 = np.dtype(np.float64)
 #: up to this nv, M⁻¹ from the Cholesky factors of an already computed M beats ``computeMinverse``
 #: (measured with pin 4.1 after computeAllTerms: PUMA 3.6 vs 4.2 µs, Baxter nv=19 11.0 vs 12.1 µs; Talos
@@ -53,28 +55,11 @@ def _state_vector(x: Any, n: int, name: str) -> np.ndarray:
     return as_vector(x, n, name)
 
 
-def _finite_or_inf(x: np.ndarray) -> np.ndarray:
-    """Map Pinocchio's ±max-double "unbounded" limits to ±inf."""
-    out = np.array(x, dtype=np.float64)
-    out[out >= _BIG] = np.inf
-    out[out <= -_BIG] = -np.inf
-    return out
-
-
-def _check_urdf_xml(text: str, source: str) -> None:
-    """Raise :class:`URDFError` unless ``text`` is well-formed XML with a <robot> root holding links."""
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise URDFError(source, f"malformed XML ({exc})") from None
-    if root.tag != "robot":
-        raise URDFError(source, f"root element is <{root.tag}>, expected <robot>")
-    if root.find("link") is None:
-        raise URDFError(source, "the URDF defines no <link>")
-
-
-class RobotModel:
+class RobotModel(RobotNamesMixin, RobotViewsMixin):
     """A robot: one ``pin.Model``, one ``pin.Data``, a validated state and per-state caches.
+
+    Names, sizes, limits and per-DOF conversions come from :class:`~wbcpy._robot_names.RobotNamesMixin`;
+    the no-copy ``*_view`` accessors from :class:`~wbcpy._robot_views.RobotViewsMixin`.
 
     Attributes:
         model: the Pinocchio model (shared, never copied).
@@ -148,31 +133,7 @@ class RobotModel:
             URDFError: unreadable file, malformed XML, or a URDF without links.
             InvalidValueError: a non-finite or wrongly sized gravity vector.
         """
-        grav = as_vector(gravity, 3, "gravity")
-        text = str(source)
-        is_xml = "<robot" in text
-        if is_xml:
-            label = "<xml>"
-        else:
-            path = Path(text).expanduser()
-            label = str(path)
-            if not path.is_file():
-                raise URDFNotFoundError(label)
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise URDFError(label, f"unreadable ({exc})") from None
-        _check_urdf_xml(text, label)
-        try:
-            if floating_base:
-                model = pin.buildModelFromXML(text, pin.JointModelFreeFlyer())
-            else:
-                model = pin.buildModelFromXML(text)
-        except (RuntimeError, ValueError) as exc:
-            raise URDFError(
-                label, str(exc).strip().splitlines()[0] if str(exc).strip() else "invalid"
-            ) from None
-        model.gravity.linear = grav
+        model, label = load_urdf_model(source, floating_base, gravity)
         robot = cls(model, name=name, source=label)
         robot.package_dirs = [str(p) for p in (package_dirs or [])]
         return robot
@@ -182,131 +143,6 @@ class RobotModel:
         from .chain import Chain
 
         return Chain(self, base, tip, name=name, **kwargs)
-
-    # ------------------------------------------------------------------ names and sizes
-    @property
-    def nq(self) -> int:
-        """Size of the configuration vector q."""
-        return self.model.nq
-
-    @property
-    def nv(self) -> int:
-        """Size of velocity/acceleration/torque vectors (= number of DOF)."""
-        return self.model.nv
-
-    @property
-    def ndof(self) -> int:
-        """Number of degrees of freedom (= nv; a free-flyer base counts 6)."""
-        return self.model.nv
-
-    @property
-    def floating_base(self) -> bool:
-        """True when the first joint is a free-flyer."""
-        return self.model.njoints > 1 and self.model.joints[1].shortname() == "JointModelFreeFlyer"
-
-    @property
-    def joint_names(self) -> list[str]:
-        """Names of the moving joints, in Pinocchio order (the universe excluded)."""
-        return list(self.model.names[1:])
-
-    @property
-    def dof_names(self) -> list[str]:
-        """One name per DOF (nv): the joint name, or ``joint:x|y|z|wx|wy|wz`` inside multi-DOF joints."""
-        return list(self._dofs.dof_names)
-
-    @property
-    def frame_names(self) -> list[str]:
-        """Every Pinocchio frame name (links, joints, fixed frames)."""
-        return [f.name for f in self.model.frames]
-
-    @property
-    def link_names(self) -> list[str]:
-        """Names of the URDF links (Pinocchio BODY frames)."""
-        return [f.name for f in self.model.frames if f.type == pin.FrameType.BODY]
-
-    @property
-    def root_link(self) -> str:
-        """Name of the first link of the URDF (the fixed base or the floating body)."""
-        return self.link_names[0]
-
-    def frame_id(self, frame: str | int) -> int:
-        """Pinocchio frame index of ``frame`` (a name, or an index that is checked)."""
-        if isinstance(frame, (int, np.integer)):
-            if 0 <= frame < len(self.model.frames):
-                return int(frame)
-            raise UnknownNameError("frame index", frame, [str(i) for i in range(len(self.model.frames))])
-        try:
-            return self._frame_index[frame]
-        except KeyError:
-            raise UnknownNameError("frame", frame, self._frame_index) from None
-
-    def joint_id(self, joint: str) -> int:
-        """Pinocchio joint index (1-based; 0 is the universe) of the joint named ``joint``."""
-        try:
-            return self._joint_index[joint]
-        except KeyError:
-            raise UnknownNameError("joint", joint, self._joint_index) from None
-
-    def joint_v_index(self, joint: str) -> int:
-        """First index of joint ``joint`` in v (and in the per-DOF vector)."""
-        return int(self.model.joints[self.joint_id(joint)].idx_v)
-
-    def joint_q_index(self, joint: str) -> int:
-        """First index of joint ``joint`` in q."""
-        return int(self.model.joints[self.joint_id(joint)].idx_q)
-
-    # ------------------------------------------------------------------ limits
-    @property
-    def lower_position_limit(self) -> np.ndarray:
-        """Lower position limits in q space (nq); -inf where unbounded."""
-        return _finite_or_inf(self.model.lowerPositionLimit)
-
-    @property
-    def upper_position_limit(self) -> np.ndarray:
-        """Upper position limits in q space (nq); +inf where unbounded."""
-        return _finite_or_inf(self.model.upperPositionLimit)
-
-    @property
-    def dof_lower_limit(self) -> np.ndarray:
-        """Lower position limit per DOF (nv, rad or m); -inf for continuous joints and free-flyers."""
-        return self._dofs.lower.copy()
-
-    @property
-    def dof_upper_limit(self) -> np.ndarray:
-        """Upper position limit per DOF (nv, rad or m); +inf for continuous joints and free-flyers."""
-        return self._dofs.upper.copy()
-
-    @property
-    def velocity_limit(self) -> np.ndarray:
-        """Velocity limits (nv, rad/s or m/s); +inf where the URDF gives none."""
-        vel = _finite_or_inf(self.model.velocityLimit)
-        vel[vel <= 0.0] = np.inf
-        return vel
-
-    @property
-    def effort_limit(self) -> np.ndarray:
-        """Effort limits (nv, N·m or N); +inf where the URDF gives none."""
-        eff = _finite_or_inf(self.model.effortLimit)
-        eff[eff <= 0.0] = np.inf
-        return eff
-
-    # ------------------------------------------------------------------ per-DOF conversions
-    def q_from_dof(self, angles: Any) -> np.ndarray:
-        """Configuration q (nq) from one value per DOF (nv).
-
-        Continuous joints take an angle θ and become (cos θ, sin θ); a free-flyer takes
-        (x, y, z, rx, ry, rz) with (rx, ry, rz) a rotation vector (R = exp₃(r)); spherical joints take a
-        rotation vector; planar joints take (x, y, θ).
-        """
-        return self._dofs.q_from_dof(as_vector(angles, self.nv, "angles"))
-
-    def dof_from_q(self, q: Any) -> np.ndarray:
-        """One value per DOF (nv) from a configuration q (nq); the inverse of :meth:`q_from_dof`."""
-        return self._dofs.dof_from_q(as_vector(q, self.nq, "q"))
-
-    def neutral(self) -> np.ndarray:
-        """Pinocchio's neutral configuration (nq)."""
-        return np.array(pin.neutral(self.model))
 
     # ------------------------------------------------------------------ state
     def update(self, q: Any, v: Any = None, a: Any = None) -> None:
@@ -452,41 +288,12 @@ class RobotModel:
         self._minv_id = self.state_id
 
     def _probe_bindings(self) -> None:
-        """Check once, on a scratch ``pin.Data``, what the Python bindings of Pinocchio return.
-
-        Pinocchio's C++ algorithms fill the upper triangle of M and M⁻¹ only; recent Python bindings copy
-        it to the lower one (checked with matrices pre-filled with NaN). ``computeMinverse`` and
-        ``cholesky.computeMinv`` return a new array in current bindings (a full symmetric copy that can be
-        handed out as is).
-        """
-        model = self.model
-        scratch = model.createData()
-        q = pin.neutral(model)
-        scratch.M[:] = np.nan
-        pin.computeAllTerms(model, scratch, q, self._zero_v)
-        scratch.Minv[:] = np.nan
-        minv = pin.computeMinverse(model, scratch, q)
-        minv_partial = bool(np.isnan(scratch.Minv).any())
-        scratch.Minv[:] = np.nan
-        pin.cholesky.decompose(model, scratch)
-        chol = pin.cholesky.computeMinv(model, scratch)
-        chol_partial = bool(np.isnan(scratch.Minv).any())
-        self._fill_M = model.nv > 1 and bool(np.isnan(scratch.M).any())
-        self._fill_Minv = model.nv > 1 and (minv_partial or chol_partial)
-        self._chol_returns_copy = (
-            not self._fill_Minv
-            and isinstance(chol, np.ndarray)
-            and chol.shape == (model.nv, model.nv)
-            and chol.dtype == np.float64
-            and not np.shares_memory(chol, scratch.Minv)
-        )
-        self._minv_returns_copy = (
-            not self._fill_Minv
-            and isinstance(minv, np.ndarray)
-            and minv.shape == (model.nv, model.nv)
-            and minv.dtype == np.float64
-            and not np.shares_memory(minv, scratch.Minv)
-        )
+        """Check once, on a scratch ``pin.Data``, what the Python bindings of Pinocchio return (see
+        :mod:`wbcpy._pin_bindings`): whether M and M⁻¹ must be mirrored, whether M⁻¹ comes as a new array."""
+        probe = probe_bindings(self.model)
+        self._fill_M, self._fill_Minv = probe.fill_M, probe.fill_Minv
+        self._chol_returns_copy = probe.chol_returns_copy
+        self._minv_returns_copy = probe.minv_returns_copy
 
     # ------------------------------------------------------------------ kinematics
     def frame_placement(self, frame: str | int) -> pin.SE3:
@@ -526,62 +333,6 @@ class RobotModel:
             bias = pin.getFrameClassicalAcceleration(self.model, self._data, fid, _LWA).vector.copy()
             self._bias_cache[fid] = bias
         return bias
-
-    # ------------------------------------------------------------------ no-copy accessors (hot paths)
-    def frame_jacobian_view(self, frame: str | int) -> np.ndarray:
-        """:meth:`frame_jacobian` without the copy: the array cached for the current state.
-
-        Never write to it (every reader of this state shares it). It belongs to this state: a later
-        :meth:`update` caches a new array and never changes this one, so it stays a valid snapshot of
-        the state it was computed for.
-        """
-        if type(frame) is not int or not 0 <= frame < self._n_frames:
-            frame = self.frame_id(frame)
-        return self._frame_jacobian(frame)
-
-    def frame_bias_view(self, frame: str | int) -> np.ndarray:
-        """:meth:`frame_bias` without the copy (cached for the current state, never write to it; see
-        :meth:`frame_jacobian_view`)."""
-        if type(frame) is not int or not 0 <= frame < self._n_frames:
-            frame = self.frame_id(frame)
-        return self._frame_bias(frame)
-
-    def frame_jacobian_bias_view(self, frame: str | int) -> tuple[np.ndarray, np.ndarray]:
-        """(:meth:`frame_jacobian_view`, :meth:`frame_bias_view`) in one call: the hot path of the
-        scene's Cartesian tasks (forward kinematics once, then the joint Jacobians reuse it)."""
-        if type(frame) is not int or not 0 <= frame < self._n_frames:
-            frame = self.frame_id(frame)
-        jac = self._jac_cache.get(frame)
-        bias = self._bias_cache.get(frame)
-        if jac is not None and bias is not None:
-            return jac, bias
-        if self._kin_id != self.state_id:
-            self._ensure_motion("frame bias")
-        if bias is None:
-            bias = pin.getFrameClassicalAcceleration(self.model, self._data, frame, _LWA).vector.copy()
-            self._bias_cache[frame] = bias
-        if jac is None:
-            if self._jac_id != self.state_id:
-                pin.computeJointJacobians(self.model, self._data)  # placements are there already
-                self._jac_id = self.state_id
-            jac = pin.getFrameJacobian(self.model, self._data, frame, _LWA)
-            self._jac_cache[frame] = jac
-        return jac, bias
-
-    def com_jacobian_view(self) -> np.ndarray:
-        """:meth:`com_jacobian` without the copy: a view of ``data.Jcom`` (3×nv).
-
-        Computed without the dynamics (see ``_ensure_com``). Unlike the frame views this is Pinocchio's
-        own buffer: read it before the next state is computed, and never write to it.
-        """
-        self._ensure_com("COM Jacobian")
-        return self._data.Jcom
-
-    def com_bias_view(self) -> np.ndarray:
-        """:meth:`com_bias` without the copy (owned by the current state; never write to it)."""
-        if self._cbias_id != self.state_id:
-            self._ensure_com("COM bias")
-        return self._com_bias
 
     # ------------------------------------------------------------------ dynamics
     def mass_matrix(self) -> np.ndarray:

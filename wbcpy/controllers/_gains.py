@@ -6,9 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import as_vector
 from ..errors import ConfigError
 
-__all__ = ["as_gain", "broadcast_gain", "saturate"]
+__all__ = ["as_gain", "broadcast_gain", "optional_vector", "saturate"]
 
 
 def as_gain(value: Any, name: str, allow_none: bool = False) -> np.ndarray | None:
@@ -47,3 +48,8 @@ def saturate(u: np.ndarray, limit: np.ndarray | None) -> np.ndarray:
     if ratio > 1.0:
         u = u / ratio
     return u
+
+
+def optional_vector(x: Any, n: int, name: str) -> np.ndarray:
+    """``as_vector(x, n, name)``, or n zeros when ``x`` is None (an omitted target velocity/acceleration)."""
+    return np.zeros(n) if x is None else as_vector(x, n, name)

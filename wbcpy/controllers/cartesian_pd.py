@@ -26,7 +26,8 @@ import pinocchio as pin
 from .._validation import as_vector
 from ..errors import InvalidValueError
 from ..tasks import CartesianReference
-from ._gains import as_gain, broadcast_gain, saturate
+from ._base import PDLaw
+from ._gains import optional_vector
 
 if TYPE_CHECKING:
     from ..tasks import CartesianTask
@@ -50,7 +51,7 @@ def pose_error(target: pin.SE3, pose: pin.SE3) -> np.ndarray:
     return out
 
 
-class CartesianPD:
+class CartesianPD(PDLaw):
     """Cartesian PD law with feed-forward (see the module docstring).
 
     Attributes:
@@ -58,16 +59,7 @@ class CartesianPD:
         max_acceleration: optional saturation, scalar or 6 values (m/s² over rad/s²).
     """
 
-    def __init__(self, kp: Any, kd: Any, kff: Any = 1.0, max_acceleration: Any = None) -> None:
-        """Raises ConfigError for negative or non-finite gains (or a non-positive saturation)."""
-        self.kp = as_gain(kp, "kp")
-        self.kd = as_gain(kd, "kd")
-        self.kff = as_gain(kff, "kff")
-        self.max_acceleration = as_gain(max_acceleration, "max_acceleration", allow_none=True)
-        for name in ("kp", "kd", "kff", "max_acceleration"):
-            gain = getattr(self, name)
-            if gain is not None:
-                broadcast_gain(gain, 6, name)
+    _axes = 6
 
     def compute(
         self,
@@ -81,15 +73,9 @@ class CartesianPD:
         M = _se3(pose, "pose")
         Md = _se3(target_pose, "target_pose")
         v = as_vector(twist, 6, "twist")
-        vd = np.zeros(6) if target_twist is None else as_vector(target_twist, 6, "target_twist")
-        ad = (
-            np.zeros(6)
-            if target_acceleration is None
-            else as_vector(target_acceleration, 6, "target_acceleration")
-        )
-        a = self.kff * ad + self.kd * (vd - v) + self.kp * pose_error(Md, M)
-        a = np.broadcast_to(a, (6,)).copy()
-        return saturate(a, self.max_acceleration)
+        vd = optional_vector(target_twist, 6, "target_twist")
+        ad = optional_vector(target_acceleration, 6, "target_acceleration")
+        return self._law(pose_error(Md, M), v, vd, ad)
 
     update = compute  # alias (ARC-OPT controllers call it update)
 

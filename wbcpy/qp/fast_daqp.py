@@ -53,6 +53,24 @@ def _clip(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, out: np.ndarray) -> np.
     return np.maximum(out, lo, out=out)
 
 
+def _box_residual(
+    H: np.ndarray, g: np.ndarray, x: np.ndarray, lb: Any, ub: Any, bounded: bool, tol: float
+) -> float | None:
+    """Projected-gradient residual ‖x − clip(x − (Hx + g), lb, ub)‖ of the box-constrained QP (‖Hx + g‖
+    without bounds), 0 exactly at its optimum; None when it exceeds tol·(1 + ‖g‖ + ‖x‖)."""
+    t = np.dot(H, x)
+    np.add(t, g, t)
+    if bounded:
+        np.subtract(x, t, t)
+        _clip(t, lb, ub, t)
+        np.subtract(x, t, t)
+    rr = math.sqrt(float(t.dot(t)))
+    # (the scale is ≥ 1: computed only when needed)
+    if not rr <= tol and not rr <= tol * (1.0 + math.sqrt(float(g.dot(g))) + math.sqrt(float(x.dot(x)))):
+        return None
+    return rr
+
+
 class DaqpFastPath:
     """Per-solver workspace of the dense DAQP fast path (see the module docstring).
 
@@ -168,17 +186,8 @@ class DaqpFastPath:
             x, _f, flag, info = self._daqp(H, g, rows0, ub, lb, sense, **opts)
         if flag != 1:
             return None
-        # projected-gradient residual: 0 exactly at the optimum of the box-constrained QP
-        t = np.dot(H, x)
-        np.add(t, g, t)
-        if bounded:
-            np.subtract(x, t, t)
-            _clip(t, lb, ub, t)
-            np.subtract(x, t, t)
-        rr = math.sqrt(float(t.dot(t)))
-        tol = solver.kkt_tol
-        # (the scale is ≥ 1: computed only when needed)
-        if not rr <= tol and not rr <= tol * (1.0 + math.sqrt(float(g.dot(g))) + math.sqrt(float(x.dot(x)))):
+        rr = _box_residual(H, g, x, lb, ub, bounded, solver.kkt_tol)
+        if rr is None:
             return None
         if bounded:
             _clip(x, lb, ub, x)
@@ -254,18 +263,8 @@ class DaqpFastPath:
                 if res is None:
                     return None
                 x, lam, iters = res
-                # projected-gradient residual: 0 exactly at the optimum of the box-constrained QP
-                t = np.dot(H, x)
-                np.add(t, g, t)
-                if has_bounds:
-                    np.subtract(x, t, t)
-                    _clip(t, lb, ub, t)
-                    np.subtract(x, t, t)
-                rr = math.sqrt(float(t.dot(t)))
-                # (the scale is ≥ 1: computed only when needed)
-                if not rr <= tol and not rr <= tol * (
-                    1.0 + math.sqrt(float(g.dot(g))) + math.sqrt(float(x.dot(x)))
-                ):
+                rr = _box_residual(H, g, x, lb, ub, has_bounds, tol)
+                if rr is None:
                     return None
                 rp = rd = rr
                 w = xnew = x

@@ -136,12 +136,7 @@ class CartesianTask(Task):
             return
         J, b = self.robot.frame_jacobian_bias_view(self.tip_id)
         self._src = (J, b)
-        np.subtract(self._ref_acc, b, y_out)
-        if self._unit:
-            np.copyto(A_out, J)
-        else:
-            np.multiply(J, self._sw_col, A_out)
-            np.multiply(y_out, self._sw, y_out)
+        self._write_all_rows(J, b, A_out, y_out)
 
     def _moving_root_rows(self, Jt: np.ndarray, bt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """World-axes rows and bias of the relative motion for a moving root."""

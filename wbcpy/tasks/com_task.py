@@ -52,12 +52,7 @@ class ComTask(Task):
         A = self._A
         np.copyto(A, J)
         self._src = (None, b)
-        np.subtract(self._ref_acc, b, y_out)
-        if self._unit:
-            np.copyto(A_out, A)
-        else:
-            np.multiply(A, self._sw_col, A_out)
-            np.multiply(y_out, self._sw, y_out)
+        self._write_all_rows(A, b, A_out, y_out)
 
     def position(self) -> np.ndarray:
         """Current COM position (3, m, world)."""

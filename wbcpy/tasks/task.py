@@ -197,6 +197,16 @@ class Task:
             np.subtract(self._ref_acc[rows], self.bias[rows], out=y_out)
         y_out *= self._sw
 
+    def _write_all_rows(self, A: np.ndarray, b: np.ndarray, A_out: np.ndarray, y_out: np.ndarray) -> None:
+        """:meth:`write_rows` from rows ``A`` and bias ``b`` given directly, every row active (the
+        :meth:`fill_rows` fast path of subclasses): a plain copy when all weights are 1."""
+        np.subtract(self._ref_acc, b, y_out)
+        if self._unit:
+            np.copyto(A_out, A)
+        else:
+            np.multiply(A, self._sw_col, A_out)
+            np.multiply(y_out, self._sw, y_out)
+
     def task_acceleration(self, qdd: np.ndarray) -> np.ndarray:
         """Task acceleration ``A q̈ + bias`` (n) for joint accelerations ``qdd`` (nv)."""
         return self.A @ qdd + self.bias

@@ -1,0 +1,119 @@
+"""Base classes of the PD controllers: validated gains and the law a = K_ff a_d + K_d (v_d − v) + K_p e.
+
+:class:`PDLaw` holds the gains and applies the law to an error e (n values) that its subclass computes;
+:class:`VectorPD` is the whole controller for a task whose state is a plain vector (joint positions,
+COM position), where e = x_d − x.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+
+from .._validation import as_vector
+from ._gains import as_gain, broadcast_gain, optional_vector, saturate
+
+__all__ = ["PDLaw", "VectorPD"]
+
+_Task = TypeVar("_Task")
+_Ref = TypeVar("_Ref")
+
+
+class PDLaw:
+    """Gains and the feedback law a = K_ff a_d + K_d (v_d − v) + K_p e, with optional saturation.
+
+    Attributes:
+        kp, kd, kff: gains, scalars (0-d arrays) or one value per axis.
+        max_acceleration: optional direction-keeping saturation, scalar or one value per axis.
+    """
+
+    #: number of axes when it is fixed (per-axis gains are then checked at construction); None when it
+    #: is only known at each call (per-axis gains are then checked against it there)
+    _axes: ClassVar[int | None] = None
+
+    def __init__(self, kp: Any, kd: Any, kff: Any = 1.0, max_acceleration: Any = None) -> None:
+        """Raises ConfigError for negative or non-finite gains (or a non-positive saturation)."""
+        self.kp = as_gain(kp, "kp")
+        self.kd = as_gain(kd, "kd")
+        self.kff = as_gain(kff, "kff")
+        self.max_acceleration = as_gain(max_acceleration, "max_acceleration", allow_none=True)
+        if self._axes is not None:
+            for name in ("kp", "kd", "kff", "max_acceleration"):
+                gain = getattr(self, name)
+                if gain is not None:
+                    broadcast_gain(gain, self._axes, name)
+
+    def _law(self, error: np.ndarray, v: np.ndarray, vd: np.ndarray, ad: np.ndarray) -> np.ndarray:
+        """K_ff a_d + K_d (v_d − v) + K_p e as a new array of n = len(e) values, saturated.
+
+        Raises:
+            ConfigError: per-axis gains that do not have n entries.
+        """
+        n = error.shape[0]
+        kp, kd, kff, limit = self.kp, self.kd, self.kff, self.max_acceleration
+        if self._axes is None:
+            kff = broadcast_gain(kff, n, "kff")
+            kd = broadcast_gain(kd, n, "kd")
+            kp = broadcast_gain(kp, n, "kp")
+            if limit is not None:
+                limit = broadcast_gain(limit, n, "max_acceleration")
+        a = kff * ad + kd * (vd - v) + kp * error
+        if a.shape != (n,):
+            a = np.broadcast_to(a, (n,)).copy()
+        return saturate(a, limit)
+
+
+class VectorPD(PDLaw, Generic[_Task, _Ref]):
+    """PD law on a vector state x (n = :attr:`_axes`, or any size when that is None): e = x_d − x.
+
+    Subclasses set :attr:`_reference_cls` and read the task's state in :meth:`_task_state`.
+    """
+
+    #: the reference type :meth:`reference` builds
+    _reference_cls: ClassVar[type]
+
+    def compute(
+        self,
+        position: Any,
+        velocity: Any,
+        target_position: Any,
+        target_velocity: Any = None,
+        target_acceleration: Any = None,
+    ) -> np.ndarray:
+        """The acceleration reference (n) for the current and target states, in their units and axes.
+
+        Omitted target velocity and acceleration are zero.
+
+        Raises:
+            InvalidValueError: mismatched sizes or NaN/inf; ConfigError: per-axis gains of the wrong size.
+        """
+        x = as_vector(position, self._axes, "position")
+        n = x.shape[0]
+        v = as_vector(velocity, n, "velocity")
+        xd = as_vector(target_position, n, "target_position")
+        vd = optional_vector(target_velocity, n, "target_velocity")
+        ad = optional_vector(target_acceleration, n, "target_acceleration")
+        return self._law(xd - x, v, vd, ad)
+
+    update = compute  # alias (ARC-OPT controllers call it update)
+
+    def _task_state(self, task: _Task) -> tuple[np.ndarray, np.ndarray]:
+        """The task's current (position, velocity)."""
+        raise NotImplementedError
+
+    def reference(
+        self,
+        task: _Task,
+        target_position: Any,
+        target_velocity: Any = None,
+        target_acceleration: Any = None,
+        time: float | None = None,
+    ) -> _Ref:
+        """A reference for ``task`` from the robot's current state (it also stores the target position,
+        the target velocity and the time)."""
+        position, velocity = self._task_state(task)
+        acc = self.compute(position, velocity, target_position, target_velocity, target_acceleration)
+        return self._reference_cls(
+            acc, position=np.array(target_position, dtype=float), velocity=target_velocity, time=time
+        )
