@@ -81,3 +81,13 @@ def split_fixed(lb: np.ndarray | None, ub: np.ndarray | None, n: int):
 def no_inf(v: np.ndarray | None) -> np.ndarray | None:
     """None when a bound vector bounds nothing (all ±inf)."""
     return None if v is None or not np.isfinite(v).any() else v
+
+
+def merge_fixed(
+    x_free: np.ndarray, n: int, free: np.ndarray, fixed: np.ndarray, values: np.ndarray
+) -> np.ndarray:
+    """Full solution (n) from the free variables' values and the fixed ones found by :func:`split_fixed`."""
+    out = np.empty(n)
+    out[free] = x_free
+    out[fixed] = values
+    return out

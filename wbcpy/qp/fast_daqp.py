@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._common import FIX_TOL
+from ._common import FIX_TOL, merge_fixed
 from .hierarchy import _Z_ROW_TOL, row_space
 
 if TYPE_CHECKING:
@@ -343,12 +343,7 @@ class DaqpFastPath:
             xbar = np.zeros(nf)
             if has_bounds:
                 _clip(xbar, lb, ub, xbar)
-        if free is None:
-            out = xbar
-        else:
-            out = np.empty(n)
-            out[free] = xbar
-            out[fixed] = xfix
+        out = xbar if free is None else merge_fixed(xbar, n, free, fixed, xfix)
         prev.update(warm)
         solver._set_status_records(recs)
         return out

@@ -41,7 +41,7 @@ import numpy as np
 from scipy.linalg import lapack
 
 from ..errors import QPSolveError
-from ._common import SolveFailedError, no_inf, split_fixed
+from ._common import SolveFailedError, merge_fixed, no_inf, split_fixed
 from ._kkt import StdQP
 from .problem import HierarchicalQP, LevelStatus, QPProblem
 
@@ -243,12 +243,7 @@ def solve_levels(solver: QPSolver, hqp: HierarchicalQP, try_fast: bool = True) -
             N, Z = row_space(np.vstack(rows) if len(rows) > 1 else A, solver.rank_tol)
     if xbar is None:  # nothing solved: minimiser of the regularisation within the bounds
         xbar = _clip(np.zeros(nf), lb, ub)
-    if free is None:
-        out = xbar
-    else:
-        out = np.empty(n)
-        out[free] = xbar
-        out[fixed] = xfix
+    out = xbar if free is None else merge_fixed(xbar, n, free, fixed, xfix)
     solver._warm.update(warm)
     solver.statuses = statuses
     return out

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError, ConfigKeyError, QPSolveError
-from ._common import Solved, SolveFailedError, no_inf, split_fixed
+from ._common import Solved, SolveFailedError, merge_fixed, no_inf, split_fixed
 from ._kkt import RawResult, StdQP, kkt_residuals, polish
 from .backends import Backend, make_backend
 from .hierarchy import solve_levels
@@ -338,13 +338,7 @@ class QPSolver:
                 sol.primal_residual,
                 sol.dual_residual,
             )
-        if free is not None:
-            full = np.empty(n)
-            full[free] = x
-            full[fixed] = xfix
-            x = full
-        else:
-            x = np.array(x, dtype=np.float64)
+        x = merge_fixed(x, n, free, fixed, xfix) if free is not None else np.array(x, dtype=np.float64)
         self._warm["solve"] = x[free] if free is not None else x.copy()
         meq = 0 if p.A is None else p.A.shape[0]
         self.statuses = [LevelStatus(self._name, status, iters, time.perf_counter() - t0, 0, meq, nf, rp, rd)]
