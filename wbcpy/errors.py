@@ -12,6 +12,7 @@ exception also derives from it, so ``except KeyError`` or ``except ValueError`` 
 | quantity read before a state was set        | :class:`StateNotSetError`                |
 | bad task, scene, chain or robot config      | :class:`ConfigError` (a ``ValueError``)  |
 | QP infeasible or solver failure             | :class:`QPSolveError`                    |
+| one object used by two threads at once      | :class:`ConcurrentUseError`              |
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
+    "ConcurrentUseError",
     "ConfigError",
     "ConfigKeyError",
     "InvalidValueError",
@@ -129,6 +131,20 @@ class StateNotSetError(WbcpyError, RuntimeError):
     def __init__(self, quantity: str) -> None:
         self.quantity = quantity
         super().__init__(f"cannot read {quantity}: no state was set yet (call update(q, v) first)")
+
+
+class ConcurrentUseError(WbcpyError, RuntimeError):
+    """An object that must not be used by two threads at once was (its contract says so).
+
+    Attributes:
+        what: the class or object concerned.
+        reason: what overlapped.
+    """
+
+    def __init__(self, what: str, reason: str) -> None:
+        self.what = what
+        self.reason = reason
+        super().__init__(f"{what}: {reason} (use one object per thread, e.g. a copy)")
 
 
 class ConfigError(WbcpyError, ValueError):

@@ -5,9 +5,14 @@ A :class:`QPProblem` is the standard form every backend understands::
     minimise    ½ xᵀ H x + gᵀ x
     subject to  A x = b,   lbC ≤ C x ≤ ubC,   lb ≤ x ≤ ub
 
-A :class:`QPLevel` is one priority level in least-squares form, ‖A x − y‖² + Σ_j r_j x_j², and a
-:class:`HierarchicalQP` stacks levels (index 0 = highest priority) with hard bounds shared by all levels.
-:meth:`wbcpy.qp.QPSolver.solve_hierarchy` solves them lexicographically.
+A :class:`QPLevel` is one priority level: least-squares rows ‖A x − y‖² + Σ_j r_j x_j² and hard
+constraints E x = f, lbC ≤ C x ≤ ubC that hold at this level and at every lower one. A
+:class:`HierarchicalQP` stacks levels (index 0 = highest priority) over n named variables (joint
+accelerations, velocities, contact wrenches, ...) with bounds shared by all levels.
+:meth:`wbcpy.qp.QPSolver.solve_hierarchy` solves them lexicographically (:mod:`wbcpy.qp.hierarchy`).
+
+Containers are plain data. ``copy()`` gives an independent deep copy; problems that a scene hands out
+never share a writable array with the scene (see ``AccelerationScene.update``).
 """
 
 from __future__ import annotations
@@ -27,9 +32,11 @@ Matrix = np.ndarray | sp.spmatrix | sp.sparray
 
 
 def _float_array(x: Any, name: str) -> np.ndarray:
+    if (isinstance(x, np.ndarray) and x.dtype.kind == "c") or np.iscomplexobj(x):
+        raise InvalidValueError(name, "real numbers", "complex", reason="complex values are not accepted")
     try:
         return np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise InvalidValueError(
             name, "a numeric array", type(x).__name__, reason=f"not numeric ({exc})"
         ) from None
@@ -65,14 +72,39 @@ def _vector(x: Any, n: int, name: str, allow_inf: bool = False) -> np.ndarray:
     return arr
 
 
+def _copy(x: Any) -> Any:
+    return None if x is None else x.copy()
+
+
+def _inequalities(C: Any, lo: Any, hi: Any, n: int, label: str) -> tuple[Any, Any, Any]:
+    """Validated (C, lbC, ubC); a missing side becomes ±inf."""
+    if C is None:
+        if lo is not None or hi is not None:
+            raise InvalidValueError(f"{label}C", "a matrix", None, reason="lbC/ubC given without C")
+        return None, None, None
+    C = _matrix(C, None, n, f"{label}C")
+    mc = C.shape[0]
+    lo = np.full(mc, -np.inf) if lo is None else _vector(lo, mc, f"{label}lbC", allow_inf=True)
+    hi = np.full(mc, np.inf) if hi is None else _vector(hi, mc, f"{label}ubC", allow_inf=True)
+    return C, lo, hi
+
+
+def _equalities(A: Any, b: Any, n: int, names: tuple[str, str]) -> tuple[Any, Any]:
+    if (A is None) != (b is None):
+        raise InvalidValueError(", ".join(names), "both or neither", None, reason="an equality needs both")
+    if A is None:
+        return None, None
+    A = _matrix(A, None, n, names[0])
+    return A, _vector(b, A.shape[0], names[1])
+
+
 @dataclass
 class QPProblem:
     """Quadratic program ``min ½ xᵀHx + gᵀx  s.t.  Ax = b, lbC ≤ Cx ≤ ubC, lb ≤ x ≤ ub``.
 
     Matrices are dense ``numpy`` arrays or ``scipy.sparse`` (CSC preferred); vectors are 1-D float arrays.
     Every constraint block is optional (``None``). Bounds may contain ``±inf`` (no bound); a variable with
-    ``lb == ub`` is fixed. ``H`` must be symmetric positive semidefinite (positive definite on the free
-    variables for the dense active-set backends).
+    ``lb == ub`` is fixed. ``H`` must be symmetric positive semidefinite.
 
     Attributes:
         H: (n, n) Hessian.
@@ -97,6 +129,12 @@ class QPProblem:
         """Number of variables."""
         return int(np.shape(self.g)[0]) if np.ndim(self.g) == 1 else int(self.H.shape[0])
 
+    def copy(self) -> QPProblem:
+        """An independent deep copy."""
+        return QPProblem(
+            *(_copy(getattr(self, k)) for k in ("H", "g", "A", "b", "C", "lbC", "ubC", "lb", "ub"))
+        )
+
     def validate(self) -> QPProblem:
         """Check shapes and values; normalise the fields to float64 arrays (or CSC) on success.
 
@@ -105,7 +143,8 @@ class QPProblem:
 
         Raises:
             InvalidValueError: inconsistent shapes, a missing half of a constraint pair, NaN anywhere,
-                inf outside the bound vectors, or a non-symmetric ``H``. The problem is left unchanged.
+                inf outside the bound vectors, complex values, or a non-symmetric ``H``. The problem is
+                left unchanged.
         """
         g = _float_array(self.g, "g")
         if g.ndim != 1:
@@ -118,19 +157,8 @@ class QPProblem:
             raise InvalidValueError(
                 "H", "a symmetric matrix", H.shape, reason=f"not symmetric (|H - Hᵀ| = {asym:.3g})"
             )
-        A = b = C = lbC = ubC = None
-        if (self.A is None) != (self.b is None):
-            raise InvalidValueError("A, b", "both or neither", None, reason="equality needs both A and b")
-        if self.A is not None:
-            A = _matrix(self.A, None, n, "A")
-            b = _vector(self.b, A.shape[0], "b")
-        if self.C is None and (self.lbC is not None or self.ubC is not None):
-            raise InvalidValueError("C", "a matrix", None, reason="lbC/ubC given without C")
-        if self.C is not None:
-            C = _matrix(self.C, None, n, "C")
-            mc = C.shape[0]
-            lbC = np.full(mc, -np.inf) if self.lbC is None else _vector(self.lbC, mc, "lbC", allow_inf=True)
-            ubC = np.full(mc, np.inf) if self.ubC is None else _vector(self.ubC, mc, "ubC", allow_inf=True)
+        A, b = _equalities(self.A, self.b, n, ("A", "b"))
+        C, lbC, ubC = _inequalities(self.C, self.lbC, self.ubC, n, "")
         lb = None if self.lb is None else _vector(self.lb, n, "lb", allow_inf=True)
         ub = None if self.ub is None else _vector(self.ub, n, "ub", allow_inf=True)
         self.H, self.g, self.A, self.b, self.C, self.lbC, self.ubC, self.lb, self.ub = (
@@ -141,29 +169,48 @@ class QPProblem:
 
 @dataclass
 class QPLevel:
-    """One priority level in least-squares form: cost ‖A x − y‖² + Σ_j r_j x_j².
+    """One priority level: cost ‖A x − y‖² + Σ_j r_j x_j², hard constraints that hold from here down.
 
     ``A`` rows are already weighted (rows = √W · task Jacobian, activation folded in) and ``y`` holds the
-    matching weighted targets. As a QP this is ``H = AᵀA + diag(r)``, ``g = −Aᵀy`` (the common factor 2
-    is dropped).
+    matching weighted targets. As a QP the cost is ``H = AᵀA + diag(r)``, ``g = −Aᵀy`` (the common factor
+    2 is dropped). The regularisation is this level's only: lower levels keep the optimum of the rows
+    ``A`` (``A x = A x*``), not of the regulariser.
 
     Attributes:
-        A: (m, n) weighted task rows; m may be 0 (no active task at this level).
+        A: (m, n) weighted rows; m may be 0 (a level with constraints only, or no active task).
         y: (m,) weighted targets.
-        regularization: (n,) diagonal r_j ≥ 0 (λ/ω_j for the scene; 0 where unused). A variable that is
-            neither fixed by the bounds, nor covered by a task row, nor regularised makes the level only
-            semidefinite: its value is then not unique, and backends that need a definite H (quadprog)
-            refuse the level with a :class:`~wbcpy.errors.QPSolveError`.
+        regularization: (n,) diagonal r_j ≥ 0. A variable that is neither fixed, nor covered by a row,
+            nor regularised makes the level semidefinite: the layer still finds a minimiser (exactly; the
+            variable's value is then set by lower levels or is one of the minimisers).
+        E, f: (m_eq, n) / (m_eq,) equality constraints ``E x = f``, or None.
+        C, lbC, ubC: (m_in, n) / (m_in,) inequality constraints ``lbC ≤ C x ≤ ubC`` (±inf sides allowed),
+            or None.
     """
 
     A: np.ndarray
     y: np.ndarray
     regularization: np.ndarray
+    E: np.ndarray | None = None
+    f: np.ndarray | None = None
+    C: np.ndarray | None = None
+    lbC: np.ndarray | None = None
+    ubC: np.ndarray | None = None
 
     @property
     def m(self) -> int:
-        """Number of task rows."""
+        """Number of least-squares rows."""
         return int(np.shape(self.A)[0])
+
+    @property
+    def has_constraints(self) -> bool:
+        """True when the level carries equality or inequality constraints."""
+        return self.E is not None or self.C is not None
+
+    def copy(self) -> QPLevel:
+        """An independent deep copy."""
+        return QPLevel(
+            *(_copy(getattr(self, k)) for k in ("A", "y", "regularization", "E", "f", "C", "lbC", "ubC"))
+        )
 
     def cost(self, x: np.ndarray) -> float:
         """Evaluate ‖A x − y‖² + Σ r_j x_j² at ``x``."""
@@ -172,47 +219,91 @@ class QPLevel:
         return float(e @ e + np.asarray(self.regularization) @ (x * x))
 
     def to_problem(self, lb: np.ndarray | None = None, ub: np.ndarray | None = None) -> QPProblem:
-        """This level alone as a :class:`QPProblem` (H = AᵀA + diag r, g = −Aᵀy)."""
+        """This level alone as a :class:`QPProblem` (H = AᵀA + diag r, g = −Aᵀy, its constraints)."""
         A = np.asarray(self.A, dtype=np.float64)
         H = A.T @ A
         H[np.diag_indices_from(H)] += self.regularization
-        return QPProblem(H=H, g=-(A.T @ self.y), lb=lb, ub=ub)
+        return QPProblem(H=H, g=-(A.T @ self.y), A=_copy(self.E), b=_copy(self.f), C=_copy(self.C),
+                         lbC=_copy(self.lbC), ubC=_copy(self.ubC), lb=_copy(lb), ub=_copy(ub))  # fmt: skip
+
+    def validated(self, n: int, label: str) -> QPLevel:
+        """A validated level with float64 arrays (the arrays of ``self`` are not changed).
+
+        Raises:
+            InvalidValueError: a wrong shape, NaN/inf in rows or constraint matrices, a negative r, NaN
+                in a constraint side, or a level that is not a QPLevel.
+        """
+        A = _float_array(self.A, f"{label}.A")
+        if A.ndim == 2 and A.shape[0] == 0 and A.shape[1] != n:
+            A = np.zeros((0, n))
+        A = _matrix(A, None, n, f"{label}.A")
+        y = _vector(self.y, A.shape[0], f"{label}.y")
+        r = _vector(self.regularization, n, f"{label}.regularization")
+        if (r < 0).any():
+            raise InvalidValueError(
+                f"{label}.regularization", "entries ≥ 0", r.shape, reason="negative regularization"
+            )
+        E, f = _equalities(self.E, self.f, n, (f"{label}.E", f"{label}.f"))
+        C, lo, hi = _inequalities(self.C, self.lbC, self.ubC, n, f"{label}.")
+        return QPLevel(A, y, r, E, f, C, lo, hi)
+
+
+def _plain(v: Any, n: int) -> bool:
+    return v is None or (type(v) is np.ndarray and v.dtype == np.float64 and v.shape == (n,))
+
+
+def _plain_level(level: Any, n: int) -> bool:
+    """True when a level's arrays already have the right types and shapes (no constraints)."""
+    A, y, r = getattr(level, "A", None), getattr(level, "y", None), getattr(level, "regularization", None)
+    return (
+        type(level) is QPLevel and type(A) is np.ndarray and type(y) is np.ndarray
+        and type(r) is np.ndarray and A.dtype == np.float64 and y.dtype == np.float64
+        and r.dtype == np.float64 and A.ndim == 2 and A.shape[1] == n and y.shape == (A.shape[0],)
+        and r.shape == (n,) and level.E is None and level.C is None
+    )  # fmt: skip
 
 
 @dataclass
 class HierarchicalQP:
-    """Priority levels (index 0 = highest) over the same n variables, with shared hard bounds.
+    """Priority levels (index 0 = highest) over the same n named variables, with shared hard bounds.
 
     Attributes:
         levels: the levels, highest priority first.
-        joint_names: names of the n variables (their count defines n).
+        variable_names: names of the n variables (their count defines n); ``joint_names`` is an alias.
         lb, ub: (n,) hard bounds for every level; ±inf = unbounded, ``lb == ub`` fixes a variable
             (joint weight 0), ``None`` = no bound.
     """
 
     levels: list[QPLevel]
-    joint_names: list[str]
+    variable_names: list[str]
     lb: np.ndarray | None = None
     ub: np.ndarray | None = None
 
     @property
     def n(self) -> int:
         """Number of variables."""
-        return len(self.joint_names)
+        return len(self.variable_names)
 
-    def validate(self, check_values: bool = True) -> HierarchicalQP:
+    @property
+    def joint_names(self) -> list[str]:
+        """Alias of :attr:`variable_names` (the variables of an AccelerationScene are joint DOFs)."""
+        return self.variable_names
+
+    def copy(self) -> HierarchicalQP:
+        """An independent deep copy."""
+        return HierarchicalQP(
+            [lv.copy() for lv in self.levels], list(self.variable_names), _copy(self.lb), _copy(self.ub)
+        )
+
+    def validate(self) -> HierarchicalQP:
         """Check every level and the bounds; normalise arrays to float64 on success.
 
-        Args:
-            check_values: also check that A, y, r are finite and bounds are not NaN. The solver passes
-                False on its hot path and checks finiteness on the assembled H, g instead (a non-finite
-                H or g sends it back here with ``check_values=True``).
-
         Raises:
-            InvalidValueError: wrong shapes, NaN/inf in A, y or r, a negative r, NaN in a bound.
+            InvalidValueError: wrong shapes, NaN/inf in rows or constraints, a negative r, NaN in a bound
+                or a constraint side, a level that is not a QPLevel. Nothing is changed then.
         """
         n = self.n
-        if self._fast_ok(n, check_values):
+        if self._plain(n):
             return self
         levels = []
         for p, level in enumerate(self.levels):
@@ -220,68 +311,44 @@ class HierarchicalQP:
                 raise InvalidValueError(
                     f"levels[{p}]", "a QPLevel", type(level).__name__, reason="not a QPLevel"
                 )
-            A = _float_array(level.A, f"levels[{p}].A")
-            if A.ndim == 2 and A.shape[0] == 0 and A.shape[1] != n:
-                A = np.zeros((0, n))
-            A = _matrix(A, None, n, f"levels[{p}].A")
-            y = _vector(level.y, A.shape[0], f"levels[{p}].y")
-            r = _vector(level.regularization, n, f"levels[{p}].regularization")
-            if (r < 0).any():
-                raise InvalidValueError(
-                    f"levels[{p}].regularization", "entries ≥ 0", r.shape, reason="negative regularization"
-                )
-            levels.append(QPLevel(A, y, r))
+            levels.append(level.validated(n, f"levels[{p}]"))
         lb = None if self.lb is None else _vector(self.lb, n, "lb", allow_inf=True)
         ub = None if self.ub is None else _vector(self.ub, n, "ub", allow_inf=True)
         self.levels, self.lb, self.ub = levels, lb, ub
         return self
 
-    def _fast_ok(self, n: int, check_values: bool) -> bool:
-        """True when every array already has the right type, shape (and values): the hot path."""
+    def _plain(self, n: int) -> bool:
+        """True when every array already has the right type, shape and finite values (fast check)."""
         total = 0.0
         for level in self.levels:
-            A, y, r = (
-                getattr(level, "A", None),
-                getattr(level, "y", None),
-                getattr(level, "regularization", None),
-            )
-            if not (
-                type(A) is np.ndarray and type(y) is np.ndarray and type(r) is np.ndarray
-                and A.dtype == np.float64 and y.dtype == np.float64 and r.dtype == np.float64
-                and A.ndim == 2 and A.shape[1] == n and y.shape == (A.shape[0],) and r.shape == (n,)
-            ):  # fmt: skip
+            if not _plain_level(level, n) or level.regularization.min(initial=0.0) < 0.0:
                 return False
-            if r.min(initial=0.0) < 0.0:
-                return False
-            if check_values:
-                total += A.sum() + y.sum() + r.sum()  # finite iff every entry is (overflow → slow path)
+            total += level.A.sum() + level.y.sum() + level.regularization.sum()
         if not math.isfinite(total):
             return False
-        for v in (self.lb, self.ub):
-            if v is not None and not (type(v) is np.ndarray and v.dtype == np.float64 and v.shape == (n,)):
-                return False
-            if check_values and v is not None and np.isnan(v).any():
-                return False
-        return True
+        return all(_plain(v, n) and (v is None or not np.isnan(v).any()) for v in (self.lb, self.ub))
 
 
 @dataclass
 class LevelStatus:
-    """What a backend reported for one QP (one priority level of a hierarchy).
+    """What was solved at one level of a hierarchy (or for one plain QP), and how it was checked.
 
     Attributes:
-        solver: backend name.
-        status: status text ("solved", "solved (polished)", "skipped: no task rows", ...).
+        solver: name of the backend that produced the accepted answer (a fallback backend when the
+            configured one failed: see ``fallback``).
+        status: status text ("solved", "solved (refined)", "skipped: no task rows", ...).
         iterations: backend iteration count, when it reports one.
         solve_time: wall time of this level in seconds (preparation, backend, checks).
         level: priority level (0 for a plain :meth:`QPSolver.solve`).
-        n_eq: number of equality constraints handed to the backend (for a hierarchy: the rank of the
-            stacked rows of the higher levels).
-        n_variables: number of free variables the backend saw (fixed variables are eliminated).
-        primal_residual, dual_residual: KKT residuals of the returned solution (∞-norm). On the DAQP
-            fast path (:mod:`wbcpy.qp.fast_daqp`) they are 2-norms; for a level with bounds only both
-            hold the projected-gradient residual ‖x − clip(x − (Hx + g), lb, ub)‖₂, which measures
-            stationarity, feasibility and multiplier signs at once.
+        n_eq: number of equality directions the level was solved under (higher levels' task rows and
+            carried-down active constraints, after rank reduction, plus the equality constraints).
+        n_variables: number of free variables the backend saw (after eliminations).
+        primal_residual, dual_residual: KKT residuals of the accepted answer (∞-norm; for levels with
+            bounds only both hold the projected-gradient residual ‖x − clip(x − (Hx + g), lb, ub)‖∞,
+            which measures stationarity, feasibility and multiplier signs at once).
+        fallback: None when the configured backend answered at once; otherwise which fallback did
+            ("cold restart", "daqp eps_prox=1e-06", "rescue: osqp", ...).
+        extras: free-form extra information.
     """
 
     solver: str
@@ -293,4 +360,11 @@ class LevelStatus:
     n_variables: int = 0
     primal_residual: float = 0.0
     dual_residual: float = 0.0
+    fallback: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_record(cls, record: tuple) -> LevelStatus:
+        """Build from a status record (solver, status, iterations, solve_time, level, n_eq, n_variables,
+        primal_residual, dual_residual, fallback) as kept by ``QPSolver.status_records``."""
+        return cls(*record)

@@ -1,12 +1,16 @@
 """Which backends work here, and which one is the default.
 
 :func:`available_solvers` starts from ``qpsolvers.available_solvers`` and keeps the backends that pass a
-small self-test through the full wbcpy pipeline (equality, two-sided inequality, an active bound and a
-fixed variable, known solution). The result is cached for the process.
+small self-test (an equality, a two-sided inequality row and an active bound, known solution) through
+their adapter and the KKT certificate of :mod:`wbcpy.qp.level_solver`. The result is cached for the
+process.
 
-:func:`default_solver` returns the first available backend of
-:data:`wbcpy.qp.backends.PREFERENCE` (fastest first according to ``benchmarks/bench_qp_backends.py``;
-``daqp`` when installed), and ``osqp`` — the backend a core install always has — otherwise.
+:func:`default_solver` returns the first available backend of :data:`wbcpy.qp.backends.PREFERENCE`
+(fastest first according to ``benchmarks/bench_qp_backends.py``; ``daqp`` when installed), and ``osqp`` —
+the backend a core install always has — otherwise. :data:`RESCUE_ORDER` lists the backends a solver
+falls back on when its own fails on a problem.
+
+This module imports the backends and the level solver only (never :mod:`wbcpy.qp.solver`).
 """
 
 from __future__ import annotations
@@ -16,29 +20,31 @@ import numpy as np
 from ..errors import ConfigError
 from .backends import PREFERENCE
 
-__all__ = ["available_solvers", "default_solver", "unavailable_reasons", "works"]
+__all__ = ["RESCUE_ORDER", "available_solvers", "default_solver", "unavailable_reasons", "works"]
+
+#: rescue backends, in order: daqp (exact, handles semidefinite Hessians), osqp (always installed)
+RESCUE_ORDER: tuple[str, ...] = ("daqp", "osqp")
 
 _tested: dict[str, str | None] = {}  # name -> None (works) or the reason it does not
 
 
 def _self_test(name: str) -> str | None:
-    """Solve a 5-variable QP with a known optimum; None if it works, else the reason."""
-    from .problem import QPProblem
-    from .solver import QPSolver
+    """Solve a 4-variable QP with a known optimum; None if it works, else the reason."""
+    from .kkt import StdQP
+    from .level_solver import LevelSolver, SolveFailedError
 
-    # min ½‖x − t‖²  s.t.  x0 + x1 = 0,  x4 ≤ 5 (row of C),  −1 ≤ x2 ≤ 0.25,  x3 fixed at 0.3
-    t = np.array([2.0, -3.0, 0.5, 1.0, 7.0])
-    C = np.zeros((1, 5))
-    C[0, 4] = 1.0
-    problem = QPProblem(
-        H=np.eye(5), g=-t, A=np.array([[1.0, 1.0, 0.0, 0.0, 0.0]]), b=np.zeros(1),
-        C=C, lbC=np.array([-np.inf]), ubC=np.array([5.0]),
-        lb=np.array([-np.inf, -np.inf, -1.0, 0.3, -np.inf]), ub=np.array([np.inf, np.inf, 0.25, 0.3, np.inf]),
-    )  # fmt: skip
-    expected = np.array([2.5, -2.5, 0.25, 0.3, 5.0])
+    # min ½‖x − t‖²  s.t.  x0 + x1 = 0,  x3 ≤ 5 (row of C),  −1 ≤ x2 ≤ 0.25
+    t = np.array([2.0, -3.0, 0.5, 7.0])
+    C = np.array([[0.0, 0.0, 0.0, 1.0]])
+    q = StdQP(np.eye(4), -t, np.array([[1.0, 1.0, 0.0, 0.0]]), np.zeros(1), C, np.array([-np.inf]),
+              np.array([5.0]), np.array([-np.inf, -np.inf, -1.0, -np.inf]),
+              np.array([np.inf, np.inf, 0.25, np.inf]))  # fmt: skip
+    expected = np.array([2.5, -2.5, 0.25, 5.0])
     try:
-        x = QPSolver._unchecked(name).solve(problem)
-    except Exception as exc:  # any failure disqualifies the backend
+        x = LevelSolver(name, False, {}, 1e-6, True, (), False).solve(q, 0).x
+    except SolveFailedError as exc:
+        return exc.status
+    except Exception as exc:  # any failure (import, adapter) disqualifies the backend
         return f"{type(exc).__name__}: {exc}"
     err = float(np.abs(x - expected).max())
     return None if err <= 1e-6 else f"wrong solution (error {err:.2g})"

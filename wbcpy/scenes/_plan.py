@@ -40,7 +40,7 @@ class LevelPlan:
     __slots__ = ("A", "dynamic", "joint", "priority", "y")
 
     def __init__(self, priority: int, tasks: list[Task], nv: int) -> None:
-        m = sum(t._n_rows for t in tasks)
+        m = sum(t.n_rows for t in tasks)
         self.priority = priority
         self.A = np.zeros((m, nv))
         self.y = np.zeros(m)
@@ -48,7 +48,7 @@ class LevelPlan:
         self.joint: list[tuple[Task, np.ndarray]] = []
         k = 0
         for t in tasks:
-            r = t._n_rows
+            r = t.n_rows
             rows, target = self.A[k : k + r], self.y[k : k + r]
             if t.type == "jnt":
                 t.write_rows(rows, target)
@@ -78,10 +78,10 @@ class ScenePlan:
         for group in groups:
             active = []
             for t in group:
-                self.versions.append((t, t._version))
+                self.versions.append((t, t.version))
                 if t.config.timeout > 0.0 and t.reference is not None:
                     self.timed.append((t, t.timed_out(now)))
-                if t._n_rows and t.state(now) == "active":
+                if t.n_rows and t.state(now) == "active":
                     active.append(t)
                 else:
                     self.inactive.append(t)
@@ -92,7 +92,7 @@ class ScenePlan:
     def valid(self, now: float) -> bool:
         """True while no task changed its version and no timed task changed its timed-out state."""
         for t, version in self.versions:
-            if t._version != version:
+            if t.version != version:
                 return False
         if self.timed:
             return all(t.timed_out(now) == timed_out for t, timed_out in self.timed)

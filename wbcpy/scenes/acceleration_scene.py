@@ -127,6 +127,7 @@ class AccelerationScene(Scene):
         locked = w <= 0.0
         reg = np.full(w.shape, self.regularization)
         np.divide(self.regularization, w, out=reg, where=~locked)
+        reg.setflags(write=False)  # shared by the levels handed out: nobody may edit it
         self._reg = reg
         self._locked = np.flatnonzero(locked)
         if self._locked.size:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ConfigError, ConfigKeyError, QPSolveError, UnknownNameError
+from ..qp import LevelStatus, QPSolver
 from ..tasks import Task, TaskConfig, TasksStatus, make_task
 from .joint_command import JointCommand, NoSolutionError
 
@@ -66,8 +67,6 @@ class Scene:
 
     def __init__(self, robot: RobotModel, solver: Any = None, clock: Callable[[], float] | None = None):
         import time
-
-        from ..qp import QPSolver
 
         if clock is None:
             clock = time.monotonic
@@ -192,17 +191,7 @@ class Scene:
             UnknownNameError: unknown task.
             ConfigError: wrong count, non-finite or negative weights (field ``<task>.weights``).
         """
-        task = self._task(task_name)
-        field = f"{task_name}.weights"
-        try:
-            w = np.array(weights, dtype=float)
-        except (TypeError, ValueError):
-            raise ConfigError(field, f"expected {task.n} numbers, got {weights!r}") from None
-        if w.ndim != 1 or w.shape[0] != task.n:
-            raise ConfigError(field, f"expected {task.n} weights (one per task row), got shape {w.shape}")
-        if not np.isfinite(w).all() or (w < 0).any():
-            raise ConfigError(field, "weights must be finite and ≥ 0")
-        task.set_weights(w)
+        self._task(task_name).set_weights(weights)
 
     def set_task_activation(self, task_name: str, activation: float) -> None:
         """Set a task's activation in [0, 1] (0 removes it from the problem).
@@ -211,8 +200,7 @@ class Scene:
             UnknownNameError: unknown task.
             ConfigError: a value outside [0, 1] or not a number (field ``<task>.activation``).
         """
-        task = self._task(task_name)
-        task.set_activation(_check_weight(activation, f"{task_name}.activation"))
+        self._task(task_name).set_activation(activation)
 
     def set_joint_weights(self, weights: Mapping[str, float]) -> None:
         """Set joint weights ω ∈ [0, 1] for the joints named (others keep theirs).
@@ -266,20 +254,28 @@ class Scene:
             if hqp is None:
                 raise NoSolutionError("problem")
         solver = self.solver
-        trusted = getattr(solver, "_solve_hierarchy_trusted", None)
-        if trusted is not None and self._is_own_problem(hqp):
-            qdd = trusted(hqp)  # a new, finite float64 (nv,) array: checked by the QPSolver
-            snapshot = solver._status_snapshot()
-        else:
-            qdd = np.array(solver.solve_hierarchy(hqp), dtype=float)
-            snapshot = list(getattr(solver, "statuses", []))
-            if qdd.shape != (self.robot.nv,) or not (
-                math.isfinite(qdd.dot(qdd)) or np.isfinite(qdd).all()  # (x·x overflows above ~1e154)
-            ):
+        if isinstance(solver, QPSolver):
+            if self._is_own_problem(hqp):
+                x = solver.solve_hierarchy_unchecked(hqp)  # a new, certified float64 array
+            else:
+                x = solver.solve_hierarchy(hqp)
+            records: Any = solver.status_records
+        else:  # any object with solve_hierarchy(hqp) -> x (duck-typed backend)
+            x = np.array(solver.solve_hierarchy(hqp), dtype=float)
+            records = list(getattr(solver, "statuses", []))
+            if x.shape != (hqp.n,) or not np.isfinite(x).all():
                 raise QPSolveError(getattr(solver, "name", "?"), "non-finite or wrongly sized solution", hqp)
-        self._qdd = qdd
-        self._solver_statuses = snapshot
-        return JointCommand(list(self._actuated_names), qdd[self._actuated_index].copy())
+        self._set_solution(x)
+        self._solver_statuses = records
+        return self._command()
+
+    def _set_solution(self, x: np.ndarray) -> None:
+        """Keep a new solution (subclasses with more variables than q̈ split it here)."""
+        self._qdd = x
+
+    def _command(self) -> JointCommand:
+        """The JointCommand of the last solution (subclasses add fields)."""
+        return JointCommand(list(self._actuated_names), self._qdd[self._actuated_index].copy())
 
     def _is_own_problem(self, hqp: HierarchicalQP) -> bool:
         """True when ``hqp`` is the scene's own last problem, unchanged in structure (subclasses)."""
@@ -293,7 +289,7 @@ class Scene:
         """
         if self._qdd is None:
             raise NoSolutionError()
-        return JointCommand(list(self._actuated_names), self._qdd[self._actuated_index].copy())
+        return self._command()
 
     def get_solver_output_raw(self) -> np.ndarray:
         """The last solution's full q̈ (nv, floating base included), a new array.
@@ -306,11 +302,11 @@ class Scene:
         return self._qdd.copy()
 
     @property
-    def solver_statuses(self) -> list[Any]:
+    def solver_statuses(self) -> list[LevelStatus]:
         """Per-level statuses (``wbcpy.qp.LevelStatus``) of the last successful solve."""
-        from ..qp.solver import statuses_of
-
-        return statuses_of(self._solver_statuses)
+        return [
+            r if isinstance(r, LevelStatus) else LevelStatus.from_record(r) for r in self._solver_statuses
+        ]
 
     # ------------------------------------------------------------------ status
     def update_tasks_status(self) -> TasksStatus:

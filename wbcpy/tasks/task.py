@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..errors import ConfigError
 from .config import TaskConfig
 from .references import Reference, validate_reference
 from .status import TaskStatus
@@ -66,8 +67,10 @@ class Task:
         self.reference: Reference | None = None
         self.reference_time: float | None = None
         self._ref_acc = np.zeros(self.n)
-        self.weights = np.ones(self.n) if config.weights is None else np.array(config.weights, dtype=float)
-        self.activation = float(config.activation)
+        w = np.ones(self.n) if config.weights is None else np.array(config.weights, dtype=float)
+        w.setflags(write=False)
+        self._weights = w
+        self._activation = float(config.activation)
         self._rescale()
 
     # ------------------------------------------------------------------ rows of the last update
@@ -121,18 +124,62 @@ class Task:
         """Number of rows the task contributes when active (rows with a positive weight)."""
         return self._n_rows
 
-    def set_weights(self, weights: np.ndarray) -> None:
-        """Set validated per-row weights (n, ≥ 0)."""
-        self.weights = np.array(weights, dtype=float)
+    @property
+    def weights(self) -> np.ndarray:
+        """Per-row weights (n, ≥ 0), read-only: change them with :meth:`set_weights`."""
+        return self._weights
+
+    @property
+    def activation(self) -> float:
+        """Activation in [0, 1]: change it with :meth:`set_activation`."""
+        return self._activation
+
+    @property
+    def version(self) -> int:
+        """Counter bumped whenever the task's rows change shape or activity (weights, activation, the
+        first reference): a scene rebuilds its row plan when it changes."""
+        return self._version
+
+    def set_weights(self, weights: Any) -> None:
+        """Set the per-row weights (n finite values ≥ 0; cart tasks: in ref_frame axes).
+
+        Raises:
+            ConfigError: wrong count, non-numeric, non-finite or negative weights (field
+                ``<task>.weights``); the task is unchanged.
+        """
+        field = f"{self.name}.weights"
+        if isinstance(weights, (str, bytes)) or np.iscomplexobj(weights):
+            raise ConfigError(field, f"expected {self.n} real numbers, got {weights!r:.80}")
+        try:
+            w = np.array(weights, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise ConfigError(field, f"expected {self.n} numbers, got {weights!r:.80}") from None
+        if w.ndim != 1 or w.shape[0] != self.n:
+            raise ConfigError(field, f"expected {self.n} weights (one per task row), got shape {w.shape}")
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise ConfigError(field, "weights must be finite and ≥ 0")
+        w.setflags(write=False)
+        self._weights = w
         self._rescale()
 
-    def set_activation(self, activation: float) -> None:
-        """Set a validated activation in [0, 1]."""
-        self.activation = float(activation)
+    def set_activation(self, activation: Any) -> None:
+        """Set the activation, a number in [0, 1] (0 removes the task from the problem).
+
+        Raises:
+            ConfigError: a value outside [0, 1] or not a real number (field ``<task>.activation``).
+        """
+        ok = not isinstance(activation, bool) and isinstance(
+            activation, (int, float, np.integer, np.floating)
+        )
+        if not ok or not 0.0 <= float(activation) <= 1.0:  # (False for NaN)
+            raise ConfigError(
+                f"{self.name}.activation", f"must be a number in [0, 1], got {activation!r:.80}"
+            )
+        self._activation = float(activation)
         self._rescale()
 
     def _rescale(self) -> None:
-        sw = np.sqrt(self.activation * self.weights)
+        sw = np.sqrt(self._activation * self._weights)
         rows = np.flatnonzero(sw > 0.0)
         self._n_rows = int(rows.size)
         self._all_rows = self._n_rows == self.n

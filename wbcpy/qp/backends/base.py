@@ -1,9 +1,9 @@
 """Base class of the backend adapters.
 
-An adapter turns a :class:`~wbcpy.qp._kkt.StdQP` into one backend call in the matrix format that backend
+An adapter turns a :class:`~wbcpy.qp.kkt.StdQP` into one backend call in the matrix format that backend
 prefers (dense for the dense active-set and proximal solvers, CSC for the sparse ones), with tolerances
 tight enough for the scene's λ = 1e-8 regularisation, and maps the backend's multipliers onto the
-convention of :mod:`wbcpy.qp._kkt`. Adapters never emit warnings and never print.
+convention of :mod:`wbcpy.qp.kkt`. Adapters never emit warnings and never print.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...errors import ConfigError
-from .._kkt import RawResult, StdQP
+from ..kkt import RawResult, StdQP
 
 __all__ = ["Backend"]
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._kkt import RawResult, StdQP
+from ..kkt import RawResult, StdQP
 from .base import Backend, finite_rows
 
 __all__ = ["GenericBackend"]

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._kkt import RawResult, StdQP
+from ..kkt import RawResult, StdQP
 from .base import Backend, full_bounds
 
 __all__ = ["OsqpBackend"]
@@ -118,12 +118,7 @@ class OsqpBackend(Backend):
         self.reused = self._ws is not None and key == self._key
         if self.reused:
             ws = self._ws
-            ext = getattr(ws, "_solver", None)
-            if ext is not None and hasattr(ext, "update_data_vec"):  # skip the Python wrapper's bookkeeping
-                ext.update_data_vec(q=q.g, l=l, u=u)
-                ext.update_data_mat(P_x=Px, P_i=None, A_x=Mx, A_i=None)
-            else:  # pragma: no cover - other osqp versions
-                ws.update(q=q.g, l=l, u=u, Px=Px, Ax=Mx)
+            ws.update(q=q.g, l=l, u=u, Px=Px, Ax=Mx)
         else:
             ws = self._osqp.OSQP()
             opts = dict(self.options)
@@ -132,16 +127,9 @@ class OsqpBackend(Backend):
             if self.warm_start and x0 is not None:
                 ws.warm_start(x=x0)
             self._ws, self._key = ws, key
-        ext = getattr(ws, "_solver", None)
-        if ext is not None and hasattr(ext, "solution"):
-            ext.solve()
-            info, sol = ext.info, ext.solution
-            val, iters, text = info.status_val, int(info.iter), str(info.status)
-            xs, ys = sol.x, sol.y
-        else:  # pragma: no cover - other osqp versions
-            res = ws.solve(raise_error=False)
-            val, iters, text = res.info.status_val, int(res.info.iter), str(res.info.status)
-            xs, ys = res.x, res.y
+        res = ws.solve(raise_error=False)
+        val, iters, text = res.info.status_val, int(res.info.iter), str(res.info.status)
+        xs, ys = res.x, res.y
         st = self._osqp.SolverStatus
         if val == st.OSQP_SOLVED:
             ok, inaccurate = True, False

@@ -1,0 +1,535 @@
+"""The standard QP handed to backends, what they return, and the KKT certificate every answer must pass.
+
+A backend sees one :class:`StdQP` over the free variables::
+
+    minimise ½ xᵀHx + gᵀx   s.t.   A x = b,   lbC ≤ C x ≤ ubC,   lb ≤ x ≤ ub
+
+and returns a :class:`RawResult` with x and, when it has them, the multipliers (y, z, z_box) in this
+convention: at a KKT point
+
+    H x + g + Aᵀ y + Cᵀ z + z_box = 0,
+
+with z_i ≥ 0 when the upper side of row i is active, z_i ≤ 0 when the lower side is (same for z_box).
+
+:func:`certify` decides whether an answer is an optimum: a convex QP's KKT conditions are sufficient, so
+an answer that passes them is optimal whatever the backend that produced it. Every test is
+**componentwise** (each residual against the magnitudes that meet in that very entry), so a problem whose
+task weights span many orders of magnitude cannot hide an error in its weak directions behind the scale
+of its strong ones:
+
+* stationarity: |(Hx + g + Aᵀy + Cᵀz + z_box)_i| ≤ tol · (|g_i| + (|H||x|)_i + (|Aᵀ||y|)_i + …);
+* primal feasibility: each violation ≤ tol · (1 + (|C||x|)_i + |bound_i|);
+* dual feasibility and complementarity: a multiplier whose term is significant in the stationarity
+  scale must sit on an active side with the matching sign.
+
+For a QP with bounds only, the natural residual x − clip(x − (Hx + g), lb, ub) is zero exactly at the
+optimum (it measures stationarity, feasibility and the signs of the bound multipliers at once) and needs
+no multiplier from the backend: :func:`certify_box` uses it componentwise.
+
+:func:`refine` recomputes x exactly on the active set an (inexact) backend identified, by a few
+primal-dual active-set steps, each an equality-constrained QP solved by the null-space method with
+orthogonal factorisations (least-squares form when the QP comes from least-squares rows: square root of
+the Hessian's condition number); it returns only certified points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+__all__ = ["Certificate", "RawResult", "StdQP", "certify", "certify_box", "cost", "refine"]
+
+#: absolute floor of the componentwise scales (entries whose every term is exactly zero)
+_FLOOR = 1e-300
+_EPS = float(np.finfo(np.float64).eps)
+
+
+class StdQP:
+    """A validated QP over the free variables: H, g; A x = b; lbC ≤ C x ≤ ubC; lb ≤ x ≤ ub.
+
+    H/A/C are dense arrays or CSC matrices; missing blocks are None; bounds may hold ±inf.
+
+    Attributes:
+        mag: optional callable x ↦ the magnitudes of the terms H x + g was formed from (before
+            cancellation in forming H and g): entries that cancelled down to rounding noise are judged
+            against them.
+        ls: optional least-squares form of the cost, ``(R, d)`` with H = RᵀR and g = −Rᵀd, or an object
+            whose ``rows()`` returns it (built only when needed); used by :func:`refine` for accuracy.
+    """
+
+    __slots__ = ("A", "C", "H", "b", "g", "lb", "lbC", "ls", "mag", "sparse", "ub", "ubC")
+
+    def __init__(self, H, g, A=None, b=None, C=None, lbC=None, ubC=None, lb=None, ub=None,
+                 sparse: bool = False, ls: Any = None, mag: Any = None) -> None:  # fmt: skip
+        self.H, self.g, self.A, self.b, self.C, self.lbC, self.ubC = H, g, A, b, C, lbC, ubC
+        self.lb, self.ub, self.sparse, self.ls, self.mag = lb, ub, sparse, ls, mag
+
+    def rounding_magnitude(self, x: np.ndarray) -> np.ndarray | None:
+        """Per entry of Hx + g, the size of the terms H and g were *formed* from (before cancellation),
+        or None when unknown (then |H||x| + |g| is used)."""
+        return None if self.mag is None else self.mag(x)
+
+    @property
+    def n(self) -> int:
+        """Number of variables."""
+        return self.g.shape[0]
+
+    @property
+    def meq(self) -> int:
+        """Number of equality rows."""
+        return 0 if self.A is None else self.A.shape[0]
+
+    @property
+    def mc(self) -> int:
+        """Number of inequality rows."""
+        return 0 if self.C is None else self.C.shape[0]
+
+    @property
+    def has_bounds(self) -> bool:
+        """True when a bound vector is present."""
+        return self.lb is not None or self.ub is not None
+
+    def dense(self) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """H, A, C as dense arrays."""
+
+        def d(M):
+            return M.toarray() if sp.issparse(M) else M
+
+        return d(self.H), d(self.A), d(self.C)
+
+    def full_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(lb, ub)`` with ±inf filled in for a missing side."""
+        n = self.n
+        lb = self.lb if self.lb is not None else np.full(n, -np.inf)
+        ub = self.ub if self.ub is not None else np.full(n, np.inf)
+        return lb, ub
+
+
+@dataclass(slots=True)
+class RawResult:
+    """What a backend adapter returns (multipliers in this module's convention; None when not reported).
+
+    Attributes:
+        x: the solution, or None when the backend failed.
+        ok: the backend reports success.
+        status: its status text.
+        iterations: its iteration count, when reported.
+        y, z, z_box: multipliers of equalities, inequality rows and bounds.
+        inaccurate: the backend stopped early but x may still be refined into a certified optimum.
+    """
+
+    x: np.ndarray | None
+    ok: bool
+    status: str
+    iterations: int | None = None
+    y: np.ndarray | None = None
+    z: np.ndarray | None = None
+    z_box: np.ndarray | None = None
+    inaccurate: bool = False
+
+
+@dataclass(slots=True)
+class Certificate:
+    """Outcome of :func:`certify`.
+
+    Attributes:
+        ok: every KKT condition holds within tolerance.
+        primal: largest primal violation relative to its componentwise scale.
+        dual: largest stationarity residual relative to its componentwise scale.
+        complementarity: largest relative complementarity / sign violation.
+        z_box, z: bound and row multipliers of the certified point (for carrying active constraints).
+        dual_scale: 1 + the largest magnitude met in stationarity (for "strongly active" thresholds).
+        marginal: stationarity holds only within the rounding allowance of the problem's formation
+            (see :func:`_dual_error`): a more accurate method (:func:`refine`) may still do better.
+    """
+
+    ok: bool
+    primal: float
+    dual: float
+    complementarity: float
+    z_box: np.ndarray | None
+    z: np.ndarray | None
+    dual_scale: float
+    marginal: bool = False
+
+
+def _mat_abs_dot(M, v: np.ndarray) -> np.ndarray:
+    """|M| |v| for a dense or sparse M."""
+    if sp.issparse(M):
+        return abs(M) @ np.abs(v)
+    return np.abs(M) @ np.abs(v)
+
+
+def _finite_abs(v: np.ndarray | None) -> np.ndarray | float:
+    """|v| with infinite entries (absent sides) counted as 0."""
+    if v is None:
+        return 0.0
+    a = np.abs(v)
+    a[~np.isfinite(a)] = 0.0
+    return a
+
+
+def _violation(v: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None, scale: np.ndarray) -> float:
+    """Largest of (lo − v)_i / s_i and (v − hi)_i / s_i with s = scale + |finite bound| (0 if feasible)."""
+    worst = 0.0
+    with np.errstate(invalid="ignore"):
+        if lo is not None:
+            worst = max(worst, float(np.max((lo - v) / (scale + _finite_abs(lo)), initial=0.0)))
+        if hi is not None:
+            worst = max(worst, float(np.max((v - hi) / (scale + _finite_abs(hi)), initial=0.0)))
+    return worst
+
+
+def _sign_error(mult, v, lo, hi, scale_v, rel_mult) -> float:
+    """Relative violation of dual feasibility and complementarity of multipliers ``mult`` on values ``v``.
+
+    ``rel_mult`` is each multiplier's stationarity term relative to the stationarity scale of the
+    variables it touches; a negligible one is ignored. Otherwise the side its sign names must be active:
+    the slack to that side relative to ``scale_v`` is the error (∞ when that side is absent).
+    """
+    n = v.shape[0]
+    up = hi - v if hi is not None else np.full(n, np.inf)
+    dn = v - lo if lo is not None else np.full(n, np.inf)
+    slack = np.where(mult > 0.0, up, dn)
+    with np.errstate(invalid="ignore", over="ignore"):
+        rel_slack = np.abs(slack) / scale_v
+    return float(np.max(np.minimum(rel_mult, rel_slack), initial=0.0))
+
+
+def _dual_error(r: np.ndarray, scale: np.ndarray, tol: float, q: StdQP | None = None,
+                x: np.ndarray | None = None) -> tuple[float, bool]:  # fmt: skip
+    """(error, marginal): max_i |r_i| / (scale_i + ρ_i/tol), the stationarity error of entry i relative to
+    the magnitudes met in it, with a rounding allowance ρ_i tried in three steps.
+
+    1. ρ_i = c·scale_i (c = 8(n + 1)ε): componentwise. Passing here is a strict certificate.
+    2. ρ_i = c·(scale_i + m_i), m the magnitudes H and g were *formed* from (``q.mag``: projections onto a
+       null space cancel entries down to noise, very unequal weights make strong rows' rounding swamp
+       weak rows), still componentwise.
+
+    Passing only at step 2 is ``marginal``: the answer is optimal up to what double precision
+    resolves in this problem, and a more accurate method (:func:`refine`, least-squares QR) may do
+    better. Componentwise first: weights spanning many orders of magnitude cannot hide an error in a
+    weak entry behind a strong one unless rounding makes it invisible.
+    """
+    c = 8.0 * (r.shape[0] + 1) * _EPS / tol
+    a = np.abs(r)
+    err = float(np.max(a / (scale * (1.0 + c) + _FLOOR), initial=0.0))
+    if err <= tol:
+        return err, False
+    mag = scale + (q.rounding_magnitude(x) if q is not None and q.mag is not None else 0.0)
+    return float(np.max(a / (scale + c * mag + _FLOOR), initial=0.0)), True
+
+
+def _gradient(H, g, x: np.ndarray, q: StdQP | None) -> tuple[np.ndarray, np.ndarray]:
+    """Hx + g and its componentwise scale. In least-squares form (H = RᵀR, g = −Rᵀd, from ``q.ls``) the
+    gradient is Rᵀ(Rx − d) with scale |Rᵀ||Rx − d|: the residuals of rows that are met vanish, so a weak
+    row's error is not drowned by the size of strong rows' terms (|H||x| would be)."""
+    grad = getattr(q.ls, "gradient", None) if q is not None and q.ls is not None else None
+    if grad is not None:
+        return grad(x)
+    t = H @ x
+    scale = _mat_abs_dot(H, x)
+    scale += np.abs(g)
+    t += g
+    return t, scale
+
+
+def certify_box(H: np.ndarray, g: np.ndarray, x: np.ndarray, lb, ub, tol: float,
+                q: StdQP | None = None) -> Certificate:  # fmt: skip
+    """Certificate of a QP with bounds only (or none); the bound multipliers are implied by x.
+
+    With t = Hx + g: a free variable needs t_i = 0; one at its lower bound needs t_i ≥ 0 (the cost
+    grows inwards), one at its upper bound t_i ≤ 0; a fixed one nothing. Violations are measured in
+    gradient units against the componentwise scale (|H||x| + |g|)_i (:func:`_dual_error`), so neither the
+    box width nor the size of the weights can hide them; x must lie in the box (relative 1e-9 counts as
+    "at" a bound). The certified multipliers are z_box = −t on the active bounds.
+    """
+    t, scale = _gradient(H, g, x, q)
+    primal = 0.0
+    if lb is None and ub is None:
+        r, zb = t, None
+    else:
+        r = t.copy()
+        zb = np.zeros(x.shape[0])
+        for bound, sign in ((lb, -1.0), (ub, 1.0)):
+            if bound is None:
+                continue
+            fin = np.abs(np.where(np.isfinite(bound), bound, 0.0))
+            gap = sign * (bound - x)  # ≥ 0 inside
+            primal = max(primal, float(np.max(-gap / (1.0 + fin), initial=0.0)))
+            at = gap <= 1e-9 * (1.0 + fin)
+            # at the lower bound only t_i < 0 is wrong, at the upper only t_i > 0
+            r[at] = np.minimum(r[at], 0.0) if sign < 0 else np.maximum(r[at], 0.0)
+            zb[at] = -t[at]
+    err, marginal = _dual_error(r, scale, tol, q, x)
+    dscale = 1.0 + float(np.max(scale, initial=0.0))
+    return Certificate(err <= tol and primal <= tol, primal, err, 0.0, zb, None, dscale, marginal)
+
+
+def certify(q: StdQP, x: np.ndarray, y, z, z_box, tol: float) -> Certificate:
+    """Full KKT certificate of (x, y, z, z_box) for ``q`` (see the module docstring); missing multipliers
+    count as zero."""
+    if q.A is None and q.C is None and not q.sparse:
+        return certify_box(q.H, q.g, x, q.lb, q.ub, tol, q)
+    r, scale = _gradient(q.H, q.g, x, q)
+    pscale_x = 1.0 + np.abs(x)
+    primal = 0.0
+    if q.A is not None and q.meq:
+        ax = q.A @ x
+        primal = _violation(ax, q.b, q.b, 1.0 + _mat_abs_dot(q.A, x))
+        if y is not None:
+            r += q.A.T @ y
+            scale += _mat_abs_dot(q.A.T, y)
+    cterm = None
+    if q.C is not None and q.mc:
+        cx = q.C @ x
+        cscale = 1.0 + _mat_abs_dot(q.C, x)
+        primal = max(primal, _violation(cx, q.lbC, q.ubC, cscale))
+        if z is not None:
+            r += q.C.T @ z
+            scale += _mat_abs_dot(q.C.T, z)
+            cterm = (cx, cscale)
+    if q.has_bounds:
+        primal = max(primal, _violation(x, q.lb, q.ub, pscale_x))
+        if z_box is not None:
+            r += z_box
+            scale += np.abs(z_box)
+    dual, marginal = _dual_error(r, scale, tol, q, x)
+    scale += _FLOOR
+    dscale = 1.0 + float(np.max(scale, initial=0.0))
+    compl = 0.0
+    if cterm is not None:
+        # row i's stationarity terms |z_i||C_ij| against the scale of each column j it touches
+        absC = abs(q.C).toarray() if sp.issparse(q.C) else np.abs(q.C)
+        rel = np.abs(z) * (absC / scale).max(axis=1, initial=0.0)
+        compl = _sign_error(z, cterm[0], q.lbC, q.ubC, cterm[1], rel)
+    if z_box is not None and q.has_bounds:
+        compl = max(compl, _sign_error(z_box, x, q.lb, q.ub, pscale_x, np.abs(z_box) / scale))
+    ok = primal <= tol and dual <= tol and compl <= tol  # (False for NaN)
+    return Certificate(ok, primal, dual, compl, z_box, z, dscale, marginal)
+
+
+# ---------------------------------------------------------------------------------------------------- refine
+def _near(v: np.ndarray, lo: np.ndarray, hi: np.ndarray, tol: float) -> np.ndarray:
+    """-1 / +1 where v is within tol·(1 + |bound|) of a finite lower / upper bound, else 0."""
+    s = np.zeros(v.shape[0], dtype=np.int8)
+    with np.errstate(invalid="ignore"):
+        s[np.isfinite(lo) & (v - lo <= tol * (1.0 + np.abs(lo)))] = -1
+        s[np.isfinite(hi) & (hi - v <= tol * (1.0 + np.abs(hi)))] = 1
+    return s
+
+
+class _Dense:
+    """Dense copies of a StdQP with every constraint block present (empty when absent)."""
+
+    def __init__(self, q: StdQP) -> None:
+        H, A, C = q.dense()
+        n = q.n
+        self.H, self.g, self.n = H, q.g, n
+        self.lb, self.ub = q.full_bounds()
+        self.A = A if q.meq else np.zeros((0, n))
+        self.b = q.b if q.meq else np.zeros(0)
+        self.C = C if q.mc else np.zeros((0, n))
+        self.lbC = q.lbC if q.mc else np.zeros(0)
+        self.ubC = q.ubC if q.mc else np.zeros(0)
+        ls = q.ls
+        self.ls = ls.rows() if hasattr(ls, "rows") else ls
+
+
+def _eq_qp(P: _Dense, fixed: np.ndarray, xB: np.ndarray, M: np.ndarray, rhs: np.ndarray) -> list[np.ndarray]:
+    """Minimisers of the QP's cost with x[fixed] = xB and M x = rhs (M may be rank deficient).
+
+    Null-space method: M_F = M[:, free]; Q R = M_Fᵀ P (pivoted QR); x_F = Q₁u + Q₂w. The reduced cost is
+    minimised twice when the QP has a least-squares form: by QR on the rows (accurate where very
+    unequal weights make H ill-conditioned) and by a Cholesky factorisation of the reduced Hessian with
+    one step of iterative refinement (componentwise accurate where entries decouple, Skeel 1980); the
+    caller certifies each. A semidefinite reduced Hessian gets a least-squares minimiser.
+
+    Returns:
+        candidate solutions (n each); empty when M x = rhs is inconsistent or the cost is unbounded.
+    """
+    free = ~fixed
+    x = np.zeros(P.n)
+    x[fixed] = xB
+    r = rhs - M[:, fixed] @ xB
+    nf = int(free.sum())
+    if M.shape[0]:
+        Q, R, piv = sla.qr(M[:, free].T, pivoting=True, mode="full", check_finite=False)
+        d = np.abs(np.diag(R))
+        rank = int(np.count_nonzero(d > 1e-12 * max(1.0, float(d[0]) if d.size else 0.0)))
+        rp = r[piv]
+        u = sla.solve_triangular(R[:rank, :rank], rp[:rank], trans="T", check_finite=False)
+        resid = R[:rank, rank:].T @ u - rp[rank:]
+        if resid.size and np.abs(resid).max() > 1e-9 * (1.0 + np.abs(r).max()):
+            return []
+        Z, xp = Q[:, rank:], Q[:, :rank] @ u
+    else:
+        Z, xp = np.eye(nf), np.zeros(nf)
+    out = []
+    for w in _reduced(P, free, fixed, x, xp, Z) if Z.shape[1] else [np.zeros(0)]:
+        cand = x.copy()
+        cand[free] = xp + Z @ w if Z.shape[1] else xp
+        out.append(cand)
+    return out
+
+
+def _reduced(P: _Dense, free, fixed, x, xp, Z) -> list[np.ndarray]:
+    """Minimisers w of the cost at x[free] = xp + Z w (x[fixed] set): QR on the least-squares rows when
+    there are some, then the refined normal-equations solution (empty list: unbounded)."""
+    out = []
+    if P.ls is not None:
+        R, d = P.ls
+        RZ = R[:, free] @ Z
+        base = d - R[:, fixed] @ x[fixed] - R[:, free] @ xp  # ‖R x − d‖² with x[free] = xp + Z w
+        out.append(sla.lstsq(RZ, base, check_finite=False, lapack_driver="gelsy")[0])
+    H = P.H
+    HFF = H[np.ix_(free, free)]
+    Hz = Z.T @ HFF @ Z
+    rhs = -(Z.T @ (P.g[free] + HFF @ xp + H[np.ix_(free, fixed)] @ x[fixed]))
+    try:
+        factor = sla.cho_factor(Hz, check_finite=False)
+        w = sla.cho_solve(factor, rhs, check_finite=False)
+        out.append(w + sla.cho_solve(factor, rhs - Hz @ w, check_finite=False))
+    except np.linalg.LinAlgError:
+        if P.ls is None:
+            w = sla.lstsq(Hz, rhs, check_finite=False)[0]
+            if np.abs(Hz @ w - rhs).max() <= 1e-9 * (1.0 + np.abs(rhs).max()):
+                out.append(w)  # (otherwise a descent direction without curvature: unbounded)
+    return out
+
+
+def _multipliers(P: _Dense, x: np.ndarray, sb: np.ndarray, sc: np.ndarray):
+    """Least-squares multipliers (y, z, zb) of the active set (sb, sc) at x."""
+    grad = P.H @ x + P.g
+    act = np.flatnonzero(sc)
+    fixed = sb != 0
+    M = np.vstack([P.A, P.C[act]])
+    y = np.zeros(P.A.shape[0])
+    z = np.zeros(P.C.shape[0])
+    if M.shape[0]:
+        free = ~fixed
+        nu, *_ = sla.lstsq(M[:, free].T, -grad[free], check_finite=False) if free.any() else (
+            np.zeros(M.shape[0]),)  # fmt: skip
+        y = nu[: P.A.shape[0]]
+        z[act] = nu[P.A.shape[0] :]
+    zb = np.zeros(P.n)
+    zb[fixed] = -(grad + P.A.T @ y + P.C.T @ z)[fixed]
+    return y, z, zb
+
+
+def _start_sides(v, lo, hi, mult, tol: float) -> np.ndarray:
+    """Initial active sides: sides v is within ``tol`` of, and sides a significant multiplier names
+    (|m| > 1e-7·(1 + ‖m‖∞); interior-point methods report tiny ones on every constraint)."""
+    s = _near(v, lo, hi, tol)
+    if mult is not None and mult.size:
+        big = np.abs(mult) > 1e-7 * (1.0 + float(np.abs(mult).max()))
+        s[big & (mult > 0.0) & np.isfinite(hi)] = 1
+        s[big & (mult < 0.0) & np.isfinite(lo)] = -1
+    return s
+
+
+def refine(q: StdQP, x0: np.ndarray, tol: float, z0: np.ndarray | None = None,
+           zb0: np.ndarray | None = None, max_steps: int | None = None, start_tol: float = 1e-6):  # fmt: skip
+    """Exact optimum on the active set suggested by an answer, corrected by primal-dual active-set steps.
+
+    The start set: constraints whose multiplier (``z0``, ``zb0``) names a side, and those within
+    ``start_tol``·(1 + |bound|) of a side at ``x0``. Each step solves the equality-constrained QP of the
+    active set (:func:`_eq_qp`), computes least-squares multipliers and stops when :func:`certify` accepts
+    the point strictly. Otherwise it changes ONE constraint — the active one with the most wrong-signed
+    multiplier is released, else the most violated inactive one is activated (bounded-variable least
+    squares, Stark and Parker 1995) — until nothing is left to change, an active set repeats or
+    ``max_steps`` (default 2·(n + m_in) + 4) steps are done; of the points certified only within
+    rounding (``marginal``) on the way, the cheapest is returned.
+
+    Returns:
+        ``(x, y, z, z_box, certificate)`` of a certified optimum, or None.
+    """
+    P = _Dense(q)
+    sb = _start_sides(x0, P.lb, P.ub, zb0, start_tol)
+    cx0 = P.C @ x0 if P.C.shape[0] else np.zeros(0)
+    sc = _start_sides(cx0, P.lbC, P.ubC, z0, start_tol) if P.C.shape[0] else np.zeros(0, dtype=np.int8)
+    steps = 2 * (P.n + P.C.shape[0]) + 4 if max_steps is None else max_steps
+    seen: set[bytes] = set()
+    best = None
+    for _ in range(steps):
+        key = sb.tobytes() + sc.tobytes()
+        if key in seen:
+            break
+        seen.add(key)
+        fixed = sb != 0
+        xB = np.where(sb < 0, P.lb, P.ub)[fixed]
+        act = sc != 0
+        M = np.vstack([P.A, P.C[act]])
+        rhs = np.concatenate([P.b, np.where(sc < 0, P.lbC, P.ubC)[act]])
+        candidates = _eq_qp(P, fixed, xB, M, rhs)
+        if not candidates:  # an inconsistent (or unbounded) active set: start again from fewer constraints
+            if sc.any():
+                sc[:] = 0
+            elif sb.any():
+                sb[:] = 0
+            else:
+                break
+            continue
+        for x in candidates:
+            y, z, zb = _multipliers(P, x, sb, sc)
+            cert = certify(q, x, y if q.meq else None, z if q.mc else None, zb if q.has_bounds else None, tol)
+            if cert.ok and not cert.marginal:
+                return x, y, z, zb, cert
+            if cert.ok:  # marginal: keep the cheapest, and go on while a sign is still wrong
+                cost = _cost(P, x)
+                if best is None or cost < best[0]:
+                    best = (cost, (x, y, z, zb, cert))
+        x = candidates[0]
+        y, z, zb = _multipliers(P, x, sb, sc)
+        if not _update_active_set(P, x, z, zb, sb, sc, tol):
+            break
+    return None if best is None else best[1]
+
+
+def _cost(P: _Dense, x: np.ndarray) -> float:
+    """The cost at x, from the least-squares form when there is one (accurate where H is not)."""
+    if P.ls is not None:
+        R, d = P.ls
+        e = R @ x - d
+        return 0.5 * float(e @ e) - 0.5 * float(d @ d)
+    return 0.5 * float(x @ (P.H @ x)) + float(P.g @ x)
+
+
+def cost(q: StdQP, x: np.ndarray) -> float:
+    """½ xᵀHx + gᵀx, evaluated in least-squares form when ``q`` has one (rows that are met contribute
+    their tiny residuals squared: accurate where the Hessian's rounding is not)."""
+    return _cost(_Dense(q), x)
+
+
+def _update_active_set(P: _Dense, x, z, zb, sb, sc, tol) -> bool:
+    """One change of the active set: release the active constraint with the most wrong-signed multiplier,
+    else activate the most violated inactive one. False when there is nothing to change."""
+    wb = np.where(sb < 0, zb, np.where(sb > 0, -zb, 0.0))  # > 0: wrong sign
+    wc = np.where(sc < 0, z, np.where(sc > 0, -z, 0.0)) if sc.size else np.zeros(0)
+    worst_b, worst_c = float(np.max(wb, initial=0.0)), float(np.max(wc, initial=0.0))
+    if max(worst_b, worst_c) > 0.0:
+        if worst_b >= worst_c:
+            sb[int(np.argmax(wb))] = 0
+        else:
+            sc[int(np.argmax(wc))] = 0
+        return True
+    with np.errstate(invalid="ignore"):
+        vb = np.where(sb == 0, np.maximum(P.lb - x, x - P.ub) / (1.0 + np.abs(x)), 0.0)
+        vc = np.zeros(0)
+        if P.C.shape[0]:
+            cx = P.C @ x
+            vc = np.where(sc == 0, np.maximum(P.lbC - cx, cx - P.ubC) / (1.0 + np.abs(P.C) @ np.abs(x)), 0.0)
+    worst_b, worst_c = float(np.max(vb, initial=0.0)), float(np.max(vc, initial=0.0))
+    if max(worst_b, worst_c) <= tol:
+        return False
+    if worst_b >= worst_c:
+        j = int(np.argmax(vb))
+        sb[j] = -1 if x[j] < P.lb[j] else 1
+    else:
+        i = int(np.argmax(vc))
+        sc[i] = -1 if cx[i] < P.lbC[i] else 1
+    return True

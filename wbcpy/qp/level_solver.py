@@ -1,0 +1,198 @@
+"""The per-level solve strategy: one backend call, checked; documented fallbacks when it fails.
+
+:meth:`LevelSolver.solve` turns one :class:`~wbcpy.qp.kkt.StdQP` into a certified answer:
+
+1. the configured backend, warm-started from the previous answer of the same level (same size);
+2. if that failed after reusing a persistent workspace: the same backend from scratch (``cold restart``);
+3. the backend's own robust settings, if it has any (DAQP: forced proximal iterations, ``eps_prox``);
+4. the rescue backends (default: daqp, then osqp — the one backend every install has), cold.
+
+Every answer is accepted only with a KKT certificate (:func:`wbcpy.qp.kkt.certify`): an exact backend's
+answer (active-set solvers: daqp, quadprog) is certified as it is; an iterative backend's answer, or an
+exact one that fails its certificate, is first refined on its active set (:func:`wbcpy.qp.kkt.refine`,
+when ``polish`` is on) and must then pass. A fallback that answered is counted
+(:attr:`LevelSolver.fallbacks`) and named in the level's status — never silent. When every attempt fails
+the level raises :class:`SolveFailedError` with what each attempt reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .backends import Backend, make_backend
+from .kkt import Certificate, RawResult, StdQP, certify, cost, refine
+
+__all__ = ["LevelSolver", "SolveFailedError", "Solved"]
+
+
+class SolveFailedError(Exception):
+    """Every attempt at one QP failed (turned into :class:`wbcpy.errors.QPSolveError` by the caller)."""
+
+    def __init__(self, status: str, iterations: int | None = None) -> None:
+        super().__init__(status)
+        self.status = status
+        self.iterations = iterations
+
+
+class Solved:
+    """A certified answer of one StdQP.
+
+    Attributes:
+        x: the solution; z, z_box: row and bound multipliers of the certificate (may be None).
+        status, iterations: the backend's report ("(refined)" appended when refined).
+        primal, dual: relative KKT residuals of the certificate; dual_scale: its stationarity scale.
+        solver: the backend that answered; fallback: None or the fallback that answered.
+    """
+
+    __slots__ = ("dual", "dual_scale", "fallback", "iterations", "primal", "solver", "status", "x", "z",
+                 "z_box")  # fmt: skip
+
+    def __init__(self, x, z, z_box, status, iterations, primal, dual, dual_scale, solver, fallback) -> None:
+        self.x, self.z, self.z_box, self.status, self.iterations = x, z, z_box, status, iterations
+        self.primal, self.dual, self.dual_scale, self.solver = primal, dual, dual_scale, solver
+        self.fallback = fallback
+
+
+def _guarded(call: Callable[[], RawResult]) -> RawResult:
+    try:
+        return call()
+    except Exception as exc:  # a backend crash is a failed attempt, not a wbcpy bug
+        return RawResult(None, False, f"{type(exc).__name__}: {exc}")
+
+
+class LevelSolver:
+    """Backends (one per level key, each with its own workspace), warm starts and the fallback chain.
+
+    Args:
+        name: backend name.
+        warm_start: reuse previous answers and workspaces.
+        options: backend options (validated by the adapter).
+        kkt_tol: tolerance of the KKT certificate.
+        polish: refine inexact answers on their active set (False: certify them as they are).
+        rescue: installed backends tried (cold) when the configured one fails (``name`` itself skipped).
+        via_qpsolvers: use the generic qpsolvers adapter.
+    """
+
+    def __init__(self, name: str, warm_start: bool, options: dict[str, Any], kkt_tol: float, polish: bool,
+                 rescue: tuple[str, ...], via_qpsolvers: bool) -> None:  # fmt: skip
+        self.name = name
+        self.warm_start = warm_start
+        self.options = dict(options)
+        self.kkt_tol = kkt_tol
+        self.polish = polish
+        self.rescue = tuple(r for r in rescue if r != name)
+        self.via = via_qpsolvers
+        self.backends: dict[Any, Backend] = {
+            "solve": make_backend(name, warm_start, self.options, via_qpsolvers)
+        }
+        self._rescuers: dict[str, Backend] = {}
+        self._warm: dict[Any, np.ndarray] = {}
+        #: number of answers that came from a fallback (cold restart, backend fallback, rescue backend)
+        self.fallbacks = 0
+
+    def backend(self, key: Any) -> Backend:
+        """The backend (and workspace) of one level key."""
+        b = self.backends.get(key)
+        if b is None:
+            b = self.backends[key] = make_backend(self.name, self.warm_start, self.options, self.via)
+        return b
+
+    def reset(self) -> None:
+        """Forget warm-start data and backend workspaces."""
+        self._warm.clear()
+        for b in (*self.backends.values(), *self._rescuers.values()):
+            b.reset()
+
+    # ------------------------------------------------------------------------------------------ solve
+    def solve(self, q: StdQP, key: Any) -> Solved:
+        """A certified answer of ``q`` (see the module docstring); raises :class:`SolveFailedError`."""
+        b = self.backend(key)
+        x0 = self._warm.get(key) if self.warm_start else None
+        if x0 is not None and x0.shape[0] != q.n:
+            x0 = None
+        notes: list[str] = []
+        sol = self._try(q, _guarded(lambda: b.solve(q, x0)), b.exact, self.name, None, notes)
+        if sol is None and b.reused:
+            b.reset()
+            sol = self._try(q, _guarded(lambda: b.solve(q, None)), b.exact, self.name, "cold restart", notes)
+        if sol is None:
+            sol = self._fallback(q, b, x0, notes)
+        if sol is None:
+            sol = self._rescue(q, notes)
+        if sol is None:
+            b.reset()
+            raise SolveFailedError("; ".join(notes))
+        if sol.fallback is not None:
+            self.fallbacks += 1
+        self._warm[key] = sol.x
+        return sol
+
+    def _fallback(self, q: StdQP, b: Backend, x0: np.ndarray | None, notes: list[str]) -> Solved | None:
+        b.reset()
+        fb = _guarded_fallback(b, q, x0)
+        if fb is None:
+            return None
+        desc, raw = fb
+        return self._try(q, raw, False, self.name, f"{self.name} {desc}", notes)
+
+    def _rescue(self, q: StdQP, notes: list[str]) -> Solved | None:
+        for name in self.rescue:
+            r = self._rescuers.get(name)
+            if r is None:
+                r = self._rescuers[name] = make_backend(name, False, {}, False)
+            r.reset()
+            sol = self._try(
+                q, _guarded(lambda r=r: r.solve(q, None)), r.exact, name, f"rescue: {name}", notes
+            )
+            if sol is not None:
+                return sol
+        return None
+
+    @staticmethod
+    def _solved(x: np.ndarray, cert: Certificate, status: str, raw: RawResult, who: str,
+                fallback: str | None) -> Solved:  # fmt: skip
+        return Solved(x, cert.z, cert.z_box, status, raw.iterations, cert.primal, cert.dual, cert.dual_scale,
+                      who, fallback)  # fmt: skip
+
+    def _try(self, q: StdQP, raw: RawResult, exact: bool, who: str, fallback: str | None,
+             notes: list[str]) -> Solved | None:  # fmt: skip
+        """Certify (refining when allowed) one backend answer; None (and a note) when it fails."""
+        label = who if fallback is None else fallback
+        x = raw.x
+        usable = raw.ok or raw.inaccurate
+        if x is None or not usable or x.shape != (q.n,) or not np.isfinite(x).all():
+            notes.append(f"{label}: {raw.status}" + ("" if x is None or usable else " (not solved)"))
+            return None
+        status = raw.status if raw.ok else f"{raw.status} (inaccurate)"
+        cert = None
+        if exact or not self.polish:
+            cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
+            if cert.ok and not (cert.marginal and self.polish):
+                return self._solved(x, cert, status, raw, who, fallback)
+        if self.polish:
+            ref = refine(q, x, self.kkt_tol, raw.z, raw.z_box)
+            if ref is not None:
+                xr, _y, z, zb, c = ref
+                c.z, c.z_box = (z if q.mc else None), (zb if q.has_bounds else None)
+                if cert is not None and cert.ok and c.marginal and cost(q, x) < cost(q, xr):
+                    return self._solved(x, cert, status, raw, who, fallback)  # both within rounding
+                return self._solved(xr, c, f"{status} (refined)", raw, who, fallback)
+            if cert is None:
+                cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
+            if cert.ok:  # refinement found no better active set, but the answer is a KKT point
+                return self._solved(x, cert, f"{status} (unrefined)", raw, who, fallback)
+        notes.append(
+            f"{label}: {status}; KKT certificate failed (relative residuals: primal {cert.primal:.3g}, "
+            f"dual {cert.dual:.3g}, complementarity {cert.complementarity:.3g}; tolerance {self.kkt_tol:g})"
+        )
+        return None
+
+
+def _guarded_fallback(b: Backend, q: StdQP, x0: np.ndarray | None) -> tuple[str, RawResult] | None:
+    try:
+        return b.solve_fallback(q, x0)
+    except Exception as exc:  # the fallback itself crashed
+        return "fallback", RawResult(None, False, f"{type(exc).__name__}: {exc}")
