@@ -26,16 +26,15 @@ Semantics:
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_vector, check_finite
-from ..errors import InvalidValueError, StateNotSetError
+from .._validation import STATE_LIMIT, as_bool, as_float, as_vector, check_state
+from ..errors import InvalidValueError
 from ..robot import RobotModel
 from .node import Node, NodeIDError, NodeTable, build_nodes
 from .state import State
@@ -43,10 +42,12 @@ from .state import State
 __all__ = ["Model", "NodeIDError"]
 
 NodeRef = Node | int
+_T = TypeVar("_T")
 _F64 = np.dtype(np.float64)
 _EMPTY = np.zeros(0)
 _EMPTY.setflags(write=False)
 _NO_FORCE = (0,)
+_LIMIT_SQ = STATE_LIMIT * STATE_LIMIT
 
 
 class Model:
@@ -57,6 +58,14 @@ class Model:
     :meth:`compute_com`, ``getMassInertia`` = :meth:`get_mass_inertia`, ...). ``init`` is replaced by
     the constructor, :meth:`from_urdf` and :meth:`load`. Results that the original wrote into
     out-parameters are returned (``get_joint_limits`` returns ``(lower, upper)``).
+
+    **Threads.** Safe to share, like its :class:`~wbcpy.RobotModel`: every call returns quantities of one
+    state that was set (a point Jacobian or ``compute_com(jacobian=True)`` reads its parts from one
+    state), and :meth:`get_state` returns a state that was set as a whole.
+
+    **Copies and pickles.** ``copy.copy`` gives an independent model over ``robot.copy()`` (shared
+    ``pin.Model``), ``copy.deepcopy`` one over a deep copy of the robot; both keep the state (with its
+    force and time) and the gravity flags. Pickles hold the same.
 
     Args:
         robot: the robot (shared, never copied). ``Model.from_urdf`` and ``Model.load`` build one.
@@ -74,12 +83,12 @@ class Model:
         self._frame_ids = [n.frame_id for n in self._table.nodes]
         arange = np.arange(self._ndof, dtype=np.float64)
         self._identity_dofs = robot.nq == robot.nv and bool(np.array_equal(robot.q_from_dof(arange), arange))
-        self._gravity_disabled = np.zeros(self._ndof, dtype=bool)
-        self._n_gravity_disabled = 0
-        # the State given to the last set_state (position, velocity, force, time) and the robot's stamp
-        self._state_id = -1
-        self._position = self._velocity = self._force = _EMPTY
-        self._time = 0.0
+        self._to_q = robot.names.dofs.q_from_dof
+        # DOF whose gravity torque is zeroed: None, or a read-only bool mask (replaced, never written)
+        self._gravity_mask: np.ndarray | None = None
+        # the State given to the last set_state, published as one tuple with the robot's state id:
+        # (state_id, position, velocity, force, time)
+        self._rec: tuple[int, np.ndarray, np.ndarray, np.ndarray, float] = (-1, _EMPTY, _EMPTY, _EMPTY, 0.0)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -100,6 +109,19 @@ class Model:
         from ..robots import load_robot
 
         return cls(load_robot(name_or_path, **kwargs))
+
+    def __copy__(self) -> Model:
+        """An independent model over ``robot.copy()`` (see the class docstring)."""
+        return _restore(self._robot.copy(), *self._reduce_args()[1:])
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and ``copy.deepcopy``: the robot, the gravity flags and the state last set."""
+        return (_restore, self._reduce_args())
+
+    def _reduce_args(self) -> tuple[Any, ...]:
+        rec = self._rec
+        state = tuple(x.copy() if isinstance(x, np.ndarray) else x for x in rec[1:])
+        return (self._robot, self._gravity_mask, state, self._robot.state_id == rec[0])
 
     @property
     def robot(self) -> RobotModel:
@@ -147,24 +169,19 @@ class Model:
                 velocity = np.zeros(self._ndof)
             else:
                 velocity = as_vector(vel, self._ndof, "state.velocity")
-        # one dot product checks both: any NaN/inf entry of either vector makes it non-finite
-        # (inf·0 = NaN); the exact checks only run then (or on overflow of huge finite values)
-        if not math.isfinite(position.dot(velocity)):
-            check_finite(position, "state.position")
-            check_finite(velocity, "state.velocity")
+        # NaN, inf and |entries| > STATE_LIMIT make a square norm exceed the limit (checked exactly then)
+        if not (position.dot(position) <= _LIMIT_SQ and velocity.dot(velocity) <= _LIMIT_SQ):
+            check_state(position, "state.position")
+            check_state(velocity, "state.velocity")
         if force.__class__ is np.ndarray and force.shape == _NO_FORCE:
             force = _EMPTY
         else:
             force = as_vector(force, None, "state.force")
-        if time.__class__ is not float:
-            try:
-                time = float(time)
-            except (TypeError, ValueError):
-                raise InvalidValueError("state.time", "seconds", type(time).__name__) from None
-        robot = self._robot
-        robot._set_state(position if self._identity_dofs else robot._dofs.q_from_dof(position), velocity)
-        self._state_id = robot.state_id
-        self._position, self._velocity, self._force, self._time = position, velocity, force, time
+        if time.__class__ is not float or time - time != 0.0:  # not a float, or NaN/inf
+            time = as_float(time, "state.time")
+        q = position if self._identity_dofs else self._to_q(position)
+        sid = self._robot.set_state_unchecked(q, velocity)
+        self._rec = (sid, position, velocity, force, time)
 
     #: ``update(state)``: same as :meth:`set_state` (kinematics and dynamics follow lazily).
     update = set_state
@@ -179,11 +196,11 @@ class Model:
             StateNotSetError: no state was set yet.
         """
         robot = self._robot
-        if robot.state_id == self._state_id:
-            return State(self._position, self._velocity, self._force, self._time)
-        if not robot.has_state:
-            raise StateNotSetError("state")
-        return State(robot.dof_from_q(robot.q), robot.v)
+        rec = self._rec
+        if robot.state_id == rec[0]:
+            return State(*rec[1:])
+        current = robot.state  # one consistent (q, v); StateNotSetError before any state
+        return State(robot.dof_from_q(current.q), current.v)
 
     # ------------------------------------------------------------------ sizes, names, nodes
     def get_n_nodes(self) -> int:
@@ -241,8 +258,7 @@ class Model:
         Raises:
             StateNotSetError: no state was set yet.
         """
-        self._robot._ensure_kinematics("kinematics")
-        self._robot._ensure_jacobians("kinematics")
+        self._robot.precompute("kinematics", "jacobians")
 
     def get_global_frame(self, node: NodeRef) -> pin.SE3:
         """World placement of the node origin (the joint frame after motion, Pinocchio's ``oMi``)."""
@@ -302,19 +318,18 @@ class Model:
         else:
             fid = self._node(node).frame_id
         robot = self._robot
-        jac = robot._frame_jacobian(fid)
         if x is None and y is None and z is None:
-            return jac.copy()
-        offset = _point(x, y, z, "global point") - robot.frame_placement(fid).translation
+            return robot.frame_jacobian_view(fid).copy()
+        point = _point(x, y, z, "global point")
+        jac, origin = _one_state(robot, lambda: (robot.frame_jacobian_view(fid), robot.frame_placement(fid)))
         out = jac.copy()
-        out[:3] -= np.cross(offset[:, None], jac[3:], axis=0)
+        out[:3] -= np.cross((point - origin.translation)[:, None], jac[3:], axis=0)
         return out
 
     # ------------------------------------------------------------------ dynamics
     def update_dynamics(self) -> None:
         """Compute M, M⁻¹, g, b and the COM for the current state (cached; cheap when repeated)."""
-        self._robot._ensure_dynamics("dynamics")
-        self._robot._ensure_minverse("dynamics")
+        self._robot.precompute("dynamics", "minverse")
 
     @overload
     def compute_com(self, jacobian: Literal[False] = ...) -> np.ndarray: ...
@@ -328,12 +343,12 @@ class Model:
         """
         robot = self._robot
         if jacobian:
-            return robot.com(), robot.com_jacobian()
+            return _one_state(robot, lambda: (robot.com(), robot.com_jacobian()))
         return robot.com()
 
     def compute_gravity(self) -> None:
         """Compute the gravity torques for the current state (cached)."""
-        self._robot._ensure_dynamics("gravity")
+        self._robot.precompute("dynamics")
 
     def disable_gravity_compensation(self, index: int, disable: bool = True) -> bool:
         """Zero (or restore) DOF ``index`` in :meth:`get_gravity`; returns the previous flag.
@@ -345,9 +360,13 @@ class Model:
         """
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self._ndof:
             raise NodeIDError("DOF index", index, self._ndof)
-        previous = bool(self._gravity_disabled[index])
-        self._gravity_disabled[index] = bool(disable)
-        self._n_gravity_disabled = int(np.count_nonzero(self._gravity_disabled))
+        flag = as_bool(disable, "disable")
+        old = self._gravity_mask
+        mask = np.zeros(self._ndof, dtype=bool) if old is None else old.copy()
+        previous = bool(mask[index])
+        mask[index] = flag
+        mask.setflags(write=False)
+        self._gravity_mask = mask if mask.any() else None  # published at once: readers see old or new
         return previous
 
     def get_gravity(self) -> np.ndarray:
@@ -358,13 +377,14 @@ class Model:
             StateNotSetError: no state was set yet.
         """
         g = self._robot.gravity()
-        if self._n_gravity_disabled:
-            g[self._gravity_disabled] = 0.0
+        mask = self._gravity_mask
+        if mask is not None:
+            g[mask] = 0.0
         return g
 
     def compute_coriolis_centrifugal(self) -> None:
         """Compute b(q, q̇) for the current state (cached)."""
-        self._robot._ensure_dynamics("Coriolis/centrifugal torques")
+        self._robot.precompute("dynamics")
 
     def get_coriolis_centrifugal(self) -> np.ndarray:
         """Coriolis and centrifugal torques b = C(q, q̇) q̇ (ndof), gravity excluded."""
@@ -372,7 +392,7 @@ class Model:
 
     def compute_mass_inertia(self) -> None:
         """Compute M(q) for the current state (cached)."""
-        self._robot._ensure_dynamics("mass matrix")
+        self._robot.precompute("dynamics")
 
     def get_mass_inertia(self) -> np.ndarray:
         """Joint-space inertia matrix M(q) (ndof×ndof, symmetric positive definite, new array)."""
@@ -380,7 +400,7 @@ class Model:
 
     def compute_inverse_mass_inertia(self) -> None:
         """Compute M(q)⁻¹ for the current state (cached)."""
-        self._robot._ensure_minverse("inverse mass matrix")
+        self._robot.precompute("minverse")
 
     def get_inverse_mass_inertia(self) -> np.ndarray:
         """M(q)⁻¹ (ndof×ndof, new array)."""
@@ -417,6 +437,30 @@ class Model:
     getMassInertia = get_mass_inertia
     computeInverseMassInertia = compute_inverse_mass_inertia
     getInverseMassInertia = get_inverse_mass_inertia
+
+
+def _restore(robot: RobotModel, mask: np.ndarray | None, state: tuple[Any, ...], current: bool) -> Model:
+    """A :class:`Model` over ``robot`` with gravity ``mask`` and, when ``current``, the State last set."""
+    model = Model(robot)
+    if mask is not None:
+        model._gravity_mask = np.array(mask, dtype=bool)
+        model._gravity_mask.setflags(write=False)
+    if current:
+        model._rec = (robot.state_id, *state)
+    return model
+
+
+def _one_state(robot: RobotModel, read: Callable[[], _T]) -> _T:
+    """``read()`` (several robot reads) repeated until no other thread published a state during it.
+
+    A state is published once with a unique id, so an unchanged :attr:`RobotModel.state_id` around the
+    reads means every read saw the same state.
+    """
+    while True:
+        sid = robot.state_id
+        out = read()
+        if robot.state_id == sid:
+            return out
 
 
 def _point(x: Any, y: float | None, z: float | None, name: str) -> np.ndarray:
