@@ -1,11 +1,12 @@
 """State records and per-thread Pinocchio workspaces of a :class:`~wbcpy.robot.RobotModel`.
 
-**State record.** Every state change builds a new tuple ``(q, v, a, state_id, jacobians, biases)`` (index
-constants :data:`Q`, :data:`V`, :data:`A`, :data:`SID`, :data:`JACS`, :data:`BIASES`) and publishes it
+**State record.** Every state change builds a new tuple ``(q, v, a, state_id, frames)`` (index constants
+:data:`Q`, :data:`V`, :data:`A`, :data:`SID`, :data:`FRAMES`) and publishes it
 with one attribute store, which is atomic under the GIL: a reader that takes the record once sees one
 state, never half of two. A record is published once and never again, so its identity stamps results.
-``jacobians`` and ``biases`` map a frame index to the (6×nv, 6) arrays computed for that record; they
-are filled by whichever thread computes them first and stay valid snapshots of that state.
+``frames`` maps a frame index ``f`` to its Jacobian (6×nv) and ``~f`` (= −1 − f) to its bias J̇q̇ (6,),
+the arrays computed for that record; they are filled by whichever thread computes them first and stay
+valid snapshots of that state.
 
 **Workspace.** One ``pin.Data`` plus, for each group of Pinocchio results, the record the data holds it
 for (identity stamps). Each thread that reads a robot gets its own workspace (``threading.local``), so
@@ -38,9 +39,8 @@ from ._pin_bindings import BindingProbe
 from .errors import StateNotSetError
 
 __all__ = [
-    "BIASES",
+    "FRAMES",
     "GROUPS",
-    "JACS",
     "SID",
     "A",
     "PerThreadWorkspace",
@@ -51,7 +51,7 @@ __all__ = [
     "record",
 ]
 
-Q, V, A, SID, JACS, BIASES = range(6)
+Q, V, A, SID, FRAMES = range(5)
 Record = tuple[Any, ...]
 #: result groups of :meth:`Workspace.fill` (and of ``RobotModel.precompute``)
 GROUPS = ("kinematics", "jacobians", "com", "dynamics", "minverse")
@@ -75,7 +75,7 @@ class RobotState(NamedTuple):
 
 def record(q: np.ndarray | None, v: np.ndarray, a: np.ndarray | None, sid: int) -> Record:
     """A new state record (see the module docstring)."""
-    return (q, v, a, sid, {}, {})
+    return (q, v, a, sid, {})
 
 
 class Workspace:
@@ -185,13 +185,16 @@ class Workspace:
         jcom = self.data.Jcom
         return jcom.reshape(3, 1) if self._nv1 else jcom
 
-    def frame_jacobian(self, st: Record, fid: int) -> np.ndarray:
-        """Frame Jacobian (6×nv, world axes at the frame origin) of record ``st``, cached in the record."""
-        self.joint_jacobians(st, "frame Jacobian")
+    def frame_jacobian(self, st: Record, fid: int, cache: bool = True) -> np.ndarray:
+        """Frame Jacobian (6×nv, world axes at the frame origin) of record ``st``: a new array, also kept
+        in the record unless ``cache`` is False (a caller that wants its own copy)."""
+        if self.jac is not st:
+            self.joint_jacobians(st, "frame Jacobian")
         jac = pin.getFrameJacobian(self.model, self.data, fid, _LWA)  # a new array
         if self._nv1:
             jac = jac.reshape(6, 1)
-        st[JACS][fid] = jac
+        if cache:
+            st[FRAMES][fid] = jac
         return jac
 
     def frame_bias(self, st: Record, fid: int) -> np.ndarray:
@@ -199,7 +202,7 @@ class Workspace:
         if self.kin is not st:
             self.motion(st, "frame bias")  # frame placements are not needed
         bias = pin.getFrameClassicalAcceleration(self.model, self.data, fid, _LWA).vector.copy()
-        st[BIASES][fid] = bias
+        st[FRAMES][~fid] = bias
         return bias
 
     # ------------------------------------------------------------------ dynamics

@@ -23,7 +23,7 @@ import numpy as np
 import pinocchio as pin
 
 from ._pin_bindings import BindingProbe
-from ._robot_cache import BIASES, GROUPS, JACS, SID, PerThreadWorkspace, Record, RobotState, record
+from ._robot_cache import FRAMES, GROUPS, SID, PerThreadWorkspace, Record, RobotState, record
 from ._robot_names import RobotNames
 from .errors import InvalidValueError, StateNotSetError
 
@@ -66,7 +66,7 @@ class RobotStateViews:
         q normalised, and never writes to them afterwards. Anything else gives wrong results.
         """
         sid = self._next_sid()
-        self._st = (q, v, a, sid, {}, {})
+        self._st = (q, v, a, sid, {})
         return sid
 
     @property
@@ -167,7 +167,7 @@ class RobotStateViews:
         if type(frame) is not int or not 0 <= frame < self._n_frames:
             frame = self.names.frame_id(frame)
         st = self._st
-        jac = st[JACS].get(frame)
+        jac = st[FRAMES].get(frame)
         return self._tls.ws.frame_jacobian(st, frame) if jac is None else jac
 
     def frame_bias_view(self, frame: str | int) -> np.ndarray:
@@ -175,7 +175,7 @@ class RobotStateViews:
         if type(frame) is not int or not 0 <= frame < self._n_frames:
             frame = self.names.frame_id(frame)
         st = self._st
-        bias = st[BIASES].get(frame)
+        bias = st[FRAMES].get(~frame)
         return self._tls.ws.frame_bias(st, frame) if bias is None else bias
 
     def frame_jacobian_bias_view(self, frame: str | int) -> tuple[np.ndarray, np.ndarray]:
@@ -183,7 +183,7 @@ class RobotStateViews:
         if type(frame) is not int or not 0 <= frame < self._n_frames:
             frame = self.names.frame_id(frame)
         st = self._st
-        jac, bias = st[JACS].get(frame), st[BIASES].get(frame)
+        jac, bias = st[FRAMES].get(frame), st[FRAMES].get(~frame)
         if jac is None or bias is None:
             ws = self._tls.ws
             if bias is None:  # forward kinematics first: the joint Jacobians then reuse its placements

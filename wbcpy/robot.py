@@ -29,7 +29,7 @@ import numpy as np
 import pinocchio as pin
 
 from ._pin_bindings import BindingProbe, probe_bindings
-from ._robot_cache import RobotState, record
+from ._robot_cache import FRAMES, RobotState, record
 from ._robot_names import RobotNames
 from ._robot_names import forwarded as _forward
 from ._robot_views import RobotStateViews
@@ -218,7 +218,7 @@ class RobotModel(RobotStateViews):
         names.dofs.normalize_in_place(qa)
         va = self._zero_v if v is None else as_state_vector(v, names.nv, "v")
         aa = None if a is None else as_state_vector(a, names.nv, "a")
-        self._st = (qa, va, aa, self._next_sid(), {}, {})
+        self._st = (qa, va, aa, self._next_sid(), {})
 
     def update_dof(self, angles: Any, velocity: Any = None, acceleration: Any = None) -> None:
         """:meth:`update` from one value per DOF (see :meth:`q_from_dof`)."""
@@ -227,7 +227,7 @@ class RobotModel(RobotStateViews):
         qa = self.names.dofs.q_from_dof(dof)  # unit blocks are exact by construction
         va = self._zero_v if velocity is None else as_state_vector(velocity, nv, "velocity")
         aa = None if acceleration is None else as_state_vector(acceleration, nv, "acceleration")
-        self._st = (qa, va, aa, self._next_sid(), {}, {})
+        self._st = (qa, va, aa, self._next_sid(), {})
 
     # ------------------------------------------------------------------ kinematics (new arrays)
     def frame_placement(self, frame: str | int) -> pin.SE3:
@@ -243,7 +243,12 @@ class RobotModel(RobotStateViews):
 
     def frame_jacobian(self, frame: str | int) -> np.ndarray:
         """Frame Jacobian (6×nv), linear over angular rows, world axes at the frame origin."""
-        return self.frame_jacobian_view(frame).copy()
+        if type(frame) is not int or not 0 <= frame < self._n_frames:
+            frame = self.names.frame_id(frame)
+        st = self._st
+        jac = st[FRAMES].get(frame)
+        # not cached yet: Pinocchio's new array is the caller's (no copy; the next view call caches one)
+        return self._tls.ws.frame_jacobian(st, frame, False) if jac is None else jac.copy()
 
     def frame_bias(self, frame: str | int) -> np.ndarray:
         """Classical acceleration of the frame origin at q̈ = 0: ``J̇ q̇`` (6, world axes)."""

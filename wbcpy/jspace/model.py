@@ -152,25 +152,22 @@ class Model:
         if not isinstance(state, State):
             raise InvalidValueError("state", "a jspace.State", type(state).__name__)
         pos, vel, force, time = state.position, state.velocity, state.force, state.time
-        shape = self._shape
-        try:  # hot path: float64 arrays of the right size, copied without conversion
+        n, shape = self._ndof, self._shape
+        if (
+            pos.__class__ is np.ndarray
+            and vel.__class__ is np.ndarray
+            and pos.shape == shape
+            and vel.shape == shape
+            and pos.dtype is _F64
+            and vel.dtype is _F64
+        ):  # hot path: copies, and a square norm that is False-compared for NaN, inf and huge entries
             position, velocity = pos.copy(), vel.copy()
-            fast = (
-                position.shape == shape
-                and velocity.shape == shape
-                and position.dtype is _F64
-                and velocity.dtype is _F64
-            )
-        except (AttributeError, TypeError):
-            fast = False
-        if not fast:
-            position = as_vector(pos, self._ndof, "state.position")
-            if np.size(vel) == 0:
-                velocity = np.zeros(self._ndof)
-            else:
-                velocity = as_vector(vel, self._ndof, "state.velocity")
-        # NaN, inf and |entries| > STATE_LIMIT make a square norm exceed the limit (checked exactly then)
-        if not (position.dot(position) <= _LIMIT_SQ and velocity.dot(velocity) <= _LIMIT_SQ):
+            checked = position.dot(position) <= _LIMIT_SQ and velocity.dot(velocity) <= _LIMIT_SQ
+        else:
+            position = as_vector(pos, n, "state.position")
+            velocity = np.zeros(n) if np.size(vel) == 0 else as_vector(vel, n, "state.velocity")
+            checked = False
+        if not checked:
             check_state(position, "state.position")
             check_state(velocity, "state.velocity")
         if force.__class__ is np.ndarray and force.shape == _NO_FORCE:
@@ -319,7 +316,7 @@ class Model:
             fid = self._node(node).frame_id
         robot = self._robot
         if x is None and y is None and z is None:
-            return robot.frame_jacobian_view(fid).copy()
+            return robot.frame_jacobian(fid)
         point = _point(x, y, z, "global point")
         jac, origin = _one_state(robot, lambda: (robot.frame_jacobian_view(fid), robot.frame_placement(fid)))
         out = jac.copy()
