@@ -22,7 +22,17 @@ from typing import Any, TypeVar
 
 from .errors import ConcurrentUseError
 
-__all__ = ["clone", "exclusive", "guarded_getter", "guarded_method", "restore_fields", "snapshot_fields"]
+__all__ = [
+    "clone",
+    "exclusive",
+    "exclusive_copy",
+    "exclusive_deepcopy",
+    "exclusive_getstate",
+    "guarded_getter",
+    "guarded_method",
+    "restore_fields",
+    "snapshot_fields",
+]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -94,3 +104,21 @@ def guarded_method(path: str, target: Callable[..., Any]) -> Callable[..., Any]:
         return get(self)(*args, **kwargs)
 
     return exclusive(method)
+
+
+@exclusive
+def exclusive_copy(self: Any) -> Any:
+    """``__copy__`` of an exclusive object: an independent deep copy (nothing shared)."""
+    return clone(self, {})
+
+
+@exclusive
+def exclusive_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
+    """``__deepcopy__`` of an exclusive object (taken while no other thread uses it)."""
+    return clone(self, memo)
+
+
+@exclusive
+def exclusive_getstate(self: Any) -> dict[str, Any]:
+    """``__getstate__`` of an exclusive object: a snapshot taken while no other thread uses it."""
+    return _copy.deepcopy(snapshot_fields(self))

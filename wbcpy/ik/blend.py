@@ -31,7 +31,7 @@ from scipy.linalg.blas import dgemm as _dgemm
 from scipy.linalg.blas import dgemv as _dgemv
 from scipy.linalg.lapack import dposv as _dposv
 
-from .._validation import as_matrix, as_vector
+from .._validation import as_float, as_matrix, as_real_array, as_vector
 from ..errors import InvalidValueError
 
 __all__ = ["GuardBands", "blend_velocities", "guard_weights"]
@@ -206,15 +206,11 @@ def guard_weights(
     """
     qv = as_vector(q, None, "q")
     n = qv.size
-    lo = np.array(lower, dtype=np.float64)
-    hi = np.array(upper, dtype=np.float64)
+    lo = as_real_array(lower, "lower", (n,))
+    hi = as_real_array(upper, "upper", (n,))
     for name, arr in (("lower", lo), ("upper", hi)):
         if arr.shape != (n,) or np.isnan(arr).any():
             raise InvalidValueError(name, (n,), arr.shape, reason=f"expected {n} non-NaN limits")
-    g = float(gamma)
-    if not (np.isfinite(g) and g >= 0.0):
-        raise InvalidValueError("gamma", ">= 0 and finite", g, reason=f"must be >= 0 and finite, got {g}")
-    r = float(guard_ratio)
-    if np.isnan(r):
-        raise InvalidValueError("guard_ratio", "a number in [0, 1]", r, reason="is NaN")
+    g = as_float(gamma, "gamma", minimum=0.0)
+    r = as_float(guard_ratio, "guard_ratio", finite=False, minimum=-np.inf)  # ±inf clamp to [0, 1]
     return GuardBands(lo, hi, r).weights(qv, g)
