@@ -213,6 +213,10 @@ def as_real_array(x: Any, name: str, expected: Any = "an array of real numbers")
         x = x.tolist()
     elif isinstance(x, (str, bytes, Mapping)) or x is None:
         raise InvalidValueError(name, expected, None, reason=f"expected numbers, got {short_repr(x)}")
+    # a bool, string or complex inside a (≤ 2-deep) list, found before numpy converts it silently
+    bad = _bad_element(x) if isinstance(x, (list, tuple)) else (x if isinstance(x, _NOT_NUMBERS) else None)
+    if bad is not None:
+        raise InvalidValueError(name, expected, None, reason=f"expected real numbers, got {short_repr(bad)}")
     try:
         arr = np.array(x, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as exc:
@@ -222,14 +226,6 @@ def as_real_array(x: Any, name: str, expected: Any = "an array of real numbers")
             else "non-numeric"
         )
         raise InvalidValueError(name, expected, None, reason=f"{reason} input {short_repr(x)}") from None
-    if isinstance(x, (list, tuple)):
-        bad = _bad_element(x) if arr.ndim <= 2 else None
-    else:
-        bad = x if isinstance(x, _NOT_NUMBERS) else None
-    if bad is not None:
-        raise InvalidValueError(
-            name, expected, arr.shape, reason=f"expected real numbers, got {short_repr(bad)}"
-        )
     return arr
 
 

@@ -165,7 +165,10 @@ class Model:
             checked = position.dot(position) <= _LIMIT_SQ and velocity.dot(velocity) <= _LIMIT_SQ
         else:
             position = as_vector(pos, n, "state.position")
-            velocity = np.zeros(n) if np.size(vel) == 0 else as_vector(vel, n, "state.velocity")
+            empty = (isinstance(vel, np.ndarray) and vel.size == 0) or (
+                isinstance(vel, (list, tuple)) and not vel
+            )
+            velocity = np.zeros(n) if empty else as_vector(vel, n, "state.velocity")
             checked = False
         if not checked:
             check_state(position, "state.position")
