@@ -222,11 +222,11 @@ def _chain_print(m: arl.Model) -> dict:
     return {"rest": c.rest, "offset": c.tip_offset.homogeneous, "fk": c.fk(np.full(c.n, 0.2)).homogeneous}
 
 
-def _bad_offset(c, x):  # noqa: ANN001, ANN202
+def _bad_offset(c: object, x: object) -> None:
     c.tip_offset = x
 
 
-def _bad_rest(c, x):  # noqa: ANN001, ANN202
+def _bad_rest(c: object, x: object) -> None:
     c.rest = x
 
 
