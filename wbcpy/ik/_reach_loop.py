@@ -33,7 +33,7 @@ from scipy.linalg.lapack import dposv as _dposv
 from .._poses import pose7_from_se3
 from .._validation import as_bool, as_float
 from ._minjerk_loops import MinJerkLoops
-from .blend import _EYE6, GuardBands, _blend, diag_scratch
+from .blend import _EYE6, GuardBands, _blend
 from .integrator import Integrator
 from .pose_error import CtrlPose, as_ctrl_pose, pose_error
 
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["ReachLoop"]
 
 _FULL = CtrlPose.FULL
+_VIEWS = ("_u", "e", "_e_pos", "_e_rot", "_diag")
 
 
 class ReachLoop:
@@ -78,8 +79,7 @@ class ReachLoop:
         self.J = np.array(J, dtype=np.float64)
         # stacked input of the two min-jerk loops: [q_d − q (+ compensation); e]; e lives in it
         self._inp = np.zeros(n + 6)
-        self._u, self.e = self._inp[:n], self._inp[n:]
-        self._e_pos, self._e_rot = self.e[:3], self.e[3:]
+        self._D = np.zeros((n, n))  # W as a matrix for the general blend
         self.qdot = np.zeros(n)
         self.xdot: np.ndarray | None = np.zeros(6)
         self.comp = np.zeros(n)
@@ -95,8 +95,23 @@ class ReachLoop:
         self._int_box = self.integrator.integrate_in_box_unchecked
         self.q_interior: bool | None = None
         self._fk_jac = chain.fk_jacobian_unchecked
-        self._diag = diag_scratch(n)  # W as a matrix for the general blend
         self.iter = 0
+        self._views()
+
+    def _views(self) -> None:
+        """Views into ``_inp`` and ``_D`` (rebuilt after a copy: a copied view would be detached)."""
+        n = self.n
+        self._u, self.e = self._inp[:n], self._inp[n:]
+        self._e_pos, self._e_rot = self.e[:3], self.e[3:]
+        self._diag = (self._D, self._D.reshape(-1)[:: n + 1])
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Copies and pickles: the fields without the views (see :meth:`_views`)."""
+        return {k: v for k, v in self.__dict__.items() if k not in _VIEWS}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._views()
 
     # ------------------------------------------------------------------ validated settings
     def set_gamma(self, gamma: Any) -> None:
