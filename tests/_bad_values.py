@@ -43,10 +43,12 @@ def bad_vectors(draw: st.DrawFn, n: int, huge_is_bad: bool = False) -> Any:
     if kind == 1:  # wrong length
         m = draw(st.integers(0, n + 3).filter(lambda k: k != n))
         return good[:m] if m <= n else good + [0.0] * (m - n)
+    if n == 0 and kind in (2, 10):
+        return [0.0]  # nothing to spoil in an empty vector: a wrong length
     if kind == 2:  # a non-finite entry or an integer beyond the float range
         bad = list(good)
-        bad[i] = draw(_NON_FINITE_OR_HUGE_INT) if n else 0.0
-        return bad if n else [0.0] * (n + 1)
+        bad[i] = draw(_NON_FINITE_OR_HUGE_INT)
+        return bad
     if kind == 3:  # a non-number inside the list
         bad = list(good) if n else [0.0]
         bad[min(i, len(bad) - 1)] = draw(st.sampled_from(["1", True, 1j, None, [1.0, 2.0]]))

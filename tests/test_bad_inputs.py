@@ -29,6 +29,7 @@ from wbcpy.ik import (
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+HUGE = 10**400
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 
 
@@ -418,7 +419,7 @@ def test_bad_sample_times_raise_invalid_value(ts: object, which: str) -> None:
 
 def _blocks_pair() -> list[tuple[object, object]]:
     def filt() -> Filter:
-        f = Filter([0.2, 0.1], [1.0, -0.5], [0.3, 0.4])
+        f = Filter([0.2, 0.1], [1.0, -0.5, 0.1], [0.3, 0.4])
         f.filt([1.0, 2.0])
         return f
 
@@ -437,7 +438,7 @@ BLOCK_CALLS = {
     "set_state": (0, lambda f, x: f.set_state(x), bad_vectors(2)),
     "adjust_coeffs": (
         0,
-        lambda f, x: f.adjust_coeffs(x, [1.0, -0.5]),
+        lambda f, x: f.adjust_coeffs(x, [1.0, -0.5, 0.1]),
         st.sampled_from(
             [
                 [0.1],
@@ -455,7 +456,24 @@ BLOCK_CALLS = {
     ),
     "integrate": (1, lambda i, x: i.integrate(x), bad_vectors(2)),
     "reset": (1, lambda i, x: i.reset(x), bad_vectors(2)),
-    "set_lim": (1, lambda i, x: i.set_lim(x), bad_vectors(2).filter(lambda x: x is not None)),
+    "set_lim": (
+        1,
+        lambda i, x: i.set_lim(x),
+        st.sampled_from(
+            [
+                [[0, 1]],
+                [[0, 1]] * 3,
+                [0.0, 1.0],
+                [[0, np.nan], [0, 1]],
+                [[1, 0], [0, 1]],
+                [[True, 1], [0, 1]],
+                [[1j, 1], [0, 1]],
+                "limits",
+                [[0, 1], [0]],
+                [[HUGE, 1], [0, 1]],
+            ]
+        ),
+    ),
 }
 
 
