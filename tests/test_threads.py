@@ -175,6 +175,7 @@ def test_shared_jspace_model_returns_whole_states() -> None:
         refs.append({"J": fresh.compute_jacobian(5, 0.1, 0.2, 0.3), "com": fresh.compute_com(True)})
     model = jspace.Model.load("puma560")
     model.update(states[0])
+    counts = {"reads": 0, "rebuilt": 0}
 
     def writer(stop: threading.Event) -> None:
         k = 0
@@ -185,10 +186,16 @@ def test_shared_jspace_model_returns_whole_states() -> None:
     def reader(stop: threading.Event) -> None:
         while not stop.is_set():
             s = model.get_state()
-            k = int(s.time)
-            np.testing.assert_array_equal(s.position, states[k].position)  # the whole State of one update
-            np.testing.assert_array_equal(s.velocity, states[k].velocity)
-            assert s.force[0] == k
+            k = next(
+                k for k, x in enumerate(states) if np.allclose(x.position, s.position, rtol=0, atol=1e-12)
+            )
+            np.testing.assert_allclose(s.velocity, states[k].velocity, rtol=0, atol=1e-12)  # one whole State
+            if s.force.size:  # the State as set (force and time), or the documented rebuild from the robot
+                assert s.force[0] == k and s.time == k
+            else:
+                assert s.time == 0.0
+                counts["rebuilt"] += 1
+            counts["reads"] += 1
             jac = model.compute_jacobian(5, 0.1, 0.2, 0.3)  # a point Jacobian: J and origin of one state
             assert any(np.allclose(jac, r["J"], rtol=1e-12, atol=1e-12) for r in refs)
             com, jcom = model.compute_com(True)
@@ -198,6 +205,7 @@ def test_shared_jspace_model_returns_whole_states() -> None:
             )
 
     _run([writer, reader, reader])
+    assert counts["rebuilt"] <= counts["reads"] // 10  # rare: three set_states overtook one get_state
 
 
 def test_shared_chain_computes_each_call_on_its_own_angles() -> None:

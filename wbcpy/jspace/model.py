@@ -86,9 +86,9 @@ class Model:
         self._to_q = robot.names.dofs.q_from_dof
         # DOF whose gravity torque is zeroed: None, or a read-only bool mask (replaced, never written)
         self._gravity_mask: np.ndarray | None = None
-        # the State given to the last set_state, published as one tuple with the robot's state id:
-        # (state_id, position, velocity, force, time)
-        self._rec: tuple[int, np.ndarray, np.ndarray, np.ndarray, float] = (-1, _EMPTY, _EMPTY, _EMPTY, 0.0)
+        # the State given to the last set_state, published as one tuple (before the robot's state) with the
+        # configuration array handed to the robot: (q, position, velocity, force, time)
+        self._rec: tuple[Any, np.ndarray, np.ndarray, np.ndarray, float] = (None, _EMPTY, _EMPTY, _EMPTY, 0.0)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -121,7 +121,8 @@ class Model:
     def _reduce_args(self) -> tuple[Any, ...]:
         rec = self._rec
         state = tuple(x.copy() if isinstance(x, np.ndarray) else x for x in rec[1:])
-        return (self._robot, self._gravity_mask, state, self._robot.state_id == rec[0])
+        robot = self._robot
+        return (robot, self._gravity_mask, state, robot.has_state and robot.q_view is rec[0])
 
     @property
     def robot(self) -> RobotModel:
@@ -180,8 +181,8 @@ class Model:
         if time.__class__ is not float or time - time != 0.0:  # not a float, or NaN/inf
             time = as_float(time, "state.time")
         q = position if self._identity_dofs else self._to_q(position)
-        sid = self._robot.set_state_unchecked(q, velocity)
-        self._rec = (sid, position, velocity, force, time)
+        self._rec = (q, position, velocity, force, time)
+        self._robot.set_state_unchecked(q, velocity)
 
     #: ``update(state)``: same as :meth:`set_state` (kinematics and dynamics follow lazily).
     update = set_state
@@ -189,16 +190,19 @@ class Model:
     def get_state(self) -> State:
         """A copy of the current state.
 
-        If the :class:`~wbcpy.RobotModel` was updated directly since the last :meth:`set_state`, the
-        state is rebuilt from it (per-DOF position and velocity, empty force, time 0).
+        The State given to the last :meth:`set_state` whose configuration the robot still holds. If the
+        :class:`~wbcpy.RobotModel` was updated directly since (or, with several threads, a set_state is
+        overtaken three times in a row), the state is rebuilt from the robot: per-DOF position and
+        velocity of one state, empty force, time 0.
 
         Raises:
             StateNotSetError: no state was set yet.
         """
         robot = self._robot
-        rec = self._rec
-        if robot.state_id == rec[0]:
-            return State(*rec[1:])
+        for _ in range(3):  # a set_state of another thread publishes its State first, then the robot's
+            rec = self._rec
+            if robot.has_state and robot.q_view is rec[0]:
+                return State(*rec[1:])
         current = robot.state  # one consistent (q, v); StateNotSetError before any state
         return State(robot.dof_from_q(current.q), current.v)
 
@@ -446,7 +450,7 @@ def _restore(robot: RobotModel, mask: np.ndarray | None, state: tuple[Any, ...],
         model._gravity_mask = np.array(mask, dtype=bool)
         model._gravity_mask.setflags(write=False)
     if current:
-        model._rec = (robot.state_id, *state)
+        model._rec = (robot.q_view, *state)
     return model
 
 
