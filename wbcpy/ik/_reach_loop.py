@@ -33,7 +33,7 @@ from scipy.linalg.lapack import dposv as _dposv
 from .._poses import pose7_from_se3
 from .._validation import as_bool, as_float
 from ._minjerk_loops import MinJerkLoops
-from .blend import _EYE6, GuardBands, _blend
+from .blend import EYE6, GuardBands, blend_unchecked
 from .integrator import Integrator
 from .pose_error import CtrlPose, as_ctrl_pose, pose_error
 
@@ -235,7 +235,7 @@ class ReachLoop:
             cmd = loops.step(T, self._inp, xdot_t is None)
             if xdot_t is None:
                 xdot_t = cmd[n:]
-        self.qdot = qdot = self._blend(cmd[:n], xdot_t, J, q)
+        self.qdot = qdot = self._blend_step(cmd[:n], xdot_t, J, q)
         self.xdot = None  # J q̇, computed when read
         # saturating trapezoid (a new array); it also tells whether the new q is interior
         guard = self.guard
@@ -243,7 +243,7 @@ class ReachLoop:
         self.q = q
         return q
 
-    def _blend(self, qdot_j: np.ndarray, xdot_t: np.ndarray, J: np.ndarray, q: np.ndarray) -> np.ndarray:
+    def _blend_step(self, qdot_j: np.ndarray, xdot_t: np.ndarray, J: np.ndarray, q: np.ndarray) -> np.ndarray:
         """Spec step 8 (see :mod:`wbcpy.ik.blend`): q̇ = q̇_J + W Jᵀ (I₆ + J W Jᵀ)⁻¹ (ẋ_T − J q̇_J)."""
         gamma = self.gamma
         guard = self.guard
@@ -252,16 +252,16 @@ class ReachLoop:
             interior = guard.all_interior(q)
         if not interior:  # a joint near a limit: W from the guard rules
             self.w_gamma = None
-            return _blend(qdot_j, xdot_t, J, guard.rule_weights(q, gamma, self.w), self._diag)
+            return blend_unchecked(qdot_j, xdot_t, J, guard.rule_weights(q, gamma, self.w), self._diag)
         self.w_gamma = gamma
         if gamma == 0.0:  # W = 0: pure joint-space motion, exactly
             return qdot_j
         # W = γI: q̇ = q̇_J + γ Jᵀ (I₆ + γ J Jᵀ)⁻¹ (ẋ_T − J q̇_J) in four BLAS/LAPACK calls
         # (positional arguments: keyword parsing of the f2py wrappers costs more than the arithmetic)
         JT = J.T  # Fortran-ordered view of the C-ordered J: no copies below
-        A = _dsyrk(gamma, JT, 1.0, _EYE6, 1)  # I₆ + γ J Jᵀ (upper triangle)
+        A = _dsyrk(gamma, JT, 1.0, EYE6, 1)  # I₆ + γ J Jᵀ (upper triangle)
         r = _dgemv(-1.0, JT, qdot_j, 1.0, xdot_t, 0, 1, 0, 1, 1)  # ẋ_T − J q̇_J
         _, y, info = _dposv(A, r, 0, 1, 1)  # Cholesky factor + solve
         if info == 0:
             return _dgemv(gamma, JT, y, 1.0, qdot_j)  # q̇_J + γ Jᵀ y
-        return _blend(qdot_j, xdot_t, J, np.full(self.n, gamma))  # not reachable for finite inputs
+        return blend_unchecked(qdot_j, xdot_t, J, np.full(self.n, gamma))  # not reachable for finite inputs

@@ -22,7 +22,7 @@ __all__ = ["Integrator"]
 TIME_MIN, TIME_MAX = 1e-9, 1e9
 
 
-def _check_ts(Ts: Any, name: str = "Ts") -> float:
+def check_time(Ts: Any, name: str = "Ts") -> float:
     """A sample (or execution) time in [TIME_MIN, TIME_MAX] seconds; InvalidValueError otherwise."""
     return as_float(Ts, name, minimum=TIME_MIN, maximum=TIME_MAX)
 
@@ -62,7 +62,7 @@ class Integrator:
     """
 
     def __init__(self, Ts: float, y0: Any, limits: Any = None) -> None:
-        ts = _check_ts(Ts)
+        ts = check_time(Ts)
         y = as_vector(y0, None, "y0")
         if y.size == 0:
             raise InvalidValueError("y0", "(n,) with n >= 1", y.shape)
@@ -162,7 +162,7 @@ class Integrator:
     @exclusive
     def set_ts(self, Ts: float) -> None:
         """Change the sample time [s] (> 0); the state is kept."""
-        ts = _check_ts(Ts)
+        ts = check_time(Ts)
         self._ts = ts
         self._c3 = np.array([1.0, 0.5 * ts, 0.5 * ts])
 

@@ -33,7 +33,7 @@ from .._exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusiv
 from .._validation import as_float, as_int, as_vector
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError
 from .filters import Filter
-from .integrator import _check_ts
+from .integrator import check_time
 
 __all__ = [
     "ALPHA",
@@ -61,9 +61,9 @@ def minjerk_abc(T: float) -> tuple[float, float, float]:
     return -ALPHA / T**3, -BETA / T**2, -KAPPA / T
 
 
-def _check_T(T: Any) -> float:
+def check_exec_time(T: Any) -> float:
     """An execution time in [TIME_MIN, TIME_MAX] seconds (see :mod:`wbcpy.ik.integrator`)."""
-    return _check_ts(T, "T")
+    return check_time(T, "T")
 
 
 def _check_dim(dim: Any) -> int:
@@ -110,7 +110,7 @@ class _MinJerkVelCtrl:
     _filter: Filter
 
     def __init__(self, Ts: float, dim: int) -> None:
-        self._ts = _check_ts(Ts)
+        self._ts = check_time(Ts)
         self._dim = _check_dim(dim)
         self._T = 1.0
         self._busy: list[None] = []  # one thread at a time (wbcpy._exclusive)
@@ -133,7 +133,7 @@ class _MinJerkVelCtrl:
         Raises:
             InvalidValueError: T ≤ 0 or non-finite, ``e`` of wrong size or non-finite (nothing changes).
         """
-        t = _check_T(T)
+        t = check_exec_time(T)
         ev = as_vector(e, self._dim, "e")
         if t != self._T:
             num, den = self._coeffs(t)

@@ -26,8 +26,8 @@ from scipy.linalg import expm
 from .._exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate, restore_fields
 from .._validation import as_vector
 from ..errors import InvalidValueError
-from .integrator import _check_ts
-from .minjerk_ctrl import ALPHA, BETA, KAPPA, _check_T
+from .integrator import check_time
+from .minjerk_ctrl import ALPHA, BETA, KAPPA, check_exec_time
 
 __all__ = ["MinJerkTrajectory"]
 
@@ -60,8 +60,8 @@ class MinJerkTrajectory:
     """
 
     def __init__(self, Ts: float, x0: Any, T: float = 1.0) -> None:
-        ts = _check_ts(Ts)
-        t = _check_T(T)
+        ts = check_time(Ts)
+        t = check_exec_time(T)
         x = as_vector(x0, None, "x0")
         if x.size == 0:
             raise InvalidValueError("x0", "(n,) with n >= 1", x.shape)
@@ -110,7 +110,7 @@ class MinJerkTrajectory:
     @exclusive
     def set_exec_time(self, T: float) -> None:
         """Change the execution time T [s] (> 0), keeping the current position, velocity and acceleration."""
-        t = _check_T(T)
+        t = check_exec_time(T)
         self._ad, self._bd = _zoh_matrices(t, self._ts)
         self._T = t
 
