@@ -33,7 +33,7 @@ import pinocchio as pin
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from wbcpy import AccelerationScene, load_robot
+from wbcpy import AccelerationScene, RobotModel, load_robot
 from wbcpy.controllers import CartesianPD, ComPD, JointPD
 from wbcpy.errors import UnknownNameError
 from wbcpy.ik import MultiRefMinJerkCtrl
@@ -54,6 +54,23 @@ def _circle(center: np.ndarray, t: float, radius: float = 0.05, period: float = 
     return center + radius * np.array([0.0, np.cos(w * t) - 1.0, np.sin(w * t)])
 
 
+def _plant(robot: RobotModel, scene: AccelerationScene, q0: np.ndarray) -> Callable[[], bool]:
+    """Solve the scene and integrate q̈ (semi-implicit Euler, an ideal acceleration-controlled robot);
+    the returned function gives False when a non-finite q̈ or q appeared."""
+    state = {"q": q0.copy(), "v": np.zeros(robot.nv)}
+
+    def integrate() -> bool:
+        scene.solve(scene.update())
+        qdd = scene.get_solver_output_raw()  # full q̈ (nv; the free-flyer included)
+        v = state["v"] + qdd * DT
+        q = pin.integrate(robot.model, state["q"], v * DT)
+        state["q"], state["v"] = q, v
+        robot.update(q, v, qdd)
+        return bool(np.isfinite(qdd).all() and np.isfinite(q).all())
+
+    return integrate
+
+
 def arm_loop() -> Callable[[int], bool]:
     """One step of the lwr4 reaching scene; returns False when a non-finite value appeared."""
     robot = load_robot("lwr4")
@@ -69,19 +86,13 @@ def arm_loop() -> Callable[[int], bool]:
     ee, posture = scene.get_task("ee"), scene.get_task("posture")
     start = ee.pose()
     ee_pd, posture_pd = CartesianPD(kp=100.0, kd=20.0), JointPD(kp=10.0, kd=6.3)
-    state = {"q": q0.copy(), "v": np.zeros(7)}
+    integrate = _plant(robot, scene, q0)
 
     def step(k: int) -> bool:
         target = pin.SE3(start.rotation, _circle(start.translation, k * DT))
         scene.set_reference("ee", ee_pd.reference(ee, target))
         scene.set_reference("posture", posture_pd.reference(posture, q0))
-        scene.solve(scene.update())
-        qdd = scene.get_solver_output_raw()  # full q̈ (nv; the free-flyer included)
-        v = state["v"] + qdd * DT
-        q = pin.integrate(robot.model, state["q"], v * DT)
-        state["q"], state["v"] = q, v
-        robot.update(q, v, qdd)
-        return bool(np.isfinite(qdd).all() and np.isfinite(q).all())
+        return integrate()
 
     return step
 
@@ -115,7 +126,7 @@ def talos_loop() -> Callable[[int], bool]:
         CartesianPD(kp=100.0, kd=20.0),
         JointPD(kp=10.0, kd=6.3),
     )
-    state = {"q": q0.copy(), "v": np.zeros(robot.nv)}
+    integrate = _plant(robot, scene, q0)
 
     def step(k: int) -> bool:
         sway = com0 + np.array([0.0, 0.03 * np.sin(np.pi * k * DT), 0.0])
@@ -123,13 +134,7 @@ def talos_loop() -> Callable[[int], bool]:
         for name, pose in feet.items():
             scene.set_reference(name, foot_pd.reference(tasks[name], pose))
         scene.set_reference("posture", posture_pd.reference(tasks["posture"], posture0))
-        scene.solve(scene.update())
-        qdd = scene.get_solver_output_raw()  # full q̈ (nv; the free-flyer included)
-        v = state["v"] + qdd * DT
-        q = pin.integrate(robot.model, state["q"], v * DT)
-        state["q"], state["v"] = q, v
-        robot.update(q, v, qdd)
-        return bool(np.isfinite(qdd).all() and np.isfinite(q).all())
+        return integrate()
 
     return step
 
