@@ -25,6 +25,7 @@ import pinocchio as pin
 from ._pin_bindings import BindingProbe
 from ._robot_cache import FRAMES, GROUPS, SID, PerThreadWorkspace, Record, RobotState, record
 from ._robot_names import RobotNames
+from ._validation import short_repr
 from .errors import InvalidValueError, StateNotSetError
 
 __all__ = ["RobotStateViews"]
@@ -137,7 +138,7 @@ class RobotStateViews:
         """
         for group in groups:
             if group not in GROUPS:
-                raise InvalidValueError("groups", GROUPS, group, reason=f"unknown group {group!r}")
+                raise InvalidValueError("groups", GROUPS, None, reason=f"unknown group {short_repr(group)}")
         ws, st = self._tls.ws, self._st
         for group in groups:
             ws.fill(st, group, group)

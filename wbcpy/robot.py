@@ -45,6 +45,21 @@ __all__ = ["RobotModel", "RobotState"]
 _LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
 
+def _paths(dirs: Any) -> list[str]:
+    """``package_dirs`` as a list of strings: None, one path, or an iterable of paths."""
+    if dirs is None:
+        return []
+    if isinstance(dirs, (str, Path)):
+        return [str(dirs)]
+    try:
+        items = list(dirs)
+    except TypeError:
+        raise InvalidValueError("package_dirs", "paths", type(dirs).__name__) from None
+    if not all(isinstance(p, (str, Path)) for p in items):
+        raise InvalidValueError("package_dirs", "paths", None, reason="every entry must be a str or Path")
+    return [str(p) for p in items]
+
+
 def _restore(model: pin.Model, name: str, source: str, dirs: list[str], state: tuple | None) -> RobotModel:
     """Unpickling and ``copy.deepcopy``: a new robot on ``model`` at ``state`` = (q, v, a)."""
     robot = RobotModel(model, name=name, source=source, package_dirs=dirs)
@@ -132,7 +147,7 @@ class RobotModel(RobotStateViews):
         RobotStateViews.__init__(self, model, names, probe)
         self.name = str(name or model.name or "robot")
         self.source = str(source)
-        self.package_dirs = [str(p) for p in (package_dirs or [])]
+        self.package_dirs = _paths(package_dirs)
         self.total_mass: float = float(pin.computeTotalMass(model))
 
     # ------------------------------------------------------------------ construction and copies

@@ -33,7 +33,7 @@ from typing import Any, Literal, TypeVar, overload
 import numpy as np
 import pinocchio as pin
 
-from .._validation import STATE_LIMIT, as_bool, as_float, as_vector, check_state
+from .._validation import STATE_LIMIT, as_bool, as_float, as_se3, as_vector, check_state
 from ..errors import InvalidValueError
 from ..robot import RobotModel
 from .node import Node, NodeIDError, NodeTable, build_nodes
@@ -294,7 +294,7 @@ class Model:
                     None,
                     reason="an SE3 local transform takes no y, z",
                 )
-            return self._robot.frame_placement(nd.frame_id) * local
+            return self._robot.frame_placement(nd.frame_id) * as_se3(local, "local")
         point = _point(local, y, z, "local point")
         placement = self._robot.frame_placement(nd.frame_id)
         placement.translation = placement.translation + placement.rotation @ point
