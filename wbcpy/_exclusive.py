@@ -2,11 +2,11 @@
 
 Stateful controllers and filters (:class:`~wbcpy.ik.MultiRefMinJerkCtrl`, :class:`~wbcpy.ik.Filter`, ...)
 serve one control loop; two threads stepping the same object would interleave its state silently. Their
-public methods are wrapped by :func:`exclusive`: each call appends a token to the object's ``_busy`` list
-and removes it when it returns. ``list.append``, ``len`` and ``list.pop`` are atomic under the GIL, so a
-call that finds another token raises :class:`~wbcpy.errors.ConcurrentUseError` before touching anything,
-and the call already running is never disturbed (if two calls enter at the same instant, both raise).
-Cost: about three C calls per method call; hot loops inline the same three steps.
+public methods are wrapped by :func:`exclusive`: an idle object holds one token in its ``_idle`` list
+(``[None]``); a call takes it with ``list.pop()`` and puts it back with ``list.append`` when it returns.
+Both are atomic under the GIL, so exactly one call can hold the token: a call that finds the list empty
+raises :class:`~wbcpy.errors.ConcurrentUseError` before touching anything, and the call already running
+is never disturbed. Cost: two C calls per method call; hot loops inline the same two steps.
 
 A guarded method must not call another guarded method of the same object (the second would raise):
 such methods share an unguarded private implementation.
@@ -40,20 +40,21 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 def exclusive(method: _F) -> _F:
     """Wrap ``method`` so that it raises :class:`ConcurrentUseError` while another call is running.
 
-    The object must have a ``_busy`` list attribute (empty when idle).
+    The object must have an ``_idle`` list attribute holding one token (``[None]``) when idle.
     """
     name = method.__name__
 
     @functools.wraps(method)
     def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
-        busy = self._busy
-        busy.append(None)
+        idle = self._idle
         try:
-            if len(busy) != 1:
-                raise ConcurrentUseError(type(self).__name__, name)
+            idle.pop()  # take the token (atomic): only one call at a time can hold it
+        except IndexError:
+            raise ConcurrentUseError(type(self).__name__, name) from None
+        try:
             return method(self, *args, **kwargs)
         finally:
-            busy.pop()
+            idle.append(None)
 
     return guarded  # type: ignore[return-value]
 
@@ -72,7 +73,7 @@ def guarded_getter(path: str, doc: str, copy: bool = True) -> Callable[[Any], An
 
 
 def clone(obj: Any, memo: dict[int, Any]) -> Any:
-    """A deep copy of ``obj`` (objects already in ``memo`` are shared) with an idle ``_busy`` list.
+    """A deep copy of ``obj`` (objects already in ``memo`` are shared), idle (its own ``_idle`` token).
 
     Call it from an :func:`exclusive` ``__copy__``/``__deepcopy__``, so no other thread changes ``obj``
     while it is copied.
@@ -80,19 +81,19 @@ def clone(obj: Any, memo: dict[int, Any]) -> Any:
     new = object.__new__(type(obj))
     memo[id(obj)] = new
     new.__dict__.update(_copy.deepcopy(snapshot_fields(obj), memo))
-    new._busy = []
+    new._idle = [None]
     return new
 
 
 def snapshot_fields(obj: Any) -> dict[str, Any]:
-    """``obj.__dict__`` without its ``_busy`` list (the state a copy or a pickle needs)."""
-    return {k: v for k, v in obj.__dict__.items() if k != "_busy"}
+    """``obj.__dict__`` without its ``_idle`` token list (the state a copy or a pickle needs)."""
+    return {k: v for k, v in obj.__dict__.items() if k != "_idle"}
 
 
 def restore_fields(obj: Any, state: dict[str, Any]) -> None:
-    """``__setstate__`` of an exclusive object: the pickled fields and an idle ``_busy`` list."""
+    """``__setstate__`` of an exclusive object: the pickled fields, idle."""
     obj.__dict__.update(state)
-    obj._busy = []
+    obj._idle = [None]
 
 
 def guarded_method(path: str, target: Callable[..., Any]) -> Callable[..., Any]:

@@ -235,33 +235,44 @@ class ReachLoop:
             cmd = loops.step(T, self._inp, xdot_t is None)
             if xdot_t is None:
                 xdot_t = cmd[n:]
-        self.qdot = qdot = self._blend_step(cmd[:n], xdot_t, J, q)
-        self.xdot = None  # J q̇, computed when read
-        # saturating trapezoid (a new array); it also tells whether the new q is interior
-        guard = self.guard
-        q, self.q_interior = self._int_box(qdot, guard.in_lo, guard.in_hi)
-        self.q = q
-        return q
-
-    def _blend_step(self, qdot_j: np.ndarray, xdot_t: np.ndarray, J: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """Spec step 8 (see :mod:`wbcpy.ik.blend`): q̇ = q̇_J + W Jᵀ (I₆ + J W Jᵀ)⁻¹ (ẋ_T − J q̇_J)."""
+        # blend (spec step 8, see wbcpy.ik.blend): q̇ = q̇_J + W Jᵀ (I₆ + J W Jᵀ)⁻¹ (ẋ_T − J q̇_J)
+        qdot_j = cmd[:n]
         gamma = self.gamma
         guard = self.guard
         interior = self.q_interior  # every joint inside its interior band: W = γI (rule 1)
         if interior is None:
             interior = guard.all_interior(q)
+        if interior and gamma != 0.0:  # W = γI, the usual case: four BLAS/LAPACK calls
+            # (positional arguments: keyword parsing of the f2py wrappers costs more than the arithmetic)
+            self.w_gamma = gamma
+            JT = J.T  # Fortran-ordered view of the C-ordered J: no copies below
+            A = _dsyrk(gamma, JT, 1.0, EYE6, 1)  # I₆ + γ J Jᵀ (upper triangle)
+            r = _dgemv(-1.0, JT, qdot_j, 1.0, xdot_t, 0, 1, 0, 1, 1)  # ẋ_T − J q̇_J
+            _, y, info = _dposv(A, r, 0, 1, 1)  # Cholesky factor + solve
+            # q̇_J + γ Jᵀ y (info ≠ 0 is not reachable for finite inputs: A ⪰ I)
+            qdot = (
+                _dgemv(gamma, JT, y, 1.0, qdot_j)
+                if info == 0
+                else self._blend_other(qdot_j, xdot_t, J, q, True)
+            )
+        else:
+            qdot = self._blend_other(qdot_j, xdot_t, J, q, interior)
+        self.qdot = qdot
+        self.xdot = None  # J q̇, computed when read
+        # saturating trapezoid (a new array); it also tells whether the new q is interior
+        q, self.q_interior = self._int_box(qdot, guard.in_lo, guard.in_hi)
+        self.q = q
+        return q
+
+    def _blend_other(
+        self, qdot_j: np.ndarray, xdot_t: np.ndarray, J: np.ndarray, q: np.ndarray, interior: bool
+    ) -> np.ndarray:
+        """The blend when W ≠ γI (a joint near a limit) or γ = 0 (W = 0: q̇ = q̇_J exactly)."""
+        gamma = self.gamma
         if not interior:  # a joint near a limit: W from the guard rules
             self.w_gamma = None
-            return blend_unchecked(qdot_j, xdot_t, J, guard.rule_weights(q, gamma, self.w), self._diag)
+            return blend_unchecked(qdot_j, xdot_t, J, self.guard.rule_weights(q, gamma, self.w), self._diag)
         self.w_gamma = gamma
-        if gamma == 0.0:  # W = 0: pure joint-space motion, exactly
+        if gamma == 0.0:
             return qdot_j
-        # W = γI: q̇ = q̇_J + γ Jᵀ (I₆ + γ J Jᵀ)⁻¹ (ẋ_T − J q̇_J) in four BLAS/LAPACK calls
-        # (positional arguments: keyword parsing of the f2py wrappers costs more than the arithmetic)
-        JT = J.T  # Fortran-ordered view of the C-ordered J: no copies below
-        A = _dsyrk(gamma, JT, 1.0, EYE6, 1)  # I₆ + γ J Jᵀ (upper triangle)
-        r = _dgemv(-1.0, JT, qdot_j, 1.0, xdot_t, 0, 1, 0, 1, 1)  # ẋ_T − J q̇_J
-        _, y, info = _dposv(A, r, 0, 1, 1)  # Cholesky factor + solve
-        if info == 0:
-            return _dgemv(gamma, JT, y, 1.0, qdot_j)  # q̇_J + γ Jᵀ y
-        return blend_unchecked(qdot_j, xdot_t, J, np.full(self.n, gamma))  # not reachable for finite inputs
+        return blend_unchecked(qdot_j, xdot_t, J, np.full(self.n, gamma))

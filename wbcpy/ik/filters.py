@@ -89,7 +89,7 @@ class Filter:
         self._ext = np.zeros((self._m + self._nh, self._n))
         self._set_coeffs(num_given, b, den_given, a)
         self._init_state(y, None)
-        self._busy: list[None] = []  # one thread at a time (wbcpy._exclusive)
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
 
     __copy__ = exclusive_copy
     __deepcopy__ = exclusive_deepcopy

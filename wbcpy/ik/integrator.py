@@ -78,7 +78,7 @@ class Integrator:
         self._s[0] = self._clip(y)
         self._slot = 1  # the free row (the other one of rows 1, 2 holds x_{k-1})
         self._c3 = np.array([1.0, 0.5 * ts, 0.5 * ts])
-        self._busy: list[None] = []  # one thread at a time (wbcpy._exclusive)
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
 
     __copy__ = exclusive_copy
     __deepcopy__ = exclusive_deepcopy

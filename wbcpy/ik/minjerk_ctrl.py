@@ -113,7 +113,7 @@ class _MinJerkVelCtrl:
         self._ts = check_time(Ts)
         self._dim = _check_dim(dim)
         self._T = 1.0
-        self._busy: list[None] = []  # one thread at a time (wbcpy._exclusive)
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
 
     __copy__ = exclusive_copy
     __deepcopy__ = exclusive_deepcopy

@@ -70,7 +70,7 @@ class MinJerkTrajectory:
         self._xi = np.zeros((3, self._n))
         self._xi[0] = x
         self._tmp = np.empty((3, self._n))
-        self._busy: list[None] = []  # one thread at a time (wbcpy._exclusive)
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
 
     __copy__ = exclusive_copy
     __deepcopy__ = exclusive_deepcopy

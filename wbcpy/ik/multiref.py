@@ -106,7 +106,7 @@ class MultiRefMinJerkCtrl:
             raise ConfigError("chain", f"chain {getattr(chain, 'name', '?')!r} has no degree of freedom")
         lower, upper = np.asarray(chain.lower), np.asarray(chain.upper)
         q_init = np.array(chain.rest)[np.asarray(chain.dof_indices)] if q0 is None else as_vector(q0, n, "q0")
-        self._busy: list[None] = []  # see wbcpy._exclusive
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
         self._chain = chain
         self._n = n
         self._ts = ts
@@ -142,11 +142,12 @@ class MultiRefMinJerkCtrl:
                 (nothing changes).
             ConcurrentUseError: another thread is using this controller (nothing changes).
         """
-        busy = self._busy
-        busy.append(None)
+        idle = self._idle
         try:
-            if len(busy) != 1:
-                raise ConcurrentUseError("MultiRefMinJerkCtrl", "iterate")
+            idle.pop()  # the one-thread-at-a-time token (see wbcpy._exclusive)
+        except IndexError:
+            raise ConcurrentUseError("MultiRefMinJerkCtrl", "iterate") from None
+        try:
             # validate every input before mutating anything (repeated xd / qd cost a byte comparison)
             tc = self._targets
             if (
@@ -184,15 +185,19 @@ class MultiRefMinJerkCtrl:
             q_old = loop.q
             q = loop.step(p_d, R_d, q_set, xdot_t)
             dist = math.sqrt(e.dot(e))
-            if watch.state is _RUNNING and not watch.watchdog_on:  # inlined common case of watch.update
-                if dist < watch.in_target_tol:
-                    watch.state = _INTARGET
-                    watch.count = 0
-            else:
-                watch.update(dist, _norm(q - q_old) if watch.watchdog_on else 0.0)
+            state = watch.state  # the common cases of watch.update inlined (spec step 10)
+            if state is _INTARGET:
+                if not dist < watch.in_target_tol:
+                    watch.state = _RUNNING
+                watch.count = 0
+            elif state is _RUNNING and dist < watch.in_target_tol:
+                watch.state = _INTARGET
+                watch.count = 0
+            elif watch.watchdog_on:
+                watch.update(dist, _norm(q - q_old))
             return q.copy()
         finally:
-            busy.pop()
+            idle.append(None)
 
     # ------------------------------------------------------------------ resets
     @exclusive

@@ -40,6 +40,7 @@ class CtrlPose(IntEnum):
     """Orientation only (the position error is set to zero)."""
 
 
+_TWO_PI = 2.0 * math.pi
 _POSE_NAMES = {"full": CtrlPose.FULL, "xyz": CtrlPose.XYZ, "ang": CtrlPose.ANG}
 
 
@@ -84,7 +85,11 @@ def parse_target(xd: Any, name: str = "xd") -> tuple[np.ndarray, np.ndarray, np.
             as_vector(x7, 7, name)
     else:
         x7 = as_vector(xd, 7, name)
-    return x7[:3].copy(), rotation_from_axis_angle(x7[3:6], float(x7[6]), name), x7
+    ax, ay, az, angle = x7[3:].tolist()
+    norm = math.hypot(ax, ay, az)
+    if norm >= 1e-12:  # inlined rotation_from_axis_angle (the angle reduced modulo 2π)
+        return x7[:3].copy(), pin.exp3(x7[3:6] * (math.remainder(angle, _TWO_PI) / norm)), x7
+    return x7[:3].copy(), rotation_from_axis_angle(x7[3:6], angle, name), x7  # zero axis: I, or raise
 
 
 def pose_error(
