@@ -80,6 +80,7 @@ class Model:
         self._n_nodes = len(self._table.nodes)
         self._ndof = robot.nv
         self._shape = (self._ndof,)
+        self._fast = (self._shape, self._shape, _F64, _F64)  # (shapes, dtypes) of the set_state hot path
         self._frame_ids = [n.frame_id for n in self._table.nodes]
         arange = np.arange(self._ndof, dtype=np.float64)
         self._identity_dofs = robot.nq == robot.nv and bool(np.array_equal(robot.q_from_dof(arange), arange))
@@ -153,35 +154,28 @@ class Model:
         if not isinstance(state, State):
             raise InvalidValueError("state", "a jspace.State", type(state).__name__)
         pos, vel, force, time = state.position, state.velocity, state.force, state.time
-        n, shape = self._ndof, self._shape
         if (
             pos.__class__ is np.ndarray
             and vel.__class__ is np.ndarray
-            and pos.shape == shape
-            and vel.shape == shape
-            and pos.dtype is _F64
-            and vel.dtype is _F64
-        ):  # hot path: copies, and a square norm that is False-compared for NaN, inf and huge entries
-            position, velocity = pos.copy(), vel.copy()
-            checked = position.dot(position) <= _LIMIT_SQ and velocity.dot(velocity) <= _LIMIT_SQ
-        else:
-            position = as_vector(pos, n, "state.position")
-            empty = (isinstance(vel, np.ndarray) and vel.size == 0) or (
-                isinstance(vel, (list, tuple)) and not vel
+            and self._fast
+            == (
+                pos.shape,
+                vel.shape,
+                pos.dtype,
+                vel.dtype,
             )
-            velocity = np.zeros(n) if empty else as_vector(vel, n, "state.velocity")
-            checked = False
-        if not checked:
-            check_state(position, "state.position")
-            check_state(velocity, "state.velocity")
-        if force.__class__ is np.ndarray and force.shape == _NO_FORCE:
-            force = _EMPTY
+        ):  # hot path: copies, and square norms that compare False for NaN, inf and huge entries
+            position, velocity = pos.copy(), vel.copy()
+            if not (position.dot(position) <= _LIMIT_SQ and velocity.dot(velocity) <= _LIMIT_SQ):
+                _check_state(position, velocity)
         else:
+            position, velocity = _state_vectors(pos, vel, self._ndof)
+        if not (force.__class__ is np.ndarray and force.shape == _NO_FORCE):
             force = as_vector(force, None, "state.force")
         if time.__class__ is not float or time - time != 0.0:  # not a float, or NaN/inf
             time = as_float(time, "state.time")
         q = position if self._identity_dofs else self._to_q(position)
-        self._rec = (q, position, velocity, force, time)
+        self._rec = (q, position, velocity, _EMPTY if force.size == 0 else force, time)
         self._robot.set_state_unchecked(q, velocity)
 
     #: ``update(state)``: same as :meth:`set_state` (kinematics and dynamics follow lazily).
@@ -441,6 +435,20 @@ class Model:
     getMassInertia = get_mass_inertia
     computeInverseMassInertia = compute_inverse_mass_inertia
     getInverseMassInertia = get_inverse_mass_inertia
+
+
+def _check_state(position: np.ndarray, velocity: np.ndarray) -> None:
+    check_state(position, "state.position")
+    check_state(velocity, "state.velocity")
+
+
+def _state_vectors(pos: Any, vel: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """New validated (position, velocity) from anything else than float64 arrays of size n."""
+    position = as_vector(pos, n, "state.position")
+    empty = (isinstance(vel, np.ndarray) and vel.size == 0) or (isinstance(vel, (list, tuple)) and not vel)
+    velocity = np.zeros(n) if empty else as_vector(vel, n, "state.velocity")
+    _check_state(position, velocity)
+    return position, velocity
 
 
 def _restore(robot: RobotModel, mask: np.ndarray | None, state: tuple[Any, ...], current: bool) -> Model:
