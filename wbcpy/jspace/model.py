@@ -17,7 +17,7 @@ Semantics:
   ``oMi`` of the joint) as a ``pin.SE3`` in the world (root) frame.
 * **Jacobians.** 6×ndof, linear rows over angular rows, world axes. At a global point p of node i with
   origin o: ``J_lin(p) = J_lin(o) − [p − o]× J_ang``.
-* **Dynamics.** τ = M(q) q̈ + b(q, q̇) + g(q): M from CRBA, M⁻¹ from Pinocchio's ABA-based
+* **Dynamics.** τ = M(q) q̈ + b(q, q̇) + g(q): M from CRBA, M⁻¹ from its Cholesky factors or the ABA-based
   ``computeMinverse``, g = ∂V/∂q, b = C(q, q̇) q̇ (gravity excluded).
 * **Laziness.** :meth:`Model.update` stores the state in the :class:`~wbcpy.RobotModel`; every quantity
   is computed on first use and cached for that state, so ``update_*``/``compute_*`` are cheap and getters
@@ -26,16 +26,18 @@ Semantics:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 import pinocchio as pin
 
-from .._validation import STATE_LIMIT, as_bool, as_float, as_se3, as_vector, check_state
+from .._validation import STATE_LIMIT, as_bool, as_float, as_se3, as_vector
 from ..errors import InvalidValueError
 from ..robot import RobotModel
+from ._helpers import check_state_pair, one_state, state_vectors
+from ._helpers import point as _point
 from .node import Node, NodeIDError, NodeTable, build_nodes
 from .state import State
 
@@ -167,9 +169,9 @@ class Model:
         ):  # hot path: copies, and square norms that compare False for NaN, inf and huge entries
             position, velocity = pos.copy(), vel.copy()
             if not (position.dot(position) <= _LIMIT_SQ and velocity.dot(velocity) <= _LIMIT_SQ):
-                _check_state(position, velocity)
+                check_state_pair(position, velocity)
         else:
-            position, velocity = _state_vectors(pos, vel, self._ndof)
+            position, velocity = state_vectors(pos, vel, self._ndof)
         if not (force.__class__ is np.ndarray and force.shape == _NO_FORCE):
             force = as_vector(force, None, "state.force")
         if time.__class__ is not float or time - time != 0.0:  # not a float, or NaN/inf
@@ -319,7 +321,7 @@ class Model:
         if x is None and y is None and z is None:
             return robot.frame_jacobian(fid)
         point = _point(x, y, z, "global point")
-        jac, origin = _one_state(robot, lambda: (robot.frame_jacobian_view(fid), robot.frame_placement(fid)))
+        jac, origin = one_state(robot, lambda: (robot.frame_jacobian_view(fid), robot.frame_placement(fid)))
         out = jac.copy()
         out[:3] -= np.cross((point - origin.translation)[:, None], jac[3:], axis=0)
         return out
@@ -341,7 +343,7 @@ class Model:
         """
         robot = self._robot
         if jacobian:
-            return _one_state(robot, lambda: (robot.com(), robot.com_jacobian()))
+            return one_state(robot, lambda: (robot.com(), robot.com_jacobian()))
         return robot.com()
 
     def compute_gravity(self) -> None:
@@ -437,20 +439,6 @@ class Model:
     getInverseMassInertia = get_inverse_mass_inertia
 
 
-def _check_state(position: np.ndarray, velocity: np.ndarray) -> None:
-    check_state(position, "state.position")
-    check_state(velocity, "state.velocity")
-
-
-def _state_vectors(pos: Any, vel: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """New validated (position, velocity) from anything else than float64 arrays of size n."""
-    position = as_vector(pos, n, "state.position")
-    empty = (isinstance(vel, np.ndarray) and vel.size == 0) or (isinstance(vel, (list, tuple)) and not vel)
-    velocity = np.zeros(n) if empty else as_vector(vel, n, "state.velocity")
-    _check_state(position, velocity)
-    return position, velocity
-
-
 def _restore(robot: RobotModel, mask: np.ndarray | None, state: tuple[Any, ...], current: bool) -> Model:
     """A :class:`Model` over ``robot`` with gravity ``mask`` and, when ``current``, the State last set."""
     model = Model(robot)
@@ -460,25 +448,3 @@ def _restore(robot: RobotModel, mask: np.ndarray | None, state: tuple[Any, ...],
     if current:
         model._rec = (robot.q_view, *state)
     return model
-
-
-def _one_state(robot: RobotModel, read: Callable[[], _T]) -> _T:
-    """``read()`` (several robot reads) repeated until no other thread published a state during it.
-
-    A state is published once with a unique id, so an unchanged :attr:`RobotModel.state_id` around the
-    reads means every read saw the same state.
-    """
-    while True:
-        sid = robot.state_id
-        out = read()
-        if robot.state_id == sid:
-            return out
-
-
-def _point(x: Any, y: float | None, z: float | None, name: str) -> np.ndarray:
-    """A 3-vector from ``x`` alone (a vector) or from three floats ``x, y, z``."""
-    if y is None and z is None:
-        return as_vector(x, 3, name)
-    if y is None or z is None or x is None:
-        raise InvalidValueError(name, (3,), None, reason="give a 3-vector or three floats x, y, z")
-    return as_vector((x, y, z), 3, name)
