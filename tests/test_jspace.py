@@ -414,9 +414,19 @@ def test_bad_states_leave_model_unchanged(puma: jspace.Model) -> None:
     with pytest.raises(InvalidValueError):
         puma.update([0.0] * 6)  # type: ignore[arg-type]
     _assert_unchanged(puma, snap)
-    # huge but finite values are states like any other
-    puma.update(State([1e200] * 6, [1e200] * 6))
-    assert puma.getState().position[0] == 1e200
+    # huge finite values (v = 1e200 would give NaN Coriolis terms) are rejected by name, the model unchanged
+    for state in (
+        State([1e200] * 6),
+        State(np.zeros(6), [1e200] * 6),
+        State(np.zeros(6), [0, 0, 0, 0, 0, 2e9]),
+    ):
+        with pytest.raises(InvalidValueError, match="exceed"):
+            puma.update(state)
+        _assert_unchanged(puma, snap)
+    # large values within the documented limit are states like any other, with finite dynamics
+    puma.update(State([1e8] * 6, [1e8] * 6))
+    assert puma.getState().position[0] == 1e8
+    assert np.isfinite(puma.getCoriolisCentrifugal()).all() and np.isfinite(puma.getMassInertia()).all()
 
 
 def test_unknown_names_and_bad_ids(puma: jspace.Model) -> None:

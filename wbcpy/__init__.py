@@ -8,6 +8,7 @@ Four programming models over one Pinocchio model: :mod:`wbcpy.jspace` (Stanford-
 from __future__ import annotations
 
 from .errors import (
+    ConcurrentUseError,
     ConfigError,
     ConfigKeyError,
     InvalidValueError,
@@ -25,6 +26,7 @@ from .robots import load_robot
 __version__ = "0.1.0"
 
 __all__ = [
+    "ConcurrentUseError",
     "ConfigError",
     "ConfigKeyError",
     "InvalidValueError",

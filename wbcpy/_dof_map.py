@@ -24,7 +24,7 @@ _PLANAR_SUFFIX = ("x", "y", "theta")
 def _quaternion_of_rotation_vector(r: np.ndarray) -> list[float]:
     """Coefficients (x, y, z, w) of the unit quaternion of R = exp₃(r): (sin(θ/2) r/θ, cos(θ/2)), θ = |r|."""
     rx, ry, rz = r.tolist()
-    theta = math.sqrt(rx * rx + ry * ry + rz * rz)
+    theta = math.hypot(rx, ry, rz)  # no overflow for huge vectors (sqrt of a sum of squares would be inf)
     # sin(θ/2)/θ, with its Taylor series near 0 (error < θ⁴/3840)
     s = math.sin(0.5 * theta) / theta if theta > 1e-4 else 0.5 - theta * theta / 48.0
     return [s * rx, s * ry, s * rz, math.cos(0.5 * theta)]

@@ -1,94 +1,242 @@
-"""No-copy accessors of a :class:`~wbcpy.robot.RobotModel` for hot paths (scene tasks, facades).
+"""The published state of a :class:`~wbcpy.RobotModel` and its no-copy views (the internal protocol).
 
-They return the arrays cached for the current state instead of copies: :class:`~wbcpy.robot.RobotModel`
-inherits them from :class:`RobotViewsMixin`. Frame Jacobians and biases are world-aligned at the frame
-origin (``pin.LOCAL_WORLD_ALIGNED``), linear rows over angular rows.
+:class:`RobotStateViews` is the base of :class:`~wbcpy.RobotModel`: it owns the current state record and
+the per-thread workspaces (:mod:`wbcpy._robot_cache`), publishes states, and hands out what facades,
+tasks and scenes read on their hot paths without copies:
+
+* ``q_view``, ``v_view``, ``require_state(quantity)``, ``set_state_unchecked(q, v, a)``;
+* ``frame_placement_view``, ``frame_jacobian_view``, ``frame_bias_view``, ``frame_jacobian_bias_view``;
+* ``com_position_view``, ``com_jacobian_view``, ``com_bias_view``, ``mass_matrix_view``,
+  ``nonlinear_effects_view``.
+
+A view is valid until the calling thread computes a later state, and nobody may write to it: frame
+Jacobians and biases are per-state snapshots that never change; the others are buffers of the calling
+thread's ``pin.Data``. Every fill goes through :class:`~wbcpy._robot_cache.Workspace` (one path per
+quantity). Frame Jacobians and biases are world-aligned at the frame origin, linear over angular rows.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import itertools
 
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["RobotViewsMixin"]
+from ._pin_bindings import BindingProbe
+from ._robot_cache import FRAMES, GROUPS, SID, PerThreadWorkspace, Record, RobotState, record
+from ._robot_names import RobotNames
+from ._validation import short_repr
+from .errors import InvalidValueError, StateNotSetError
 
-_LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+__all__ = ["RobotStateViews"]
 
 
-class RobotViewsMixin:
-    """Views of per-state cached quantities; never write to what they return."""
+class RobotStateViews:
+    """A state published for many readers, and the no-copy views of it (see the module docstring).
 
-    if TYPE_CHECKING:
-        model: pin.Model
-        _data: pin.Data
-        state_id: int
-        _kin_id: int
-        _jac_id: int
-        _cbias_id: int
-        _n_frames: int
-        _jac_cache: dict[int, np.ndarray]
-        _bias_cache: dict[int, np.ndarray]
-        _com_bias: np.ndarray
+    Args:
+        model: the Pinocchio model.
+        names: its :class:`~wbcpy._robot_names.RobotNames`.
+        probe: what its Python bindings return (:func:`~wbcpy._pin_bindings.probe_bindings`).
 
-        def frame_id(self, frame: str | int) -> int: ...
-        def _frame_jacobian(self, fid: int) -> np.ndarray: ...
-        def _frame_bias(self, fid: int) -> np.ndarray: ...
-        def _ensure_motion(self, quantity: str) -> None: ...
-        def _ensure_com(self, quantity: str) -> None: ...
+    Attributes:
+        model: the Pinocchio model.
+        names: the model-only names, sizes and limits.
+
+    Subclasses read ``self._st`` (the current record; read it once per call) and ``self._tls.ws`` (the
+    calling thread's workspace), and publish a state by assigning a new :func:`record` to ``self._st``.
+    """
+
+    def __init__(self, model: pin.Model, names: RobotNames, probe: BindingProbe) -> None:
+        self.model = model
+        self.names = names
+        self._probe = probe
+        self._tls = PerThreadWorkspace(model, probe)
+        self._n_frames = names.n_frames
+        self._zero_v = np.zeros(names.nv)
+        self._zero_v.setflags(write=False)  # shared by every state set without v
+        self._next_sid = itertools.count(1).__next__
+        self._st: Record = record(None, self._zero_v, None, 0)
+
+    # ------------------------------------------------------------------ state
+    def set_state_unchecked(self, q: np.ndarray, v: np.ndarray, a: np.ndarray | None = None) -> int:
+        """Publish an already validated state (the documented fast path of facades); return its id.
+
+        The arrays are handed over and kept as they are: the caller passes fresh float64 arrays of sizes
+        nq / nv, finite and within :data:`~wbcpy._validation.STATE_LIMIT`, with the unit-norm blocks of
+        q normalised, and never writes to them afterwards. Anything else gives wrong results.
+        """
+        sid = self._next_sid()
+        self._st = (q, v, a, sid, {})
+        return sid
+
+    @property
+    def state_id(self) -> int:
+        """Id of the current state (0 before any; a new, larger id at every state change)."""
+        return self._st[SID]
+
+    @property
+    def has_state(self) -> bool:
+        """True once a state was set."""
+        return self._st[0] is not None
+
+    @property
+    def state(self) -> RobotState:
+        """The current state as one consistent :class:`RobotState` (copies; StateNotSetError before)."""
+        q, v, a, sid = self._current("state")[:4]
+        return RobotState(sid, q.copy(), v.copy(), None if a is None else a.copy())
+
+    def _current(self, quantity: str) -> Record:
+        st = self._st
+        if st[0] is None:
+            raise StateNotSetError(quantity)
+        return st
+
+    @property
+    def q(self) -> np.ndarray:
+        """Current configuration (copy)."""
+        return self._current("q")[0].copy()
+
+    @property
+    def v(self) -> np.ndarray:
+        """Current velocity (copy)."""
+        return self._current("v")[1].copy()
+
+    @property
+    def a(self) -> np.ndarray | None:
+        """Measured acceleration given to the last :meth:`update` (copy), or None."""
+        a = self._current("a")[2]
+        return None if a is None else a.copy()
+
+    @property
+    def q_view(self) -> np.ndarray:
+        """The current configuration without a copy (valid until the next update; never write to it)."""
+        return self._current("q")[0]
+
+    @property
+    def v_view(self) -> np.ndarray:
+        """The current velocity without a copy (valid until the next update; never write to it)."""
+        return self._current("v")[1]
+
+    def require_state(self, quantity: str) -> np.ndarray:
+        """The current q (a view, as :attr:`q_view`), or :class:`StateNotSetError` naming ``quantity``."""
+        q = self._st[0]
+        if q is None:
+            raise StateNotSetError(quantity)
+        return q
+
+    def precompute(self, *groups: str) -> None:
+        """Compute result groups for the current state now, in the calling thread (cached).
+
+        Args:
+            groups: any of ``"kinematics"`` (frame placements), ``"jacobians"`` (joint Jacobians),
+                ``"com"``, ``"dynamics"`` (M, b, g), ``"minverse"``.
+
+        Raises:
+            InvalidValueError: an unknown group (nothing is computed).
+            StateNotSetError: no state was set yet.
+        """
+        for group in groups:
+            if group not in GROUPS:
+                raise InvalidValueError("groups", GROUPS, None, reason=f"unknown group {short_repr(group)}")
+        ws, st = self._tls.ws, self._st
+        for group in groups:
+            ws.fill(st, group, group)
+
+    @property
+    def data(self) -> pin.Data:
+        """The calling thread's ``pin.Data`` (holds the results this thread computed last)."""
+        return self._tls.ws.data
+
+    # ------------------------------------------------------------------ no-copy views (never write to them)
+    def frame_placement_view(self, frame: str | int) -> pin.SE3:
+        """:meth:`frame_placement` without the copy: the ``pin.SE3`` in ``data.oMf`` of the calling
+        thread, up to date for the current state (valid until this thread computes a later state)."""
+        if type(frame) is not int or not 0 <= frame < self._n_frames:
+            frame = self.names.frame_id(frame)
+        ws, st = self._tls.ws, self._st
+        if ws.frames is not st:
+            ws.placements(st, "frame placement")
+        return ws.data.oMf[frame]
 
     def frame_jacobian_view(self, frame: str | int) -> np.ndarray:
         """:meth:`frame_jacobian` without the copy: the array cached for the current state.
 
-        Never write to it (every reader of this state shares it). It belongs to this state: a later
-        :meth:`update` caches a new array and never changes this one, so it stays a valid snapshot of
-        the state it was computed for.
+        It belongs to that state: a later update caches a new array and never changes this one, so it
+        stays a valid snapshot of the state it was computed for.
         """
         if type(frame) is not int or not 0 <= frame < self._n_frames:
-            frame = self.frame_id(frame)
-        return self._frame_jacobian(frame)
+            frame = self.names.frame_id(frame)
+        st = self._st
+        jac = st[FRAMES].get(frame)
+        return self._tls.ws.frame_jacobian(st, frame) if jac is None else jac
 
     def frame_bias_view(self, frame: str | int) -> np.ndarray:
-        """:meth:`frame_bias` without the copy (cached for the current state, never write to it; see
-        :meth:`frame_jacobian_view`)."""
+        """:meth:`frame_bias` without the copy (a per-state snapshot, see :meth:`frame_jacobian_view`)."""
         if type(frame) is not int or not 0 <= frame < self._n_frames:
-            frame = self.frame_id(frame)
-        return self._frame_bias(frame)
+            frame = self.names.frame_id(frame)
+        st = self._st
+        bias = st[FRAMES].get(~frame)
+        return self._tls.ws.frame_bias(st, frame) if bias is None else bias
 
     def frame_jacobian_bias_view(self, frame: str | int) -> tuple[np.ndarray, np.ndarray]:
-        """(:meth:`frame_jacobian_view`, :meth:`frame_bias_view`) in one call: the hot path of the
-        scene's Cartesian tasks (forward kinematics once, then the joint Jacobians reuse it)."""
+        """(:meth:`frame_jacobian_view`, :meth:`frame_bias_view`) of one state in one call."""
         if type(frame) is not int or not 0 <= frame < self._n_frames:
-            frame = self.frame_id(frame)
-        jac = self._jac_cache.get(frame)
-        bias = self._bias_cache.get(frame)
-        if jac is not None and bias is not None:
-            return jac, bias
-        if self._kin_id != self.state_id:
-            self._ensure_motion("frame bias")
-        if bias is None:
-            bias = pin.getFrameClassicalAcceleration(self.model, self._data, frame, _LWA).vector.copy()
-            self._bias_cache[frame] = bias
-        if jac is None:
-            if self._jac_id != self.state_id:
-                pin.computeJointJacobians(self.model, self._data)  # placements are there already
-                self._jac_id = self.state_id
-            jac = pin.getFrameJacobian(self.model, self._data, frame, _LWA)
-            self._jac_cache[frame] = jac
+            frame = self.names.frame_id(frame)
+        st = self._st
+        jac, bias = st[FRAMES].get(frame), st[FRAMES].get(~frame)
+        if jac is None or bias is None:
+            ws = self._tls.ws
+            if bias is None:  # forward kinematics first: the joint Jacobians then reuse its placements
+                bias = ws.frame_bias(st, frame)
+            if jac is None:
+                jac = ws.frame_jacobian(st, frame)
         return jac, bias
 
-    def com_jacobian_view(self) -> np.ndarray:
-        """:meth:`com_jacobian` without the copy: a view of ``data.Jcom`` (3×nv).
+    def com_position_view(self) -> np.ndarray:
+        """:meth:`com` without the copy: ``data.com[0]`` of the calling thread (kinematics only)."""
+        ws, st = self._tls.ws, self._st
+        if ws.com is not st:
+            ws.com_terms(st, "centre of mass")
+        return ws.data.com[0]
 
-        Computed without the dynamics (see ``_ensure_com``). Unlike the frame views this is Pinocchio's
-        own buffer: read it before the next state is computed, and never write to it.
-        """
-        self._ensure_com("COM Jacobian")
-        return self._data.Jcom
+    def com_jacobian_view(self) -> np.ndarray:
+        """:meth:`com_jacobian` without the copy: the calling thread's ``data.Jcom`` (3×nv), computed
+        from the kinematics alone (no M, no RNEA). Read it before this thread computes a later state."""
+        ws, st = self._tls.ws, self._st
+        if ws.com is not st:
+            ws.com_terms(st, "COM Jacobian")
+        return ws.com_jacobian()
 
     def com_bias_view(self) -> np.ndarray:
-        """:meth:`com_bias` without the copy (owned by the current state; never write to it)."""
-        if self._cbias_id != self.state_id:
-            self._ensure_com("COM bias")
-        return self._com_bias
+        """:meth:`com_bias` without the copy (a new array per state; never write to it)."""
+        ws, st = self._tls.ws, self._st
+        if ws.com is not st:
+            ws.com_terms(st, "COM bias")
+        return ws.com_bias
+
+    def mass_matrix_view(self) -> np.ndarray:
+        """:meth:`mass_matrix` without the copy (the calling thread's buffer, row-major, full)."""
+        ws, st = self._tls.ws, self._st
+        if ws.dyn is not st:
+            ws.dynamics(st, "mass matrix")
+        return ws.src_M
+
+    def nonlinear_effects_view(self) -> np.ndarray:
+        """:meth:`nonlinear_effects` without the copy: the calling thread's ``data.nle``."""
+        ws, st = self._tls.ws, self._st
+        if ws.dyn is not st:
+            ws.dynamics(st, "nonlinear effects")
+        return ws.nle
+
+    # ------------------------------------------------------------------ transitional private names
+    # (used by the scene/task modules until they switch to the views above; do not use in new code)
+    _q = property(lambda self: self._st[0])
+    _v = property(lambda self: self._st[1])
+    _a = property(lambda self: self._st[2])
+    _require_state = require_state
+    _frame_jacobian = frame_jacobian_view
+    _frame_bias = frame_bias_view
+
+    def _ensure_kinematics(self, quantity: str) -> None:
+        self._tls.ws.placements(self._st, quantity)

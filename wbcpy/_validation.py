@@ -1,25 +1,161 @@
-"""Input validation shared by every module: shapes, finiteness, ranges.
+"""Input validation shared by every module: numbers, vectors, matrices, names, transforms.
 
-All helpers return new float64 arrays (callers may keep them) and raise
-:class:`wbcpy.errors.InvalidValueError` naming the argument. They are written to be cheap on hot paths:
-the common case (right size, finite) costs one ``np.array`` copy plus one dot product.
+Every helper either returns a new, validated value or raises a :mod:`wbcpy.errors` exception that names
+the argument; none of them lets a raw ``TypeError``/``OverflowError``/``ComplexWarning`` through. What is
+rejected, everywhere:
+
+* non-numeric values: strings (also inside sequences: ``["1", 2]``), ``None``, dicts;
+* booleans where numbers are expected (``True`` is not 1.0; boolean arrays are not vectors);
+* complex values (numpy would silently drop the imaginary part);
+* ragged or deeply nested sequences, wrong shapes;
+* Python integers beyond the float range (``10**400``);
+* NaN and inf (unless a helper says otherwise).
+
+They are cheap on hot paths: a float64 array of the right shape costs one copy plus one dot product
+(``x·x`` is finite exactly when every entry is, barring an overflow above ~1e154 that is re-checked
+exactly). Error messages show at most :data:`REPR_LIMIT` characters of an offending value, so a huge
+string or array never makes raising itself slow.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pinocchio as pin
 
-from .errors import InvalidValueError
+from .errors import InvalidValueError, UnknownNameError
 
-__all__ = ["as_matrix", "as_vector", "check_finite"]
+__all__ = [
+    "REPR_LIMIT",
+    "ROTATION_TOL",
+    "STATE_LIMIT",
+    "as_bool",
+    "as_float",
+    "as_int",
+    "as_matrix",
+    "as_real_array",
+    "as_se3",
+    "as_state_vector",
+    "as_vector",
+    "check_finite",
+    "check_rotation",
+    "check_state",
+    "lookup",
+    "short_repr",
+]
+
+#: longest excerpt of an offending value shown in an error message (characters)
+REPR_LIMIT = 80
+#: largest |entry| accepted in a robot state (q, v, a in m, rad, m/s, rad/s, ...): beyond it the dynamics
+#: keep no meaningful digit and products such as v² overflow soon after (v = 1e200 gives NaN Coriolis)
+STATE_LIMIT = 1e9
+_STATE_LIMIT_SQ = STATE_LIMIT * STATE_LIMIT
+#: largest max-norm of RᵀR − I accepted for a rotation matrix
+ROTATION_TOL = 1e-6
+
+_F64 = np.dtype(np.float64)
+_NOT_NUMBERS = (bool, np.bool_, str, bytes, complex, np.complexfloating)
 
 
+def short_repr(value: Any, limit: int = REPR_LIMIT) -> str:
+    """``repr(value)`` cut to ``limit`` characters (never slow: huge strings are cut before repr)."""
+    if isinstance(value, (str, bytes)) and len(value) > limit:
+        return repr(value[:limit]) + f"... ({len(value)} characters)"
+    if isinstance(value, np.ndarray) and value.size > 16:
+        return f"<array shape={value.shape} dtype={value.dtype}>"
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not hide the real error
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+# ---------------------------------------------------------------------------------------------- scalars
+def as_float(
+    value: Any,
+    name: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    strict: bool = False,
+    finite: bool = True,
+) -> float:
+    """A real number as a Python float.
+
+    Args:
+        value: an int, float or numpy real scalar (0-d real arrays too); never a bool, string or complex.
+        name: the argument's name for the error.
+        minimum, maximum: inclusive bounds (exclusive for ``minimum`` when ``strict``).
+        finite: reject NaN and ±inf (NaN is always rejected when a bound is given).
+
+    Raises:
+        InvalidValueError: not a real number, too large for a float, non-finite, or out of bounds.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu":
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise InvalidValueError(
+            name,
+            "a real number",
+            type(value).__name__,
+            reason=f"expected a real number, got {short_repr(value)}",
+        )
+    try:
+        v = float(value)
+    except (OverflowError, ValueError, TypeError):
+        raise InvalidValueError(
+            name, "a real number", None, reason=f"{short_repr(value)} does not fit in a float"
+        ) from None
+    if finite and not math.isfinite(v):
+        raise InvalidValueError(name, "a finite number", v, reason=f"must be finite, got {v}")
+    if minimum is not None and not (v > minimum if strict else v >= minimum):
+        op = ">" if strict else ">="
+        raise InvalidValueError(name, f"{op} {minimum}", v, reason=f"must be {op} {minimum}, got {v}")
+    if maximum is not None and not v <= maximum:
+        raise InvalidValueError(name, f"<= {maximum}", v, reason=f"must be <= {maximum}, got {v}")
+    return v
+
+
+def as_int(value: Any, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """An integer (Python or numpy; never a bool or a float) within the inclusive bounds.
+
+    Raises:
+        InvalidValueError: not an integer, or out of bounds.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise InvalidValueError(
+            name, "an integer", type(value).__name__, reason=f"expected an integer, got {short_repr(value)}"
+        )
+    v = int(value)
+    if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
+        lo = "-inf" if minimum is None else minimum
+        hi = "inf" if maximum is None else maximum
+        raise InvalidValueError(
+            name, f"an integer in [{lo}, {hi}]", v, reason=f"must be in [{lo}, {hi}], got {short_repr(v)}"
+        )
+    return v
+
+
+def as_bool(value: Any, name: str) -> bool:
+    """A flag: ``True``/``False`` (or a numpy bool); never a string such as ``"false"``.
+
+    Raises:
+        InvalidValueError: anything else.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise InvalidValueError(
+        name, "True or False", type(value).__name__, reason=f"expected True or False, got {short_repr(value)}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------- arrays
 def check_finite(x: np.ndarray, name: str) -> None:
     """Raise :class:`InvalidValueError` if ``x`` holds NaN or inf."""
-    # x·x is finite exactly when every entry is finite (barring overflow above ~1e154, re-checked exactly).
     flat = x.ravel()
     with np.errstate(all="ignore"):
         total = float(flat.dot(flat))
@@ -27,32 +163,147 @@ def check_finite(x: np.ndarray, name: str) -> None:
         return
     if not np.isfinite(flat).all():
         bad = np.flatnonzero(~np.isfinite(flat))
-        raise InvalidValueError(name, x.shape, x.shape, reason=f"contains NaN or inf at index {bad.tolist()}")
+        raise InvalidValueError(
+            name, x.shape, x.shape, reason=f"contains NaN or inf at index {bad[:20].tolist()}"
+        )
+
+
+def check_state(x: np.ndarray, name: str) -> None:
+    """Raise :class:`InvalidValueError` if a state vector has NaN/inf or an entry beyond :data:`STATE_LIMIT`.
+
+    One dot product in the common case: x·x ≤ STATE_LIMIT² implies every |xᵢ| ≤ STATE_LIMIT.
+    """
+    with np.errstate(all="ignore"):
+        total = float(x.dot(x))
+    if total <= _STATE_LIMIT_SQ:
+        return
+    check_finite(x, name)
+    big = np.flatnonzero(np.abs(x) > STATE_LIMIT)
+    if big.size:
+        raise InvalidValueError(
+            name,
+            f"|entries| <= {STATE_LIMIT:g}",
+            x.shape,
+            reason=f"entries {big[:20].tolist()} exceed {STATE_LIMIT:g} in magnitude "
+            f"(largest {np.abs(x).max():.3g}); the dynamics are meaningless (and overflow) at such values",
+        )
+
+
+def _bad_element(seq: Any) -> Any:
+    """The first bool, string or complex inside a list/tuple nested at most two deep (None if none)."""
+    for item in seq:
+        if isinstance(item, _NOT_NUMBERS):
+            return item
+        if isinstance(item, (list, tuple)):
+            for sub in item:
+                if isinstance(sub, _NOT_NUMBERS):
+                    return sub
+    return None
+
+
+def as_real_array(x: Any, name: str, expected: Any = "an array of real numbers") -> np.ndarray:
+    """A new float64 array from ``x`` (any shape; NaN/inf allowed), rejecting what this module rejects."""
+    if isinstance(x, np.ndarray):
+        kind = x.dtype.kind
+        if kind in "fiu":
+            return np.array(x, dtype=np.float64)
+        if kind != "O":
+            what = {"b": "booleans", "c": "complex numbers"}.get(kind, f"{x.dtype} values")
+            raise InvalidValueError(name, expected, x.shape, reason=f"expected real numbers, got {what}")
+        x = x.tolist()
+    elif isinstance(x, (str, bytes, Mapping)) or x is None:
+        raise InvalidValueError(name, expected, None, reason=f"expected numbers, got {short_repr(x)}")
+    # a bool, string or complex inside a (≤ 2-deep) list, found before numpy converts it silently
+    bad = _bad_element(x) if isinstance(x, (list, tuple)) else (x if isinstance(x, _NOT_NUMBERS) else None)
+    if bad is not None:
+        raise InvalidValueError(name, expected, None, reason=f"expected real numbers, got {short_repr(bad)}")
+    try:
+        arr = np.array(x, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        reason = (
+            "ragged or non-numeric"
+            if "inhomogeneous" in str(exc) or "sequence" in str(exc)
+            else "non-numeric"
+        )
+        raise InvalidValueError(name, expected, None, reason=f"{reason} input {short_repr(x)}") from None
+    return arr
 
 
 def as_vector(x: Any, n: int | None, name: str) -> np.ndarray:
     """Convert ``x`` to a new finite float64 vector of length ``n`` (any length when ``n`` is None).
 
     Raises:
-        InvalidValueError: wrong shape, non-numeric or non-finite entries.
+        InvalidValueError: wrong shape, non-numeric, boolean, complex or non-finite entries.
     """
-    try:
-        arr = np.array(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidValueError(name, (n,), None, reason=f"not a numeric vector ({exc})") from None
-    if arr.ndim != 1 or (n is not None and arr.shape[0] != n):
-        raise InvalidValueError(name, (n,) if n is not None else "(n,)", arr.shape)
+    expected = (n,) if n is not None else "(n,)"
+    if type(x) is np.ndarray and x.dtype is _F64 and x.ndim == 1 and (n is None or x.shape[0] == n):
+        arr = x.copy()
+    else:
+        arr = as_real_array(x, name, expected)
+        if arr.ndim != 1 or (n is not None and arr.shape[0] != n):
+            raise InvalidValueError(name, expected, arr.shape)
     check_finite(arr, name)
+    return arr
+
+
+def as_state_vector(x: Any, n: int, name: str) -> np.ndarray:
+    """:func:`as_vector` that also bounds every entry by :data:`STATE_LIMIT` (robot states)."""
+    if x.__class__ is np.ndarray and x.shape == (n,) and x.dtype is _F64:  # hot path of robot updates
+        arr = x.copy()
+        if not arr.dot(arr) <= _STATE_LIMIT_SQ:  # NaN, inf or an entry beyond the limit: checked exactly
+            check_state(arr, name)
+        return arr
+    arr = as_vector(x, n, name)
+    check_state(arr, name)
     return arr
 
 
 def as_matrix(x: Any, shape: tuple[int | None, int | None], name: str) -> np.ndarray:
     """Convert ``x`` to a new finite float64 2-D array; ``None`` in ``shape`` accepts any size there."""
-    try:
-        arr = np.array(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidValueError(name, shape, None, reason=f"not a numeric matrix ({exc})") from None
+    arr = as_real_array(x, name, shape)
     if arr.ndim != 2 or any(s is not None and s != g for s, g in zip(shape, arr.shape, strict=True)):
         raise InvalidValueError(name, shape, arr.shape)
     check_finite(arr, name)
     return arr
+
+
+# ---------------------------------------------------------------------------------------------- names, SE3
+def lookup(index: Mapping[Any, Any], key: Any, kind: str) -> Any:
+    """``index[key]``, or :class:`UnknownNameError` listing close names (also for unhashable keys)."""
+    try:
+        return index[key]
+    except (KeyError, TypeError):
+        raise UnknownNameError(kind, key if isinstance(key, str) else short_repr(key), index) from None
+
+
+def as_se3(value: Any, name: str) -> pin.SE3:
+    """A validated copy of a rigid transform (``pin.SE3``): finite, with a proper rotation.
+
+    The rotation must satisfy max|RᵀR − I| ≤ :data:`ROTATION_TOL` and det R > 0 (a zero or scaled matrix,
+    a reflection, or a shear is not a rotation).
+
+    Raises:
+        InvalidValueError: not a ``pin.SE3``, non-finite entries, or not a rotation.
+    """
+    if not isinstance(value, pin.SE3):
+        raise InvalidValueError(
+            name,
+            "a pinocchio.SE3",
+            type(value).__name__,
+            reason=f"expected a pinocchio.SE3, got {short_repr(value)}",
+        )
+    check_finite(value.homogeneous, name)
+    check_rotation(value.rotation, name)
+    return pin.SE3(value)
+
+
+def check_rotation(R: np.ndarray, name: str) -> None:
+    """Raise :class:`InvalidValueError` unless the finite 3×3 ``R`` is a rotation (see :func:`as_se3`)."""
+    err = float(np.abs(R.T @ R - np.eye(3)).max())
+    if not (err <= ROTATION_TOL and np.linalg.det(R) > 0.0):
+        raise InvalidValueError(
+            name,
+            "a rotation matrix",
+            None,
+            reason=f"rotation is not orthonormal with det +1 (max |RᵀR − I| = {err:.3g})",
+        )

@@ -13,8 +13,13 @@ length in m for prismatic joints):
 
 Joints outside the chain are held at :attr:`Chain.rest`. They never move the tip relative to the base
 (joints above the base move both, joints in other branches move neither), so the base placement ``ᵒMᵦ``
-is computed once per rest configuration and cached. Each chain owns a scratch ``pin.Data``; it never
-touches the robot's data, state or caches.
+is computed once per rest configuration and cached. A chain computes in its own scratch ``pin.Data``
+(one per thread); it never touches the robot's data, state or caches.
+
+**Threads.** A chain may be shared: each thread computes in its own scratch data, and :attr:`Chain.rest`
+/ :attr:`Chain.tip_offset` changes are published as one new configuration that a running call never
+sees half of. **Copies and pickles** are independent chains: ``copy.copy`` shares the robot (a chain
+never reads the robot's state), ``copy.deepcopy`` and pickles copy it too.
 """
 
 from __future__ import annotations
@@ -25,53 +30,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pinocchio as pin
 
-from ._validation import as_vector, check_finite
-from .errors import ConfigError, InvalidValueError, UnknownNameError
+from ._chain_scratch import ChainConfig as _Config
+from ._chain_scratch import PerThreadScratch as _PerThread
+from ._chain_scratch import Scratch as _Scratch
+from ._poses import pose7_from_se3, rotation_from_axis_angle, se3_from_pose7
+from ._validation import as_se3, as_state_vector, as_vector, check_finite
+from .errors import ConfigError, UnknownNameError
 
 if TYPE_CHECKING:
     from .robot import RobotModel
 
-__all__ = ["Chain", "pose7_from_se3", "se3_from_pose7"]
+__all__ = ["Chain", "pose7_from_se3", "rotation_from_axis_angle", "se3_from_pose7"]
 
 _LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
-_Z_AXIS = np.array([0.0, 0.0, 1.0])
 _F64 = np.dtype(np.float64)
-
-
-def pose7_from_se3(M: pin.SE3) -> np.ndarray:
-    """The iKin pose vector ``(x, y, z, ax, ay, az, θ)`` of a transform.
-
-    The position is ``M.translation`` (m); ``(ax, ay, az)`` is the unit rotation axis and ``θ ∈ [0, π]``
-    the angle (rad) of ``M.rotation = exp(θ [a]×)``. For the identity rotation the axis is ``(0, 0, 1)``
-    and θ = 0.
-    """
-    out = np.empty(7)
-    out[:3] = M.translation
-    w = pin.log3(M.rotation)
-    angle = math.sqrt(float(w @ w))
-    if angle < 1e-12:
-        out[3:6] = _Z_AXIS
-        out[6] = 0.0
-    else:
-        out[3:6] = w / angle
-        out[6] = angle
-    return out
-
-
-def se3_from_pose7(x: Any) -> pin.SE3:
-    """The transform of an iKin pose vector ``(x, y, z, ax, ay, az, θ)`` (axis need not be unit).
-
-    Raises:
-        InvalidValueError: not 7 finite values, or a zero axis with a non-zero angle.
-    """
-    vec = as_vector(x, 7, "pose")
-    axis = vec[3:6]
-    norm = math.sqrt(float(axis @ axis))
-    if norm < 1e-12:
-        if vec[6] != 0.0:
-            raise InvalidValueError("pose", (7,), vec.shape, reason="zero rotation axis with non-zero angle")
-        return pin.SE3(np.eye(3), vec[:3].copy())
-    return pin.SE3(pin.exp3(axis * (vec[6] / norm)), vec[:3].copy())
 
 
 def _as_index_or_slice(idx: np.ndarray) -> slice | np.ndarray:
@@ -79,6 +51,11 @@ def _as_index_or_slice(idx: np.ndarray) -> slice | np.ndarray:
     if idx.size and np.array_equal(idx, np.arange(idx[0], idx[0] + idx.size)):
         return slice(int(idx[0]), int(idx[0]) + idx.size)
     return idx
+
+
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    arr.setflags(write=False)
+    return arr
 
 
 class Chain:
@@ -160,18 +137,18 @@ class Chain:
         self.base = model.frames[bid].name
         self.tip = model.frames[tid].name
         self._model = model
-        self._data = model.createData()
+        self._tls = _PerThread(model)
         self._bid, self._tid = bid, tid
-        self.joint_ids = np.array(path, dtype=np.intp)
+        self.joint_ids = _frozen(np.array(path, dtype=np.intp))
         self.joint_names = [model.names[jid] for jid in path]
         self.n = len(path)
         self._shape = (self.n,)
-        self.dof_indices = np.array([model.joints[jid].idx_v for jid in path], dtype=np.intp)
-        self.continuous = np.array([model.joints[jid].nq == 2 for jid in path], dtype=bool)
-        self.lower = robot.dof_lower_limit[self.dof_indices]
-        self.upper = robot.dof_upper_limit[self.dof_indices]
-        self.velocity_limit = robot.velocity_limit[self.dof_indices]
-        self.effort_limit = robot.effort_limit[self.dof_indices]
+        self.dof_indices = _frozen(np.array([model.joints[jid].idx_v for jid in path], dtype=np.intp))
+        self.continuous = _frozen(np.array([model.joints[jid].nq == 2 for jid in path], dtype=bool))
+        self.lower = _frozen(robot.dof_lower_limit[self.dof_indices])
+        self.upper = _frozen(robot.dof_upper_limit[self.dof_indices])
+        self.velocity_limit = _frozen(robot.velocity_limit[self.dof_indices])
+        self.effort_limit = _frozen(robot.effort_limit[self.dof_indices])
         # index arrays: chain-local position -> q position (simple joints) / cos,sin positions (continuous)
         idx_q = np.array([model.joints[jid].idx_q for jid in path], dtype=np.intp)
         simple = np.flatnonzero(~self.continuous)
@@ -184,22 +161,11 @@ class Chain:
         self._cols = _as_index_or_slice(self.dof_indices)
         self._cols_is_slice = isinstance(self._cols, slice)
         self._cols_all = self._cols_is_slice and self._cols == slice(0, model.nv)  # every robot DOF
-        self._tip_offset = pin.SE3.Identity()
-        self._has_offset = False
-        if tip_offset is not None:
-            self.tip_offset = tip_offset
+        offset = pin.SE3.Identity() if tip_offset is None else as_se3(tip_offset, "tip_offset")
         if rest is None:
             dof = robot.dof_from_q(pin.neutral(model))
             rest = np.clip(dof, robot.dof_lower_limit, robot.dof_upper_limit)
-        self._set_rest(rest)
-
-    def _update_plain(self) -> None:
-        """Whether Pinocchio's tip pose and (2-D) Jacobian need no transform (only a column selection)."""
-        self._plain = (
-            getattr(self, "_base_identity", False)
-            and not self._has_offset
-            and self._model.nv > 1  # nv = 1: Pinocchio returns a 1-D Jacobian
-        )
+        self._cfg = self._config(as_state_vector(rest, robot.nv, "rest"), offset)
 
     @staticmethod
     def _frame(robot: RobotModel, frame: str, kind: str) -> int:
@@ -210,63 +176,58 @@ class Chain:
         except UnknownNameError:
             raise UnknownNameError(kind, frame, robot.frame_names) from None
 
+    def _config(self, rest: np.ndarray, offset: pin.SE3) -> _Config:
+        """A new configuration for validated per-DOF ``rest`` values and tool ``offset``."""
+        q = self.robot.q_from_dof(rest)
+        data = self._tls.sc.data
+        pin.forwardKinematics(self._model, data, q)
+        oMb = pin.updateFramePlacement(self._model, data, self._bid)
+        rest.setflags(write=False)
+        q.setflags(write=False)
+        return _Config(rest, q, oMb, offset, self._model.nv)
+
+    # ------------------------------------------------------------------ copies and pickles
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle, ``copy.copy`` (same robot) and ``copy.deepcopy`` (robot copied): an independent chain."""
+        cfg = self._cfg
+        return (Chain, (self.robot, self.base, self.tip, self.name, pin.SE3(cfg.offset), cfg.rest.copy()))
+
     # ------------------------------------------------------------------ settable properties
     @property
     def rest(self) -> np.ndarray:
         """Per-DOF values (robot.nv) of the whole robot used for joints outside the chain (a copy)."""
-        return self._rest.copy()
+        return self._cfg.rest.copy()
 
     @rest.setter
     def rest(self, value: Any) -> None:
-        self._set_rest(value)
-
-    def _set_rest(self, value: Any) -> None:
-        dof = as_vector(value, self.robot.nv, "rest")
-        q = self.robot.q_from_dof(dof)
-        data = self._data
-        pin.forwardKinematics(self._model, data, q)
-        oMb = pin.updateFramePlacement(self._model, data, self._bid)
-        # commit only after everything succeeded
-        self._rest = dof
-        self._q = q
-        self._bMo = oMb.inverse()
-        rot_t = oMb.rotation.T.copy()
-        self._base_rot_identity = bool(np.array_equal(rot_t, np.eye(3)))
-        self._base_identity = self._base_rot_identity and not oMb.translation.any()
-        self._update_plain()
-        self._R6 = np.zeros((6, 6))
-        self._R6[:3, :3] = rot_t
-        self._R6[3:, 3:] = rot_t
+        self._cfg = self._config(as_state_vector(value, self.robot.nv, "rest"), self._cfg.offset)
 
     @property
     def tip_offset(self) -> pin.SE3:
-        """Tool point relative to the tip frame (a copy; settable with a ``pin.SE3``)."""
-        return pin.SE3(self._tip_offset)
+        """Tool point relative to the tip frame (a copy; settable with a ``pin.SE3`` or None)."""
+        return pin.SE3(self._cfg.offset)
 
     @tip_offset.setter
     def tip_offset(self, value: pin.SE3 | None) -> None:
-        if value is None:
-            value = pin.SE3.Identity()
-        if not isinstance(value, pin.SE3):
-            raise InvalidValueError("tip_offset", "a pinocchio.SE3", type(value).__name__)
-        check_finite(value.homogeneous, "tip_offset")
-        self._tip_offset = pin.SE3(value)
-        self._has_offset = not value.isIdentity(0.0)
-        self._update_plain()
+        offset = pin.SE3.Identity() if value is None else as_se3(value, "tip_offset")
+        self._cfg = self._config(self._cfg.rest.copy(), offset)
 
     # ------------------------------------------------------------------ chain-local vectors
-    def _load(self, q_chain: Any) -> np.ndarray:
-        """Validate ``q_chain`` and write it into the scratch configuration; return that configuration."""
+    def _load(self, q_chain: Any) -> _Scratch:
+        """Validate ``q_chain``, write it into this thread's scratch configuration; return the scratch."""
         qc = q_chain
         if type(qc) is not np.ndarray or qc.dtype is not _F64 or qc.shape != self._shape:
             qc = as_vector(q_chain, self.n, "q_chain")  # lists, other dtypes, wrong shapes
         elif not math.isfinite(sum(qc.tolist())):  # NaN/inf make the sum non-finite (overflow re-checked)
             check_finite(qc, "q_chain")
-        return self._write(qc)
+        sc = self._tls.sc
+        if sc.cfg is not self._cfg:
+            sc.load(self._cfg)
+        self._write(sc.q, qc)
+        return sc
 
-    def _write(self, qc: np.ndarray) -> np.ndarray:
-        """Write the validated chain vector ``qc`` into the scratch configuration and return it."""
-        q = self._q
+    def _write(self, q: np.ndarray, qc: np.ndarray) -> None:
+        """Write the validated chain vector ``qc`` into the configuration ``q``."""
         if self._all_simple:
             q[self._sq] = qc
         else:
@@ -274,16 +235,15 @@ class Chain:
             theta = qc[self._cc]
             q[self._cq] = np.cos(theta)
             q[self._cq1] = np.sin(theta)
-        return q
 
     def full_q(self, q_chain: Any) -> np.ndarray:
         """Robot configuration q (nq): the rest configuration with the chain joints set to ``q_chain``."""
-        return self._load(q_chain).copy()
+        return self._load(q_chain).q.copy()
 
     def full_dof(self, q_chain: Any) -> np.ndarray:
         """Per-DOF vector (robot.nv): :attr:`rest` with the chain DOF set to ``q_chain``."""
         qc = as_vector(q_chain, self.n, "q_chain")
-        dof = self._rest.copy()
+        dof = self._cfg.rest.copy()
         dof[self.dof_indices] = qc
         return dof
 
@@ -293,21 +253,22 @@ class Chain:
 
     # ------------------------------------------------------------------ kinematics
     # Pinocchio's computeFrameJacobian and updateFramePlacement return new objects, so the results below
-    # never alias pin.Data; the base placement is constant (see _set_rest), hence no per-call base update.
-    def _jac_in_base(self, J: np.ndarray) -> np.ndarray:
+    # never alias pin.Data; the base placement is constant per configuration, hence no per-call update.
+    def _jac_in_base(self, J: np.ndarray, cfg: _Config) -> np.ndarray:
         """Chain columns of the world-aligned tip Jacobian ``J`` (a new array), in base axes."""
         if J.ndim == 1:  # Pinocchio returns a 6-vector when the robot has a single DOF
             J = J.reshape(6, 1)
-        if self._base_rot_identity:
+        if cfg.base_rot_identity:
             if self._cols_all:
                 return J  # already a new array
             return J[:, self._cols].copy() if self._cols_is_slice else J[:, self._cols]
-        return self._R6 @ J[:, self._cols]
+        return cfg.R6 @ J[:, self._cols]
 
-    def _shift_to_offset(self, Jb: np.ndarray, oMt: pin.SE3) -> None:
+    @staticmethod
+    def _shift_to_offset(Jb: np.ndarray, oMt: pin.SE3, cfg: _Config) -> None:
         """Move the reference point of ``Jb`` (base axes) from the tip origin to the tool point, in place."""
         # r = ᵇRₜ p_off (base axes); v' = v + ω × r = v − [r]× ω
-        r = self._bMo.rotation @ (oMt.rotation @ self._tip_offset.translation)
+        r = cfg.bMo.rotation @ (oMt.rotation @ cfg.offset.translation)
         Jb[:3] -= pin.skew(r) @ Jb[3:]
 
     def fk(self, q_chain: Any) -> pin.SE3:
@@ -316,11 +277,12 @@ class Chain:
         Raises:
             InvalidValueError: ``q_chain`` is not n finite values.
         """
-        q = self._load(q_chain)
-        pin.forwardKinematics(self._model, self._data, q)
-        oMt = pin.updateFramePlacement(self._model, self._data, self._tid)
-        bMt = oMt if self._base_identity else self._bMo * oMt
-        return bMt * self._tip_offset if self._has_offset else bMt
+        sc = self._load(q_chain)
+        cfg, data = sc.cfg, sc.data
+        pin.forwardKinematics(self._model, data, sc.q)
+        oMt = pin.updateFramePlacement(self._model, data, self._tid)
+        bMt = oMt if cfg.base_identity else cfg.bMo * oMt
+        return bMt * cfg.offset if cfg.has_offset else bMt
 
     def jacobian(self, q_chain: Any) -> np.ndarray:
         """Chain Jacobian ``ᵇJ`` (6×n): linear (m/s) over angular (rad/s) rows, base axes, at the tip.
@@ -330,10 +292,11 @@ class Chain:
         Raises:
             InvalidValueError: ``q_chain`` is not n finite values.
         """
-        q = self._load(q_chain)
-        Jb = self._jac_in_base(pin.computeFrameJacobian(self._model, self._data, q, self._tid, _LWA))
-        if self._has_offset:
-            self._shift_to_offset(Jb, pin.updateFramePlacement(self._model, self._data, self._tid))
+        sc = self._load(q_chain)
+        cfg, data = sc.cfg, sc.data
+        Jb = self._jac_in_base(pin.computeFrameJacobian(self._model, data, sc.q, self._tid, _LWA), cfg)
+        if cfg.has_offset:
+            self._shift_to_offset(Jb, pin.updateFramePlacement(self._model, data, self._tid), cfg)
         return Jb
 
     def fk_jacobian(self, q_chain: Any) -> tuple[pin.SE3, np.ndarray]:
@@ -350,27 +313,32 @@ class Chain:
         ``q_chain`` is trusted: it must be a finite float64 array of shape ``(n,)``; anything else gives
         wrong results or a numpy/Pinocchio error. The results are new objects, as from :meth:`fk_jacobian`.
         """
+        sc = self._tls.sc
+        cfg = self._cfg
+        if sc.cfg is not cfg:
+            sc.load(cfg)
+        q = sc.q
         if not self._all_simple:
-            return self._fk_jacobian(self._write(q_chain))
-        q = self._q
+            self._write(q, q_chain)
+            return self._fk_jacobian(sc)
         q[self._sq] = q_chain
-        if not self._plain:
-            return self._fk_jacobian(q)
+        if not cfg.plain:
+            return self._fk_jacobian(sc)
         # base frame = world and no tool offset: Pinocchio's pose, and its Jacobian's chain columns
-        model, data, tid = self._model, self._data, self._tid
+        model, data, tid = self._model, sc.data, self._tid
         J = pin.computeFrameJacobian(model, data, q, tid, _LWA)
         if not self._cols_all:
             J = J[:, self._cols].copy() if self._cols_is_slice else J[:, self._cols]
         return pin.updateFramePlacement(model, data, tid), J
 
-    def _fk_jacobian(self, q: np.ndarray) -> tuple[pin.SE3, np.ndarray]:
-        model, data, tid = self._model, self._data, self._tid
-        Jb = self._jac_in_base(pin.computeFrameJacobian(model, data, q, tid, _LWA))
+    def _fk_jacobian(self, sc: _Scratch) -> tuple[pin.SE3, np.ndarray]:
+        model, data, tid, cfg = self._model, sc.data, self._tid, sc.cfg
+        Jb = self._jac_in_base(pin.computeFrameJacobian(model, data, sc.q, tid, _LWA), cfg)
         oMt = pin.updateFramePlacement(model, data, tid)  # joints are placed: this only composes jMf
-        bMt = oMt if self._base_identity else self._bMo * oMt
-        if self._has_offset:
-            self._shift_to_offset(Jb, oMt)
-            bMt = bMt * self._tip_offset
+        bMt = oMt if cfg.base_identity else cfg.bMo * oMt
+        if cfg.has_offset:
+            self._shift_to_offset(Jb, oMt, cfg)
+            bMt = bMt * cfg.offset
         return bMt, Jb
 
     def pose7(self, q_chain: Any) -> np.ndarray:

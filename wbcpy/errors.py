@@ -12,7 +12,7 @@ exception also derives from it, so ``except KeyError`` or ``except ValueError`` 
 | quantity read before a state was set        | :class:`StateNotSetError`                |
 | bad task, scene, chain or robot config      | :class:`ConfigError` (a ``ValueError``)  |
 | QP infeasible or solver failure             | :class:`QPSolveError`                    |
-| one object used by two threads at once      | :class:`ConcurrentUseError`              |
+| an object used by two threads at once       | :class:`ConcurrentUseError`              |
 """
 
 from __future__ import annotations
@@ -61,9 +61,21 @@ class URDFNotFoundError(URDFError, FileNotFoundError):
         self.filename = source
 
 
+#: names longer than this are cut in messages and never compared with difflib
+_NAME_LIMIT = 200
+
+
+def _short(name: Any) -> str:
+    """``repr(name)``, cut to :data:`_NAME_LIMIT` characters."""
+    text = repr(name[:_NAME_LIMIT]) if isinstance(name, str) and len(name) > _NAME_LIMIT else repr(name)
+    return text if len(text) <= _NAME_LIMIT else text[:_NAME_LIMIT] + "..."
+
+
 def close_matches(name: str, candidates: Iterable[str], n: int = 5) -> list[str]:
     """Return up to ``n`` candidates that resemble ``name`` (difflib ratio ≥ 0.5), best first."""
     pool = [str(c) for c in candidates]
+    if len(str(name)) > _NAME_LIMIT:  # no valid name is that long; difflib would take seconds
+        return []
     found = difflib.get_close_matches(str(name), pool, n=n, cutoff=0.5)
     if not found:
         low = str(name).lower()
@@ -86,7 +98,7 @@ class UnknownNameError(WbcpyError, KeyError):
         self.name = name
         self.valid = [str(v) for v in valid]
         self.suggestions = close_matches(str(name), self.valid)
-        msg = f"unknown {kind} {name!r}"
+        msg = f"unknown {kind} {_short(name)}"
         if self.suggestions:
             msg += f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?"
         elif self.valid:
@@ -131,20 +143,6 @@ class StateNotSetError(WbcpyError, RuntimeError):
     def __init__(self, quantity: str) -> None:
         self.quantity = quantity
         super().__init__(f"cannot read {quantity}: no state was set yet (call update(q, v) first)")
-
-
-class ConcurrentUseError(WbcpyError, RuntimeError):
-    """An object that must not be used by two threads at once was (its contract says so).
-
-    Attributes:
-        what: the class or object concerned.
-        reason: what overlapped.
-    """
-
-    def __init__(self, what: str, reason: str) -> None:
-        self.what = what
-        self.reason = reason
-        super().__init__(f"{what}: {reason} (use one object per thread, e.g. a copy)")
 
 
 class ConfigError(WbcpyError, ValueError):
@@ -196,3 +194,23 @@ class QPSolveError(WbcpyError, RuntimeError):
         self.level = level
         where = f" at priority level {level}" if level is not None else ""
         super().__init__(f"QP solver {solver!r} failed{where}: {status}")
+
+
+class ConcurrentUseError(WbcpyError, RuntimeError):
+    """An object that serves one thread at a time was entered by a second thread while in use.
+
+    The call that raises changed nothing; the call already running is not disturbed. Give each thread
+    its own object (``copy.copy`` / ``copy.deepcopy``), or serialise the calls.
+
+    Attributes:
+        owner: the class of the object (e.g. ``"MultiRefMinJerkCtrl"``).
+        method: the method that was entered concurrently.
+    """
+
+    def __init__(self, owner: str, method: str) -> None:
+        self.owner = owner
+        self.method = method
+        super().__init__(
+            f"{owner}.{method}() was called while another thread was using this {owner}; "
+            "an object of this class serves one thread at a time (give each thread its own copy)"
+        )

@@ -1,22 +1,26 @@
-"""RobotModel: one Pinocchio model and data, a state, and cached kinematics and dynamics.
+"""RobotModel: one Pinocchio model, a state, and cached kinematics and dynamics.
 
 Every facade of wbcpy (jspace, arl, AccelerationScene, iKin controller) holds a reference to one
-:class:`RobotModel`. It owns the only ``pin.Model`` and ``pin.Data`` of the robot, validates states, and
-computes each derived quantity at most once per state:
+:class:`RobotModel`. It validates states and computes each derived quantity at most once per state (and
+thread): ``update(q, v, a)`` publishes a new state; a getter (frame placement, Jacobian, M, M⁻¹, g, b,
+COM, ...) runs its Pinocchio algorithm on first use for that state and returns a new array, a ``*_view``
+accessor the cached array itself; a getter used before any state was set raises
+:class:`~wbcpy.errors.StateNotSetError`.
 
-* ``update(q, v, a)`` stores a new state and bumps :attr:`RobotModel.state_id`;
-* a getter (frame placement, Jacobian, M, M⁻¹, g, b, COM, ...) computes its Pinocchio algorithm on first
-  use for that state and returns a new array afterwards from the cache;
-* a getter used before any state was set raises :class:`~wbcpy.errors.StateNotSetError`.
+It is composed of a :class:`~wbcpy._robot_names.RobotNames` (model-only names, sizes, limits; immutable,
+shared with copies) and per-thread :class:`~wbcpy._robot_cache.Workspace` objects (a ``pin.Data`` each,
+with the one cache-fill path of every quantity); its base :class:`~wbcpy._robot_views.RobotStateViews`
+owns the published state and the no-copy views that facades, tasks and scenes use.
 
-Conventions: SI units; Jacobians are 6×nv, linear rows over angular rows, expressed in world axes at the
-frame origin (``pin.LOCAL_WORLD_ALIGNED``); the bias ``J̇q̇`` is the classical acceleration of the frame
-origin with q̈ = 0 in the same axes.
+Conventions: SI units; Jacobians are 6×nv (also for nv = 1), linear rows over angular rows, in world axes
+at the frame origin (``pin.LOCAL_WORLD_ALIGNED``); the bias ``J̇q̇`` is the classical acceleration of the
+frame origin with q̈ = 0 in the same axes.
 """
 
 from __future__ import annotations
 
-import math
+import copy as _copy
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,91 +28,129 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pinocchio as pin
 
-from ._dof_map import DofMap
-from ._pin_bindings import probe_bindings
-from ._robot_names import RobotNamesMixin
-from ._robot_views import RobotViewsMixin
+from ._pin_bindings import BindingProbe, probe_bindings
+from ._robot_cache import FRAMES, RobotState, record
+from ._robot_names import RobotNames
+from ._robot_names import forwarded as _forward
+from ._robot_views import RobotStateViews
 from ._urdf import load_urdf_model
-from ._validation import as_vector, check_finite
-from .errors import StateNotSetError
+from ._validation import as_bool, as_state_vector
+from .errors import InvalidValueError
 
 if TYPE_CHECKING:
     from .chain import Chain
 
-__all__ = ["RobotModel"]
+__all__ = ["RobotModel", "RobotState"]
 
 _LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
-_F64 = np.dtype(np.float64)
-#: up to this nv, M⁻¹ from the Cholesky factors of an already computed M beats ``computeMinverse``
-#: (measured with pin 4.1 after computeAllTerms: PUMA 3.6 vs 4.2 µs, Baxter nv=19 11.0 vs 12.1 µs; Talos
-#: nv=38 30.7 vs 24.2 µs, iCub nv=35 28 vs 22 µs)
-_CHOLESKY_MINV_MAX_NV = 24
 
 
-def _state_vector(x: Any, n: int, name: str) -> np.ndarray:
-    """:func:`as_vector` with a fast path for float64 arrays of the right size (hot path of update)."""
-    if x.__class__ is np.ndarray and x.shape == (n,) and x.dtype is _F64:
-        out = x.copy()
-        if not math.isfinite(out.dot(out)):  # NaN/inf (or overflow, then checked exactly)
-            check_finite(out, name)
-        return out
-    return as_vector(x, n, name)
+def _paths(dirs: Any) -> list[str]:
+    """``package_dirs`` as a list of strings: None, one path, or an iterable of paths."""
+    if dirs is None:
+        return []
+    if isinstance(dirs, (str, Path)):
+        return [str(dirs)]
+    try:
+        items = list(dirs)
+    except TypeError:
+        raise InvalidValueError("package_dirs", "paths", type(dirs).__name__) from None
+    if not all(isinstance(p, (str, Path)) for p in items):
+        raise InvalidValueError("package_dirs", "paths", None, reason="every entry must be a str or Path")
+    return [str(p) for p in items]
 
 
-class RobotModel(RobotNamesMixin, RobotViewsMixin):
-    """A robot: one ``pin.Model``, one ``pin.Data``, a validated state and per-state caches.
+def _restore(model: pin.Model, name: str, source: str, dirs: list[str], state: tuple | None) -> RobotModel:
+    """Unpickling and ``copy.deepcopy``: a new robot on ``model`` at ``state`` = (q, v, a)."""
+    robot = RobotModel(model, name=name, source=source, package_dirs=dirs)
+    if state is not None:
+        robot.set_state_unchecked(*(None if x is None else np.array(x, dtype=np.float64) for x in state))
+    return robot
 
-    Names, sizes, limits and per-DOF conversions come from :class:`~wbcpy._robot_names.RobotNamesMixin`;
-    the no-copy ``*_view`` accessors from :class:`~wbcpy._robot_views.RobotViewsMixin`.
+
+class RobotModel(RobotStateViews):
+    """A robot: one ``pin.Model``, a validated state and per-state caches (see the module docstring).
+
+    Names, sizes, limits and per-DOF conversions (``nq``, ``frame_id``, ``dof_lower_limit``,
+    ``q_from_dof``, ...) are those of :attr:`names`, forwarded under the same names.
+
+    The no-copy views (``q_view``, ``frame_jacobian_view``, ``set_state_unchecked``, ...) come from
+    :class:`~wbcpy._robot_views.RobotStateViews`.
+
+    **Threads.** A RobotModel may be shared: any thread may call any method at any time. A state change
+    is one atomic publication, each thread computes into its own ``pin.Data``, and every result is the
+    quantity at one state that was set — never a mix of two states, never an old result marked fresh.
+    Two calls are not one transaction: to read several quantities of one state while another thread may
+    update, read them from ``snap = robot.copy()``. A ``*_view`` result is valid until the calling thread
+    computes a later state; never write to it.
+
+    **Copies and pickles.** :meth:`copy` (also ``copy.copy``) is cheap: shared ``pin.Model`` and names,
+    new data, same state. ``copy.deepcopy`` also copies the ``pin.Model``. A pickle holds the model,
+    names and state, never a ``pin.Data``; unpickling rebuilds the caches. Copies are independent.
+
+    Args:
+        model: the Pinocchio model (shared, never modified; e.g. a reduced model with locked joints).
+        name: robot name (default the model's).
+        source: where the model came from (for messages).
+        package_dirs: folders for ``package://`` URIs (kept for geometry loading).
 
     Attributes:
-        model: the Pinocchio model (shared, never copied).
-        name: robot name (from the URDF unless given).
-        source: the path the model was loaded from, or ``"<xml>"``.
+        model: the Pinocchio model.
+        names: the model-only :class:`~wbcpy._robot_names.RobotNames`.
+        name, source, package_dirs: as given.
+        total_mass: total mass in kg.
     """
 
-    def __init__(self, model: pin.Model, name: str | None = None, source: str = "<model>") -> None:
-        """Wrap an existing Pinocchio model (for example a reduced model with locked joints)."""
-        self.model = model
-        self._data = model.createData()
-        self.name = name or model.name or "robot"
-        self.source = source
-        self._dofs = DofMap(model)
-        nv = model.nv
-        self._zero_v = np.zeros(nv)
-        self._lower_tri = np.tri(nv, nv, -1, dtype=bool)
-        self._frame_index = {model.frames[i].name: i for i in range(len(model.frames))}
-        self._joint_index = {model.names[i]: i for i in range(1, model.njoints)}
+    nq = property(lambda self: self.names.nq, doc="Size of the configuration vector q.")
+    nv = property(lambda self: self.names.nv, doc="Size of v, q̈ and τ (= number of DOF).")
+    ndof = property(lambda self: self.names.nv, doc="Number of DOF (= nv; a free-flyer counts 6).")
+    floating_base = property(lambda self: self.names.floating_base, doc="True when joint 1 is a free-flyer.")
+    joint_names = _forward("joint_names")
+    dof_names = _forward("dof_names")
+    frame_names = _forward("frame_names")
+    link_names = _forward("link_names")
+    root_link = _forward("root_link")
+    frame_id = _forward("frame_id")
+    joint_id = _forward("joint_id")
+    joint_v_index = _forward("joint_v_index")
+    joint_q_index = _forward("joint_q_index")
+    lower_position_limit = _forward("lower_position_limit")
+    upper_position_limit = _forward("upper_position_limit")
+    dof_lower_limit = _forward("dof_lower_limit")
+    dof_upper_limit = _forward("dof_upper_limit")
+    velocity_limit = _forward("velocity_limit")
+    effort_limit = _forward("effort_limit")
+    q_from_dof = _forward("q_from_dof")
+    dof_from_q = _forward("dof_from_q")
+    neutral = _forward("neutral")
+
+    def __init__(
+        self,
+        model: pin.Model,
+        name: str | None = None,
+        source: str = "<model>",
+        package_dirs: Sequence[str | Path] | None = None,
+    ) -> None:
+        if not isinstance(model, pin.Model):
+            raise InvalidValueError("model", "a pinocchio.Model", type(model).__name__)
+        self._setup(model, RobotNames(model), probe_bindings(model), name, source, package_dirs)
+
+    def _setup(
+        self,
+        model: pin.Model,
+        names: RobotNames,
+        probe: BindingProbe,
+        name: str | None,
+        source: str,
+        package_dirs: Sequence[str | Path] | None,
+    ) -> None:
+        RobotStateViews.__init__(self, model, names, probe)
+        self.name = str(name or model.name or "robot")
+        self.source = str(source)
+        self.package_dirs = _paths(package_dirs)
         self.total_mass: float = float(pin.computeTotalMass(model))
-        # state and per-state cache stamps (-1 = never computed)
-        self._q: np.ndarray | None = None
-        self._v = np.zeros(nv)
-        self._a: np.ndarray | None = None
-        self.state_id = 0
-        self._kin_id = self._jac_id = self._dyn_id = self._minv_id = self._cbias_id = -1
-        self._frames_id = self._com_id = -1
-        self._n_frames = len(model.frames)
-        self._jac_cache: dict[int, np.ndarray] = {}
-        self._bias_cache: dict[int, np.ndarray] = {}
-        self._M = np.zeros((nv, nv))
-        self._Minv = np.zeros((nv, nv))
-        self._minv_fresh: np.ndarray | None = None
-        self._probe_bindings()
-        # numpy views of pin.Data results, taken once (each attribute access costs a new wrapper); they
-        # stay valid because self._data is never replaced (``data`` is a read-only property)
-        data = self._data
-        self._view_g, self._view_nle = data.g, data.nle
-        # data.M is column-major; when the bindings give it full and symmetric, its transpose is the same
-        # matrix with a row-major layout, so copies are plain memory copies
-        self._src_M = self._M if self._fill_M else data.M.T
-        self._src_Minv = self._Minv if self._fill_Minv else data.Minv
 
-    @property
-    def data(self) -> pin.Data:
-        """The Pinocchio data that holds the current state's results (read-only attribute)."""
-        return self._data
-
-    # ------------------------------------------------------------------ construction
+    # ------------------------------------------------------------------ construction and copies
     @classmethod
     def from_urdf(
         cls,
@@ -123,20 +165,47 @@ class RobotModel(RobotNamesMixin, RobotViewsMixin):
         Args:
             source: path to a ``.urdf`` file, or the URDF XML itself (a string containing ``<robot``).
             floating_base: add Pinocchio's free-flyer as the first joint (nq += 7, nv += 6).
-            package_dirs: folders for ``package://`` URIs; kept for geometry loading, unused by the
-                kinematic/dynamic model.
+            package_dirs: folders for ``package://`` URIs (kept for geometry loading).
             gravity: gravity vector in m/s², world frame.
             name: robot name; default the URDF's ``name`` attribute.
 
         Raises:
             URDFNotFoundError: the path does not exist (also a ``FileNotFoundError``).
             URDFError: unreadable file, malformed XML, or a URDF without links.
-            InvalidValueError: a non-finite or wrongly sized gravity vector.
+            InvalidValueError: a non-finite or wrongly sized gravity vector, a non-bool ``floating_base``.
         """
-        model, label = load_urdf_model(source, floating_base, gravity)
-        robot = cls(model, name=name, source=label)
-        robot.package_dirs = [str(p) for p in (package_dirs or [])]
-        return robot
+        model, label = load_urdf_model(source, as_bool(floating_base, "floating_base"), gravity)
+        return cls(model, name=name, source=label, package_dirs=package_dirs)
+
+    def copy(self) -> RobotModel:
+        """An independent robot at the same state, cheaply: shared ``pin.Model`` and names, new data.
+
+        Use it to give another thread its own robot, or to read several quantities of one state while
+        other threads update this one. Later updates of either robot do not affect the other.
+        """
+        new = RobotModel.__new__(RobotModel)
+        new._setup(self.model, self.names, self._probe, self.name, self.source, self.package_dirs)
+        q, v, a, sid = self._st[:4]
+        if q is not None:
+            new._next_sid = itertools.count(sid + 1).__next__
+            new._st = record(q.copy(), v.copy(), None if a is None else a.copy(), sid)
+        return new
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RobotModel:
+        """An independent robot on a copy of the ``pin.Model``, at the same state."""
+        return _restore(
+            _copy.deepcopy(self.model, memo), self.name, self.source, self.package_dirs, self._state_args()
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle the model, names and state; never the ``pin.Data`` (rebuilt when unpickled)."""
+        return (_restore, (self.model, self.name, self.source, self.package_dirs, self._state_args()))
+
+    def _state_args(self) -> tuple | None:
+        q, v, a = self._st[:3]
+        return None if q is None else (q.copy(), v.copy(), None if a is None else a.copy())
 
     def chain(self, base: str, tip: str, name: str | None = None, **kwargs: Any) -> Chain:
         """Return a serial :class:`~wbcpy.chain.Chain` view from frame ``base`` to frame ``tip``."""
@@ -146,7 +215,7 @@ class RobotModel(RobotNamesMixin, RobotViewsMixin):
 
     # ------------------------------------------------------------------ state
     def update(self, q: Any, v: Any = None, a: Any = None) -> None:
-        """Set the state and invalidate every cached quantity.
+        """Set the state; every cached quantity is recomputed on its next read.
 
         Args:
             q: configuration (nq). Unit-norm blocks (quaternions, cos/sin pairs) must have norm 1 ± 1e-6;
@@ -155,242 +224,107 @@ class RobotModel(RobotNamesMixin, RobotViewsMixin):
             a: measured acceleration (nv), optional; used by task status (``y``), never by the dynamics.
 
         Raises:
-            InvalidValueError: wrong size, NaN/inf, or a non-unit quaternion / cos-sin pair. The previous
-                state stays in place.
+            InvalidValueError: wrong size, non-numeric, NaN/inf, an entry beyond
+                :data:`~wbcpy._validation.STATE_LIMIT` (1e9), or a non-unit quaternion / cos-sin pair.
+                The previous state stays in place.
         """
-        qa = _state_vector(q, self.model.nq, "q")
-        self._dofs.normalize_in_place(qa)
-        va = self._zero_v.copy() if v is None else _state_vector(v, self.model.nv, "v")
-        aa = None if a is None else _state_vector(a, self.model.nv, "a")
-        self._set_state(qa, va, aa)
+        names = self.names
+        qa = as_state_vector(q, names.nq, "q")
+        names.dofs.normalize_in_place(qa)
+        va = self._zero_v if v is None else as_state_vector(v, names.nv, "v")
+        aa = None if a is None else as_state_vector(a, names.nv, "a")
+        self._st = (qa, va, aa, self._next_sid(), {})
 
     def update_dof(self, angles: Any, velocity: Any = None, acceleration: Any = None) -> None:
         """:meth:`update` from one value per DOF (see :meth:`q_from_dof`)."""
-        qa = self.q_from_dof(angles)  # validated; unit blocks are exact by construction
-        va = self._zero_v.copy() if velocity is None else as_vector(velocity, self.model.nv, "velocity")
-        aa = None if acceleration is None else as_vector(acceleration, self.model.nv, "acceleration")
-        self._set_state(qa, va, aa)
+        nv = self.names.nv
+        dof = as_state_vector(angles, nv, "angles")
+        qa = self.names.dofs.q_from_dof(dof)  # unit blocks are exact by construction
+        va = self._zero_v if velocity is None else as_state_vector(velocity, nv, "velocity")
+        aa = None if acceleration is None else as_state_vector(acceleration, nv, "acceleration")
+        self._st = (qa, va, aa, self._next_sid(), {})
 
-    def _set_state(self, q: np.ndarray, v: np.ndarray, a: np.ndarray | None = None) -> None:
-        """Store an already validated state and invalidate every cache (internal fast path).
-
-        The arrays are kept as they are: callers hand over fresh, finite arrays of the right sizes with
-        unit-norm blocks of q normalised (facades validate once and call this).
-        """
-        self._q, self._v, self._a = q, v, a
-        self.state_id += 1
-        self._jac_cache.clear()
-        self._bias_cache.clear()
-
-    @property
-    def has_state(self) -> bool:
-        """True once a state was set."""
-        return self._q is not None
-
-    @property
-    def q(self) -> np.ndarray:
-        """Current configuration (copy)."""
-        return self._require_state("q").copy()
-
-    @property
-    def v(self) -> np.ndarray:
-        """Current velocity (copy)."""
-        self._require_state("v")
-        return self._v.copy()
-
-    @property
-    def a(self) -> np.ndarray | None:
-        """Measured acceleration given to the last :meth:`update`, or None."""
-        self._require_state("a")
-        return None if self._a is None else self._a.copy()
-
-    def _require_state(self, quantity: str) -> np.ndarray:
-        if self._q is None:
-            raise StateNotSetError(quantity)
-        return self._q
-
-    # ------------------------------------------------------------------ lazy computations
-    def _ensure_motion(self, quantity: str) -> None:
-        """Joint placements, velocities and q̈ = 0 accelerations: ``forwardKinematics(q, v, 0)``."""
-        if self._kin_id != self.state_id:
-            q = self._require_state(quantity)
-            pin.forwardKinematics(self.model, self._data, q, self._v, self._zero_v)
-            self._kin_id = self.state_id
-
-    def _ensure_kinematics(self, quantity: str) -> None:
-        """Placements, velocities and q̈ = 0 accelerations of joints and frames for the current state."""
-        if self._frames_id == self.state_id:
-            return
-        self._ensure_motion(quantity)
-        pin.updateFramePlacements(self.model, self._data)
-        self._frames_id = self.state_id
-
-    def _ensure_jacobians(self, quantity: str) -> None:
-        """Joint Jacobians; reuses the joint placements when forward kinematics already ran."""
-        if self._jac_id != self.state_id:
-            if self._kin_id == self.state_id:
-                pin.computeJointJacobians(self.model, self._data)  # no second placement pass
-            else:
-                pin.computeJointJacobians(self.model, self._data, self._require_state(quantity))
-            self._jac_id = self.state_id
-
-    def _ensure_com(self, quantity: str) -> None:
-        """COM position, velocity, q̈ = 0 acceleration and Jacobian without the dynamics (no M, no RNEA).
-
-        ``forwardKinematics(q, v, 0)`` + ``computeJointJacobians`` (both shared with the frame
-        quantities), then ``centerOfMass`` at acceleration level and ``jacobianCenterOfMass`` on that
-        data: the same values as ``computeAllTerms`` + ``centerOfMass(q, v, 0)``, at a fraction of the cost.
-        """
-        if self._com_id == self.state_id:
-            return
-        self._ensure_motion(quantity)
-        self._ensure_jacobians(quantity)
-        model, data = self.model, self._data
-        pin.centerOfMass(model, data, pin.KinematicLevel.ACCELERATION, True)
-        pin.jacobianCenterOfMass(model, data, False)
-        self._com_bias = data.acom[0].copy()
-        self._com_id = self._cbias_id = self.state_id
-
-    def _ensure_dynamics(self, quantity: str) -> None:
-        """M (upper), nle, g, joint Jacobians, COM and COM Jacobian in one ``computeAllTerms`` pass."""
-        if self._dyn_id == self.state_id:
-            return
-        q = self._q
-        if q is None:
-            raise StateNotSetError(quantity)
-        pin.computeAllTerms(self.model, self._data, q, self._v)
-        if self._fill_M:
-            np.copyto(self._M, self._data.M)
-            np.copyto(self._M, self._M.T, where=self._lower_tri)
-        self._dyn_id = self._jac_id = self._kin_id = self.state_id
-
-    def _ensure_minverse(self, quantity: str) -> None:
-        """M⁻¹ (full matrix in ``self._Minv`` or data): from the Cholesky factors of M when M was computed
-        for this state, else by Pinocchio's ABA-based ``computeMinverse``."""
-        if self._minv_id == self.state_id:
-            return
-        q = self._q
-        if q is None:
-            raise StateNotSetError(quantity)
-        if self._dyn_id == self.state_id and self.model.nv <= _CHOLESKY_MINV_MAX_NV:
-            # M is already there: for small robots M⁻¹ from its LDLᵀ factors is cheaper than an ABA pass
-            pin.cholesky.decompose(self.model, self._data)
-            fresh = pin.cholesky.computeMinv(self.model, self._data)
-            returns_copy = self._chol_returns_copy
-        else:
-            fresh = pin.computeMinverse(self.model, self._data, q)
-            returns_copy = self._minv_returns_copy
-        if self._fill_Minv:
-            np.copyto(self._Minv, self._data.Minv)
-            np.copyto(self._Minv, self._Minv.T, where=self._lower_tri)
-        # the bindings return M⁻¹ as a new array: the first reader for this state gets it without a copy
-        self._minv_fresh = fresh if returns_copy else None
-        self._minv_id = self.state_id
-
-    def _probe_bindings(self) -> None:
-        """Check once, on a scratch ``pin.Data``, what the Python bindings of Pinocchio return (see
-        :mod:`wbcpy._pin_bindings`): whether M and M⁻¹ must be mirrored, whether M⁻¹ comes as a new array."""
-        probe = probe_bindings(self.model)
-        self._fill_M, self._fill_Minv = probe.fill_M, probe.fill_Minv
-        self._chol_returns_copy = probe.chol_returns_copy
-        self._minv_returns_copy = probe.minv_returns_copy
-
-    # ------------------------------------------------------------------ kinematics
+    # ------------------------------------------------------------------ kinematics (new arrays)
     def frame_placement(self, frame: str | int) -> pin.SE3:
         """World placement ``oMf`` of a frame (a new ``pin.SE3``)."""
-        fid = self.frame_id(frame)
-        self._ensure_kinematics("frame placement")
-        return pin.SE3(self._data.oMf[fid])
+        return pin.SE3(self.frame_placement_view(frame))
 
     def frame_velocity(self, frame: str | int) -> np.ndarray:
         """Spatial velocity (v, ω) of a frame origin in world axes (6, m/s over rad/s)."""
-        fid = self.frame_id(frame)
-        self._ensure_kinematics("frame velocity")
-        return pin.getFrameVelocity(self.model, self._data, fid, _LWA).vector.copy()
+        fid = self.names.frame_id(frame)
+        ws, st = self._tls.ws, self._st
+        ws.placements(st, "frame velocity")
+        return pin.getFrameVelocity(self.model, ws.data, fid, _LWA).vector.copy()
 
     def frame_jacobian(self, frame: str | int) -> np.ndarray:
         """Frame Jacobian (6×nv), linear over angular rows, world axes at the frame origin."""
-        return self._frame_jacobian(self.frame_id(frame)).copy()
-
-    def _frame_jacobian(self, fid: int) -> np.ndarray:
-        """Cached frame Jacobian; callers must not modify the returned array."""
-        jac = self._jac_cache.get(fid)
-        if jac is None:
-            self._ensure_jacobians("frame Jacobian")
-            jac = pin.getFrameJacobian(self.model, self._data, fid, _LWA)
-            self._jac_cache[fid] = jac
-        return jac
+        if type(frame) is not int or not 0 <= frame < self._n_frames:
+            frame = self.names.frame_id(frame)
+        st = self._st
+        jac = st[FRAMES].get(frame)
+        # not cached yet: Pinocchio's new array is the caller's (no copy; the next view call caches one)
+        return self._tls.ws.frame_jacobian(st, frame, False) if jac is None else jac.copy()
 
     def frame_bias(self, frame: str | int) -> np.ndarray:
         """Classical acceleration of the frame origin at q̈ = 0: ``J̇ q̇`` (6, world axes)."""
-        return self._frame_bias(self.frame_id(frame)).copy()
+        return self.frame_bias_view(frame).copy()
 
-    def _frame_bias(self, fid: int) -> np.ndarray:
-        bias = self._bias_cache.get(fid)
-        if bias is None:
-            if self._kin_id != self.state_id:
-                self._ensure_motion("frame bias")  # frame placements are not needed
-            bias = pin.getFrameClassicalAcceleration(self.model, self._data, fid, _LWA).vector.copy()
-            self._bias_cache[fid] = bias
-        return bias
-
-    # ------------------------------------------------------------------ dynamics
+    # ------------------------------------------------------------------ dynamics (new arrays)
     def mass_matrix(self) -> np.ndarray:
         """Joint-space inertia matrix M(q) (nv×nv, full and symmetric)."""
-        if self._dyn_id != self.state_id:
-            self._ensure_dynamics("mass matrix")
-        return self._src_M.copy()
+        ws, st = self._tls.ws, self._st
+        if ws.dyn is not st:
+            ws.dynamics(st, "mass matrix")
+        return ws.src_M.copy()
 
     def inverse_mass_matrix(self) -> np.ndarray:
-        """M(q)⁻¹ (nv×nv, full and symmetric), by Pinocchio's ABA-based ``computeMinverse``."""
-        if self._minv_id != self.state_id:
-            self._ensure_minverse("inverse mass matrix")
-        fresh = self._minv_fresh
+        """M(q)⁻¹ (nv×nv, full and symmetric): Cholesky of M when it is there (nv ≤ 24), else ABA."""
+        ws, st = self._tls.ws, self._st
+        if ws.minv is not st:
+            ws.minverse(st, "inverse mass matrix")
+        fresh = ws.minv_fresh
         if fresh is not None:
-            self._minv_fresh = None
+            ws.minv_fresh = None
             return fresh
-        return self._src_Minv.copy()
+        return ws.src_Minv.copy()
 
     def gravity(self) -> np.ndarray:
         """Generalised gravity torques g(q) (nv): τ = M q̈ + b + g."""
-        if self._dyn_id != self.state_id:
-            self._ensure_dynamics("gravity")
-        return self._view_g.copy()
+        ws, st = self._tls.ws, self._st
+        if ws.dyn is not st:
+            ws.dynamics(st, "gravity")
+        return ws.g.copy()
 
     def coriolis_centrifugal(self) -> np.ndarray:
         """Coriolis and centrifugal torques b = C(q, q̇) q̇ (nv), gravity excluded."""
-        if self._dyn_id != self.state_id:
-            self._ensure_dynamics("Coriolis/centrifugal torques")
-        return self._view_nle - self._view_g
+        ws, st = self._tls.ws, self._st
+        if ws.dyn is not st:
+            ws.dynamics(st, "Coriolis/centrifugal torques")
+        return ws.nle - ws.g
 
     def nonlinear_effects(self) -> np.ndarray:
         """b + g = RNEA(q, q̇, 0) (nv)."""
-        if self._dyn_id != self.state_id:
-            self._ensure_dynamics("nonlinear effects")
-        return self._view_nle.copy()
+        return self.nonlinear_effects_view().copy()
 
     def com(self) -> np.ndarray:
-        """Centre of mass position in the world frame (3, m)."""
-        self._ensure_dynamics("centre of mass")
-        return self._data.com[0].copy()
+        """Centre of mass position in the world frame (3, m); from the kinematics alone."""
+        return self.com_position_view().copy()
 
     def com_jacobian(self) -> np.ndarray:
         """Centre-of-mass Jacobian (3×nv) in world axes."""
-        self._ensure_dynamics("COM Jacobian")
-        return self._data.Jcom.copy()
+        return self.com_jacobian_view().copy()
 
     def com_velocity(self) -> np.ndarray:
         """Centre-of-mass velocity (3, m/s) = J_com q̇."""
-        return self.com_jacobian() @ self._v
+        ws, st = self._tls.ws, self._st
+        ws.com_terms(st, "COM velocity")
+        return ws.data.vcom[0].copy()
 
     def com_bias(self) -> np.ndarray:
         """COM acceleration at q̈ = 0: ``J̇_com q̇`` (3, m/s²)."""
-        q = self._require_state("COM bias")
-        if self._cbias_id != self.state_id:
-            pin.centerOfMass(self.model, self._data, q, self._v, self._zero_v)
-            self._com_bias = self._data.acom[0].copy()
-            self._cbias_id = self._kin_id = self.state_id
-        return self._com_bias.copy()
+        return self.com_bias_view().copy()
 
     def __repr__(self) -> str:
-        return f"RobotModel(name={self.name!r}, nq={self.nq}, nv={self.nv}, source={self.source!r})"
+        return (
+            f"RobotModel(name={self.name!r}, nq={self.names.nq}, nv={self.names.nv}, source={self.source!r})"
+        )

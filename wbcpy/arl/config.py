@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from ..errors import ConfigError, ConfigKeyError, UnknownNameError
+from .._validation import as_float, short_repr
+from ..errors import ConfigError, ConfigKeyError, InvalidValueError, UnknownNameError
 from ..robot import RobotModel
 
 __all__ = ["CONFIG_KEYS", "ChainSpec", "load_config", "lock_joints", "parse_chain_specs"]
@@ -158,9 +159,9 @@ def lock_joints(robot: RobotModel, locked: Any) -> RobotModel:
         if joint.nv != 1:
             raise ConfigError(field, f"a value can only be given for 1-DOF joints ({joint.shortname()})")
         try:
-            val = float(value)
-        except (TypeError, ValueError):
-            raise ConfigError(field, f"expected a number, got {value!r}") from None
+            val = as_float(value, field, finite=False)
+        except InvalidValueError:
+            raise ConfigError(field, f"expected a number, got {short_repr(value)}") from None
         iv = joint.idx_v
         lo, hi = robot.dof_lower_limit[iv], robot.dof_upper_limit[iv]
         if not math.isfinite(val) or not lo <= val <= hi:

@@ -7,6 +7,11 @@ defines the *global* joint index space ``0..N−1`` used by ``getJointName(joint
 ``getJointLimit(joint)`` and ``getGlobalIndex(chain, joint)``. The other chains may share joints (for
 example base → each joint link, used to read the pose of every link).
 
+Threads, copies, pickles: a model is not changed after construction and its chains are safe to share,
+so one model may serve many threads. ``copy.copy`` gives an independent model with new chains over the
+same robot (chains never read the robot's state), ``copy.deepcopy`` and pickles also copy the robot;
+chain rest configurations and tool offsets are kept.
+
 Differences with the C++ seed: where it logged an error and returned NaN, (−π, π), 0 or an empty value,
 wbcpy raises (:class:`~wbcpy.errors.UnknownNameError` for an unknown chain or joint,
 :class:`~wbcpy.errors.ConfigError` for an inconsistent chain set, :class:`~wbcpy.errors.InvalidValueError`
@@ -59,6 +64,21 @@ class ChainJacSolver:
         return self.chain.jacobian(q)
 
     JntToJac = jnt_to_jac  #: alias of :meth:`jnt_to_jac` (KDL name)
+
+
+def _restore(
+    robot: RobotModel,
+    specs: list[tuple[str, str, str]],
+    n_main: int,
+    name: str,
+    extras: list[tuple[Any, Any]],
+) -> Model:
+    """A :class:`Model` rebuilt from :meth:`Model.__reduce__`'s arguments."""
+    model = Model(robot, specs, main_chains=n_main, name=name)
+    for chain, (rest, offset) in zip(model.chain, extras, strict=True):
+        chain.rest = rest
+        chain.tip_offset = offset
+    return model
 
 
 class Model:
@@ -118,6 +138,12 @@ class Model:
         self._lower = robot.dof_lower_limit[g_dofs]
         self._upper = robot.dof_upper_limit[g_dofs]
         self._velocity = robot.velocity_limit[g_dofs]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copies: the robot, the chain specs and each chain's rest values and tool offset."""
+        specs = [(c.name, c.base, c.tip) for c in self.chain]
+        extras = [(c.rest, c.tip_offset) for c in self.chain]
+        return (_restore, (self.robot, specs, self._n_main, self.name, extras))
 
     # ------------------------------------------------------------------ constructors
     @classmethod

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_vector
-from ..errors import ConfigError
+from .._validation import as_real_array, as_vector, short_repr
+from ..errors import ConfigError, InvalidValueError
 
 __all__ = ["as_gain", "broadcast_gain", "optional_vector", "saturate"]
 
@@ -16,20 +16,23 @@ def as_gain(value: Any, name: str, allow_none: bool = False) -> np.ndarray | Non
     """A gain as a float array (scalar → 0-d), finite and ≥ 0 (> 0 for a saturation limit).
 
     Raises:
-        ConfigError: naming the gain, for NaN/inf, negative values or non-numeric input.
+        ConfigError: naming the gain, for NaN/inf, negative values, or input that is not real numbers
+            (booleans, strings, complex numbers, ragged lists, integers beyond the float range).
     """
     if value is None:
         if allow_none:
             return None
         raise ConfigError(name, "a gain is required")
     try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ConfigError(name, f"expected a number or one number per axis, got {value!r}") from None
+        arr = as_real_array(value, name, "a number or one number per axis")  # no bool, str, complex
+    except InvalidValueError:
+        raise ConfigError(
+            name, f"expected a number or one number per axis, got {short_repr(value)}"
+        ) from None
     if arr.ndim > 1 or not np.isfinite(arr).all() or (arr < 0).any():
-        raise ConfigError(name, f"must be finite and ≥ 0 (scalar or per axis), got {value!r}")
+        raise ConfigError(name, f"must be finite and ≥ 0 (scalar or per axis), got {short_repr(value)}")
     if allow_none and (arr <= 0).any():
-        raise ConfigError(name, f"a saturation limit must be > 0, got {value!r}")
+        raise ConfigError(name, f"a saturation limit must be > 0, got {short_repr(value)}")
     return arr
 
 

@@ -31,22 +31,24 @@ from scipy.linalg.blas import dgemm as _dgemm
 from scipy.linalg.blas import dgemv as _dgemv
 from scipy.linalg.lapack import dposv as _dposv
 
-from .._validation import as_matrix, as_vector
+from .._validation import as_float, as_matrix, as_real_array, as_vector
 from ..errors import InvalidValueError
 
-__all__ = ["GuardBands", "blend_velocities", "guard_weights"]
+__all__ = ["EYE6", "GuardBands", "blend_unchecked", "blend_velocities", "diag_scratch", "guard_weights"]
 
 
-_EYE6 = np.eye(6)
+#: I₆ (read-only; the controllers' BLAS calls take it as the matrix they add to)
+EYE6 = np.eye(6)
+EYE6.setflags(write=False)
 
 
 def diag_scratch(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """An (n, n) zero matrix and a view of its diagonal: the ``scratch`` argument of :func:`_blend`."""
+    """An (n, n) zero matrix and a view of its diagonal: ``scratch`` of :func:`blend_unchecked`."""
     D = np.zeros((n, n))
     return D, D.reshape(-1)[:: n + 1]
 
 
-def _blend(
+def blend_unchecked(
     qdot_j: np.ndarray,
     xdot_t: np.ndarray,
     J: np.ndarray,
@@ -69,11 +71,11 @@ def _blend(
         diag[:] = w
         JW = J.dot(D)
     JT = J.T
-    A = _dgemm(1.0, JW.T, JT, 1.0, _EYE6, 1, 0)  # (JWᵀ)ᵀ Jᵀ + I₆ = I₆ + J W Jᵀ: symmetric positive definite
+    A = _dgemm(1.0, JW.T, JT, 1.0, EYE6, 1, 0)  # (JWᵀ)ᵀ Jᵀ + I₆ = I₆ + J W Jᵀ: symmetric positive definite
     r = _dgemv(-1.0, JT, qdot_j, 1.0, xdot_t, 0, 1, 0, 1, 1)  # ẋ_T − J q̇_J (trans=1: (Jᵀ)ᵀ = J)
     _, y, info = _dposv(A, r, 0, 1, 1)  # Cholesky factor (upper triangle) + solve
     if info != 0:  # not reachable for finite inputs (A ⪰ I); keep a defined result anyway
-        y = np.linalg.lstsq(_EYE6 + JW.dot(J.T), xdot_t - J.dot(qdot_j), rcond=None)[0]
+        y = np.linalg.lstsq(EYE6 + JW.dot(J.T), xdot_t - J.dot(qdot_j), rcond=None)[0]
     return _dgemv(1.0, JW.T, y, 1.0, qdot_j)  # q̇_J + (J W)ᵀ y, a new array
 
 
@@ -99,7 +101,7 @@ def blend_velocities(qdot_j: Any, xdot_t: Any, J: Any, w: Any) -> np.ndarray:
     wv = as_vector(w, n, "w")
     if (wv < 0.0).any():
         raise InvalidValueError("w", "entries >= 0", wv.tolist(), reason="weights must be >= 0")
-    return _blend(qj, xt, jac, wv)
+    return blend_unchecked(qj, xt, jac, wv)
 
 
 class GuardBands:
@@ -206,15 +208,11 @@ def guard_weights(
     """
     qv = as_vector(q, None, "q")
     n = qv.size
-    lo = np.array(lower, dtype=np.float64)
-    hi = np.array(upper, dtype=np.float64)
+    lo = as_real_array(lower, "lower", (n,))
+    hi = as_real_array(upper, "upper", (n,))
     for name, arr in (("lower", lo), ("upper", hi)):
         if arr.shape != (n,) or np.isnan(arr).any():
             raise InvalidValueError(name, (n,), arr.shape, reason=f"expected {n} non-NaN limits")
-    g = float(gamma)
-    if not (np.isfinite(g) and g >= 0.0):
-        raise InvalidValueError("gamma", ">= 0 and finite", g, reason=f"must be >= 0 and finite, got {g}")
-    r = float(guard_ratio)
-    if np.isnan(r):
-        raise InvalidValueError("guard_ratio", "a number in [0, 1]", r, reason="is NaN")
+    g = as_float(gamma, "gamma", minimum=0.0)
+    r = as_float(guard_ratio, "guard_ratio", finite=False, minimum=-np.inf)  # ±inf clamp to [0, 1]
     return GuardBands(lo, hi, r).weights(qv, g)

@@ -18,7 +18,9 @@ max|Δq| ≤ ``max_step``.
 Stops when ‖e‖ < ``tol`` (success), after ``max_iter`` iterations, or when λ exceeds 1e6 (stuck). If the
 start does not converge, it retries from deterministic seeds: the middle of the joint ranges, then
 ``restarts − 1`` pseudo-random configurations inside the limits (fixed seed, so results are repeatable),
-and returns the best result found. The returned q is always inside the limits.
+and returns the best result found. ``budget`` caps the iterations of all starts together (the work per
+call is then bounded: a target that cannot be reached costs at most ``budget`` iterations). The returned
+q is always inside the limits.
 """
 
 from __future__ import annotations
@@ -29,8 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import as_vector
-from ..errors import InvalidValueError
+from .._validation import as_float, as_int, as_vector
 from .pose_error import CtrlPose, as_ctrl_pose, parse_target, pose_error
 
 if TYPE_CHECKING:
@@ -123,6 +124,8 @@ def dls_ik(
     damping_min: float = 1e-6,
     max_step: float = 0.5,
     restarts: int = 16,
+    budget: int | None = None,
+    first_start: int = 0,
 ) -> DLSResult:
     """Solve FK(q) = x_d for q inside the limits by damped least squares (see the module docstring).
 
@@ -137,6 +140,10 @@ def dls_ik(
         damping_min: lower bound of λ (> 0).
         max_step: largest joint step per iteration [rad or m], > 0.
         restarts: extra starts tried when the first one fails (≥ 0).
+        budget: most iterations over all starts together (≥ 1), or None for ``(restarts + 1) · max_iter``.
+        first_start: index of the first start to try (0: ``q0``; then the middle of the ranges when ``q0``
+            is given; then the pseudo-random seeds, always the same sequence): a caller that stopped a
+            search with ``budget`` resumes it with ``first_start = previous first_start + starts``.
 
     Returns:
         A :class:`DLSResult`; ``success`` False means the best q found is returned (target unreachable,
@@ -150,41 +157,38 @@ def dls_ik(
     p_d, R_d, _ = parse_target(xd)
     n = chain.n
     lo, hi = np.asarray(chain.lower, dtype=np.float64), np.asarray(chain.upper, dtype=np.float64)
-    for name, val in (
-        ("tol", tol),
-        ("damping", damping),
-        ("damping_min", damping_min),
-        ("max_step", max_step),
-    ):
-        if not (math.isfinite(float(val)) and float(val) > 0.0):
-            raise InvalidValueError(name, "> 0 and finite", val, reason=f"must be > 0 and finite, got {val}")
-    for name, val in (("max_iter", max_iter), ("restarts", restarts)):
-        if (
-            isinstance(val, bool)
-            or not isinstance(val, (int, np.integer))
-            or val < (1 if name == "max_iter" else 0)
-        ):
-            raise InvalidValueError(name, "an integer", val, reason=f"invalid value {val!r}")
+    tol, damping, damping_min, max_step = (
+        as_float(val, name, minimum=0.0, strict=True)
+        for name, val in (
+            ("tol", tol),
+            ("damping", damping),
+            ("damping_min", damping_min),
+            ("max_step", max_step),
+        )
+    )
+    max_iter = as_int(max_iter, "max_iter", minimum=1)
+    restarts = as_int(restarts, "restarts", minimum=0)
+    left = (restarts + 1) * max_iter if budget is None else as_int(budget, "budget", minimum=1)
+    first = as_int(first_start, "first_start", minimum=0)
     mid = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), np.clip(0.0, lo, hi))
     start = mid if q0 is None else np.clip(as_vector(q0, n, "q0"), lo, hi)
     rows = {CtrlPose.FULL: slice(0, 6), CtrlPose.XYZ: slice(0, 3), CtrlPose.ANG: slice(3, 6)}[mode]
 
     span_lo = np.where(np.isfinite(lo), lo, -np.pi)
     span_hi = np.where(np.isfinite(hi), hi, np.pi)
-    rng = np.random.default_rng(0)
+    fixed = [start] if q0 is None else [start, mid]  # then pseudo-random seeds from one fixed stream
+    draws = np.random.default_rng(0).uniform(span_lo, span_hi, size=(max(restarts + 1 - len(fixed), 0), n))
     best_q, best_err, total, starts = start, math.inf, 0, 0
-    for k in range(int(restarts) + 1):
-        if k == 0:
-            seed = start
-        elif k == 1 and q0 is not None:
-            seed = mid
-        else:
-            seed = rng.uniform(span_lo, span_hi)
+    for k in range(first, restarts + 1):
+        if left <= 0:
+            break
+        seed = fixed[k] if k < len(fixed) else draws[k - len(fixed)]
         starts += 1
         q, err, it = _solve_from(
-            chain, seed, p_d, R_d, mode, rows, tol, int(max_iter), damping, damping_min, max_step
+            chain, seed, p_d, R_d, mode, rows, tol, min(max_iter, left), damping, damping_min, max_step
         )
         total += it
+        left -= max(it, 1)
         if err < best_err:
             best_q, best_err = q, err
         if best_err < tol:

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import as_matrix, as_vector
+from .._exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate, restore_fields
+from .._validation import as_matrix, as_real_array, as_vector
 from ..errors import InvalidValueError
 from .integrator import Integrator  # re-exported (its historical home)
 
@@ -35,10 +36,7 @@ def _as_coeffs(x: Any, n: int, name: str) -> tuple[np.ndarray, np.ndarray]:
     ``x`` is either a 1-D vector shared by the ``n`` components or an ``(n, taps)`` matrix, one row per
     component.
     """
-    try:
-        arr = np.array(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidValueError(name, "(taps,) or (n, taps)", None, reason=f"not numeric ({exc})") from None
+    arr = as_real_array(x, name, "(taps,) or (n, taps)")
     if arr.ndim == 1:
         arr = as_vector(arr, None, name)
         if arr.size == 0:
@@ -91,6 +89,12 @@ class Filter:
         self._ext = np.zeros((self._m + self._nh, self._n))
         self._set_coeffs(num_given, b, den_given, a)
         self._init_state(y, None)
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
+
+    __copy__ = exclusive_copy
+    __deepcopy__ = exclusive_deepcopy
+    __getstate__ = exclusive_getstate
+    __setstate__ = restore_fields
 
     # ------------------------------------------------------------------ coefficients
     def _check_coeffs(self, num: Any, den: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -124,6 +128,7 @@ class Filter:
         self._cy = None if shared else coeffs
         self._work = None if shared else np.empty_like(coeffs)
 
+    @exclusive
     def adjust_coeffs(self, num: Any, den: Any) -> None:
         """Replace the coefficients, keeping the stored past inputs and outputs.
 
@@ -146,6 +151,7 @@ class Filter:
             )
         self._set_coeffs(num_given, b, den_given, a)
 
+    @exclusive
     def get_coeffs(self) -> tuple[np.ndarray, np.ndarray]:
         """Return copies of ``(num, den)`` in the form they were given (1-D shared or 2-D per component)."""
         return self._num.copy(), self._den.copy()
@@ -162,6 +168,7 @@ class Filter:
         ext[1:m] = u0
         ext[m:] = y0
 
+    @exclusive
     def init(self, y0: Any, u0: Any = None) -> None:
         """Reset the filter so that its output is ``y0``.
 
@@ -195,6 +202,7 @@ class Filter:
         ext[1:] = nxt
         return nxt[self._m - 1]
 
+    @exclusive
     def filt(self, u: Any) -> np.ndarray:
         """Filter one sample ``u`` (length n) and return the new output y_k (a new array).
 
@@ -203,10 +211,12 @@ class Filter:
         """
         return self.step_unchecked(as_vector(u, self._n, "u")).copy()
 
+    @exclusive
     def get_output(self) -> np.ndarray:
         """Return the last output (``y0`` right after :meth:`init`), a new array."""
         return self._ext[self._m].copy()
 
+    @exclusive
     def get_state(self) -> np.ndarray:
         """The stored past inputs and outputs, a new ``(m − 1 + h, n)`` array (one column per component).
 
@@ -216,6 +226,7 @@ class Filter:
         """
         return self._ext[1:].copy()
 
+    @exclusive
     def set_state(self, state: Any) -> None:
         """Overwrite the stored past inputs and outputs with ``state`` (the layout of :meth:`get_state`).
 

@@ -6,39 +6,32 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from .._validation import as_vector
+from .._exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate, restore_fields
+from .._validation import as_float, as_real_array, as_vector
 from ..errors import InvalidValueError
 
 __all__ = ["Integrator"]
 
 
-def _check_ts(Ts: Any) -> float:
-    try:
-        ts = float(Ts)
-    except (TypeError, ValueError):
-        raise InvalidValueError(
-            "Ts", "a positive finite number", Ts, reason=f"not a number: {Ts!r}"
-        ) from None
-    if not (math.isfinite(ts) and ts > 0.0):
-        raise InvalidValueError(
-            "Ts", "a positive finite number", ts, reason=f"must be > 0 and finite, got {ts}"
-        )
-    return ts
+#: accepted range of sample and execution times [s]: beyond it the Tustin coefficients (∝ 1/Ts², 1/T³)
+#: overflow or vanish in double precision
+TIME_MIN, TIME_MAX = 1e-9, 1e9
+
+
+def check_time(Ts: Any, name: str = "Ts") -> float:
+    """A sample (or execution) time in [TIME_MIN, TIME_MAX] seconds; InvalidValueError otherwise."""
+    return as_float(Ts, name, minimum=TIME_MIN, maximum=TIME_MAX)
 
 
 def _as_limits(limits: Any, n: int) -> np.ndarray | None:
     """Validate an (n, 2) array of [lo, hi] rows (±inf allowed, NaN not, lo ≤ hi); None passes through."""
     if limits is None:
         return None
-    try:
-        lim = np.array(limits, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidValueError("limits", (n, 2), None, reason=f"not numeric ({exc})") from None
+    lim = as_real_array(limits, "limits", (n, 2))
     if lim.shape != (n, 2):
         raise InvalidValueError("limits", (n, 2), lim.shape)
     if np.isnan(lim).any():
@@ -69,7 +62,7 @@ class Integrator:
     """
 
     def __init__(self, Ts: float, y0: Any, limits: Any = None) -> None:
-        ts = _check_ts(Ts)
+        ts = check_time(Ts)
         y = as_vector(y0, None, "y0")
         if y.size == 0:
             raise InvalidValueError("y0", "(n,) with n >= 1", y.shape)
@@ -85,6 +78,12 @@ class Integrator:
         self._s[0] = self._clip(y)
         self._slot = 1  # the free row (the other one of rows 1, 2 holds x_{k-1})
         self._c3 = np.array([1.0, 0.5 * ts, 0.5 * ts])
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
+
+    __copy__ = exclusive_copy
+    __deepcopy__ = exclusive_deepcopy
+    __getstate__ = exclusive_getstate
+    __setstate__ = restore_fields
 
     def _clip(self, y: np.ndarray) -> np.ndarray:
         if self._lo is not None:
@@ -92,6 +91,7 @@ class Integrator:
             np.minimum(y, self._hi, out=y)
         return y
 
+    @exclusive
     def integrate(self, x: Any) -> np.ndarray:
         """Integrate one input sample ``x`` (length n) and return the new output (a new array).
 
@@ -143,6 +143,7 @@ class Integrator:
         self._slot = 3 - k
         return y, inside
 
+    @exclusive
     def reset(self, y0: Any) -> None:
         """Set the output to ``clip(y0)`` and the previous input to 0.
 
@@ -153,20 +154,24 @@ class Integrator:
         self._s[0] = self._clip(y)
         self._s[1:] = 0.0
 
+    @exclusive
     def get(self) -> np.ndarray:
         """Return the current output (a new array)."""
         return self._s[0].copy()
 
+    @exclusive
     def set_ts(self, Ts: float) -> None:
         """Change the sample time [s] (> 0); the state is kept."""
-        ts = _check_ts(Ts)
+        ts = check_time(Ts)
         self._ts = ts
         self._c3 = np.array([1.0, 0.5 * ts, 0.5 * ts])
 
+    @exclusive
     def get_ts(self) -> float:
         """Return the sample time [s]."""
         return self._ts
 
+    @exclusive
     def set_lim(self, limits: Any) -> None:
         """Set the ``(n, 2)`` saturation limits (None removes them).
 
@@ -178,6 +183,7 @@ class Integrator:
         self._lo = None if lim is None else lim[:, 0].copy()
         self._hi = None if lim is None else lim[:, 1].copy()
 
+    @exclusive
     def get_lim(self) -> np.ndarray | None:
         """Return a copy of the ``(n, 2)`` limits, or None when the integrator does not saturate."""
         return None if self._lim is None else self._lim.copy()

@@ -24,16 +24,16 @@ controller also cancels the non-integrator part. Both are discretised with the b
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from .._validation import as_vector
+from .._exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate, restore_fields
+from .._validation import as_float, as_int, as_vector
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError
 from .filters import Filter
-from .integrator import _check_ts
+from .integrator import check_time
 
 __all__ = [
     "ALPHA",
@@ -61,20 +61,13 @@ def minjerk_abc(T: float) -> tuple[float, float, float]:
     return -ALPHA / T**3, -BETA / T**2, -KAPPA / T
 
 
-def _check_T(T: Any) -> float:
-    try:
-        t = float(T)
-    except (TypeError, ValueError):
-        raise InvalidValueError("T", "a positive finite number", T, reason=f"not a number: {T!r}") from None
-    if not (math.isfinite(t) and t > 0.0):
-        raise InvalidValueError("T", "a positive finite number", t, reason=f"must be > 0 and finite, got {t}")
-    return t
+def check_exec_time(T: Any) -> float:
+    """An execution time in [TIME_MIN, TIME_MAX] seconds (see :mod:`wbcpy.ik.integrator`)."""
+    return check_time(T, "T")
 
 
 def _check_dim(dim: Any) -> int:
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-        raise InvalidValueError("dim", "an integer >= 1", dim, reason=f"must be an integer >= 1, got {dim!r}")
-    return int(dim)
+    return as_int(dim, "dim", minimum=1, maximum=1 << 20)
 
 
 def _tustin_basis(order: int, Ts: float) -> np.ndarray:
@@ -117,13 +110,20 @@ class _MinJerkVelCtrl:
     _filter: Filter
 
     def __init__(self, Ts: float, dim: int) -> None:
-        self._ts = _check_ts(Ts)
+        self._ts = check_time(Ts)
         self._dim = _check_dim(dim)
         self._T = 1.0
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
+
+    __copy__ = exclusive_copy
+    __deepcopy__ = exclusive_deepcopy
+    __getstate__ = exclusive_getstate
+    __setstate__ = restore_fields
 
     def _coeffs(self, T: float) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    @exclusive
     def compute_cmd(self, T: float, e: Any) -> np.ndarray:
         """Return the velocity command for the error ``e`` (length dim) with execution time ``T`` [s].
 
@@ -133,7 +133,7 @@ class _MinJerkVelCtrl:
         Raises:
             InvalidValueError: T ≤ 0 or non-finite, ``e`` of wrong size or non-finite (nothing changes).
         """
-        t = _check_T(T)
+        t = check_exec_time(T)
         ev = as_vector(e, self._dim, "e")
         if t != self._T:
             num, den = self._coeffs(t)
@@ -155,14 +155,17 @@ class _MinJerkVelCtrl:
         """The underlying :class:`Filter` (do not change its coefficients: they belong to T)."""
         return self._filter
 
+    @exclusive
     def reset(self, u0: Any) -> None:
         """Reset the filter to the steady state with output (velocity command) ``u0`` (length dim)."""
         self._filter.init(as_vector(u0, self._dim, "u0"))
 
+    @exclusive
     def get_T(self) -> float:
         """Return the execution time T [s] of the current coefficients (1.0 until changed)."""
         return self._T
 
+    @exclusive
     def get_coeffs(self) -> tuple[np.ndarray, np.ndarray]:
         """Return copies of the filter's ``(num, den)`` for the current T (z^{-i} coefficients)."""
         return self._filter.get_coeffs()
@@ -282,11 +285,9 @@ class MinJerkVelCtrlForNonIdealPlant(_MinJerkVelCtrl):
                 if key not in PLANT_PARAMETER_DEFAULTS:
                     raise ConfigKeyError(name, "plant parameter", key, list(PLANT_PARAMETER_DEFAULTS))
                 try:
-                    val = float(raw)
-                except (TypeError, ValueError):
-                    raise ConfigError(f"{name}.{key}", f"not a number: {raw!r}") from None
-                if not math.isfinite(val):
-                    raise ConfigError(f"{name}.{key}", f"must be finite, got {val}")
+                    val = as_float(raw, f"{name}.{key}")
+                except InvalidValueError as exc:
+                    raise ConfigError(f"{name}.{key}", exc.reason or str(exc)) from None
                 new[key][i] = val
             if new["Tz"][i] < 0.0:
                 raise ConfigError(
@@ -296,6 +297,7 @@ class MinJerkVelCtrlForNonIdealPlant(_MinJerkVelCtrl):
                 raise ConfigError(f"{name}.Kp", "must be non-zero (the controller divides by Kp)")
         return new
 
+    @exclusive
     def set_plant_parameters(
         self, params: Mapping[str, Mapping[str, float]] | Sequence[Mapping[str, float]]
     ) -> None:
@@ -318,6 +320,7 @@ class MinJerkVelCtrlForNonIdealPlant(_MinJerkVelCtrl):
         self._filter.adjust_coeffs(num, den)
         self._params = new
 
+    @exclusive
     def get_plant_parameters(self) -> dict[str, dict[str, float]]:
         """Return ``{"dimension_i": {"Kp", "Tz", "Tw", "Zeta"}}`` for every dimension (a valid set input)."""
         return {

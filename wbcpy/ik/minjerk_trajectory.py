@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 from scipy.linalg import expm
 
+from .._exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate, restore_fields
 from .._validation import as_vector
 from ..errors import InvalidValueError
-from .integrator import _check_ts
-from .minjerk_ctrl import ALPHA, BETA, KAPPA, _check_T
+from .integrator import check_time
+from .minjerk_ctrl import ALPHA, BETA, KAPPA, check_exec_time
 
 __all__ = ["MinJerkTrajectory"]
 
@@ -59,8 +60,8 @@ class MinJerkTrajectory:
     """
 
     def __init__(self, Ts: float, x0: Any, T: float = 1.0) -> None:
-        ts = _check_ts(Ts)
-        t = _check_T(T)
+        ts = check_time(Ts)
+        t = check_exec_time(T)
         x = as_vector(x0, None, "x0")
         if x.size == 0:
             raise InvalidValueError("x0", "(n,) with n >= 1", x.shape)
@@ -69,12 +70,19 @@ class MinJerkTrajectory:
         self._xi = np.zeros((3, self._n))
         self._xi[0] = x
         self._tmp = np.empty((3, self._n))
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
+
+    __copy__ = exclusive_copy
+    __deepcopy__ = exclusive_deepcopy
+    __getstate__ = exclusive_getstate
+    __setstate__ = restore_fields
 
     def _vec_or_scalar(self, v: Any, name: str) -> np.ndarray:
         if np.ndim(v) == 0:
             return as_vector(np.full(self._n, v, dtype=np.float64), self._n, name)
         return as_vector(v, self._n, name)
 
+    @exclusive
     def reset(self, position: Any, velocity: Any = 0.0, acceleration: Any = 0.0) -> None:
         """Set the state; ``velocity`` and ``acceleration`` may be scalars (broadcast) or length-n vectors.
 
@@ -86,6 +94,7 @@ class MinJerkTrajectory:
         acc = self._vec_or_scalar(acceleration, "acceleration")
         self._xi[0], self._xi[1], self._xi[2] = pos, vel, acc
 
+    @exclusive
     def step(self, target: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Advance one sample towards ``target`` (length n) and return new arrays (pos, vel, acc).
 
@@ -98,24 +107,29 @@ class MinJerkTrajectory:
         self._xi, self._tmp = self._tmp, self._xi
         return self._xi[0].copy(), self._xi[1].copy(), self._xi[2].copy()
 
+    @exclusive
     def set_exec_time(self, T: float) -> None:
         """Change the execution time T [s] (> 0), keeping the current position, velocity and acceleration."""
-        t = _check_T(T)
+        t = check_exec_time(T)
         self._ad, self._bd = _zoh_matrices(t, self._ts)
         self._T = t
 
+    @exclusive
     def get_T(self) -> float:
         """Return the execution time T [s]."""
         return self._T
 
+    @exclusive
     def get_pos(self) -> np.ndarray:
         """Return the current position (a new array)."""
         return self._xi[0].copy()
 
+    @exclusive
     def get_vel(self) -> np.ndarray:
         """Return the current velocity (a new array)."""
         return self._xi[1].copy()
 
+    @exclusive
     def get_acc(self) -> np.ndarray:
         """Return the current acceleration (a new array)."""
         return self._xi[2].copy()

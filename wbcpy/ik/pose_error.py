@@ -1,8 +1,8 @@
 """Pose targets and pose errors shared by the min-jerk controller and the DLS inverse kinematics.
 
 A target pose is given either as a ``pin.SE3`` or as iKin's 7-vector ``(x, y, z, ax, ay, az, θ)``: the
-position [m] followed by a rotation axis and an angle [rad] (R = exp(θ·a/‖a‖); a zero axis
-is allowed only with θ = 0, meaning R = I).
+position [m] followed by a rotation axis and an angle [rad] (R = exp(θ·a/‖a‖), θ taken modulo 2π; a
+zero axis is allowed only with θ = 0, meaning R = I). An SE3 target must hold a proper rotation.
 The error between the target (p_d, R_d) and the current pose (p, R) is, as in iKin,
 
 .. math::
@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_vector
-from ..chain import pose7_from_se3
+from .._poses import pose7_from_se3, rotation_from_axis_angle
+from .._validation import as_se3, as_vector
 from ..errors import InvalidValueError, UnknownNameError
 
 __all__ = ["CtrlPose", "as_ctrl_pose", "parse_target", "pose_error"]
@@ -40,6 +40,7 @@ class CtrlPose(IntEnum):
     """Orientation only (the position error is set to zero)."""
 
 
+_TWO_PI = 2.0 * math.pi
 _POSE_NAMES = {"full": CtrlPose.FULL, "xyz": CtrlPose.XYZ, "ang": CtrlPose.ANG}
 
 
@@ -72,14 +73,12 @@ def parse_target(xd: Any, name: str = "xd") -> tuple[np.ndarray, np.ndarray, np.
         name: the argument's name for error messages.
 
     Raises:
-        InvalidValueError: wrong size, NaN or inf.
+        InvalidValueError: wrong size, NaN or inf, an SE3 whose rotation is not a rotation matrix
+            (max |RᵀR − I| > 1e-6 or det R < 0), a zero axis with a non-zero angle.
     """
     if isinstance(xd, pin.SE3):
-        p = as_vector(xd.translation, 3, f"{name}.translation")
-        rot = np.array(xd.rotation, dtype=np.float64)
-        if not np.isfinite(rot).all():
-            raise InvalidValueError(name, "finite SE3", None, reason="rotation contains NaN or inf")
-        return p, rot, pose7_from_se3(xd)
+        M = as_se3(xd, name)
+        return M.translation.copy(), M.rotation.copy(), pose7_from_se3(M)
     if type(xd) is np.ndarray and xd.dtype == np.float64 and xd.shape == (7,):
         x7 = xd.copy()  # fast path: x·x is finite iff every entry is (an overflow is re-checked exactly)
         if not math.isfinite(x7.dot(x7)):
@@ -87,12 +86,10 @@ def parse_target(xd: Any, name: str = "xd") -> tuple[np.ndarray, np.ndarray, np.
     else:
         x7 = as_vector(xd, 7, name)
     ax, ay, az, angle = x7[3:].tolist()
-    norm = math.sqrt(ax * ax + ay * ay + az * az)
-    if norm < 1e-12:
-        if angle != 0.0:
-            raise InvalidValueError(name, (7,), x7.shape, reason="zero rotation axis with a non-zero angle")
-        return x7[:3].copy(), np.eye(3), x7
-    return x7[:3].copy(), pin.exp3(x7[3:6] * (angle / norm)), x7
+    norm = math.hypot(ax, ay, az)
+    if norm >= 1e-12:  # inlined rotation_from_axis_angle (the angle reduced modulo 2π)
+        return x7[:3].copy(), pin.exp3(x7[3:6] * (math.remainder(angle, _TWO_PI) / norm)), x7
+    return x7[:3].copy(), rotation_from_axis_angle(x7[3:6], angle, name), x7  # zero axis: I, or raise
 
 
 def pose_error(

@@ -17,7 +17,7 @@ Semantics:
   ``oMi`` of the joint) as a ``pin.SE3`` in the world (root) frame.
 * **Jacobians.** 6×ndof, linear rows over angular rows, world axes. At a global point p of node i with
   origin o: ``J_lin(p) = J_lin(o) − [p − o]× J_ang``.
-* **Dynamics.** τ = M(q) q̈ + b(q, q̇) + g(q): M from CRBA, M⁻¹ from Pinocchio's ABA-based
+* **Dynamics.** τ = M(q) q̈ + b(q, q̇) + g(q): M from CRBA, M⁻¹ from its Cholesky factors or the ABA-based
   ``computeMinverse``, g = ∂V/∂q, b = C(q, q̇) q̇ (gravity excluded).
 * **Laziness.** :meth:`Model.update` stores the state in the :class:`~wbcpy.RobotModel`; every quantity
   is computed on first use and cached for that state, so ``update_*``/``compute_*`` are cheap and getters
@@ -26,27 +26,30 @@ Semantics:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_vector, check_finite
-from ..errors import InvalidValueError, StateNotSetError
+from .._validation import STATE_LIMIT, as_bool, as_float, as_se3, as_vector
+from ..errors import InvalidValueError
 from ..robot import RobotModel
+from ._helpers import check_state_pair, one_state, state_vectors
+from ._helpers import point as _point
 from .node import Node, NodeIDError, NodeTable, build_nodes
 from .state import State
 
 __all__ = ["Model", "NodeIDError"]
 
 NodeRef = Node | int
+_T = TypeVar("_T")
 _F64 = np.dtype(np.float64)
 _EMPTY = np.zeros(0)
 _EMPTY.setflags(write=False)
 _NO_FORCE = (0,)
+_LIMIT_SQ = STATE_LIMIT * STATE_LIMIT
 
 
 class Model:
@@ -57,6 +60,14 @@ class Model:
     :meth:`compute_com`, ``getMassInertia`` = :meth:`get_mass_inertia`, ...). ``init`` is replaced by
     the constructor, :meth:`from_urdf` and :meth:`load`. Results that the original wrote into
     out-parameters are returned (``get_joint_limits`` returns ``(lower, upper)``).
+
+    **Threads.** Safe to share, like its :class:`~wbcpy.RobotModel`: every call returns quantities of one
+    state that was set (a point Jacobian or ``compute_com(jacobian=True)`` reads its parts from one
+    state), and :meth:`get_state` returns a state that was set as a whole.
+
+    **Copies and pickles.** ``copy.copy`` gives an independent model over ``robot.copy()`` (shared
+    ``pin.Model``), ``copy.deepcopy`` one over a deep copy of the robot; both keep the state (with its
+    force and time) and the gravity flags. Pickles hold the same.
 
     Args:
         robot: the robot (shared, never copied). ``Model.from_urdf`` and ``Model.load`` build one.
@@ -71,15 +82,16 @@ class Model:
         self._n_nodes = len(self._table.nodes)
         self._ndof = robot.nv
         self._shape = (self._ndof,)
+        self._fast = (self._shape, self._shape, _F64, _F64)  # (shapes, dtypes) of the set_state hot path
         self._frame_ids = [n.frame_id for n in self._table.nodes]
         arange = np.arange(self._ndof, dtype=np.float64)
         self._identity_dofs = robot.nq == robot.nv and bool(np.array_equal(robot.q_from_dof(arange), arange))
-        self._gravity_disabled = np.zeros(self._ndof, dtype=bool)
-        self._n_gravity_disabled = 0
-        # the State given to the last set_state (position, velocity, force, time) and the robot's stamp
-        self._state_id = -1
-        self._position = self._velocity = self._force = _EMPTY
-        self._time = 0.0
+        self._to_q = robot.names.dofs.q_from_dof
+        # DOF whose gravity torque is zeroed: None, or a read-only bool mask (replaced, never written)
+        self._gravity_mask: np.ndarray | None = None
+        # the State given to the last set_state, published as one tuple (before the robot's state) with the
+        # configuration array handed to the robot: (q, position, velocity, force, time)
+        self._rec: tuple[Any, np.ndarray, np.ndarray, np.ndarray, float] = (None, _EMPTY, _EMPTY, _EMPTY, 0.0)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -100,6 +112,20 @@ class Model:
         from ..robots import load_robot
 
         return cls(load_robot(name_or_path, **kwargs))
+
+    def __copy__(self) -> Model:
+        """An independent model over ``robot.copy()`` (see the class docstring)."""
+        return _restore(self._robot.copy(), *self._reduce_args()[1:])
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and ``copy.deepcopy``: the robot, the gravity flags and the state last set."""
+        return (_restore, self._reduce_args())
+
+    def _reduce_args(self) -> tuple[Any, ...]:
+        rec = self._rec
+        state = tuple(x.copy() if isinstance(x, np.ndarray) else x for x in rec[1:])
+        robot = self._robot
+        return (robot, self._gravity_mask, state, robot.has_state and robot.q_view is rec[0])
 
     @property
     def robot(self) -> RobotModel:
@@ -130,41 +156,29 @@ class Model:
         if not isinstance(state, State):
             raise InvalidValueError("state", "a jspace.State", type(state).__name__)
         pos, vel, force, time = state.position, state.velocity, state.force, state.time
-        shape = self._shape
-        try:  # hot path: float64 arrays of the right size, copied without conversion
-            position, velocity = pos.copy(), vel.copy()
-            fast = (
-                position.shape == shape
-                and velocity.shape == shape
-                and position.dtype is _F64
-                and velocity.dtype is _F64
+        if (
+            pos.__class__ is np.ndarray
+            and vel.__class__ is np.ndarray
+            and self._fast
+            == (
+                pos.shape,
+                vel.shape,
+                pos.dtype,
+                vel.dtype,
             )
-        except (AttributeError, TypeError):
-            fast = False
-        if not fast:
-            position = as_vector(pos, self._ndof, "state.position")
-            if np.size(vel) == 0:
-                velocity = np.zeros(self._ndof)
-            else:
-                velocity = as_vector(vel, self._ndof, "state.velocity")
-        # one dot product checks both: any NaN/inf entry of either vector makes it non-finite
-        # (inf·0 = NaN); the exact checks only run then (or on overflow of huge finite values)
-        if not math.isfinite(position.dot(velocity)):
-            check_finite(position, "state.position")
-            check_finite(velocity, "state.velocity")
-        if force.__class__ is np.ndarray and force.shape == _NO_FORCE:
-            force = _EMPTY
+        ):  # hot path: copies, and square norms that compare False for NaN, inf and huge entries
+            position, velocity = pos.copy(), vel.copy()
+            if not (position.dot(position) <= _LIMIT_SQ and velocity.dot(velocity) <= _LIMIT_SQ):
+                check_state_pair(position, velocity)
         else:
+            position, velocity = state_vectors(pos, vel, self._ndof)
+        if not (force.__class__ is np.ndarray and force.shape == _NO_FORCE):
             force = as_vector(force, None, "state.force")
-        if time.__class__ is not float:
-            try:
-                time = float(time)
-            except (TypeError, ValueError):
-                raise InvalidValueError("state.time", "seconds", type(time).__name__) from None
-        robot = self._robot
-        robot._set_state(position if self._identity_dofs else robot._dofs.q_from_dof(position), velocity)
-        self._state_id = robot.state_id
-        self._position, self._velocity, self._force, self._time = position, velocity, force, time
+        if time.__class__ is not float or time - time != 0.0:  # not a float, or NaN/inf
+            time = as_float(time, "state.time")
+        q = position if self._identity_dofs else self._to_q(position)
+        self._rec = (q, position, velocity, _EMPTY if force.size == 0 else force, time)
+        self._robot.set_state_unchecked(q, velocity)
 
     #: ``update(state)``: same as :meth:`set_state` (kinematics and dynamics follow lazily).
     update = set_state
@@ -172,18 +186,21 @@ class Model:
     def get_state(self) -> State:
         """A copy of the current state.
 
-        If the :class:`~wbcpy.RobotModel` was updated directly since the last :meth:`set_state`, the
-        state is rebuilt from it (per-DOF position and velocity, empty force, time 0).
+        The State given to the last :meth:`set_state` whose configuration the robot still holds. If the
+        :class:`~wbcpy.RobotModel` was updated directly since (or, with several threads, a set_state is
+        overtaken three times in a row), the state is rebuilt from the robot: per-DOF position and
+        velocity of one state, empty force, time 0.
 
         Raises:
             StateNotSetError: no state was set yet.
         """
         robot = self._robot
-        if robot.state_id == self._state_id:
-            return State(self._position, self._velocity, self._force, self._time)
-        if not robot.has_state:
-            raise StateNotSetError("state")
-        return State(robot.dof_from_q(robot.q), robot.v)
+        for _ in range(3):  # a set_state of another thread publishes its State first, then the robot's
+            rec = self._rec
+            if robot.has_state and robot.q_view is rec[0]:
+                return State(*rec[1:])
+        current = robot.state  # one consistent (q, v); StateNotSetError before any state
+        return State(robot.dof_from_q(current.q), current.v)
 
     # ------------------------------------------------------------------ sizes, names, nodes
     def get_n_nodes(self) -> int:
@@ -241,8 +258,7 @@ class Model:
         Raises:
             StateNotSetError: no state was set yet.
         """
-        self._robot._ensure_kinematics("kinematics")
-        self._robot._ensure_jacobians("kinematics")
+        self._robot.precompute("kinematics", "jacobians")
 
     def get_global_frame(self, node: NodeRef) -> pin.SE3:
         """World placement of the node origin (the joint frame after motion, Pinocchio's ``oMi``)."""
@@ -274,7 +290,7 @@ class Model:
                     None,
                     reason="an SE3 local transform takes no y, z",
                 )
-            return self._robot.frame_placement(nd.frame_id) * local
+            return self._robot.frame_placement(nd.frame_id) * as_se3(local, "local")
         point = _point(local, y, z, "local point")
         placement = self._robot.frame_placement(nd.frame_id)
         placement.translation = placement.translation + placement.rotation @ point
@@ -302,19 +318,18 @@ class Model:
         else:
             fid = self._node(node).frame_id
         robot = self._robot
-        jac = robot._frame_jacobian(fid)
         if x is None and y is None and z is None:
-            return jac.copy()
-        offset = _point(x, y, z, "global point") - robot.frame_placement(fid).translation
+            return robot.frame_jacobian(fid)
+        point = _point(x, y, z, "global point")
+        jac, origin = one_state(robot, lambda: (robot.frame_jacobian_view(fid), robot.frame_placement(fid)))
         out = jac.copy()
-        out[:3] -= np.cross(offset[:, None], jac[3:], axis=0)
+        out[:3] -= np.cross((point - origin.translation)[:, None], jac[3:], axis=0)
         return out
 
     # ------------------------------------------------------------------ dynamics
     def update_dynamics(self) -> None:
         """Compute M, M⁻¹, g, b and the COM for the current state (cached; cheap when repeated)."""
-        self._robot._ensure_dynamics("dynamics")
-        self._robot._ensure_minverse("dynamics")
+        self._robot.precompute("dynamics", "minverse")
 
     @overload
     def compute_com(self, jacobian: Literal[False] = ...) -> np.ndarray: ...
@@ -328,12 +343,12 @@ class Model:
         """
         robot = self._robot
         if jacobian:
-            return robot.com(), robot.com_jacobian()
+            return one_state(robot, lambda: (robot.com(), robot.com_jacobian()))
         return robot.com()
 
     def compute_gravity(self) -> None:
         """Compute the gravity torques for the current state (cached)."""
-        self._robot._ensure_dynamics("gravity")
+        self._robot.precompute("dynamics")
 
     def disable_gravity_compensation(self, index: int, disable: bool = True) -> bool:
         """Zero (or restore) DOF ``index`` in :meth:`get_gravity`; returns the previous flag.
@@ -345,9 +360,13 @@ class Model:
         """
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self._ndof:
             raise NodeIDError("DOF index", index, self._ndof)
-        previous = bool(self._gravity_disabled[index])
-        self._gravity_disabled[index] = bool(disable)
-        self._n_gravity_disabled = int(np.count_nonzero(self._gravity_disabled))
+        flag = as_bool(disable, "disable")
+        old = self._gravity_mask
+        mask = np.zeros(self._ndof, dtype=bool) if old is None else old.copy()
+        previous = bool(mask[index])
+        mask[index] = flag
+        mask.setflags(write=False)
+        self._gravity_mask = mask if mask.any() else None  # published at once: readers see old or new
         return previous
 
     def get_gravity(self) -> np.ndarray:
@@ -358,13 +377,14 @@ class Model:
             StateNotSetError: no state was set yet.
         """
         g = self._robot.gravity()
-        if self._n_gravity_disabled:
-            g[self._gravity_disabled] = 0.0
+        mask = self._gravity_mask
+        if mask is not None:
+            g[mask] = 0.0
         return g
 
     def compute_coriolis_centrifugal(self) -> None:
         """Compute b(q, q̇) for the current state (cached)."""
-        self._robot._ensure_dynamics("Coriolis/centrifugal torques")
+        self._robot.precompute("dynamics")
 
     def get_coriolis_centrifugal(self) -> np.ndarray:
         """Coriolis and centrifugal torques b = C(q, q̇) q̇ (ndof), gravity excluded."""
@@ -372,7 +392,7 @@ class Model:
 
     def compute_mass_inertia(self) -> None:
         """Compute M(q) for the current state (cached)."""
-        self._robot._ensure_dynamics("mass matrix")
+        self._robot.precompute("dynamics")
 
     def get_mass_inertia(self) -> np.ndarray:
         """Joint-space inertia matrix M(q) (ndof×ndof, symmetric positive definite, new array)."""
@@ -380,7 +400,7 @@ class Model:
 
     def compute_inverse_mass_inertia(self) -> None:
         """Compute M(q)⁻¹ for the current state (cached)."""
-        self._robot._ensure_minverse("inverse mass matrix")
+        self._robot.precompute("minverse")
 
     def get_inverse_mass_inertia(self) -> np.ndarray:
         """M(q)⁻¹ (ndof×ndof, new array)."""
@@ -419,10 +439,12 @@ class Model:
     getInverseMassInertia = get_inverse_mass_inertia
 
 
-def _point(x: Any, y: float | None, z: float | None, name: str) -> np.ndarray:
-    """A 3-vector from ``x`` alone (a vector) or from three floats ``x, y, z``."""
-    if y is None and z is None:
-        return as_vector(x, 3, name)
-    if y is None or z is None or x is None:
-        raise InvalidValueError(name, (3,), None, reason="give a 3-vector or three floats x, y, z")
-    return as_vector((x, y, z), 3, name)
+def _restore(robot: RobotModel, mask: np.ndarray | None, state: tuple[Any, ...], current: bool) -> Model:
+    """A :class:`Model` over ``robot`` with gravity ``mask`` and, when ``current``, the State last set."""
+    model = Model(robot)
+    if mask is not None:
+        model._gravity_mask = np.array(mask, dtype=bool)
+        model._gravity_mask.setflags(write=False)
+    if current:
+        model._rec = (robot.q_view, *state)
+    return model

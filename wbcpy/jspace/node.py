@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
+from .._validation import lookup, short_repr
 from ..errors import InvalidValueError, UnknownNameError
 
 __all__ = ["Node", "NodeIDError", "NodeTable", "build_nodes"]
@@ -160,25 +161,22 @@ class NodeTable:
             ):
                 return mine
             raise InvalidValueError(
-                "node", "a node of this model", repr(node), reason=f"{node!r} is not a node of this model"
+                "node",
+                "a node of this model",
+                short_repr(node),
+                reason=f"{node!r} is not a node of this model",
             )
         raise InvalidValueError(
             "node",
             "a Node or an integer node ID",
             type(node).__name__,
-            reason=f"expected a Node or an integer node ID, got {node!r}",
+            reason=f"expected a Node or an integer node ID, got {short_repr(node)}",
         )
 
     def by_link(self, name: str) -> Node:
         """The node of the link ``name``; :class:`UnknownNameError` lists close names otherwise."""
-        try:
-            return self._by_link[name]
-        except (KeyError, TypeError):
-            raise UnknownNameError("node (link) name", name, self._by_link) from None
+        return lookup(self._by_link, name, "node (link) name")
 
     def by_joint(self, name: str) -> Node:
         """The node moved by joint ``name``; :class:`UnknownNameError` lists close names otherwise."""
-        try:
-            return self._by_joint[name]
-        except (KeyError, TypeError):
-            raise UnknownNameError("joint name", name, self._by_joint) from None
+        return lookup(self._by_joint, name, "joint name")

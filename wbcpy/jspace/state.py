@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._validation import as_float, as_int, as_real_array
 from ..errors import InvalidValueError
 
 __all__ = ["COMPARE_ALL", "COMPARE_FORCE", "COMPARE_POSITION", "COMPARE_VELOCITY", "State"]
@@ -21,14 +22,12 @@ COMPARE_POSITION = 0x1
 COMPARE_VELOCITY = 0x2
 COMPARE_FORCE = 0x4
 COMPARE_ALL = 0x7
+_MAX_SIZE = 1 << 24  # a larger state is a mistake (and would allocate gigabytes)
 
 
 def _as_1d(value: Any, name: str) -> np.ndarray:
     """A new 1-D float64 array (NaN allowed: a State is a container; models validate what they use)."""
-    try:
-        arr = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidValueError(name, "(n,)", None, reason=f"not a numeric vector ({exc})") from None
+    arr = as_real_array(value, name, "(n,)")
     if arr.ndim != 1:
         raise InvalidValueError(name, "(n,)", arr.shape)
     return arr
@@ -53,7 +52,7 @@ class State:
         velocity: joint velocities (ndof, rad/s or m/s; a free-flyer contributes Pinocchio's base
             velocity, linear then angular, in the base frame). An empty vector means zero velocity.
         force: joint forces/torques (any size, N·m or N); stored, never used by the model.
-        time: time stamp in seconds (``jspace::State::time_`` was a ``timeval``).
+        time: time stamp in seconds, finite (``jspace::State::time_`` was a ``timeval``).
 
     The constructor copies its arguments into new float64 arrays.
     """
@@ -72,19 +71,17 @@ class State:
         self.position = _as_1d(self.position, "position")
         self.velocity = _as_1d(self.velocity, "velocity")
         self.force = _as_1d(self.force, "force")
-        try:
-            self.time = float(self.time)
-        except (TypeError, ValueError):
-            raise InvalidValueError("time", "a number of seconds", type(self.time).__name__) from None
+        self.time = as_float(self.time, "time")  # finite seconds
 
     @classmethod
     def zeros(cls, npos: int, nvel: int | None = None, nforce: int | None = None) -> State:
         """A state of zeros: ``npos`` positions, ``nvel`` velocities and ``nforce`` forces (default npos)."""
         sizes = [npos, npos if nvel is None else nvel, npos if nforce is None else nforce]
-        for name, n in zip(("npos", "nvel", "nforce"), sizes, strict=True):
-            if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
-                raise InvalidValueError(name, "a non-negative integer", n, reason=f"must be ≥ 0, got {n!r}")
-        return cls(np.zeros(sizes[0]), np.zeros(sizes[1]), np.zeros(sizes[2]))
+        n0, n1, n2 = (
+            as_int(n, name, minimum=0, maximum=_MAX_SIZE)
+            for name, n in zip(("npos", "nvel", "nforce"), sizes, strict=True)
+        )
+        return cls(np.zeros(n0), np.zeros(n1), np.zeros(n2))
 
     def init(self, npos: int, nvel: int, nforce: int) -> None:
         """Resize every vector and fill it with zeros (``jspace::State::init``); the time is kept."""
@@ -111,6 +108,8 @@ class State:
         """
         if not isinstance(other, State):
             raise InvalidValueError("other", "a jspace.State", type(other).__name__)
+        flags = as_int(flags, "flags", minimum=0, maximum=COMPARE_ALL)
+        precision = as_float(precision, "precision", minimum=0.0)
         if flags & COMPARE_POSITION and not _vectors_equal(self.position, other.position, precision):
             return False
         if flags & COMPARE_VELOCITY and not _vectors_equal(self.velocity, other.velocity, precision):
