@@ -27,7 +27,9 @@ __all__ = [
     "QPSolveError",
     "StateNotSetError",
     "URDFError",
+    "SRDFError",
     "URDFNotFoundError",
+    "URDFWarning",
     "UnknownNameError",
     "WbcpyError",
 ]
@@ -52,11 +54,37 @@ class URDFError(WbcpyError):
 
 
 class URDFNotFoundError(URDFError, FileNotFoundError):
-    """The URDF path does not exist (also a :class:`FileNotFoundError`)."""
+    """The URDF path does not exist (also a :class:`FileNotFoundError`).
 
-    def __init__(self, source: str) -> None:
-        URDFError.__init__(self, source, "no such file")
+    Attributes:
+        suggestions: names of similar files in the same folder (possibly empty).
+    """
+
+    def __init__(self, source: str, suggestions: Iterable[str] = ()) -> None:
+        self.suggestions = [str(s) for s in suggestions]
+        reason = "no such file"
+        if self.suggestions:
+            reason += f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?"
+        URDFError.__init__(self, source, reason)
         self.filename = source
+
+    def __str__(self) -> str:  # OSError would print "[Errno None] None: ..."
+        return f"cannot load URDF {self.source!r}: {self.reason}"
+
+
+class SRDFError(URDFError):
+    """An SRDF file (reference configurations) is missing, malformed or does not fit the model."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        URDFError.__init__(self, source, reason)
+        self.args = (f"cannot load SRDF {source!r}: {reason}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class URDFWarning(UserWarning):
+    """A URDF loaded, but some of its values are physically implausible (``check_physics="warn"``)."""
 
 
 def close_matches(name: str, candidates: Iterable[str], n: int = 5) -> list[str]:

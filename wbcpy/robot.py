@@ -31,6 +31,8 @@ from ._robot_views import RobotViewsMixin
 from ._urdf import load_urdf_model
 from ._validation import as_vector, check_finite
 from .errors import StateNotSetError
+from .srdf import load_reference_configurations, reference_configuration, reference_configuration_names
+from .urdf_physics import PhysicsMode
 
 if TYPE_CHECKING:
     from .chain import Chain
@@ -65,7 +67,16 @@ class RobotModel(RobotNamesMixin, RobotViewsMixin):
         model: the Pinocchio model (shared, never copied).
         name: robot name (from the URDF unless given).
         source: the path the model was loaded from, or ``"<xml>"``.
+        urdf_path: the URDF file (absolute) of :meth:`from_urdf`, or None.
+        urdf_text: the URDF XML when it was given as a string to :meth:`from_urdf`, else None.
+        package_dirs: folders for ``package://`` URIs (geometry loading).
+        srdf_path: the SRDF of the reference configurations, or None.
     """
+
+    urdf_path: Path | None = None
+    urdf_text: str | None = None
+    package_dirs: Sequence[str] = ()
+    srdf_path: Path | None = None
 
     def __init__(self, model: pin.Model, name: str | None = None, source: str = "<model>") -> None:
         """Wrap an existing Pinocchio model (for example a reduced model with locked joints)."""
@@ -117,6 +128,8 @@ class RobotModel(RobotNamesMixin, RobotViewsMixin):
         package_dirs: Sequence[str | Path] | None = None,
         gravity: Sequence[float] = (0.0, 0.0, -9.81),
         name: str | None = None,
+        srdf: str | Path | None = None,
+        check_physics: PhysicsMode = True,
     ) -> RobotModel:
         """Load a URDF given as a file path or as an XML string.
 
@@ -127,16 +140,37 @@ class RobotModel(RobotNamesMixin, RobotViewsMixin):
                 kinematic/dynamic model.
             gravity: gravity vector in m/s², world frame.
             name: robot name; default the URDF's ``name`` attribute.
+            srdf: SRDF file whose ``group_state`` postures become reference configurations
+                (:meth:`reference_configuration`).
+            check_physics: True: raise on physically invalid masses, inertias, axes or limits; "warn";
+                False; or the names of the checks to run (see :mod:`wbcpy.urdf_physics`).
 
         Raises:
             URDFNotFoundError: the path does not exist (also a ``FileNotFoundError``).
-            URDFError: unreadable file, malformed XML, or a URDF without links.
+            URDFError: unreadable file, malformed XML or URDF (element, attribute, value and line named),
+                physically invalid model, or a model beyond the size guards (:mod:`wbcpy.urdf_checks`).
+            SRDFError: the SRDF is missing, malformed or does not fit the model.
             InvalidValueError: a non-finite or wrongly sized gravity vector.
         """
-        model, label = load_urdf_model(source, floating_base, gravity)
-        robot = cls(model, name=name, source=label)
+        model, src = load_urdf_model(source, floating_base, gravity, check_physics)
+        srdf_path = None if srdf is None else load_reference_configurations(model, srdf)
+        robot = cls(model, name=name, source=src.label)
+        robot.urdf_path, robot.urdf_text = src.path, (src.text if src.path is None else None)
         robot.package_dirs = [str(p) for p in (package_dirs or [])]
+        robot.srdf_path = srdf_path
         return robot
+
+    def reference_configuration(self, name: str) -> np.ndarray:
+        """A named posture of the SRDF (``half_sitting``, ``standing``...) as a configuration (nq).
+
+        Raises:
+            UnknownNameError: no such posture (the message lists the known ones, or says there is no SRDF).
+        """
+        return reference_configuration(self.model, name, self.srdf_path)
+
+    def reference_configuration_names(self) -> list[str]:
+        """Names of the SRDF postures of this robot (empty without an SRDF)."""
+        return reference_configuration_names(self.model)
 
     def chain(self, base: str, tip: str, name: str | None = None, **kwargs: Any) -> Chain:
         """Return a serial :class:`~wbcpy.chain.Chain` view from frame ``base`` to frame ``tip``."""
