@@ -15,9 +15,7 @@ INSTALLED = [c for c in COMMANDS if c in SUBPARSERS]
 
 
 def _wbcpy(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "wbcpy", *args], capture_output=True, text=True, timeout=120
-    )
+    return subprocess.run([sys.executable, "-m", "wbcpy", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_every_planned_user_command_is_installed() -> None:

@@ -191,7 +191,8 @@ def _example() -> list[RobotEntry]:
     root = example_robot_data_dir()
     if root is None:
         return []
-    files = [p for p in sorted(root.glob("*/*/*.urdf")) if p.parent.name in ("urdf", "robots") and _has_links(p)]
+    files = sorted(root.glob("*/*/*.urdf"))
+    files = [p for p in files if p.parent.name in ("urdf", "robots") and _has_links(p)]
     stems = [_name(p.stem) for p in files]
     out = []
     for path, stem in zip(files, stems, strict=True):

@@ -2,8 +2,8 @@
 
 An SRDF (``<robot>`` with ``<group_state name=... group=...><joint name=... value=.../>...``) names
 postures of a robot. :func:`load_reference_configurations` checks the file and stores its postures in the
-``pin.Model`` with Pinocchio's ``loadReferenceConfigurations``; :meth:`wbcpy.RobotModel.reference_configuration`
-reads them back as configurations (nq).
+``pin.Model`` with Pinocchio's ``loadReferenceConfigurations``;
+:meth:`wbcpy.RobotModel.reference_configuration` reads them back as configurations (nq).
 
 Values are one per joint position coordinate (a free-flyer: x y z qx qy qz qw) or, for a continuous
 joint, its angle (Pinocchio turns it into cos/sin). Joints of the SRDF that the model does not have are
@@ -104,6 +104,8 @@ def reference_configuration(model: pin.Model, name: str, srdf_path: Path | None 
             raise UnknownNameError("reference configuration", name, names)
         where = f"its SRDF {str(srdf_path)!r} has none" if srdf_path else "it was loaded without an SRDF"
         err = UnknownNameError("reference configuration", name, [])
-        err.message = f"unknown reference configuration {short_repr(name)}: {where} (from_urdf(..., srdf=PATH))"
+        err.message = (
+            f"unknown reference configuration {short_repr(name)}: {where} (from_urdf(..., srdf=PATH))"
+        )
         raise err
     return np.array(model.referenceConfigurations[name], dtype=float)

@@ -145,7 +145,8 @@ def parse_xml(text: str, source: str) -> XNode:
         parser.Parse(text, True)
     except xml.parsers.expat.ExpatError as exc:
         msg = xml.parsers.expat.ErrorString(exc.code)
-        raise URDFError(source, f"malformed XML: {msg} (line {exc.lineno}, column {exc.offset + 1})") from None
+        where = f"line {exc.lineno}, column {exc.offset + 1}"
+        raise URDFError(source, f"malformed XML: {msg} ({where})") from None
     return roots[0]
 
 
@@ -187,9 +188,8 @@ def _check_numbers(node: XNode, owner: XNode, source: str) -> None:
                 source, f"{_where(node, owner)}: {attr}={short_repr(raw)} is not {what} (finite, SI units)"
             )
         if len(values) != count:
-            raise URDFError(
-                source, f"{_where(node, owner)}: {attr}={short_repr(raw)} has {len(values)} values, expected {count}"
-            )
+            got = f"has {len(values)} values, expected {count}"
+            raise URDFError(source, f"{_where(node, owner)}: {attr}={short_repr(raw)} {got}")
 
 
 def _check_required(node: XNode, owner: XNode, source: str) -> None:

@@ -131,7 +131,7 @@ def _selected(mode: PhysicsMode) -> tuple[tuple[str, ...], bool]:
         raise InvalidValueError(
             "check_physics",
             "True, False, 'warn' or names of checks",
-            reason=f"unknown check(s) {unknown}; valid: True, False, 'warn' or a subset of {list(PHYSICS_CHECKS)}",
+            reason=f"unknown check(s) {unknown}; valid: True, False, 'warn' or some of {PHYSICS_CHECKS}",
         )
     return names, False
 
@@ -159,5 +159,6 @@ def apply_physics_checks(tree: UrdfTree, mode: PhysicsMode, source: str) -> None
         return
     raise URDFError(
         source,
-        f"physically invalid: {shown} (load anyway with check_physics=False, or 'warn'; see wbcpy.urdf_physics)",
+        f"physically invalid: {shown} "
+        "(to load anyway: check_physics=False or 'warn'; see wbcpy.urdf_physics)",
     )
