@@ -169,8 +169,9 @@ def _end_effector(name: str) -> str | None:
 
 def _srdf_for(urdf: Path, package: Path) -> Path | None:
     srdfs = sorted((package / "srdf").glob("*.srdf"))
-    exact = [s for s in srdfs if s.stem == urdf.stem]
-    prefixes = sorted((s for s in srdfs if urdf.stem.startswith(s.stem)), key=lambda s: -len(s.stem))
+    stem = _name(urdf.stem)
+    exact = [s for s in srdfs if _name(s.stem) == stem]
+    prefixes = sorted((s for s in srdfs if stem.startswith(_name(s.stem))), key=lambda s: -len(s.stem))
     if exact or prefixes:
         return (exact or prefixes)[0]
     return srdfs[0] if len(srdfs) == 1 else None
