@@ -206,7 +206,14 @@ def _example() -> list[RobotEntry]:
         srdf = _srdf_for(path, package)
         out.append(
             RobotEntry(
-                name, "example-robot-data", path, srdf, floating, (str(root),), _end_effector(name), "warn"
+                name,
+                "example-robot-data",
+                path,
+                srdf,
+                floating,
+                (str(root.parent.parent),),
+                _end_effector(name),
+                "warn",
             )
         )
     return out
