@@ -17,6 +17,7 @@ exception also derives from it, so ``except KeyError`` or ``except ValueError`` 
 from __future__ import annotations
 
 import difflib
+import reprlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -32,6 +33,7 @@ __all__ = [
     "URDFWarning",
     "UnknownNameError",
     "WbcpyError",
+    "safe_repr",
 ]
 
 
@@ -97,6 +99,15 @@ def close_matches(name: str, candidates: Iterable[str], n: int = 5) -> list[str]
     return found
 
 
+def safe_repr(value: Any) -> str:
+    """A short repr that stays cheap for huge or deeply shared values (YAML aliases)."""
+    return _REPR.repr(value)
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict, _REPR.maxlevel = 60, 60, 6, 6, 3
+
+
 class UnknownNameError(WbcpyError, KeyError):
     """A frame, joint, link, chain, task or robot name that does not exist.
 
@@ -104,18 +115,20 @@ class UnknownNameError(WbcpyError, KeyError):
         kind: what was looked up ("frame", "joint", "chain", "task", "robot", ...).
         name: the name that was asked for.
         suggestions: the closest valid names (possibly empty).
-        valid: every valid name (kept for programmatic use).
+        valid: every valid name (kept for programmatic use; listed in the message with ``show_all``).
     """
 
-    def __init__(self, kind: str, name: Any, valid: Iterable[str] = ()) -> None:
+    def __init__(self, kind: str, name: Any, valid: Iterable[str] = (), show_all: bool = False) -> None:
         self.kind = kind
         self.name = name
         self.valid = [str(v) for v in valid]
         self.suggestions = close_matches(str(name), self.valid)
-        msg = f"unknown {kind} {name!r}"
+        msg = f"unknown {kind} {safe_repr(name)}"
         if self.suggestions:
             msg += f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?"
-        elif self.valid:
+        if show_all and self.valid:
+            msg += f"; valid: {', '.join(self.valid)}"
+        elif self.valid and not self.suggestions:
             shown = ", ".join(repr(v) for v in self.valid[:12])
             more = f" and {len(self.valid) - 12} more" if len(self.valid) > 12 else ""
             msg += f"; valid names: {shown}{more}"
@@ -180,8 +193,10 @@ class ConfigKeyError(ConfigError, UnknownNameError):
     listing close matches).
     """
 
-    def __init__(self, field: str, kind: str, name: Any, valid: Iterable[str] = ()) -> None:
-        UnknownNameError.__init__(self, kind, name, valid)
+    def __init__(
+        self, field: str, kind: str, name: Any, valid: Iterable[str] = (), show_all: bool = False
+    ) -> None:
+        UnknownNameError.__init__(self, kind, name, valid, show_all)
         self.field = field
         self.reason = self.message
         self.message = f"{field}: {self.message}"

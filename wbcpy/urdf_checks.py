@@ -23,7 +23,7 @@ import xml.parsers.expat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .errors import URDFError
+from .errors import URDFError, safe_repr
 
 __all__ = [
     "JOINT_DOF",
@@ -89,8 +89,7 @@ def short_repr(value: object, limit: int = 40) -> str:
     """``repr(value)`` cut to about ``limit`` characters (messages never echo a huge value)."""
     if isinstance(value, str) and len(value) > limit:
         return repr(value[:limit]) + f"... ({len(value)} characters)"
-    text = repr(value)
-    return text if len(text) <= limit + 2 else text[:limit] + "..."
+    return safe_repr(value)
 
 
 @dataclass
