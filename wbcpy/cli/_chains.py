@@ -8,13 +8,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ..robot import RobotModel
+from .common import format_table
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ..arl import Model
-from .common import format_table
+    from ..robot import RobotModel
 
 __all__ = ["add_chains_argument", "chain_table", "model_chain_table"]
 
