@@ -1,6 +1,7 @@
 """Reading YAML configuration files safely: encoding, syntax errors with line and column, bombs, depth.
 
-Used by scene files (:mod:`wbcpy.scenes.scene_file`) and task lists (:meth:`wbcpy.tasks.TaskConfig.from_yaml`).
+Used by scene files (:mod:`wbcpy.scenes.scene_file`) and task lists
+(:meth:`wbcpy.tasks.TaskConfig.from_yaml`).
 Every failure is a :class:`~wbcpy.errors.ConfigError` naming the file:
 
 * not UTF-8 text (binary, UTF-16 with its byte-order mark) — PyYAML would raise ``UnicodeDecodeError``;

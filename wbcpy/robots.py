@@ -31,6 +31,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import pinocchio as pin
+
 from .errors import UnknownNameError
 from .robot import RobotModel
 
@@ -38,6 +40,7 @@ __all__ = [
     "ALIASES",
     "RobotEntry",
     "available",
+    "default_end_effector",
     "example_robot_data_dir",
     "load_robot",
     "refresh",
@@ -324,3 +327,28 @@ def load_robot(name_or_path: str | Path, **kwargs: Any) -> RobotModel:
         return RobotModel.from_urdf(name_or_path, **kwargs)
     entry = robot_entry(text)
     return RobotModel.from_urdf(entry.urdf, **{**entry.load_kwargs(), **kwargs})
+
+
+def _deepest_frame(robot: RobotModel) -> str:
+    """The BODY frame with the most DOF between it and the root (the last such frame in URDF order)."""
+    model = robot.model
+    depth = [0] * model.njoints
+    for j in range(1, model.njoints):
+        depth[j] = depth[model.parents[j]] + model.joints[j].nv
+    bodies = [f for f in model.frames if f.type == pin.FrameType.BODY]
+    best = max(depth[f.parentJoint] for f in bodies)
+    return [f.name for f in bodies if depth[f.parentJoint] == best][-1]
+
+
+def default_end_effector(robot: RobotModel, name: str | None = None) -> str:
+    """The default tip frame of ``wbcpy reach``: the registry's end effector of ``name`` when it names one
+    that ``robot`` has, else the body frame deepest in the tree (most DOF from the root; the last in URDF
+    order among equals: a tool frame such as UR's ``tool0`` after its wrist link)."""
+    if name is not None:
+        try:
+            tip = robot_entry(name).end_effector
+        except UnknownNameError:
+            tip = None
+        if tip is not None and tip in robot.frame_names:
+            return tip
+    return _deepest_frame(robot)

@@ -7,7 +7,6 @@ stderr and exit code 2, not a traceback after a long run.
 from __future__ import annotations
 
 import argparse
-import math
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..reporting import format_table
 from . import CLIError
 
 if TYPE_CHECKING:
@@ -140,18 +140,3 @@ def check_finite_output(name: str, *arrays: Any) -> None:
         values = np.asarray(arr, dtype=float)
         if not np.isfinite(values).all():
             raise CLIError(f"{name}: the result is not finite (NaN or inf); are the inputs too large?")
-
-
-def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """Render a plain-text table with left-aligned columns."""
-    cells = [[str(h) for h in header]] + [[_fmt(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, float | np.floating):
-        return f"{value:.6g}" if math.isfinite(value) else str(value)
-    return str(value)
