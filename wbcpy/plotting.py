@@ -22,6 +22,7 @@ import numpy as np
 
 __all__ = [
     "have_matplotlib",
+    "joint_figure",
     "joint_units",
     "plot_joint_trajectories",
     "plot_reach",
@@ -106,6 +107,23 @@ def _colour_cycle(n: int) -> list[dict[str, Any]]:
     return [{"color": cmap(i % cmap.N)} for i in range(n)]
 
 
+def joint_figure(
+    time: np.ndarray,
+    q: np.ndarray,
+    names: Sequence[str],
+    lower: np.ndarray,
+    upper: np.ndarray,
+    title: str,
+    units: Sequence[str] | None = None,
+) -> Any:
+    """The figure of :func:`plot_joint_trajectories` (one axes per joint), not saved."""
+    n = len(names)
+    fig = _figure((10, 1.2 + 1.6 * math.ceil(n / (2 if n > 3 else 1))))
+    fig.suptitle(title)
+    _joint_panels(fig, fig.add_gridspec(1, 1)[0, 0], time, q, names, lower, upper, units)
+    return fig
+
+
 def plot_joint_trajectories(
     path: str | Path,
     time: np.ndarray,
@@ -125,11 +143,7 @@ def plot_joint_trajectories(
     """
     if not have_matplotlib():
         return False
-    n = len(names)
-    fig = _figure((10, 1.2 + 1.6 * math.ceil(n / (2 if n > 3 else 1))))
-    fig.suptitle(title)
-    _joint_panels(fig, fig.add_gridspec(1, 1)[0, 0], time, q, names, lower, upper, units)
-    fig.savefig(path, dpi=100)
+    joint_figure(time, q, names, lower, upper, title, units).savefig(path, dpi=100)
     return True
 
 

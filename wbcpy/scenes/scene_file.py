@@ -376,5 +376,5 @@ def load_scene_file(
         _make_target(scene.get_task(cfg.name), spec, f"tasks[{i}]")
         for i, (cfg, spec) in enumerate(zip(scene.get_wbc_config(), pd_specs, strict=True))
     ]
-    notes = q0_limit_warnings(robot, q0) if scene.joint_limits else []
+    notes = q0_limit_warnings(robot, q0)
     return SceneSetup(robot, scene, q0, v0, step, n_steps, targets, label, notes)
