@@ -214,7 +214,8 @@ def _scene_file(tmp_path: Path, **extra: str) -> Path:
 
 
 def test_q0_outside_the_limits_warns_first_and_exits_1(tmp_path: Path, capsys) -> None:
-    path = _scene_file(tmp_path, q0="[0.3, 2.5, 0, -1.2, 0, 0.8, 0]", joint_limits="true")  # lwr_joint_2 limit is ±120° = 2.094
+    # lwr_joint_2's limit is ±120° = ±2.094 rad
+    path = _scene_file(tmp_path, q0="[0.3, 2.5, 0, -1.2, 0, 0.8, 0]", joint_limits="true")
     code, out, err = _run(["scene", str(path), "--quiet"], capsys)
     assert "warning: q0: joint 'lwr_joint_2' at 2.5 is outside its limits" in err
     assert "joint limits: VIOLATED" in out

@@ -14,7 +14,7 @@ import pinocchio as pin
 import pytest
 
 import wbcpy.robots as robots
-from wbcpy import URDFWarning, UnknownNameError
+from wbcpy import UnknownNameError, URDFWarning
 from wbcpy.robots import ALIASES, aliases, available, load_robot, registry, robot_entry, robot_path
 
 ERD = robots.example_robot_data_dir()
