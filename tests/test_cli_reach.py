@@ -27,8 +27,8 @@ def _final_errors(out: str) -> tuple[float, float]:
 
 
 def test_reach_planar_in_target(capsys):
-    rc = main(["reach", "planar3r", "--chain", "base_link:tip", "--target", "0.4", "0.3", "0", "--mode", "full",
-               "--q0", "0.3", "0.5", "0.2"])  # fmt: skip
+    rc = main(["reach", "planar3r", "--chain", "base_link:tip", "--target", "0.4", "0.3", "0",
+               "--mode", "full", "--q0", "0.3", "0.5", "0.2"])  # fmt: skip
     out = capsys.readouterr().out
     assert rc == 0, out
     steps = int(re.search(r"in target after (\d+) steps", out).group(1))
