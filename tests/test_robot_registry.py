@@ -174,3 +174,20 @@ def test_icub_models_float_like_example_robot_data(
     whole, part = robot_entry("icub-models:iCubTest01"), robot_entry("icub-models:left_hand_test")
     assert whole.source == "icub-models" and whole.floating_base and not part.floating_base
     assert load_robot("icub-models:iCubTest01").nv == 2 + 6
+
+
+def test_readme_robot_table_is_the_registry_output() -> None:
+    """README's robot list is `wbcpy robots --markdown` output for the example-robot-data it names."""
+    import importlib.metadata
+    import re
+
+    from wbcpy.cli.robots import markdown_table
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    version = re.search(r"example-robot-data (\d[\w.]*)\):", readme)
+    assert version is not None
+    installed = None if ERD is None else importlib.metadata.version("example-robot-data")
+    if installed != version.group(1):
+        pytest.skip(f"README's table is for example-robot-data {version.group(1)}, installed: {installed}")
+    table = readme.split("<!-- robots table: generated, do not edit -->\n")[1].split("\n<!-- end")[0]
+    assert table.strip() == markdown_table(["wbcpy", "example-robot-data"]).strip()

@@ -2,7 +2,8 @@
 
 Sources: ``wbcpy`` (shipped), ``example-robot-data`` and ``icub-models`` when installed (see
 :mod:`wbcpy.robots`). Aliases follow as ``alias -> name``. ``--names`` prints the names only (the same list
-as ``wbcpy info --list``); ``--markdown`` prints the table as Markdown (README's robot list is made so).
+as ``wbcpy info --list``); ``--markdown`` prints a compact Markdown table (README's robot list is made so:
+``wbcpy robots --markdown --source wbcpy,example-robot-data``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import argparse
 
 from .common import format_table
 
-__all__ = ["register", "robot_rows", "run"]
+__all__ = ["markdown_table", "register", "robot_rows", "run"]
 
 
 def robot_rows() -> list[list[str]]:
@@ -39,12 +40,29 @@ def robot_rows() -> list[list[str]]:
 HEADER = ["name", "source", "base", "SRDF", "end effector", "file"]
 
 
-def markdown_table(rows: list[list[str]]) -> str:
-    """The rows as a Markdown table (names in backquotes)."""
-    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    for row in rows:
-        cells = [f"`{row[0]}`", *(c or " " for c in row[1:])]
-        lines.append("| " + " | ".join(cells) + " |")
+def markdown_table(sources: list[str] | None = None) -> str:
+    """A compact Markdown table: one row per (source, base) with the names, then the aliases.
+
+    Args:
+        sources: keep only these sources (default: all).
+    """
+    from ..robots import aliases, registry
+
+    groups: dict[tuple[str, str], list[str]] = {}
+    for name, entry in registry().items():
+        if sources is None or entry.source in sources:
+            base = "floating" if entry.floating_base else "fixed"
+            groups.setdefault((entry.source, base), []).append(f"`{name}`")
+    lines = ["| source | base | names |", "|---|---|---|"]
+    lines += [f"| {src} | {base} | {', '.join(names)} |" for (src, base), names in groups.items()]
+    names = registry()
+    shown = [
+        f"`{a}` → `{t}`"
+        for a, t in sorted(aliases().items())
+        if sources is None or names[t].source in sources
+    ]
+    if shown:
+        lines.append(f"| aliases | | {', '.join(shown)} |")
     return "\n".join(lines)
 
 
@@ -55,9 +73,13 @@ def run(args: argparse.Namespace) -> int:
     if args.names:
         print("\n".join(available()))
         return 0
-    rows = robot_rows()
-    print(markdown_table(rows) if args.markdown else format_table(HEADER, rows))
-    if example_robot_data_dir() is None and not args.markdown:
+    sources = args.source.split(",") if args.source else None
+    if args.markdown:
+        print(markdown_table(sources))
+        return 0
+    rows = [r for r in robot_rows() if sources is None or r[1] in sources or r[1].startswith("alias")]
+    print(format_table(HEADER, rows))
+    if example_robot_data_dir() is None:
         print("more robots (panda, ur5, talos, icub, go1...): pip install example-robot-data")
     return 0
 
@@ -70,5 +92,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="List every robot name load_robot resolves: shipped, example-robot-data, icub-models.",
     )
     parser.add_argument("--names", action="store_true", help="print only the names, one per line")
-    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument(
+        "--markdown", action="store_true", help="print a compact Markdown table (names per source and base)"
+    )
+    parser.add_argument(
+        "--source", metavar="S1,S2", help="only these sources (wbcpy, example-robot-data, icub-models)"
+    )
     parser.set_defaults(func=run)
