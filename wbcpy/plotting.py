@@ -212,29 +212,18 @@ def plot_reach(
     if not have_matplotlib():
         return False
     n = len(chain.joint_names)
-    if not joints:
+    if joints:
+        fig = _figure((15, max(5.5, 1.2 + 1.6 * math.ceil(n / (2 if n > 3 else 1)))))
+        grid = fig.add_gridspec(2, 2, width_ratios=(1.0, 1.3))
+        units = units if units is not None else joint_units(chain)
+        q, lo, hi = result.q, chain.lower, chain.upper
+        _joint_panels(fig, grid[:, 1], result.time, q, chain.joint_names, lo, hi, units)
+    else:
         fig = _figure((8, 10))
         grid = fig.add_gridspec(2, 1, height_ratios=(1.6, 1.0))
-        _tip_path_axes(
-            fig.add_subplot(grid[0, 0], projection="3d"),
-            result.tips,
-            result.target.translation,
-            f"tip path in {chain.base}",
-        )
-        _profile_axes(fig.add_subplot(grid[1, 0]), result)
-        fig.savefig(path, dpi=100)
-        return True
-    fig = _figure((15, max(5.5, 1.2 + 1.6 * math.ceil(n / (2 if n > 3 else 1)))))
-    grid = fig.add_gridspec(2, 2, width_ratios=(1.0, 1.3))
-    _tip_path_axes(
-        fig.add_subplot(grid[0, 0], projection="3d"),
-        result.tips,
-        result.target.translation,
-        f"tip path in {chain.base}",
-    )
+    path_ax = fig.add_subplot(grid[0, 0], projection="3d")
+    _tip_path_axes(path_ax, result.tips, result.target.translation, f"tip path in {chain.base}")
     _profile_axes(fig.add_subplot(grid[1, 0]), result)
-    units = units if units is not None else joint_units(chain)
-    _joint_panels(fig, grid[:, 1], result.time, result.q, chain.joint_names, chain.lower, chain.upper, units)
     fig.savefig(path, dpi=100)
     return True
 
