@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from wbcpy import arl
-from wbcpy.cli._chains import model_chain_table
+from wbcpy.reporting import model_chain_table
 from wbcpy.robots import shipped_robots_dir
 
 

@@ -28,7 +28,7 @@ def _final_errors(out: str) -> tuple[float, float]:
 
 def test_reach_planar_in_target(capsys):
     rc = main(["reach", "planar3r", "--chain", "base_link:tip", "--target", "0.4", "0.3", "0",
-               "--q0", "0.3", "0.5", "0.2"])  # fmt: skip
+               "--mode", "full", "--q0", "0.3", "0.5", "0.2"])  # fmt: skip
     out = capsys.readouterr().out
     assert rc == 0, out
     steps = int(re.search(r"in target after (\d+) steps", out).group(1))

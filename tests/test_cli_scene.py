@@ -45,7 +45,8 @@ def test_scene_command_runs_the_example_and_plots(tmp_path, capsys):
     lines = out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("task "))
     end = lines.index("", start)
-    assert [line.split()[0] for line in lines[start + 2 : end] if not line.startswith("level")] == [
+    rows = [line for line in lines[start + 2 : end] if not line.startswith(("level", "units"))]
+    assert [line.split()[0] for line in rows] == [
         "ee",
         "posture",
     ]

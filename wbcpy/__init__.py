@@ -13,17 +13,25 @@ from .errors import (
     ConfigKeyError,
     InvalidValueError,
     QPSolveError,
+    SRDFError,
     StateNotSetError,
     UnknownNameError,
     URDFError,
     URDFNotFoundError,
+    URDFWarning,
     WbcpyError,
 )
 from .robot import RobotModel
 from .robots import available as available_robots
 from .robots import load_robot
 
-__version__ = "0.1.0"
+try:
+    from importlib.metadata import PackageNotFoundError as _NotInstalled
+    from importlib.metadata import version as _version
+
+    __version__ = _version("wbcpy")
+except _NotInstalled:  # pragma: no cover - a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "ConcurrentUseError",
@@ -32,9 +40,11 @@ __all__ = [
     "InvalidValueError",
     "QPSolveError",
     "RobotModel",
+    "SRDFError",
     "StateNotSetError",
     "URDFError",
     "URDFNotFoundError",
+    "URDFWarning",
     "UnknownNameError",
     "WbcpyError",
     "__version__",

@@ -1,78 +1,141 @@
 """URDF loading for :meth:`~wbcpy.robot.RobotModel.from_urdf`: read, check and parse into a ``pin.Model``.
 
 A URDF is accepted as a file path or as the XML itself. Before Pinocchio parses it, the XML is checked
-so that a bad file raises :class:`~wbcpy.errors.URDFError` with a reason (Pinocchio's own parser errors
-are terse or, for some inputs, produce an empty model).
+(:mod:`wbcpy.urdf_checks`: structure, numbers, size; :mod:`wbcpy.urdf_physics`: masses, inertias, axes,
+limits) so that a bad file raises :class:`~wbcpy.errors.URDFError` naming element, attribute, value and
+line. What urdfdom prints on the C++ side (stderr) is captured: it becomes part of the error message when
+Pinocchio still rejects the file, or a :class:`~wbcpy.errors.URDFWarning` when it loads.
 """
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+import contextlib
+import os
+import tempfile
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pinocchio as pin
 
 from ._validation import as_vector
-from .errors import URDFError, URDFNotFoundError
+from .errors import URDFError, URDFNotFoundError, URDFWarning, close_matches
+from .urdf_checks import check_urdf
+from .urdf_physics import PhysicsMode, apply_physics_checks
 
-__all__ = ["check_urdf_xml", "load_urdf_model", "read_urdf"]
+__all__ = ["UrdfSource", "captured_stderr", "load_urdf_model", "read_urdf"]
+
+_STDERR_LOCK = threading.Lock()
 
 
-def check_urdf_xml(text: str, source: str) -> None:
-    """Raise :class:`URDFError` unless ``text`` is well-formed XML with a <robot> root holding links."""
+@dataclass(frozen=True)
+class UrdfSource:
+    """Where a URDF came from: a label for messages, the file (or None for inline XML) and the XML."""
+
+    label: str
+    path: Path | None
+    text: str
+
+
+def _missing(path: Path) -> URDFNotFoundError:
+    folder = path.parent if str(path.parent) else Path(".")
     try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise URDFError(source, f"malformed XML ({exc})") from None
-    if root.tag != "robot":
-        raise URDFError(source, f"root element is <{root.tag}>, expected <robot>")
-    if root.find("link") is None:
-        raise URDFError(source, "the URDF defines no <link>")
+        names = [p.name for p in folder.iterdir()] if folder.is_dir() else []
+    except OSError:
+        names = []
+    return URDFNotFoundError(str(path), close_matches(path.name, names, n=3))
 
 
-def read_urdf(source: str | Path) -> tuple[str, str]:
-    """The URDF XML and a label for messages: ``"<xml>"`` for XML given inline, else the file path.
+def read_urdf(source: str | Path) -> UrdfSource:
+    """Read a URDF given as a path or as XML (a string containing ``<robot``).
 
     Raises:
-        URDFNotFoundError: the path does not exist (also a ``FileNotFoundError``).
-        URDFError: the file cannot be read as UTF-8 text.
+        URDFNotFoundError: the path does not exist (also a ``FileNotFoundError``); the message names
+            similar files of the folder.
+        URDFError: a folder, or a file that cannot be read as UTF-8 text.
     """
     text = str(source)
-    if "<robot" in text:
-        return text, "<xml>"
+    if not isinstance(source, Path) and "<robot" in text:
+        return UrdfSource("<xml>", None, text)
     path = Path(text).expanduser()
-    label = str(path)
+    if not path.exists():
+        raise _missing(path)
     if not path.is_file():
-        raise URDFNotFoundError(label)
+        raise URDFError(str(path), "is a folder, not a URDF file")
     try:
-        return path.read_text(encoding="utf-8"), label
+        return UrdfSource(str(path), path.resolve(), path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise URDFError(label, f"unreadable ({exc})") from None
+        raise URDFError(str(path), f"unreadable ({exc})") from None
+
+
+@contextlib.contextmanager
+def captured_stderr() -> Iterator[list[str]]:
+    """Capture what C/C++ code writes to file descriptor 2 while the block runs (text in the list).
+
+    The Python-level ``sys.stderr`` is untouched; when fd 2 cannot be duplicated nothing is captured.
+    """
+    out: list[str] = []
+    with _STDERR_LOCK, tempfile.TemporaryFile() as tmp:
+        try:
+            saved = os.dup(2)
+        except OSError:
+            yield out
+            return
+        try:
+            os.dup2(tmp.fileno(), 2)
+            yield out
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            out.append(tmp.read().decode("utf-8", "replace"))
+
+
+def _urdfdom_lines(text: str) -> str:
+    """The messages of urdfdom's log, without its 'at line N in file.cpp' locations."""
+    lines = [ln.strip() for ln in text.splitlines()]
+    keep = [ln.removeprefix("Error:").strip() for ln in lines if ln and not ln.startswith("at line")]
+    return "; ".join(keep)
 
 
 def load_urdf_model(
-    source: str | Path, floating_base: bool, gravity: Sequence[float]
-) -> tuple[pin.Model, str]:
+    source: str | Path,
+    floating_base: bool,
+    gravity: Sequence[float],
+    check_physics: PhysicsMode = True,
+) -> tuple[pin.Model, UrdfSource]:
     """Parse a URDF (path or XML) into a ``pin.Model`` with the given gravity (m/s², world frame).
 
+    Args:
+        check_physics: see :func:`wbcpy.urdf_physics.apply_physics_checks`.
+
     Returns:
-        The model and the label of its source (the path, or ``"<xml>"``).
+        The model and where it came from.
 
     Raises:
-        InvalidValueError: a non-finite or wrongly sized gravity vector (checked first).
-        URDFNotFoundError, URDFError: see :func:`read_urdf`; also malformed XML, a URDF without links,
-            or a URDF that Pinocchio rejects.
+        InvalidValueError: a non-finite or wrongly sized gravity vector, or a bad ``check_physics``.
+        URDFNotFoundError, URDFError: see :func:`read_urdf`, :func:`~wbcpy.urdf_checks.check_urdf` and
+            :func:`~wbcpy.urdf_physics.apply_physics_checks`; also a URDF that Pinocchio rejects.
     """
     grav = as_vector(gravity, 3, "gravity")
-    text, label = read_urdf(source)
-    check_urdf_xml(text, label)
-    try:
-        if floating_base:
-            model = pin.buildModelFromXML(text, pin.JointModelFreeFlyer())
-        else:
-            model = pin.buildModelFromXML(text)
-    except (RuntimeError, ValueError) as exc:
-        raise URDFError(label, str(exc).strip().splitlines()[0] if str(exc).strip() else "invalid") from None
+    src = read_urdf(source)
+    tree = check_urdf(src.text, src.label)
+    apply_physics_checks(tree, check_physics, src.label)
+    with captured_stderr() as log:
+        try:
+            if floating_base:
+                model = pin.buildModelFromXML(src.text, pin.JointModelFreeFlyer())
+            else:
+                model = pin.buildModelFromXML(src.text)
+            error = None
+        except (RuntimeError, ValueError) as exc:
+            model, error = None, str(exc).strip().splitlines()[0] if str(exc).strip() else "invalid"
+    said = _urdfdom_lines("".join(log))
+    if model is None:
+        raise URDFError(src.label, f"{error} ({said})" if said else str(error))
+    if said:
+        warnings.warn(f"URDF {src.label!r}: urdfdom reported: {said}", URDFWarning, stacklevel=3)
     model.gravity.linear = grav
-    return model, label
+    return model, src

@@ -246,11 +246,15 @@ def as_vector(x: Any, n: int | None, name: str) -> np.ndarray:
     return arr
 
 
+_max_reduce, _min_reduce = np.maximum.reduce, np.minimum.reduce
+
+
 def as_state_vector(x: Any, n: int, name: str) -> np.ndarray:
     """:func:`as_vector` that also bounds every entry by :data:`STATE_LIMIT` (robot states)."""
     if x.__class__ is np.ndarray and x.shape == (n,) and x.dtype is _F64:  # hot path of robot updates
         arr = x.copy()
-        if not arr.dot(arr) <= _STATE_LIMIT_SQ:  # NaN, inf or an entry beyond the limit: checked exactly
+        # (two reductions, no overflow warning for huge entries; False for NaN → checked exactly)
+        if not (n == 0 or (_max_reduce(arr) <= STATE_LIMIT and -STATE_LIMIT <= _min_reduce(arr))):
             check_state(arr, name)
         return arr
     arr = as_vector(x, n, name)

@@ -9,32 +9,37 @@
    trajectories of 4), unless plots are off or matplotlib is missing.
 
 Everything runs offline on the shipped URDFs; no extra package is needed but matplotlib for the plots.
+
+The demo is the list :data:`PARTS` of ``(key, function)`` pairs run in order; each function takes the
+:class:`DemoContext` (output stream, solver, progress flag, results so far) and returns its result, kept in
+``DemoResult.parts[key]``. A new part (another robot, an HTML report) is one function and one list entry;
+a part's result with an ``ok`` attribute (or a plain bool) counts for :attr:`DemoResult.ok`.
 """
 
 from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 import pinocchio as pin
 
 from .arl import Model as ArlModel
-from .cli._chains import model_chain_table
-from .cli.scene import ProgressBar
 from .ik import CtrlPose, MultiRefMinJerkCtrl
 from .ik.reaching import ReachResult, run_reach
 from .jspace import Model as JspaceModel
 from .jspace import State
-from .plotting import have_matplotlib, plot_joint_trajectories, plot_task_errors, plot_tip_path
+from .plotting import have_matplotlib, joint_units, plot_joint_trajectories, plot_reach, plot_task_errors
+from .reporting import STATUS_UNITS, ProgressBar, model_chain_table
 from .robots import load_robot, shipped_robots_dir
 from .scenes import SceneSimulation, load_scene_file
 from .scenes.simulation import SimulationResult
 
-__all__ = ["ARM_Q0", "DEMO_SCENE", "PUMA_POSES", "DemoResult", "run_demo"]
+__all__ = ["ARM_Q0", "DEMO_SCENE", "PARTS", "PUMA_POSES", "DemoContext", "DemoResult", "run_demo"]
 
 #: named PUMA configurations (rad), jspace joint order
 PUMA_POSES: dict[str, tuple[float, ...]] = {
@@ -75,28 +80,55 @@ DEMO_SCENE: dict = {
 
 
 @dataclass
+class DemoContext:
+    """What every demo part gets: where to print, the QP backend, the progress flag, earlier results."""
+
+    out: TextIO
+    solver: str | None = None
+    progress: bool = True
+    results: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class DemoResult:
     """What :func:`run_demo` computed (used by the tests and for the exit status).
 
     Attributes:
-        scene: the AccelerationScene simulation. reach: the min-jerk reach.
-        plots: the PNG files written (empty with plots off or without matplotlib).
+        parts: each part's result by key (``jspace``, ``arl``, ``scene``, ``reach``...).
+        plots: the image files written (empty with plots off or without matplotlib).
     """
 
-    scene: SimulationResult
-    reach: ReachResult
+    parts: dict[str, Any]
     plots: list[Path] = field(default_factory=list)
 
     @property
+    def scene(self) -> SimulationResult:
+        """The AccelerationScene simulation of part 3."""
+        return self.parts["scene"]
+
+    @property
+    def reach(self) -> ReachResult:
+        """The min-jerk reach of part 4 (its controller is ``parts["reach_ctrl"]``)."""
+        return self.parts["reach"]
+
+    @property
     def ok(self) -> bool:
-        """Both reaches converged (end-effector errors below 1e-3, limits respected, min-jerk in target).
+        """Every part succeeded: the scene's end-effector errors below 1e-3 with the limits respected, the
+        min-jerk reach in target, and every other part whose result says so.
 
         The posture task sits on the lower priority level and cannot reach its target while the
         end-effector task holds: its error is reported but not judged.
         """
         ee = [v for k, v in self.scene.final_errors().items() if k.startswith("ee ")]
         limits_ok = max(self.scene.limit_violation.values(), default=0.0) <= 1e-9
-        return bool(ee) and max(ee) < 1e-3 and limits_ok and self.reach.reached
+        others = [_part_ok(r) for k, r in self.parts.items() if k not in ("scene", "reach")]
+        return bool(ee) and max(ee) < 1e-3 and limits_ok and self.reach.reached and all(others)
+
+
+def _part_ok(result: Any) -> bool:
+    if isinstance(result, bool):
+        return result
+    return bool(getattr(result, "ok", True))
 
 
 def _print_matrix(out: TextIO, name: str, m: np.ndarray) -> None:
@@ -106,7 +138,8 @@ def _print_matrix(out: TextIO, name: str, m: np.ndarray) -> None:
         out.write("  " + " ".join(f"{x:9.4f}" for x in row) + "\n")
 
 
-def _jspace_part(out: TextIO, pose: str) -> None:
+def _jspace_part(ctx: DemoContext, pose: str = "ready") -> bool:
+    out = ctx.out
     model = JspaceModel.load("puma560")
     q = np.array(PUMA_POSES[pose])
     qd = np.full(model.get_n_dof(), 0.5)
@@ -124,23 +157,26 @@ def _jspace_part(out: TextIO, pose: str) -> None:
     )
     frame = model.get_global_frame(tip)
     out.write(f"end-effector origin [m]: {np.round(frame.translation, 4).tolist()}\n\n")
+    return True
 
 
-def _arl_part(out: TextIO) -> None:
+def _arl_part(ctx: DemoContext) -> bool:
     model = ArlModel.from_config(shipped_robots_dir() / "bimanual_chains.yaml")
-    out.write("== 2. arl::robot::Model — bimanual robot as kinematic chains\n")
-    out.write(model_chain_table(model) + "\n\n")
+    ctx.out.write("== 2. arl::robot::Model — bimanual robot as kinematic chains\n")
+    ctx.out.write(model_chain_table(model) + "\n\n")
+    return True
 
 
-def _scene_part(out: TextIO, solver: str | None, progress: bool) -> SimulationResult:
-    setup = load_scene_file(DEMO_SCENE, solver=solver)
+def _scene_part(ctx: DemoContext) -> SimulationResult:
+    out = ctx.out
+    setup = load_scene_file(DEMO_SCENE, solver=ctx.solver)
     scene = setup.scene
     out.write(
         f"== 3. AccelerationScene — lwr4 reach, Cartesian task over posture, joint limits on, "
         f"{setup.steps} steps of {setup.dt:g} s, QP backend {scene.solver.name}\n"
     )
-    result = SceneSimulation(setup).run(progress=ProgressBar(setup.steps) if progress else None)
-    out.write(result.status.table() + "\n")
+    result = SceneSimulation(setup).run(progress=ProgressBar(setup.steps) if ctx.progress else None)
+    out.write(result.status.table() + "\n" + STATUS_UNITS + "\n")
     errors = ", ".join(f"{k} {v:.2e}" for k, v in result.final_errors().items())
     worst = max(result.limit_violation.values(), default=0.0)
     out.write(f"final target errors: {errors}\n")
@@ -152,7 +188,8 @@ def _scene_part(out: TextIO, solver: str | None, progress: bool) -> SimulationRe
     return result
 
 
-def _reach_part(out: TextIO) -> tuple[ReachResult, MultiRefMinJerkCtrl]:
+def _reach_part(ctx: DemoContext) -> ReachResult:
+    out = ctx.out
     robot = load_robot("lwr4")
     chain = robot.chain("lwr_base_link", "lwr_ee")
     ctrl = MultiRefMinJerkCtrl(chain, CtrlPose.FULL, 0.01, q0=ARM_Q0)
@@ -174,15 +211,22 @@ def _reach_part(out: TextIO) -> tuple[ReachResult, MultiRefMinJerkCtrl]:
         f"{result.position_error:.2e} m, {result.rotation_error:.2e} rad; iterate() median "
         f"{result.median_us:.1f} µs\n\n"
     )
-    return result, ctrl
+    ctx.results["reach_ctrl"] = ctrl
+    return result
 
 
-def _plots(
-    out: TextIO, folder: Path, scene: SimulationResult, reach: ReachResult, ctrl: MultiRefMinJerkCtrl
-) -> list[Path]:
+#: the demo, in order: (key of the result, part); see the module docstring
+PARTS: list[tuple[str, Callable[[DemoContext], Any]]] = [
+    ("jspace", _jspace_part),
+    ("arl", _arl_part),
+    ("scene", _scene_part),
+    ("reach", _reach_part),
+]
+
+
+def _plots(out: TextIO, folder: Path, scene: SimulationResult, reach: ReachResult, chain: Any) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     robot = load_robot("lwr4")
-    chain = ctrl.chain
     files = {
         "scene_task_errors.png": lambda p: plot_task_errors(
             p, scene.time, scene.errors, "AccelerationScene reach: target errors"
@@ -195,12 +239,18 @@ def _plots(
             robot.lower_position_limit,
             robot.upper_position_limit,
             "AccelerationScene reach: joints",
+            joint_units(robot, robot.joint_names),
         ),
-        "reach_tip_path.png": lambda p: plot_tip_path(
-            p, reach.tips, reach.target.translation, f"min-jerk reach: tip path in {chain.base}"
-        ),
+        "reach_tip_path.png": lambda p: plot_reach(p, reach, chain, joints=False),
         "reach_joint_trajectories.png": lambda p: plot_joint_trajectories(
-            p, reach.time, reach.q, chain.joint_names, chain.lower, chain.upper, "min-jerk reach: joints"
+            p,
+            reach.time,
+            reach.q,
+            chain.joint_names,
+            chain.lower,
+            chain.upper,
+            "min-jerk reach: joints",
+            joint_units(chain),
         ),
     }
     written = []
@@ -219,7 +269,7 @@ def run_demo(
     out: TextIO | None = None,
     progress: bool = True,
 ) -> DemoResult:
-    """Run the demo, printing to ``out`` (default stdout); returns what it computed.
+    """Run the demo's :data:`PARTS`, printing to ``out`` (default stdout); returns what they computed.
 
     Args:
         out_dir: folder for the PNG plots (created when needed).
@@ -227,16 +277,15 @@ def run_demo(
         plots: write the plots (skipped with a note when matplotlib is missing).
         progress: draw a progress bar on stderr during the scene simulation.
     """
-    stream = out if out is not None else sys.stdout
-    _jspace_part(stream, "ready")
-    _arl_part(stream)
-    scene = _scene_part(stream, solver, progress)
-    reach, ctrl = _reach_part(stream)
-    written: list[Path] = []
+    ctx = DemoContext(out if out is not None else sys.stdout, solver, progress)
+    for key, part in PARTS:
+        ctx.results[key] = part(ctx)
+    result = DemoResult(ctx.results)
     if not plots:
-        stream.write("== 5. plots: off (--no-plots)\n")
+        ctx.out.write("== 5. plots: off (--no-plots)\n")
     elif not have_matplotlib():
-        stream.write("== 5. plots: skipped, matplotlib is not installed (pip install 'wbcpy[plot]')\n")
+        ctx.out.write("== 5. plots: skipped, matplotlib is not installed (pip install 'wbcpy[plot]')\n")
     else:
-        written = _plots(stream, Path(out_dir), scene, reach, ctrl)
-    return DemoResult(scene, reach, written)
+        chain = ctx.results["reach_ctrl"].chain
+        result.plots = _plots(ctx.out, Path(out_dir), result.scene, result.reach, chain)
+    return result

@@ -18,6 +18,7 @@ exception also derives from it, so ``except KeyError`` or ``except ValueError`` 
 from __future__ import annotations
 
 import difflib
+import reprlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,11 +28,14 @@ __all__ = [
     "ConfigKeyError",
     "InvalidValueError",
     "QPSolveError",
+    "SRDFError",
     "StateNotSetError",
     "URDFError",
     "URDFNotFoundError",
+    "URDFWarning",
     "UnknownNameError",
     "WbcpyError",
+    "safe_repr",
 ]
 
 
@@ -54,21 +58,41 @@ class URDFError(WbcpyError):
 
 
 class URDFNotFoundError(URDFError, FileNotFoundError):
-    """The URDF path does not exist (also a :class:`FileNotFoundError`)."""
+    """The URDF path does not exist (also a :class:`FileNotFoundError`).
 
-    def __init__(self, source: str) -> None:
-        URDFError.__init__(self, source, "no such file")
+    Attributes:
+        suggestions: names of similar files in the same folder (possibly empty).
+    """
+
+    def __init__(self, source: str, suggestions: Iterable[str] = ()) -> None:
+        self.suggestions = [str(s) for s in suggestions]
+        reason = "no such file"
+        if self.suggestions:
+            reason += f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?"
+        URDFError.__init__(self, source, reason)
         self.filename = source
+
+    def __str__(self) -> str:  # OSError would print "[Errno None] None: ..."
+        return f"cannot load URDF {self.source!r}: {self.reason}"
+
+
+class SRDFError(URDFError):
+    """An SRDF file (reference configurations) is missing, malformed or does not fit the model."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        URDFError.__init__(self, source, reason)
+        self.args = (f"cannot load SRDF {source!r}: {reason}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class URDFWarning(UserWarning):
+    """A URDF loaded, but some of its values are physically implausible (``check_physics="warn"``)."""
 
 
 #: names longer than this are cut in messages and never compared with difflib
 _NAME_LIMIT = 200
-
-
-def _short(name: Any) -> str:
-    """``repr(name)``, cut to :data:`_NAME_LIMIT` characters."""
-    text = repr(name[:_NAME_LIMIT]) if isinstance(name, str) and len(name) > _NAME_LIMIT else repr(name)
-    return text if len(text) <= _NAME_LIMIT else text[:_NAME_LIMIT] + "..."
 
 
 def close_matches(name: str, candidates: Iterable[str], n: int = 5) -> list[str]:
@@ -83,6 +107,15 @@ def close_matches(name: str, candidates: Iterable[str], n: int = 5) -> list[str]
     return found
 
 
+def safe_repr(value: Any) -> str:
+    """A short repr that stays cheap for huge or deeply shared values (YAML aliases)."""
+    return _REPR.repr(value)
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict, _REPR.maxlevel = 60, 60, 6, 6, 3
+
+
 class UnknownNameError(WbcpyError, KeyError):
     """A frame, joint, link, chain, task or robot name that does not exist.
 
@@ -90,18 +123,20 @@ class UnknownNameError(WbcpyError, KeyError):
         kind: what was looked up ("frame", "joint", "chain", "task", "robot", ...).
         name: the name that was asked for.
         suggestions: the closest valid names (possibly empty).
-        valid: every valid name (kept for programmatic use).
+        valid: every valid name (kept for programmatic use; listed in the message with ``show_all``).
     """
 
-    def __init__(self, kind: str, name: Any, valid: Iterable[str] = ()) -> None:
+    def __init__(self, kind: str, name: Any, valid: Iterable[str] = (), show_all: bool = False) -> None:
         self.kind = kind
         self.name = name
         self.valid = [str(v) for v in valid]
         self.suggestions = close_matches(str(name), self.valid)
-        msg = f"unknown {kind} {_short(name)}"
+        msg = f"unknown {kind} {safe_repr(name)}"
         if self.suggestions:
             msg += f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?"
-        elif self.valid:
+        if show_all and self.valid:
+            msg += f"; valid: {', '.join(self.valid)}"
+        elif self.valid and not self.suggestions:
             shown = ", ".join(repr(v) for v in self.valid[:12])
             more = f" and {len(self.valid) - 12} more" if len(self.valid) > 12 else ""
             msg += f"; valid names: {shown}{more}"
@@ -166,8 +201,10 @@ class ConfigKeyError(ConfigError, UnknownNameError):
     listing close matches).
     """
 
-    def __init__(self, field: str, kind: str, name: Any, valid: Iterable[str] = ()) -> None:
-        UnknownNameError.__init__(self, kind, name, valid)
+    def __init__(
+        self, field: str, kind: str, name: Any, valid: Iterable[str] = (), show_all: bool = False
+    ) -> None:
+        UnknownNameError.__init__(self, kind, name, valid, show_all)
         self.field = field
         self.reason = self.message
         self.message = f"{field}: {self.message}"

@@ -36,6 +36,8 @@ from ._robot_views import RobotStateViews
 from ._urdf import load_urdf_model
 from ._validation import as_bool, as_state_vector
 from .errors import InvalidValueError
+from .srdf import load_reference_configurations, reference_configuration, reference_configuration_names
+from .urdf_physics import PhysicsMode
 
 if TYPE_CHECKING:
     from .chain import Chain
@@ -60,9 +62,11 @@ def _paths(dirs: Any) -> list[str]:
     return [str(p) for p in items]
 
 
-def _restore(model: pin.Model, name: str, source: str, dirs: list[str], state: tuple | None) -> RobotModel:
+def _restore(model: pin.Model, name: str, source: str, dirs: list[str], state: tuple | None,
+             description: tuple = (None, None, None)) -> RobotModel:  # fmt: skip
     """Unpickling and ``copy.deepcopy``: a new robot on ``model`` at ``state`` = (q, v, a)."""
     robot = RobotModel(model, name=name, source=source, package_dirs=dirs)
+    robot.urdf_path, robot.urdf_text, robot.srdf_path = description
     if state is not None:
         robot.set_state_unchecked(*(None if x is None else np.array(x, dtype=np.float64) for x in state))
     return robot
@@ -99,7 +103,14 @@ class RobotModel(RobotStateViews):
         names: the model-only :class:`~wbcpy._robot_names.RobotNames`.
         name, source, package_dirs: as given.
         total_mass: total mass in kg.
+        urdf_path: the URDF file (absolute) of :meth:`from_urdf`, or None.
+        urdf_text: the URDF XML when it was given as a string to :meth:`from_urdf`, else None.
+        srdf_path: the SRDF of the reference configurations, or None.
     """
+
+    urdf_path: Path | None = None
+    urdf_text: str | None = None
+    srdf_path: Path | None = None
 
     nq = property(lambda self: self.names.nq, doc="Size of the configuration vector q.")
     nv = property(lambda self: self.names.nv, doc="Size of v, q̈ and τ (= number of DOF).")
@@ -159,6 +170,8 @@ class RobotModel(RobotStateViews):
         package_dirs: Sequence[str | Path] | None = None,
         gravity: Sequence[float] = (0.0, 0.0, -9.81),
         name: str | None = None,
+        srdf: str | Path | None = None,
+        check_physics: PhysicsMode = True,
     ) -> RobotModel:
         """Load a URDF given as a file path or as an XML string.
 
@@ -168,14 +181,24 @@ class RobotModel(RobotStateViews):
             package_dirs: folders for ``package://`` URIs (kept for geometry loading).
             gravity: gravity vector in m/s², world frame.
             name: robot name; default the URDF's ``name`` attribute.
+            srdf: SRDF file whose ``group_state`` postures become reference configurations
+                (:meth:`reference_configuration`).
+            check_physics: True: raise on physically invalid masses, inertias, axes or limits; "warn";
+                False; or the names of the checks to run (see :mod:`wbcpy.urdf_physics`).
 
         Raises:
             URDFNotFoundError: the path does not exist (also a ``FileNotFoundError``).
-            URDFError: unreadable file, malformed XML, or a URDF without links.
+            URDFError: unreadable file, malformed XML or URDF (element, attribute, value and line named),
+                physically invalid model, or a model beyond the size guards (:mod:`wbcpy.urdf_checks`).
+            SRDFError: the SRDF is missing, malformed or does not fit the model.
             InvalidValueError: a non-finite or wrongly sized gravity vector, a non-bool ``floating_base``.
         """
-        model, label = load_urdf_model(source, as_bool(floating_base, "floating_base"), gravity)
-        return cls(model, name=name, source=label, package_dirs=package_dirs)
+        model, src = load_urdf_model(source, as_bool(floating_base, "floating_base"), gravity, check_physics)
+        srdf_path = None if srdf is None else load_reference_configurations(model, srdf)
+        robot = cls(model, name=name, source=src.label, package_dirs=package_dirs)
+        robot.urdf_path, robot.urdf_text = src.path, (src.text if src.path is None else None)
+        robot.srdf_path = srdf_path
+        return robot
 
     def copy(self) -> RobotModel:
         """An independent robot at the same state, cheaply: shared ``pin.Model`` and names, new data.
@@ -185,6 +208,7 @@ class RobotModel(RobotStateViews):
         """
         new = RobotModel.__new__(RobotModel)
         new._setup(self.model, self.names, self._probe, self.name, self.source, self.package_dirs)
+        new._copy_description(self)
         q, v, a, sid = self._st[:4]
         if q is not None:
             new._next_sid = itertools.count(sid + 1).__next__
@@ -196,16 +220,37 @@ class RobotModel(RobotStateViews):
     def __deepcopy__(self, memo: dict[int, Any]) -> RobotModel:
         """An independent robot on a copy of the ``pin.Model``, at the same state."""
         return _restore(
-            _copy.deepcopy(self.model, memo), self.name, self.source, self.package_dirs, self._state_args()
+            _copy.deepcopy(self.model, memo), self.name, self.source, self.package_dirs, self._state_args(),
+            self._description(),
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle the model, names and state; never the ``pin.Data`` (rebuilt when unpickled)."""
-        return (_restore, (self.model, self.name, self.source, self.package_dirs, self._state_args()))
+        return (_restore, (self.model, self.name, self.source, self.package_dirs, self._state_args(),
+                           self._description()))  # fmt: skip
+
+    def _description(self) -> tuple[Path | None, str | None, Path | None]:
+        """Where the model came from: (urdf_path, urdf_text, srdf_path)."""
+        return self.urdf_path, self.urdf_text, self.srdf_path
+
+    def _copy_description(self, other: RobotModel) -> None:
+        self.urdf_path, self.urdf_text, self.srdf_path = other._description()
 
     def _state_args(self) -> tuple | None:
         q, v, a = self._st[:3]
         return None if q is None else (q.copy(), v.copy(), None if a is None else a.copy())
+
+    def reference_configuration(self, name: str) -> np.ndarray:
+        """A named posture of the SRDF (``half_sitting``, ``standing``...) as a configuration (nq).
+
+        Raises:
+            UnknownNameError: no such posture (the message lists the known ones, or says there is no SRDF).
+        """
+        return reference_configuration(self.model, name, self.srdf_path)
+
+    def reference_configuration_names(self) -> list[str]:
+        """Names of the SRDF postures of this robot (empty without an SRDF)."""
+        return reference_configuration_names(self.model)
 
     def chain(self, base: str, tip: str, name: str | None = None, **kwargs: Any) -> Chain:
         """Return a serial :class:`~wbcpy.chain.Chain` view from frame ``base`` to frame ``tip``."""

@@ -1,25 +1,29 @@
 """Command-line interface: ``wbcpy <command> [options]``.
 
 Each command lives in its own module of this package and exposes ``register(subparsers)``, which adds
-its sub-parser and sets ``func`` (a callable ``(args) -> int``) as default. Errors raised on purpose by
-wbcpy (:class:`~wbcpy.errors.WbcpyError`) and bad arguments become a one-line message on stderr and exit
-code 2, never a traceback.
+its sub-parser and sets ``func`` (a callable ``(args) -> int``) as default. Command modules import only
+``argparse`` at module level and the rest inside ``run``, so ``wbcpy info`` does not load the QP and
+scene layers. Errors raised on purpose by wbcpy (:class:`~wbcpy.errors.WbcpyError`) and bad arguments
+become a one-line message on stderr and exit code 2, never a traceback; warnings are one line each.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import importlib.util
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import Any
 
 from ..errors import WbcpyError
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["COMMANDS", "build_parser", "main", "version_text"]
 
 #: command modules, in the order ``wbcpy --help`` lists them
-COMMANDS = ("info", "dynamics", "solvers", "scene", "reach", "demo")
+COMMANDS = ("robots", "info", "frames", "dynamics", "solvers", "scene", "reach", "demo")
 
 
 class CLIError(Exception):
@@ -33,9 +37,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def version_text() -> str:
+    """``wbcpy X (pinocchio Y)`` from the installed packages' metadata (no import of either)."""
+
+    def _v(dist: str) -> str:
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return "unknown"
+
+    return f"wbcpy {_v('wbcpy')} (pinocchio {_v('pin')}, Python {sys.version.split()[0]})"
+
+
+def _one_line_warning(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+    print(f"wbcpy: warning: {message}", file=sys.stderr)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``wbcpy`` parser with every installed command module registered."""
     parser = _Parser(prog="wbcpy", description="Whole-body control on Pinocchio: models, scenes, IK.")
+    parser.add_argument("--version", action="version", version=version_text(), help="print the version")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
@@ -51,9 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            return int(args.func(args) or 0)
     except (WbcpyError, CLIError) as exc:
-        print(f"wbcpy {args.command}: error: {exc}", file=sys.stderr)
+        print(f"wbcpy {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into `head` and friends
         sys.stderr.close()

@@ -32,16 +32,17 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the demo; exit status 0 when both reaches converge, 1 otherwise."""
-    from ..demo import run_demo
-    from ..qp import available_solvers
-    from .common import CLIError
+    """Run the demo; exit status 0 when every part succeeds, 1 otherwise, 2 for bad arguments.
 
-    if args.solver is not None and args.solver not in available_solvers():
-        raise CLIError(
-            f"--solver: unknown QP backend {args.solver!r}; installed: {', '.join(available_solvers())}"
-        )
+    The output folder and the backend are checked before anything runs.
+    """
+    from .common import check_output_dir, check_solver
+
+    check_solver(args.solver)
+    out = None if args.no_plots else check_output_dir(args.out)
+    from ..demo import run_demo
+
     t0 = time.perf_counter()
-    result = run_demo(args.out, solver=args.solver, plots=not args.no_plots, progress=not args.quiet)
+    result = run_demo(out or args.out, solver=args.solver, plots=out is not None, progress=not args.quiet)
     print(f"demo {'completed' if result.ok else 'FINISHED WITH ERRORS'} in {time.perf_counter() - t0:.1f} s")
     return 0 if result.ok else 1

@@ -14,8 +14,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from ..jspace import Model, State
-from .common import add_robot_argument, format_table, load_robot_arg, parse_vector
+from .common import add_robot_argument, check_finite_output, format_table, load_robot_arg, parse_vector
 
 __all__ = ["register", "run", "split_values"]
 
@@ -28,7 +27,9 @@ def split_values(values: Sequence[str] | None) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load the robot, set the state and print M, g and b."""
+    """Load the robot, set the state and print M, g and b (exit 2 when a result is not finite)."""
+    from ..jspace import Model, State
+
     robot = load_robot_arg(args)
     names = robot.dof_names
     q = parse_vector(split_values(args.q), robot.nv, "--q")
@@ -36,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     model = Model(robot)
     model.update(State(q, qd))
     mass, gravity, coriolis = model.get_mass_inertia(), model.get_gravity(), model.get_coriolis_centrifugal()
+    check_finite_output("dynamics", mass, gravity, coriolis)
     print(f"robot {robot.name!r}: {robot.nv} DOF; τ = M q̈ + b + g (SI units, per DOF)")
     print(
         format_table(

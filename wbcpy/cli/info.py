@@ -1,19 +1,21 @@
 """``wbcpy info ROBOT``: joints, types, limits and masses of a robot; ``wbcpy info --list``: robot names.
 
 One row per node (moving link) of the jspace view of the robot: node ID, joint, joint type, DOF index,
-position limits (rad or m), velocity and effort limits, link and mass; then the total mass.
+position limits (rad or m), velocity and effort limits, link and mass; then the total mass and the SRDF
+postures. Frames (with their types and parent joints) are listed by ``wbcpy frames ROBOT``.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+from typing import TYPE_CHECKING
 
-from ..jspace import Model
-from ..robot import RobotModel
-from ..robots import available
 from ._chains import add_chains_argument, chain_table
 from .common import CLIError, format_table, load_robot_arg
+
+if TYPE_CHECKING:
+    from ..robot import RobotModel
 
 __all__ = ["joint_kind", "register", "robot_table", "run"]
 
@@ -44,6 +46,8 @@ def _limit(value: float) -> str:
 
 def robot_table(robot: RobotModel) -> str:
     """The node table of ``robot`` followed by its mass summary, as printed by ``wbcpy info``."""
+    from ..jspace import Model
+
     model = Model(robot)
     lower, upper = model.get_joint_limits()
     velocity, effort = robot.velocity_limit, robot.effort_limit
@@ -76,12 +80,17 @@ def robot_table(robot: RobotModel) -> str:
     fixed_mass = float(robot.model.inertias[0].mass)
     if fixed_mass > 0.0:
         lines.append(f"mass fixed to the world (not moved by any joint): {fixed_mass:.6g} kg")
+    postures = robot.reference_configuration_names()
+    if postures:
+        lines.append(f"reference postures (SRDF {robot.srdf_path}): {', '.join(postures)}")
     return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the robot list (``--list``) or the table of one robot."""
     if args.list:
+        from ..robots import available
+
         print("\n".join(available()))
         return 0
     if args.robot is None:

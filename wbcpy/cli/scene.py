@@ -7,6 +7,10 @@ table, the per-level solver status, the target errors, the joint-limit check and
 ``update() + solve()`` (median and p95, µs) are printed. ``--plot FILE.png`` saves the target errors
 over time (needs matplotlib; without it the run continues and says so).
 
+Exit status: 0 when the run ends with finite results and, with joint limits on, no limit violated; 1 when
+a checked joint limit was violated or a result is not finite; 2 for bad arguments or a bad scene file
+(one line on stderr). A ``q0`` outside the joint limits is reported as a warning before the run.
+
 The file format is documented in :mod:`wbcpy.scenes.scene_file` and in ``examples/scene_reach.yaml``.
 """
 
@@ -16,81 +20,70 @@ import argparse
 import math
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any
 
-from ..plotting import plot_task_errors
-from ..scenes.simulation import SimulationResult
-from .common import CLIError, format_table
+from ..reporting import STATUS_UNITS, ProgressBar
+from .common import CLIError, check_plot_path, check_solver, format_table
+
+if TYPE_CHECKING:
+    from ..scenes.simulation import SimulationResult
 
 __all__ = ["ProgressBar", "register", "run", "save_plot"]
 
 
-class ProgressBar:
-    """A plain-text progress bar (``[#####-----]  50%  1500/3000 steps``) redrawn in place on a stream."""
-
-    def __init__(self, total: int, stream: TextIO | None = None, width: int = 30) -> None:
-        self.total = max(1, int(total))
-        self.stream = stream if stream is not None else sys.stderr
-        self.width = width
-        is_tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self._every = max(1, self.total // (100 if is_tty else 10))  # fewer redraws into logs and pipes
-
-    def __call__(self, done: int, total: int | None = None) -> None:
-        """Redraw after ``done`` steps (every 1 % on a terminal, 10 % otherwise, and at the end)."""
-        if done % self._every and done != self.total:
-            return
-        filled = int(self.width * done / self.total)
-        bar = "#" * filled + "-" * (self.width - filled)
-        end = "\n" if done >= self.total else ""
-        self.stream.write(f"\r[{bar}] {100 * done / self.total:5.1f}%  {done}/{self.total} steps{end}")
-        self.stream.flush()
-
-
 def save_plot(result: SimulationResult, path: Path, title: str) -> bool:
     """Plot the error series of a simulation (log scale) into ``path``; False without matplotlib."""
+    from ..plotting import plot_task_errors
+
     return plot_task_errors(path, result.time, result.errors, title)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load the scene file, simulate, print the results."""
+    """Load the scene file, simulate, print the results; see the module docstring for the exit status."""
     from ..scenes import SceneSimulation, load_scene_file
 
     if args.steps is not None and args.steps < 1:
         raise CLIError(f"--steps must be ≥ 1, got {args.steps}")
     if args.dt is not None and not (math.isfinite(args.dt) and args.dt > 0):
         raise CLIError(f"--dt must be a number > 0, got {args.dt}")
-    plot = Path(args.plot) if args.plot else None
-    if plot is not None and not plot.parent.expanduser().is_dir():
-        raise CLIError(f"--plot: folder {str(plot.parent)!r} does not exist")
+    plot = check_plot_path(args.plot) if args.plot else None
+    check_solver(args.solver)
     config = Path(args.config)
     if not config.is_file():
         raise CLIError(f"scene file {str(config)!r} not found")
     setup = load_scene_file(config, solver=args.solver, steps=args.steps, dt=args.dt)
     scene, robot = setup.scene, setup.robot
+    for note in setup.warnings:
+        print(f"wbcpy scene: warning: {note}", file=sys.stderr)
     print(
         f"scene {config.name}: robot {robot.name!r} ({robot.nv} DOF), solver {scene.solver.name}, "
         f"dt {setup.dt:g} s, {setup.steps} steps ({setup.steps * setup.dt:g} s), "
         f"joint limits {'on' if scene.joint_limits else 'off'}, {len(setup.targets)} tasks"
     )
-    sim = SceneSimulation(setup)
-    result = sim.run(progress=None if args.quiet else ProgressBar(setup.steps))
+    result = SceneSimulation(setup).run(progress=None if args.quiet else ProgressBar(setup.steps))
     print()
+    return _report(result, scene, config, robot, plot)
+
+
+def _report(result: SimulationResult, scene: Any, config: Path, robot: Any, plot: Path | None) -> int:
     print(result.status.table())
+    print(STATUS_UNITS)
     summary = result.status.solver_summary()
     if summary:
         print(summary)
     print()
-    print(
-        format_table(
-            ["target error", "initial", "final"],
-            [[k, float(v[0]), float(v[-1])] for k, v in result.errors.items()],
-        )
-    )
+    finals = [[k, float(v[0]), float(v[-1])] for k, v in result.errors.items()]
+    print(format_table(["target error", "initial", "final"], finals))
+    code = 0
+    if not all(math.isfinite(row[2]) for row in finals):
+        print("wbcpy scene: error: a final target error is not finite", file=sys.stderr)
+        code = 1
     viol = result.limit_violation
     if scene.joint_limits:
         worst = ", ".join(f"{k} {v:.3g}" for k, v in viol.items())
-        verdict = "respected" if max(viol.values()) <= 1e-9 else "VIOLATED"
-        print(f"joint limits: {verdict} (largest excess: {worst})")
+        violated = max(viol.values(), default=0.0) > 1e-9
+        print(f"joint limits: {'VIOLATED' if violated else 'respected'} (largest excess: {worst})")
+        code = 1 if violated else code
     print(
         f"update()+solve() per step: median {result.median_step_us:.1f} µs, p95 {result.p95_step_us:.1f} µs "
         f"({scene.solver.name})"
@@ -103,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
                 "wbcpy scene: matplotlib is not installed; --plot skipped (pip install matplotlib)",
                 file=sys.stderr,
             )
-    return 0
+    return code
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -49,7 +49,8 @@ _F64 = np.dtype(np.float64)
 _EMPTY = np.zeros(0)
 _EMPTY.setflags(write=False)
 _NO_FORCE = (0,)
-_LIMIT_SQ = STATE_LIMIT * STATE_LIMIT
+_LIMIT = STATE_LIMIT
+_max, _min = np.maximum.reduce, np.minimum.reduce
 
 
 class Model:
@@ -166,9 +167,13 @@ class Model:
                 pos.dtype,
                 vel.dtype,
             )
-        ):  # hot path: copies, and square norms that compare False for NaN, inf and huge entries
+        ):  # hot path: copies, and extremes that compare False for NaN, inf and huge entries
             position, velocity = pos.copy(), vel.copy()
-            if not (position.dot(position) <= _LIMIT_SQ and velocity.dot(velocity) <= _LIMIT_SQ):
+            if not (
+                position.size == 0
+                or (_max(position) <= _LIMIT and -_LIMIT <= _min(position))
+                and (_max(velocity) <= _LIMIT and -_LIMIT <= _min(velocity))
+            ):
                 check_state_pair(position, velocity)
         else:
             position, velocity = state_vectors(pos, vel, self._ndof)

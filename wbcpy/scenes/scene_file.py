@@ -4,11 +4,13 @@ Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises
 
     robot: lwr4                 # registry name (wbcpy info --list) or URDF path (relative to this file)
     floating_base: false        # add a free-flyer (default: the registry's choice)
-    q0: [0.3, 0.6, ...]         # one value per DOF (nv; angles, free-flyer x y z rx ry rz), or a
-                                #   mapping {joint: angle}; default: Pinocchio's neutral configuration
+    q0: [0.3, 0.6, ...]         # one value per DOF (nv; angles, free-flyer x y z rx ry rz), a
+                                #   mapping {joint: angle}, or the name of an SRDF posture
+                                #   (q0: half_sitting); default: Pinocchio's neutral configuration
     v0: [0, 0, ...]             # initial velocity per DOF (nv); default zeros
     dt: 0.001                   # control and integration step (s)
-    duration: 3.0               # simulated time (s); or `steps: N` (not both); default 3 s
+    duration: 3.0               # simulated time (s); or `steps: N` (not both); default 3 s;
+                                #   at most MAX_STEPS steps
     solver: null                # qpsolvers backend name (wbcpy solvers); null = default
     regularization: 1.0e-8      # λ of the scene
     joint_limits: true          # position/velocity/acceleration limits as bounds on q̈
@@ -34,29 +36,33 @@ Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises
         target: {offset: [0, 0, -0.05]}   # or [x, y, z] / {position: [...]}; world axes
 
 Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation).
+
+The file is read by :func:`wbcpy._yaml.load_yaml_file` (UTF-8, syntax errors with line and column, depth and
+size limits). A ``q0`` outside the joint limits is reported in :attr:`SceneSetup.warnings`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pinocchio as pin
-import yaml
 
+from .._yaml import load_yaml_file
 from ..controllers import CartesianPD, ComPD, JointPD
 from ..controllers._gains import as_gain
-from ..errors import ConfigError, ConfigKeyError
+from ..errors import ConfigError, ConfigKeyError, UnknownNameError, safe_repr
 from ..robot import RobotModel
 from ..robots import load_robot
-from ..tasks import CartesianTask, ComTask, JointTask, Task
+from ..tasks import CartesianTask, ComTask, JointTask, Task, TaskConfig
 from .acceleration_scene import AccelerationScene
+from .scene_values import flag, is_number, numbers, positive
 
-__all__ = ["SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file"]
+__all__ = ["MAX_STEPS", "SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file", "q0_limit_warnings"]
 
 SCENE_FILE_KEYS = (
     "robot",
@@ -74,18 +80,8 @@ SCENE_FILE_KEYS = (
     "tasks",
 )
 PD_KEYS = ("target", "kp", "kd", "kff", "max_acceleration")
-
-
-def _numbers(value: Any, n: int | None, field: str) -> np.ndarray:
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ConfigError(field, f"expected {n or 'a list of'} numbers, got {value!r}") from None
-    if arr.ndim != 1 or (n is not None and arr.shape[0] != n) or not np.isfinite(arr).all():
-        raise ConfigError(
-            field, f"expected {n if n is not None else 'a list of'} finite numbers, got {value!r}"
-        )
-    return arr
+#: most simulation steps a scene file may ask for (duration / dt or steps)
+MAX_STEPS = 1_000_000
 
 
 @dataclass
@@ -142,6 +138,7 @@ class SceneSetup:
         dt: step (s). steps: number of steps.
         targets: one :class:`TaskTarget` per task.
         source: the file the setup was read from.
+        warnings: what the file asks for that is legal but suspicious (``q0`` outside the joint limits).
     """
 
     robot: RobotModel
@@ -152,6 +149,7 @@ class SceneSetup:
     steps: int
     targets: list[TaskTarget]
     source: str = "<dict>"
+    warnings: list[str] = field(default_factory=list)
 
 
 def _cart_target(task: CartesianTask, spec: Any, field: str) -> pin.SE3:
@@ -171,14 +169,14 @@ def _cart_target(task: CartesianTask, spec: Any, field: str) -> pin.SE3:
         raise ConfigError(field, "give either rpy or quaternion, not both")
     p = M.translation.copy()
     if "position" in spec:
-        p = _numbers(spec["position"], 3, f"{field}.position")
+        p = numbers(spec["position"], 3, f"{field}.position")
     elif "offset" in spec:
-        p = p + _numbers(spec["offset"], 3, f"{field}.offset")
+        p = p + numbers(spec["offset"], 3, f"{field}.offset")
     R = M.rotation.copy()
     if "rpy" in spec:
-        R = pin.rpy.rpyToMatrix(*_numbers(spec["rpy"], 3, f"{field}.rpy"))
+        R = pin.rpy.rpyToMatrix(*numbers(spec["rpy"], 3, f"{field}.rpy"))
     elif "quaternion" in spec:
-        xyzw = _numbers(spec["quaternion"], 4, f"{field}.quaternion")
+        xyzw = numbers(spec["quaternion"], 4, f"{field}.quaternion")
         norm = float(np.linalg.norm(xyzw))
         if norm < 1e-9:
             raise ConfigError(f"{field}.quaternion", "must be non-zero")
@@ -195,9 +193,9 @@ def _point_target(current: np.ndarray, spec: Any, field: str) -> np.ndarray:
         if not keys or not keys <= {"position", "offset"} or len(keys) != 1:
             raise ConfigError(field, "expected {position: [...]} or {offset: [...]}")
         if "offset" in spec:
-            return current + _numbers(spec["offset"], current.shape[0], f"{field}.offset")
+            return current + numbers(spec["offset"], current.shape[0], f"{field}.offset")
         spec = spec["position"]
-    return _numbers(spec, current.shape[0], field)
+    return numbers(spec, current.shape[0], field)
 
 
 def _joint_target(task: JointTask, spec: Any, field: str) -> np.ndarray:
@@ -207,8 +205,8 @@ def _joint_target(task: JointTask, spec: Any, field: str) -> np.ndarray:
         for name, value in spec.items():
             if name not in task.joint_names:
                 raise ConfigKeyError(f"{field}.{name}", "task joint", name, task.joint_names)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ConfigError(f"{field}.{name}", f"expected a finite number, got {value!r}")
+            if not is_number(value) or not math.isfinite(value):
+                raise ConfigError(f"{field}.{name}", f"expected a finite number, got {safe_repr(value)}")
             out[task.joint_names.index(name)] = float(value)
         return out
     return _point_target(current, spec, field)
@@ -241,22 +239,84 @@ def _make_target(task: Task, spec: Mapping[str, Any], field: str) -> TaskTarget:
         raise
 
 
+def _q0_by_name(robot: RobotModel, name: str) -> np.ndarray:
+    try:
+        return robot.reference_configuration(name)
+    except UnknownNameError as exc:
+        raise ConfigKeyError("q0", "reference configuration", name, exc.valid) from None
+
+
 def _initial_state(robot: RobotModel, doc: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     q0 = doc.get("q0")
     if q0 is None:
         q = robot.neutral()
+    elif isinstance(q0, str):
+        q = _q0_by_name(robot, q0)
     elif isinstance(q0, Mapping):
         dofs = robot.dof_from_q(robot.neutral())
         names = robot.dof_names
         for name, value in q0.items():
             if name not in names:
                 raise ConfigKeyError(f"q0.{name}", "joint", name, names)
-            dofs[names.index(name)] = _numbers([value], 1, f"q0.{name}")[0]
+            dofs[names.index(name)] = numbers([value], 1, f"q0.{name}")[0]
         q = robot.q_from_dof(dofs)
     else:
-        q = robot.q_from_dof(_numbers(q0, robot.nv, "q0"))
-    v = np.zeros(robot.nv) if doc.get("v0") is None else _numbers(doc["v0"], robot.nv, "v0")
+        q = robot.q_from_dof(numbers(q0, robot.nv, "q0"))
+    v = np.zeros(robot.nv) if doc.get("v0") is None else numbers(doc["v0"], robot.nv, "v0")
     return q, v
+
+
+def q0_limit_warnings(robot: RobotModel, q: np.ndarray) -> list[str]:
+    """One line per joint whose position in ``q`` lies outside its finite position limits."""
+    out = []
+    lower, upper = robot.lower_position_limit, robot.upper_position_limit
+    for name in robot.joint_names:
+        jmodel = robot.model.joints[robot.joint_id(name)]
+        if jmodel.nq != 1:
+            continue
+        i = jmodel.idx_q
+        lo, hi, x = lower[i], upper[i], q[i]
+        if (math.isfinite(lo) and x < lo - 1e-9) or (math.isfinite(hi) and x > hi + 1e-9):
+            out.append(f"q0: joint {name!r} at {x:.6g} is outside its limits [{lo:.6g}, {hi:.6g}]")
+    return out
+
+
+def _steps(doc: Mapping[str, Any], step: float, steps: int | None) -> int:
+    if "steps" in doc and "duration" in doc:
+        raise ConfigError("steps", "give either steps or duration, not both")
+    field_name = "steps"
+    if steps is None and "steps" in doc:
+        steps = doc["steps"]
+    elif steps is None:
+        duration = positive(doc.get("duration", 3.0), "duration", "a number of seconds")
+        ratio = duration / step
+        if not math.isfinite(ratio) or ratio > MAX_STEPS:
+            raise ConfigError(
+                "duration", f"{duration:g} s at dt = {step:g} s is more than {MAX_STEPS} steps; raise dt"
+            )
+        steps, field_name = max(1, round(ratio)), "duration"
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ConfigError("steps", f"must be an integer ≥ 1, got {safe_repr(steps)}")
+    if steps > MAX_STEPS:
+        raise ConfigError(field_name, f"{steps} steps is more than the {MAX_STEPS} accepted")
+    return steps
+
+
+def _split_tasks(tasks: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Task configs and PD specs of the ``tasks`` list; unknown keys list every valid field."""
+    if not isinstance(tasks, list):
+        raise ConfigError("tasks", "expected a list of tasks")
+    valid = [*TaskConfig.field_names(), *PD_KEYS]
+    configs, pd_specs = [], []
+    for i, item in enumerate(tasks):
+        if not isinstance(item, Mapping):
+            raise ConfigError(f"tasks[{i}]", "expected a mapping")
+        for key in item:
+            if key not in valid:
+                raise ConfigKeyError(f"tasks[{i}].{key}", "task field", key, valid, show_all=True)
+        configs.append({k: v for k, v in item.items() if k not in PD_KEYS})
+        pd_specs.append({k: v for k, v in item.items() if k in PD_KEYS})
+    return configs, pd_specs
 
 
 def load_scene_file(
@@ -284,53 +344,31 @@ def load_scene_file(
         path = Path(source).expanduser()
         label = str(path)
         base_dir = path.parent
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ConfigError(label, f"cannot read scene file ({exc.strerror or exc})") from None
-        except yaml.YAMLError as exc:
-            raise ConfigError(label, f"invalid YAML ({str(exc).splitlines()[0]})") from None
+        doc = load_yaml_file(path)
     if not isinstance(doc, Mapping):
         raise ConfigError(label, "a scene file must be a YAML mapping")
     for key in doc:
         if key not in SCENE_FILE_KEYS:
-            raise ConfigKeyError(str(key), "scene option", key, SCENE_FILE_KEYS)
+            raise ConfigKeyError(str(key), "scene option", key, SCENE_FILE_KEYS, show_all=True)
     if "robot" not in doc:
         raise ConfigError("robot", "missing (required)")
-    robot_name = str(doc["robot"])
+    if not isinstance(doc["robot"], str):
+        raise ConfigError("robot", f"expected a robot name or URDF path, got {safe_repr(doc['robot'])}")
+    robot_name = doc["robot"]
     candidate = base_dir / robot_name
     if robot_name.endswith(".urdf") and candidate.is_file():
         robot_name = str(candidate)
-    kwargs = {} if doc.get("floating_base") is None else {"floating_base": bool(doc["floating_base"])}
-    robot = load_robot(robot_name, **kwargs)
-    step = float(dt if dt is not None else doc.get("dt", 0.001))
-    if not math.isfinite(step) or step <= 0:
-        raise ConfigError("dt", f"must be > 0, got {step!r}")
-    if "steps" in doc and "duration" in doc:
-        raise ConfigError("steps", "give either steps or duration, not both")
-    if steps is None:
-        if "steps" in doc:
-            steps = doc["steps"]
-        else:
-            duration = doc.get("duration", 3.0)
-            if isinstance(duration, bool) or not isinstance(duration, (int, float)) or not duration > 0:
-                raise ConfigError("duration", f"must be a number of seconds > 0, got {duration!r}")
-            steps = max(1, round(duration / step))
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ConfigError("steps", f"must be an integer ≥ 1, got {steps!r}")
+    floating = flag(doc, "floating_base")
+    for key in ("joint_limits", "braking"):
+        flag(doc, key)
+    step = positive(dt if dt is not None else doc.get("dt", 0.001), "dt", "a step in seconds")
+    n_steps = _steps(doc, step, steps)
+    configs, pd_specs = _split_tasks(doc.get("tasks"))
+    robot = load_robot(robot_name, **({} if floating is None else {"floating_base": floating}))
     options = {
         k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
     }
     scene = AccelerationScene(robot, solver=solver or doc.get("solver"), dt=step, **options)
-    tasks = doc.get("tasks")
-    if not isinstance(tasks, list):
-        raise ConfigError("tasks", "expected a list of tasks")
-    configs, pd_specs = [], []
-    for i, item in enumerate(tasks):
-        if not isinstance(item, Mapping):
-            raise ConfigError(f"tasks[{i}]", "expected a mapping")
-        configs.append({k: v for k, v in item.items() if k not in PD_KEYS})
-        pd_specs.append({k: v for k, v in item.items() if k in PD_KEYS})
     scene.configure(configs)
     q0, v0 = _initial_state(robot, doc)
     robot.update(q0, v0)
@@ -338,4 +376,5 @@ def load_scene_file(
         _make_target(scene.get_task(cfg.name), spec, f"tasks[{i}]")
         for i, (cfg, spec) in enumerate(zip(scene.get_wbc_config(), pd_specs, strict=True))
     ]
-    return SceneSetup(robot, scene, q0, v0, step, int(steps), targets, label)
+    notes = q0_limit_warnings(robot, q0)
+    return SceneSetup(robot, scene, q0, v0, step, n_steps, targets, label, notes)

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from .._yaml import load_yaml_file, load_yaml_text
 from ..errors import ConfigError, ConfigKeyError
 
 __all__ = ["TASK_TYPES", "TaskConfig"]
@@ -164,7 +163,7 @@ class TaskConfig:
         valid = cls.field_names()
         for key in data:
             if key not in valid:
-                raise ConfigKeyError(f"{prefix}{key}", "task config field", key, valid)
+                raise ConfigKeyError(f"{prefix}{key}", "task config field", key, valid, show_all=True)
         for key in ("name", "type"):
             if key not in data:
                 raise ConfigError(f"{prefix}{key}", "missing (required)")
@@ -190,19 +189,14 @@ class TaskConfig:
         The document is either a list of task mappings or a mapping with a ``tasks`` list.
 
         Raises:
-            ConfigError: unreadable file, invalid YAML, wrong layout or an invalid task.
+            ConfigError: unreadable or non-UTF-8 file, invalid YAML (line and column given), a document too
+                deep or too large (see :mod:`wbcpy._yaml`), wrong layout or an invalid task.
         """
         text = str(source)
         if isinstance(source, Path) or ("\n" not in text and text.endswith((".yaml", ".yml"))):
-            path = Path(text).expanduser()
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise ConfigError(str(path), f"cannot read ({exc.strerror or exc})") from None
-        try:
-            doc = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise ConfigError("yaml", f"invalid YAML ({str(exc).splitlines()[0]})") from None
+            doc = load_yaml_file(text)
+        else:
+            doc = load_yaml_text(text, "yaml")
         if isinstance(doc, Mapping) and "tasks" in doc:
             doc = doc["tasks"]
         if not isinstance(doc, list):
