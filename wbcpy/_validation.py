@@ -254,7 +254,7 @@ def as_state_vector(x: Any, n: int, name: str) -> np.ndarray:
     if x.__class__ is np.ndarray and x.shape == (n,) and x.dtype is _F64:  # hot path of robot updates
         arr = x.copy()
         # (two reductions, no overflow warning for huge entries; False for NaN → checked exactly)
-        if not (n == 0 or (_max_reduce(arr) <= STATE_LIMIT and -STATE_LIMIT <= _min_reduce(arr))):
+        if not (n == 0 or (_max_reduce(arr) <= STATE_LIMIT and _min_reduce(arr) >= -STATE_LIMIT)):
             check_state(arr, name)
         return arr
     arr = as_vector(x, n, name)
