@@ -1,8 +1,8 @@
 """3-D views of robots: a live viewer (``wbcpy view``) and self-contained HTML animations.
 
-Both draw a robot's URDF ``<visual>`` geometry with Pinocchio's ``MeshcatVisualizer`` (``pinocchio.visualize``)
-and need the optional ``viz`` extra (``pip install "wbcpy[viz]"``, which installs meshcat); importing this
-package works without it, using it raises :class:`VizExtraMissingError`.
+Both draw a robot's URDF ``<visual>`` geometry with Pinocchio's ``MeshcatVisualizer``
+(``pinocchio.visualize``) and need the optional ``viz`` extra (``pip install "wbcpy[viz]"``, which installs
+meshcat); importing this package works without it, using it raises :class:`VizExtraMissingError`.
 
 * :func:`write_animation`: one HTML file, no server and no network needed to open it, that plays a motion
   and draws the paths of chosen frames, targets and obstacles. :func:`animate_scene` and

@@ -67,9 +67,7 @@ def _check_inputs(robot: Any, times: Any, q_path: Any, out: Any, options: dict[s
     t = _check_times(times)
     q = as_matrix(q_path, (t.size, robot.model.nq), "q_path")
     frame_ids = [robot.frame_id(f) for f in options["trace_frames"]]
-    paths = {
-        str(k): as_matrix(v, (None, 3), f"paths[{k!r}]") for k, v in (options["paths"] or {}).items()
-    }
+    paths = {str(k): as_matrix(v, (None, 3), f"paths[{k!r}]") for k, v in (options["paths"] or {}).items()}
     targets = [as_vector(p, 3, f"targets[{i}]") for i, p in enumerate(options["targets"])]
     fps = options["fps"]
     if not (isinstance(fps, int | float) and math.isfinite(fps) and 0.0 < fps <= _MAX_FPS):

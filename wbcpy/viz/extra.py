@@ -8,6 +8,7 @@ missing extra is one clear :class:`VizExtraMissingError` (the CLI turns it into 
 from __future__ import annotations
 
 import importlib.util
+import warnings
 
 from ..errors import WbcpyError
 
@@ -40,7 +41,17 @@ def have_viz() -> bool:
 
 
 def require_viz() -> None:
-    """Raise :class:`VizExtraMissingError` unless the ``viz`` extra is installed."""
+    """Raise :class:`VizExtraMissingError` unless the ``viz`` extra is installed.
+
+    The first call imports meshcat and ``pinocchio.visualize`` with meshcat's import-time deprecation
+    warning (pyzmq's ``zmq.eventloop.ioloop``) silenced; later imports of them are cached.
+    """
     missing = _missing()
     if missing:
         raise VizExtraMissingError(missing)
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message=r"zmq\.eventloop\.ioloop is deprecated", category=DeprecationWarning
+        )
+        import meshcat  # noqa: F401
+        import pinocchio.visualize  # noqa: F401

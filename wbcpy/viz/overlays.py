@@ -47,7 +47,8 @@ def tube_object(points: np.ndarray, radius: float, color: int) -> Any:
     u /= np.linalg.norm(u, axis=1)[:, None]
     v = np.cross(axis, u)
     angle = 2.0 * np.pi * np.arange(_SIDES) / _SIDES
-    ring = radius * (np.cos(angle)[None, :, None] * u[:, None, :] + np.sin(angle)[None, :, None] * v[:, None, :])
+    cos, sin = np.cos(angle)[None, :, None], np.sin(angle)[None, :, None]
+    ring = radius * (cos * u[:, None, :] + sin * v[:, None, :])
     first = start[:, None, :] + ring
     second = (start + d)[:, None, :] + ring
     n = start.shape[0]

@@ -113,7 +113,7 @@ def html_page(
     lines = "<br>".join(html.escape(line) for line in caption)
     time_line = '<br><span id="wbcpy-time"></span>' if duration > 0 else ""
     return (
-        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n'
         f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
         '<div id="meshcat-pane"></div>\n'
         f'<div id="wbcpy-caption"><b>{html.escape(title)}</b><br>{lines}{time_line}</div>\n'

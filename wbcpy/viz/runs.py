@@ -1,4 +1,4 @@
-"""HTML animations of wbcpy's runs: a scene simulation (``wbcpy scene``) and a min-jerk reach (``wbcpy reach``).
+"""HTML animations of wbcpy runs: a scene simulation (``wbcpy scene``), a min-jerk reach (``wbcpy reach``).
 
 Each function turns a run's result into the inputs of :func:`~wbcpy.viz.animation.write_animation`: the
 configurations over time, the path of every task frame, the targets in the world and the obstacles.

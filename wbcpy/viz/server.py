@@ -157,6 +157,7 @@ def show_robot(viewer: Any, robot: Any, q: np.ndarray) -> Any:
     viz.initViewer(viewer=viewer)
     viz.loadViewerModel(rootNodeName="robot")
     viz.setBackgroundColor()
+    viewer["/Axes"].set_property("visible", False)
     viz.display(np.asarray(q, dtype=float))
     points = [viz.visual_data.oMg[i].translation for i in range(viz.visual_model.ngeoms)]
     set_camera(viewer, camera_view(np.array([*points, np.zeros(3)]), about_origin=True)[1])
