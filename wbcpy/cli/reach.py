@@ -63,6 +63,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--tol", type=float, default=1e-3, metavar="TOL", help="in-target tolerance on ‖e‖ (1e-3)")
     p.add_argument("--q0", nargs="+", metavar="Q", help="initial joint angles [rad] (default: rest)")
     p.add_argument("--plot", metavar="FILE.png", help="save the tip path and joint trajectories")
+    p.add_argument("--html", metavar="FILE.html", help="write a self-contained HTML animation (viz extra)")
     p.set_defaults(func=run)
 
 
@@ -77,6 +78,9 @@ def _chain(robot: Any, spec: str | None) -> Chain:
 
 def run(args: argparse.Namespace) -> int:
     """Run the ``reach`` command (see the module docstring); returns the exit status."""
+    from ..viz import animate_reach, prepare_output  # the optional viz extra is checked by prepare_output
+
+    html = prepare_output(args.html, "--html") if args.html else None
     robot = load_robot_arg(args)
     chain = _chain(robot, args.chain)
     position = parse_vector(args.target, 3, "--target")
@@ -122,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.plot:
         save_reach_plots(result, chain, args.plot)
+    if html is not None:
+        print(f"animation written to {animate_reach(chain, result, html)}")
     return 0 if reached else 1
 
 

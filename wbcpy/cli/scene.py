@@ -62,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
     plot = Path(args.plot) if args.plot else None
     if plot is not None and not plot.parent.expanduser().is_dir():
         raise CLIError(f"--plot: folder {str(plot.parent)!r} does not exist")
+    from ..viz import animate_scene, prepare_output  # the optional viz extra is checked by prepare_output
+
+    html = prepare_output(args.html, "--html") if args.html else None
     config = Path(args.config)
     if not config.is_file():
         raise CLIError(f"scene file {str(config)!r} not found")
@@ -103,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
                 "wbcpy scene: matplotlib is not installed; --plot skipped (pip install matplotlib)",
                 file=sys.stderr,
             )
+    if html is not None:
+        print(f"animation written to {animate_scene(setup, result, html)}")
     return 0
 
 
@@ -124,6 +129,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dt", type=float, metavar="DT", help="step in seconds (overrides the file's dt)")
     parser.add_argument(
         "--plot", metavar="FILE.png", help="save the target errors over time (needs matplotlib)"
+    )
+    parser.add_argument(
+        "--html", metavar="FILE.html", help="write a self-contained HTML animation of the run (viz extra)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
