@@ -215,3 +215,16 @@ def test_frame_times_cover_the_run_uniformly(t0: float, span: float, fps: float)
     assert t[0] == times[0] and t[-1] == times[-1]
     step = np.diff(t)
     assert np.allclose(step, step[0]) and step[0] <= 1.0 / fps + 1e-9
+
+
+def test_notice_lists_every_bundled_javascript_package() -> None:
+    import meshcat
+
+    dist = Path(meshcat.__file__).parent / "viewer" / "dist"
+    bundled = json.loads((dist / "main.min.js.THIRD_PARTY_LICENSES.json").read_text())
+    notice = (Path(__file__).resolve().parent.parent / "NOTICE").read_text()
+    for pkg in bundled:
+        assert re.search(
+            rf"\| {re.escape(pkg['name'])} \| {re.escape(pkg['version'])} \| {re.escape(pkg['license'])} \|",
+            notice,
+        ), pkg["name"]

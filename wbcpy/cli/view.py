@@ -13,6 +13,7 @@ Needs the ``viz`` extra (``pip install "wbcpy[viz]"``); without it the command s
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import threading
@@ -74,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         path = write_animation(robot, [0.0], [q], args.html, title=f"{robot.name} ({label})")
         print(f"wbcpy view: wrote {path}")
         return 0
+    logging.getLogger("tornado.access").setLevel(logging.ERROR)  # no line per file the page fetches
     server = ViewServer(args.host, args.port).start()
     try:
         show_robot(server.visualizer(), robot, q)
