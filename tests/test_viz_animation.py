@@ -131,6 +131,23 @@ def test_page_is_self_contained(written) -> None:
     assert len(re.findall(r"</script", page, re.I)) == 2
 
 
+def test_a_urdf_without_visuals_still_animates_its_paths(tmp_path: Path, robots_dir: Path) -> None:
+    text = re.sub(r"<visual.*?</visual>", "", (robots_dir / "planar3r.urdf").read_text(), flags=re.S)
+    urdf = tmp_path / "bare.urdf"
+    urdf.write_text(text)
+    robot = load_robot(str(urdf))
+    state = robot.state_id
+    out = write_animation(
+        robot, [0.0, 1.0], [np.zeros(3), np.ones(3)], tmp_path / "bare.html", trace_frames=["tip"]
+    )
+    page = out.read_text()
+    assert "no &lt;visual&gt; geometry" in page
+    cmds = decode(page)
+    assert not [c for c in cmds if c["path"].startswith("/meshcat/robot/visuals/")]
+    assert [c for c in cmds if c["path"] == "/meshcat/traces/tip/path"]
+    assert robot.state_id == state  # the robot's own state is not touched
+
+
 def test_a_single_sample_is_a_still_scene(tmp_path: Path) -> None:
     robot = load_robot("puma560")
     out = write_animation(robot, [0.0], [np.zeros(6)], tmp_path / "still.html")

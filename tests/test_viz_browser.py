@@ -95,8 +95,11 @@ def test_view_serves_renders_and_stops(tmp_path: Path) -> None:
         url = line[line.index("http://") :].split()[0]
         with urllib.request.urlopen(url, timeout=10) as page:
             assert page.status == 200 and b"MeshCat" in page.read()
-        img = screenshot(url, tmp_path / "view.png", budget_ms=2500)
-        size = img.shape[0] * img.shape[1]
+        for attempt in range(3):  # the scene arrives over a WebSocket, in real time: a busy machine may lag
+            img = screenshot(url, tmp_path / f"view{attempt}.png", budget_ms=2500)
+            size = img.shape[0] * img.shape[1]
+            if saturated(img).sum() > 0.01 * size:
+                break
         assert saturated(img).sum() > 0.01 * size, "the served page does not show the robot"
         corner = img[5:40, 5:40].reshape(-1, 3)  # background: grey, no robot there
         assert np.ptp(corner, axis=1).max() < 0.05

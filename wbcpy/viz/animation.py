@@ -154,25 +154,24 @@ def _frame_paths(scene: _Scene, q_path: np.ndarray, frame_ids: list[int]) -> lis
 
 
 def _animate(scene: _Scene, inp: _Inputs, t_frames: np.ndarray, markers: list[str]) -> np.ndarray:
-    """Record the keyframes; returns every geometry origin of every frame (for the camera)."""
+    """Record the keyframes; returns the origins of every frame and geometry at every step (the camera's)."""
     import meshcat.animation
 
     names = scene.node_names()
     span = float(t_frames[-1] - t_frames[0])
     anim = meshcat.animation.Animation(default_framerate=(t_frames.size - 1) / span if span > 0 else 30.0)
-    seen = np.empty((t_frames.size, max(1, len(names)), 3))
+    seen = []
     for k, t in enumerate(t_frames):
         scene.pose(_sample(scene.model, inp.times, inp.q_path, float(t)))
         with anim.at_frame(scene.viewer, k) as frame:
             for g, name in enumerate(names):
-                M = scene.viz.visual_data.oMg[g]
-                frame[name].set_transform(M.homogeneous)
-                seen[k, g] = M.translation
+                frame[name].set_transform(scene.viz.visual_data.oMg[g].homogeneous)
             for marker, fid in zip(markers, inp.frame_ids, strict=True):
                 frame[marker].set_transform(scene.viz.data.oMf[fid].homogeneous)
+        seen += [M.translation for M in (*scene.viz.data.oMf, *scene.viz.visual_data.oMg)]
     if t_frames.size > 1:
         scene.viewer.set_animation(anim, play=True, repetitions=_LOOP_FOREVER)
-    return seen.reshape(-1, 3)
+    return np.array(seen)
 
 
 def write_animation(
@@ -237,16 +236,18 @@ def write_animation(
     obstacle_points = [o.placement.translation for o in inp.obstacles.geometryObjects]
     target, position = camera_view(np.vstack([seen, *points, *obstacle_points, np.zeros((1, 3))]))
     set_camera(scene.viewer, position)
-    caption = _caption(robot, inp, names)
+    caption = _caption(robot, inp, names, scene.visual.ngeoms)
     duration = float(inp.times[-1] - inp.times[0])
     text = html_page(scene.recorder.commands(), title or str(robot.name), caption, duration, target)
     inp.out.write_text(text, encoding="utf-8")
     return inp.out
 
 
-def _caption(robot: Any, inp: _Inputs, names: list[str]) -> list[str]:
+def _caption(robot: Any, inp: _Inputs, names: list[str], visual_count: int) -> list[str]:
     span = float(inp.times[-1] - inp.times[0])
     lines = [f"{robot.name}: {inp.times.size} samples over {span:.3g} s (URL #t=SECONDS pauses at a time)"]
+    if visual_count == 0:
+        lines.append("the URDF has no <visual> geometry: the robot itself is not drawn")
     if names:
         lines.append("paths: " + ", ".join(names))
     if inp.targets:

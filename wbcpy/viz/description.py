@@ -22,11 +22,19 @@ import pinocchio as pin
 
 from ..errors import URDFError
 
-__all__ = ["mesh_package_dirs", "urdf_source", "visual_model"]
+__all__ = ["mesh_package_dirs", "urdf_file", "urdf_source", "visual_model"]
 
 _PACKAGE = re.compile(r"package://([^/\"'\s<>]+)/")
 #: how many ancestors of a folder are searched for a package
 _ANCESTORS = 8
+
+
+def urdf_file(robot: Any) -> Path | None:
+    """The URDF file of ``robot``: ``robot.urdf_path``, else ``robot.source`` when it is a path, else None."""
+    path = getattr(robot, "urdf_path", None)
+    if path is None and str(getattr(robot, "source", "")) not in ("", "<xml>", "<model>"):
+        path = robot.source
+    return Path(path) if path is not None else None
 
 
 def urdf_source(robot: Any) -> tuple[str, Path | None]:
@@ -39,16 +47,13 @@ def urdf_source(robot: Any) -> tuple[str, Path | None]:
     text = getattr(robot, "urdf_text", None)
     if text:
         return str(text), None
-    path = getattr(robot, "urdf_path", None)
-    if path is None and str(getattr(robot, "source", "")) not in ("", "<xml>", "<model>"):
-        path = robot.source
-    if path is None:
+    file = urdf_file(robot)
+    if file is None:
         raise URDFError(
             str(getattr(robot, "name", "robot")),
             "no URDF to read <visual> geometry from (the robot was built from a pin.Model or an XML "
             "string that was not kept); load it from a file",
         )
-    file = Path(path)
     try:
         return file.read_text(encoding="utf-8"), file
     except (OSError, UnicodeDecodeError) as exc:

@@ -17,6 +17,7 @@ import pinocchio as pin
 
 from .._validation import as_vector
 from ..errors import UnknownNameError
+from .description import urdf_file
 
 __all__ = ["find_srdf", "parse_configuration", "reference_configuration"]
 
@@ -39,13 +40,6 @@ def find_srdf(urdf_path: Path | None) -> Path | None:
     return candidates[0] if len(candidates) == 1 else None
 
 
-def _urdf_path(robot: Any) -> Path | None:
-    path = getattr(robot, "urdf_path", None)
-    if path is None and str(getattr(robot, "source", "")) not in ("", "<xml>", "<model>"):
-        path = robot.source
-    return Path(path) if path is not None else None
-
-
 def reference_configuration(robot: Any, name: str) -> np.ndarray:
     """The SRDF posture ``name`` of ``robot`` as a configuration (nq).
 
@@ -55,7 +49,7 @@ def reference_configuration(robot: Any, name: str) -> np.ndarray:
     if callable(getattr(robot, "reference_configuration", None)):
         return np.array(robot.reference_configuration(name), dtype=float)
     model = pin.Model(robot.model)  # a copy: loading postures must not change the robot
-    srdf = find_srdf(_urdf_path(robot))
+    srdf = find_srdf(urdf_file(robot))
     if srdf is not None:
         try:
             pin.loadReferenceConfigurations(model, str(srdf), False)

@@ -20,6 +20,7 @@ import threading
 from typing import Any
 
 import numpy as np
+import pinocchio as pin
 
 from ..errors import WbcpyError
 from .description import visual_model
@@ -158,7 +159,10 @@ def show_robot(viewer: Any, robot: Any, q: np.ndarray) -> Any:
     viz.loadViewerModel(rootNodeName="robot")
     viz.setBackgroundColor()
     viewer["/Axes"].set_property("visible", False)
+    if viz.visual_model.ngeoms == 0:  # a URDF without <visual>: show the frames, not an empty scene
+        viz.displayFrames(True, axis_length=0.1)
     viz.display(np.asarray(q, dtype=float))
-    points = [viz.visual_data.oMg[i].translation for i in range(viz.visual_model.ngeoms)]
+    pin.updateFramePlacements(viz.model, viz.data)
+    points = [M.translation for M in viz.data.oMf] + [M.translation for M in viz.visual_data.oMg]
     set_camera(viewer, camera_view(np.array([*points, np.zeros(3)]), about_origin=True)[1])
     return viz
