@@ -215,24 +215,9 @@ def write_animation(
     options = {"trace_frames": trace_frames, "paths": paths, "targets": targets, "obstacles": obstacles}
     inp = _check_inputs(robot, times, q_path, out, {**options, "fps": fps})
     scene = _Scene(robot, inp.obstacles)
-    traced = _frame_paths(scene, inp.q_path, inp.frame_ids)
-    points = [p for p in (*traced, *inp.paths.values(), *[t[None] for t in inp.targets]) if p.size]
-    scene.pose(inp.q_path[0])
-    size = max(0.3, float(np.ptp(np.vstack([*points, np.zeros((1, 3))]), axis=0).max())) if points else 1.0
-    radius = float(np.clip(0.004 * size, 0.002, 0.01))
-    markers = [f"traces/{robot.frame_names[fid]}/marker" for fid in inp.frame_ids]
-    names = [robot.frame_names[fid] for fid in inp.frame_ids] + list(inp.paths)
-    for i, (name, line) in enumerate(zip(names, [*traced, *inp.paths.values()], strict=True)):
-        color = TRACE_COLORS[i % len(TRACE_COLORS)]
-        scene.viewer[f"traces/{name}/path"].set_object(tube_object(line, radius, color))
-        if i < len(markers):
-            scene.viewer[markers[i]].set_object(sphere_object(2.5 * radius, color))
-    for i, target in enumerate(inp.targets):
-        scene.viewer[f"targets/{i}"].set_object(sphere_object(3.0 * radius, _TARGET_COLOR, 0.6))
-        scene.viewer[f"targets/{i}"].set_transform(pin.SE3(np.eye(3), target).homogeneous)
+    names, markers, points = _draw_overlays(scene, inp)
     scene.viz.display(inp.q_path[0])
-    t_frames = frame_times(inp.times, fps)
-    seen = _animate(scene, inp, t_frames, markers)
+    seen = _animate(scene, inp, frame_times(inp.times, fps), markers)
     obstacle_points = [o.placement.translation for o in inp.obstacles.geometryObjects]
     target, position = camera_view(np.vstack([seen, *points, *obstacle_points, np.zeros((1, 3))]))
     set_camera(scene.viewer, position)
@@ -241,6 +226,32 @@ def write_animation(
     text = html_page(scene.recorder.commands(), title or str(robot.name), caption, duration, target)
     inp.out.write_text(text, encoding="utf-8")
     return inp.out
+
+
+def _draw_overlays(scene: _Scene, inp: _Inputs) -> tuple[list[str], list[str], list[np.ndarray]]:
+    """Draw the frame paths (tube + marker), the extra paths and the targets.
+
+    Returns:
+        The names of the paths, the viewer paths of the markers (one per traced frame) and the points
+        drawn (for the camera).
+    """
+    traced = _frame_paths(scene, inp.q_path, inp.frame_ids)
+    lines = [*traced, *inp.paths.values()]
+    points = [p for p in (*lines, *[t[None] for t in inp.targets]) if p.size]
+    size = float(np.ptp(np.vstack([*points, np.zeros((1, 3))]), axis=0).max()) if points else 1.0
+    radius = float(np.clip(0.004 * max(size, 0.3), 0.002, 0.01))  # m: thin, yet a few pixels wide
+    frame_names = [scene.model.frames[fid].name for fid in inp.frame_ids]
+    markers = [f"traces/{name}/marker" for name in frame_names]
+    names = frame_names + list(inp.paths)
+    for i, (name, line) in enumerate(zip(names, lines, strict=True)):
+        color = TRACE_COLORS[i % len(TRACE_COLORS)]
+        scene.viewer[f"traces/{name}/path"].set_object(tube_object(line, radius, color))
+        if i < len(markers):
+            scene.viewer[markers[i]].set_object(sphere_object(2.5 * radius, color))
+    for i, target in enumerate(inp.targets):
+        scene.viewer[f"targets/{i}"].set_object(sphere_object(3.0 * radius, _TARGET_COLOR, 0.6))
+        scene.viewer[f"targets/{i}"].set_transform(pin.SE3(np.eye(3), target).homogeneous)
+    return names, markers, points
 
 
 def _caption(robot: Any, inp: _Inputs, names: list[str], visual_count: int) -> list[str]:
