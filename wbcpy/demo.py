@@ -7,6 +7,8 @@
 4. MultiRefMinJerkCtrl (iCub iKin): a minimum-jerk reach of the same arm — steps to target, final error.
 5. PNG plots in the output folder (task errors and joint trajectories of 3, tip path and joint
    trajectories of 4), unless plots are off or matplotlib is missing.
+6. Self-contained HTML animations of 3 and 4 beside the plots (:mod:`wbcpy.viz`), unless plots are off or
+   the ``viz`` extra is missing.
 
 Everything runs offline on the shipped URDFs; no extra package is needed but matplotlib for the plots.
 
@@ -96,10 +98,12 @@ class DemoResult:
     Attributes:
         parts: each part's result by key (``jspace``, ``arl``, ``scene``, ``reach``...).
         plots: the image files written (empty with plots off or without matplotlib).
+        animations: the HTML animations written (empty with plots off or without the viz extra).
     """
 
     parts: dict[str, Any]
     plots: list[Path] = field(default_factory=list)
+    animations: list[Path] = field(default_factory=list)
 
     @property
     def scene(self) -> SimulationResult:
@@ -262,6 +266,25 @@ def _plots(out: TextIO, folder: Path, scene: SimulationResult, reach: ReachResul
     return written
 
 
+def _animations(
+    out: TextIO, folder: Path, scene: SimulationResult, reach: ReachResult, ctrl: MultiRefMinJerkCtrl
+) -> list[Path]:
+    """Step 6: one HTML animation per entry of ``animations`` (file name -> writer)."""
+    from .viz import INSTALL_HINT, animate_reach, animate_scene, have_viz
+
+    if not have_viz():
+        out.write(f"== 6. animations: skipped, the viz extra is not installed ({INSTALL_HINT})\n")
+        return []
+    folder.mkdir(parents=True, exist_ok=True)
+    animations = {
+        "scene_reach.html": lambda p: animate_scene(load_scene_file(DEMO_SCENE), scene, p),
+        "reach.html": lambda p: animate_reach(ctrl.chain, reach, p),
+    }
+    written = [write(folder / name) for name, write in animations.items()]
+    out.write("== 6. animations (open from disk, no network)\n" + "".join(f"wrote {p}\n" for p in written))
+    return written
+
+
 def run_demo(
     out_dir: str | Path = "wbcpy-demo",
     solver: str | None = None,
@@ -288,4 +311,7 @@ def run_demo(
     else:
         chain = ctx.results["reach_ctrl"].chain
         result.plots = _plots(ctx.out, Path(out_dir), result.scene, result.reach, chain)
+    if plots:
+        result.animations = _animations(ctx.out, Path(out_dir), result.scene, result.reach,
+                                        ctx.results["reach_ctrl"])  # fmt: skip
     return result

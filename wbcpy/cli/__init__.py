@@ -23,7 +23,7 @@ from ..errors import WbcpyError
 __all__ = ["COMMANDS", "build_parser", "main", "version_text"]
 
 #: command modules, in the order ``wbcpy --help`` lists them
-COMMANDS = ("robots", "info", "frames", "dynamics", "solvers", "scene", "reach", "demo")
+COMMANDS = ("robots", "info", "frames", "dynamics", "solvers", "scene", "reach", "demo", "view")
 
 
 class CLIError(Exception):

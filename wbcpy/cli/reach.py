@@ -79,6 +79,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--plot", metavar="FILE.png", help="save the tip path, error, speed and joint trajectories"
     )
+    p.add_argument("--html", metavar="FILE.html", help="write a self-contained HTML animation (viz extra)")
     p.set_defaults(func=run)
 
 
@@ -156,10 +157,12 @@ def run(args: argparse.Namespace) -> int:
 
     from ..ik import MultiRefMinJerkCtrl
     from ..ik.reaching import run_reach
+    from ..viz import animate_reach, prepare_output  # the optional viz extra is checked by prepare_output
     from .common import parse_vector
 
     _check_numbers(args)
     plot = check_plot_path(args.plot) if args.plot else None
+    html = prepare_output(args.html, "--html") if args.html else None
     robot = load_robot_arg(args)
     chain, q0 = _chain_and_q0(robot, args)
     mode = args.mode or ("full" if chain.n >= 6 else "xyz")
@@ -188,10 +191,13 @@ def run(args: argparse.Namespace) -> int:
     if exec_time != args.exec_time:
         print(f"note: exec time {args.exec_time:g} s is below 10*Ts; using {exec_time:g} s")
     print(f"target: position {_fmt(position)} m, {orientation}")
-    return _report(run_reach(ctrl, target, max_steps), ctrl, chain, mode, plot)
+    result = _report(run_reach(ctrl, target, max_steps), ctrl, chain, mode, plot)
+    if html is not None:
+        print(f"animation written to {animate_reach(chain, result, html)}")
+    return 0 if result.reached else 1
 
 
-def _report(result: ReachResult, ctrl: Any, chain: Chain, mode: str, plot: Any) -> int:
+def _report(result: ReachResult, ctrl: Any, chain: Chain, mode: str, plot: Any) -> ReachResult:
     ik = ctrl.last_ik
     if ik is not None:
         status = "converged" if ik.success else "NOT converged (best effort)"
@@ -210,7 +216,7 @@ def _report(result: ReachResult, ctrl: Any, chain: Chain, mode: str, plot: Any) 
     )
     if plot is not None:
         save_reach_plots(result, chain, plot)
-    return 0 if result.reached else 1
+    return result
 
 
 def _fmt(v: Any) -> str:

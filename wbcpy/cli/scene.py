@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--dt must be a number > 0, got {args.dt}")
     plot = check_plot_path(args.plot) if args.plot else None
     check_solver(args.solver)
+    from ..viz import animate_scene, prepare_output  # the optional viz extra is checked by prepare_output
+
+    html = prepare_output(args.html, "--html") if args.html else None
     config = Path(args.config)
     if not config.is_file():
         raise CLIError(f"scene file {str(config)!r} not found")
@@ -62,7 +65,10 @@ def run(args: argparse.Namespace) -> int:
     )
     result = SceneSimulation(setup).run(progress=None if args.quiet else ProgressBar(setup.steps))
     print()
-    return _report(result, scene, config, robot, plot)
+    code = _report(result, scene, config, robot, plot)
+    if html is not None:
+        print(f"animation written to {animate_scene(setup, result, html)}")
+    return code
 
 
 def _report(result: SimulationResult, scene: Any, config: Path, robot: Any, plot: Path | None) -> int:
@@ -117,6 +123,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dt", type=float, metavar="DT", help="step in seconds (overrides the file's dt)")
     parser.add_argument(
         "--plot", metavar="FILE.png", help="save the target errors over time (needs matplotlib)"
+    )
+    parser.add_argument(
+        "--html", metavar="FILE.html", help="write a self-contained HTML animation of the run (viz extra)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
