@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pinocchio as pin
-import pytest
 import quadprog
 import scipy.linalg
 from scipy.optimize import lsq_linear, nnls
@@ -401,6 +400,8 @@ def half_sitting(model: pin.Model, srdf: str) -> np.ndarray:
 def talos_half_sitting() -> tuple[RobotModel, np.ndarray]:
     """Talos from example-robot-data (a plain ``pin.Model`` inside) and its SRDF ``half_sitting``
     configuration; skips the calling test when example-robot-data is absent."""
+    import pytest  # the oracle itself also runs outside pytest (benchmarks/bench_contact.py)
+
     root = example_robot_data_dir()
     if root is None:
         pytest.skip("example-robot-data is not installed")
