@@ -114,6 +114,18 @@ def com_target(t: float, com0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     )
 
 
+def _tsid_formulation(owner: Any, model: pin.Model, q0: np.ndarray, floating: bool) -> tuple[Any, Any]:
+    """TSID's robot wrapper and formulation on ``model`` with problem data at (q0, 0), stored on
+    ``owner`` (``robot``, ``formulation``; ``_alive`` keeps the tasks TSID only references)."""
+    tsid = import_tsid()
+    kind = tsid.FLOATING_BASE_SYSTEM if floating else tsid.FIXED_BASE_SYSTEM
+    robot = owner.robot = tsid.RobotWrapper(model, kind, False)
+    owner._alive = []
+    form = owner.formulation = tsid.InverseDynamicsFormulationAccForce("tsid", robot, False)
+    form.computeProblemData(0.0, q0, np.zeros(model.nv))
+    return tsid, form.data()
+
+
 class _Replay:
     """Records the states of a closed-loop run and hands them out cyclically."""
 
@@ -161,15 +173,10 @@ class TsidTalosStanding(_Replay):
             self.name = "TSID Talos standing + feet tasks"
 
     def setup(self) -> None:
-        tsid = import_tsid()
         self.wbc_robot, q0 = talos_start()
         model = self.model = self.wbc_robot.model
-        robot = self.robot = tsid.RobotWrapper(model, tsid.FLOATING_BASE_SYSTEM, False)
-        self._alive: list[Any] = []  # TSID keeps references to tasks: Python must keep them alive
-        form = self.formulation = tsid.InverseDynamicsFormulationAccForce("tsid", robot, False)
-        v0 = np.zeros(model.nv)
-        form.computeProblemData(0.0, q0, v0)
-        data = form.data()
+        tsid, data = _tsid_formulation(self, model, q0, floating=True)
+        robot, form = self.robot, self.formulation
         X, Y = SOLE_HALF_SIZE
         corners = np.array([[X, X, -X, -X], [Y, -Y, Y, -Y], [0.0, 0.0, 0.0, 0.0]])
         self.contacts = []
@@ -204,7 +211,7 @@ class TsidTalosStanding(_Replay):
         self.com_sample = tsid.TrajectoryEuclidianConstant("com", self.com0).computeNext()
         self.solver = tsid.SolverHQuadProgFast("qp")
         self.solver.resize(form.nVar, form.nEq, form.nIn)
-        self._record(model, q0, v0, self._control)
+        self._record(model, q0, np.zeros(model.nv), self._control)
 
     def _control(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         p, dp, ddp = com_target(t, self.com0)
@@ -248,15 +255,10 @@ class TsidPandaReach(_Replay):
     name = "TSID Panda reach"
 
     def setup(self) -> None:
-        tsid = import_tsid()
         self.wbc_robot, q0 = panda_start()
         model = self.model = self.wbc_robot.model
-        robot = self.robot = tsid.RobotWrapper(model, tsid.FIXED_BASE_SYSTEM, False)
-        self._alive: list[Any] = []  # TSID keeps references to tasks: Python must keep them alive
-        form = self.formulation = tsid.InverseDynamicsFormulationAccForce("tsid", robot, False)
-        v0 = np.zeros(model.nv)
-        form.computeProblemData(0.0, q0, v0)
-        data = form.data()
+        tsid, data = _tsid_formulation(self, model, q0, floating=False)
+        robot, form = self.robot, self.formulation
         ee = self.ee_task = tsid.TaskSE3Equality("ee", robot, PANDA_EE)
         ee.setKp(EE_KP * np.ones(6))
         ee.setKd(EE_KD * np.ones(6))
@@ -279,7 +281,7 @@ class TsidPandaReach(_Replay):
         self._alive.append(bounds)
         self.solver = tsid.SolverHQuadProgFast("qp")
         self.solver.resize(form.nVar, form.nEq, form.nIn)
-        self._record(model, q0, v0, self._control)
+        self._record(model, q0, np.zeros(model.nv), self._control)
 
     def _control(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         hqp = self.formulation.computeProblemData(t, q, v)

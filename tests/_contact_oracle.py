@@ -131,6 +131,18 @@ class Certificate:
         return self.stationarity <= tol * max(scale, self.gradient) and primal <= tol * scale
 
 
+def _normal_force_rows(row: np.ndarray, contact: OracleContact) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Rows ``± row·x ≥ bound`` of fz_min ≤ f_z ≤ fz_max, given the row that computes f_z."""
+    rows, rhs = [], []
+    if contact.fz_min > 0:
+        rows.append(row[None])
+        rhs.append(np.array([contact.fz_min]))
+    if math.isfinite(contact.fz_max):
+        rows.append(-row[None])
+        rhs.append(np.array([-contact.fz_max]))
+    return rows, rhs
+
+
 def _independent_rows(E: np.ndarray, f: np.ndarray, tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
     """A linearly independent subset of the rows of E x = f (QR with column pivoting of Eᵀ)."""
     if E.shape[0] == 0:
@@ -242,12 +254,9 @@ class ContactProblem:
         for c, s in zip(self.contacts, self._alpha_slices(), strict=True):
             row = np.zeros(nv + na)
             row[nv + s.start : nv + s.stop] = 1.0  # f_z = Σ α (every generator has z = 1)
-            if c.fz_min > 0:
-                rows.append(row[None])
-                rhs.append(np.array([c.fz_min]))
-            if math.isfinite(c.fz_max):
-                rows.append(-row[None])
-                rhs.append(np.array([-c.fz_max]))
+            more_rows, more_rhs = _normal_force_rows(row, c)
+            rows += more_rows
+            rhs += more_rhs
         if self.effort_limit is not None:
             a = self.actuated
             T = np.hstack((self.M[a], -self.J[:, a].T @ self.B))  # τ = T x + h_a
@@ -362,12 +371,9 @@ class ContactProblem:
             rhs.append(np.zeros(facets.shape[0]))
             fz = np.zeros(m)
             fz[s.start + 2] = 1.0
-            if c.fz_min > 0:
-                rows.append(fz[None])
-                rhs.append(np.array([c.fz_min]))
-            if math.isfinite(c.fz_max):
-                rows.append(-fz[None])
-                rhs.append(np.array([-c.fz_max]))
+            more_rows, more_rhs = _normal_force_rows(fz, c)
+            rows += more_rows
+            rhs += more_rhs
         if self.effort_limit is not None:
             lim = self.effort_limit
             fin = np.isfinite(lim)
