@@ -102,6 +102,16 @@ class TaskRows:
     w: np.ndarray
 
 
+@dataclass(frozen=True)
+class WrenchRows:
+    """Least-squares rows ``w_k (A w_c − y)_k²`` on the wrench of contact number ``contact``."""
+
+    contact: int
+    A: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+
+
 @dataclass
 class OracleSolution:
     """Result of :meth:`ContactProblem.task_optimum`."""
@@ -162,9 +172,10 @@ class ContactProblem:
         model: the Pinocchio model (a free-flyer, if any, is the unactuated part).
         q, v: the state.
         contacts: the active contacts.
-        tasks: the least-squares rows (one weighted level).
+        tasks: the least-squares rows on q̈ (one weighted level).
         effort_limit: |τ| bounds of the actuated DOFs (inf: none), or None.
         regularization: λ on q̈ (0: none).
+        wrench_tasks: least-squares rows on contact wrenches, in the same level.
     """
 
     def __init__(
@@ -176,6 +187,7 @@ class ContactProblem:
         tasks: list[TaskRows],
         effort_limit: np.ndarray | None = None,
         regularization: float = 0.0,
+        wrench_tasks: tuple[WrenchRows, ...] | list[WrenchRows] = (),
     ) -> None:
         data = model.createData()
         nv = model.nv
@@ -204,6 +216,7 @@ class ContactProblem:
         self.B = scipy.linalg.block_diag(*self.gens) if contacts else np.zeros((0, 0))
         self.n_alpha = self.B.shape[1]
         self.tasks = list(tasks)
+        self.wrench_tasks = list(wrench_tasks)
         self.effort_limit = None if effort_limit is None else np.asarray(effort_limit, dtype=float)
         self.regularization = float(regularization)
         self.total_mass = sum(inertia.mass for inertia in model.inertias)
@@ -232,11 +245,20 @@ class ContactProblem:
             G[: self.nv, : self.nv] += 2.0 * t.A.T @ WA
             g[: self.nv] += 2.0 * WA.T @ t.y
         G[: self.nv, : self.nv] += 2.0 * self.regularization * np.eye(self.nv)
+        slices = self._alpha_slices()
+        for t in self.wrench_tasks:
+            s = slice(self.nv + slices[t.contact].start, self.nv + slices[t.contact].stop)
+            AB = t.A @ self.gens[t.contact]  # rows on α: A w_c = A Γ_c α_c
+            WAB = t.w[:, None] * AB
+            G[s, s] += 2.0 * AB.T @ WAB
+            g[s] += 2.0 * WAB.T @ t.y
         return G, g
 
-    def cost(self, qdd: np.ndarray) -> float:
-        """Σ w (A q̈ − y)² + λ ‖q̈‖²."""
+    def cost(self, qdd: np.ndarray, wrenches: list[np.ndarray] | None = None) -> float:
+        """Σ w (A q̈ − y)² + λ ‖q̈‖² (+ the wrench rows' Σ w (A w_c − y)² when wrenches are given)."""
         total = sum(float(t.w @ (t.A @ qdd - t.y) ** 2) for t in self.tasks)
+        if wrenches is not None:
+            total += sum(float(t.w @ (t.A @ wrenches[t.contact] - t.y) ** 2) for t in self.wrench_tasks)
         return total + self.regularization * float(qdd @ qdd)
 
     def equalities(self) -> tuple[np.ndarray, np.ndarray]:
@@ -307,7 +329,8 @@ class ContactProblem:
             qdd_still = step[:nv].max() <= tol * (1.0 + np.abs(x[:nv]).max())
             if qdd_still and eps * step.max() <= 1e-3 * tol * grad_scale:
                 qdd, alpha = x[:nv], x[nv:]
-                return OracleSolution(qdd, self.wrenches_of(alpha), alpha, it, self.cost(qdd))
+                wrenches = self.wrenches_of(alpha)
+                return OracleSolution(qdd, wrenches, alpha, it, self.cost(qdd, wrenches))
         raise RuntimeError(f"proximal-point iterations did not converge in {max_iter} iterations")
 
     # ------------------------------------------------------------------ (b) KKT certificate
@@ -345,7 +368,8 @@ class ContactProblem:
     def least_norm_wrenches(
         self, qdd: np.ndarray, feasible: list[np.ndarray] | None = None, max_shift: float = 1e-9
     ) -> list[np.ndarray]:
-        """The wrenches of least Σ ‖w_c‖² that realise q̈ (strictly convex QP in w, quadprog).
+        """The wrenches of least Σ ‖w_c‖² that realise q̈ (strictly convex QP in w, quadprog); with wrench
+        tasks, among those that also give the wrench tasks the values they have at ``feasible``.
 
         Where the cones or bounds bind, the wrenches that realise q̈* form a thin set (a single point
         for a lifted foot), and a round-off of 1e-13 in q̈ makes the QP infeasible. ``feasible`` — wrenches
@@ -382,6 +406,14 @@ class ContactProblem:
             rows += [Ja[fin], -Ja[fin]]
             rhs += [tau0[fin] - lim[fin], -tau0[fin] - lim[fin]]
         C, d = np.vstack(rows), np.concatenate(rhs)
+        if self.wrench_tasks:  # the optimal set also fixes the wrench tasks' values A w_c
+            if feasible is None:
+                raise ValueError("with wrench tasks, pass the optimum's wrenches as `feasible`")
+            for t in self.wrench_tasks:
+                pin_rows = np.zeros((t.A.shape[0], m))
+                pin_rows[:, slices[t.contact]] = t.A
+                E = np.vstack((E, pin_rows))
+                f = np.concatenate((f, t.A @ feasible[t.contact]))
         if feasible is not None:
             w0 = np.concatenate(feasible)
             weight = self.total_mass * 9.81
@@ -442,10 +474,10 @@ def talos_standing(
     effort_limit: np.ndarray | None = None,
     fz_max: float = math.inf,
     regularization: float = 0.0,
+    feet: tuple[str, ...] = ("left_sole_link", "right_sole_link"),
+    wrench_tasks: tuple[WrenchRows, ...] = (),
 ) -> ContactProblem:
-    """Talos on both soles: COM task (weight 1) and posture task (weight 1e-3) in one level."""
-    contacts = [
-        OracleContact(frame, mu, TALOS_SOLE, fz_max=fz_max) for frame in ("left_sole_link", "right_sole_link")
-    ]
+    """Talos on its soles (``feet``): COM task (weight 1) and posture task (weight 1e-3) in one level."""
+    contacts = [OracleContact(frame, mu, TALOS_SOLE, fz_max=fz_max) for frame in feet]
     tasks = [com_task(model, q, v, com_acc, weights[0]), posture_task(model, posture_acc, weights[1])]
-    return ContactProblem(model, q, v, contacts, tasks, effort_limit, regularization)
+    return ContactProblem(model, q, v, contacts, tasks, effort_limit, regularization, wrench_tasks)

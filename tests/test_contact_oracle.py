@@ -19,6 +19,7 @@ from _contact_oracle import (
     ContactProblem,
     OracleContact,
     TaskRows,
+    WrenchRows,
     cone_facets,
     pyramid_generators,
     talos_half_sitting,
@@ -163,3 +164,51 @@ def test_talos_optimum_is_certified_and_independent_of_eps(talos, com_acc, mu) -
     split = problem.least_norm_wrenches(sol.qdd, sol.wrenches)
     assert problem.certificate(sol.qdd, split).optimal(1e-9, mg)
     assert sum(float(w @ w) for w in split) <= sum(float(w @ w) for w in sol.wrenches) + 1e-9 * mg**2
+
+
+def test_wrench_task_gives_the_left_sole_seventy_percent_of_the_weight(talos) -> None:
+    robot, q = talos
+    model = robot.model
+    rng = np.random.default_rng(8)
+    v = np.zeros(model.nv)
+    com_acc, posture_acc = np.array([0.3, -0.2, 0.1]), rng.normal(size=model.nv - 6)
+    free = talos_standing(model, q, v, com_acc, posture_acc).task_optimum()
+    mg = sum(inertia.mass for inertia in model.inertias) * G0
+    fz = np.zeros((1, 6))
+    fz[0, 2] = 1.0
+    ask = WrenchRows(0, fz, np.array([0.7 * mg]), np.ones(1))
+    problem = talos_standing(model, q, v, com_acc, posture_acc, wrench_tasks=(ask,))
+    sol = problem.task_optimum()
+    assert sol.wrenches[0][2] == pytest.approx(0.7 * mg, rel=1e-9)
+    # in double support the split does not change what the robot can do: q̈ is the same
+    np.testing.assert_allclose(sol.qdd, free.qdd, atol=1e-9 * (1 + np.abs(free.qdd).max()))
+    assert problem.certificate(sol.qdd, sol.wrenches).optimal(1e-9, mg)
+    split = problem.least_norm_wrenches(sol.qdd, sol.wrenches)
+    assert split[0][2] == pytest.approx(0.7 * mg, rel=1e-9)
+
+
+def test_single_support_with_a_tight_knee_torque_limit(talos) -> None:
+    robot, q = talos
+    model = robot.model
+    rng = np.random.default_rng(9)
+    v = np.zeros(model.nv)
+    com_acc, posture_acc = np.array([0.0, 0.2, 0.0]), rng.normal(size=model.nv - 6)
+    feet = ("left_sole_link",)
+    limits = model.effortLimit[6:].copy()
+    free_problem = talos_standing(model, q, v, com_acc, posture_acc, feet=feet, effort_limit=limits)
+    free = free_problem.task_optimum()
+    knee = model.joints[model.getJointId("leg_left_4_joint")].idx_v - 6
+    tau_free = free_problem.torques(free.qdd, free.wrenches)
+    limits[knee] = 0.8 * abs(tau_free[knee])
+    problem = talos_standing(model, q, v, com_acc, posture_acc, feet=feet, effort_limit=limits)
+    sol = problem.task_optimum()
+    tau = problem.torques(sol.qdd, sol.wrenches)
+    assert np.all(np.abs(tau) <= limits * (1 + 1e-9))
+    assert abs(tau[knee]) == pytest.approx(limits[knee], rel=1e-8)  # the bound binds
+    assert sol.cost > free.cost * (1 + 1e-6)
+    mg = problem.total_mass * G0
+    assert problem.certificate(sol.qdd, sol.wrenches).optimal(1e-9, mg)
+    # single support: one 6-D wrench, fixed by the unactuated rows — unique, and so is τ
+    np.testing.assert_allclose(
+        problem.least_norm_wrenches(sol.qdd, sol.wrenches)[0], sol.wrenches[0], atol=1e-6
+    )
