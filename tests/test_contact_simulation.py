@@ -274,10 +274,16 @@ def test_redundant_contacts_need_damping(talos) -> None:
     robot, q = talos
     model = robot.model
     redundant = [*soles(), SurfaceContact("leg_left_6_link", (0.1, 0.065), 0.3)]  # same body as a sole
-    zero = np.zeros(model.nv - 6)
-    with pytest.raises(ConfigError) as info:
-        ContactSimulation(robot, redundant, q).forward(q, np.zeros(model.nv), zero)
-    assert "damping" in str(info.value)
-    qdd, _ = ContactSimulation(robot, redundant, q, damping=1e-6).forward(q, np.zeros(model.nv), zero)
-    reference, _ = ContactSimulation(robot, soles(), q).forward(q, np.zeros(model.nv), zero)
+    zero, v0 = np.zeros(model.nv - 6), np.zeros(model.nv)
+    reference, _ = ContactSimulation(robot, soles(), q).forward(q, v0, zero)
+    # without damping the split of a redundant set is undefined: Pinocchio 4 returns NaN (ConfigError
+    # naming the remedy), Pinocchio 3 some split with the right q̈
+    try:
+        qdd, _ = ContactSimulation(robot, redundant, q).forward(q, v0, zero)
+    except ConfigError as exc:
+        assert "damping" in str(exc)
+    else:
+        np.testing.assert_allclose(qdd, reference, atol=1e-9)
+    qdd, w = ContactSimulation(robot, redundant, q, damping=1e-6).forward(q, v0, zero)
     np.testing.assert_allclose(qdd, reference, atol=1e-9)
+    assert all(np.isfinite(x).all() for x in w.values())

@@ -10,10 +10,13 @@ The plant a torque controller (:class:`InverseDynamicsScene`) drives. One step w
 
        M \\ddot q + h = τ + \\sum_c J_c^T w_c, \\qquad J_c \\ddot q + a_c = −K_p e_c − K_d \\dot e_c,
 
-   with ``a_c`` the contact frame's classical acceleration at q̈ = 0 and ``(e_c, ė_c)`` the contact
-   frame's pose and velocity error to its anchor (the placement it had when the contact became active);
-   the Baumgarte gains ``K_p, K_d`` are 0 by default (the contact point does not accelerate, exactly as
-   in the scene's hard constraint);
+   with ``a_c`` the contact frame's acceleration at q̈ = 0 — Pinocchio's 6-D constraint uses the
+   *spatial* acceleration (LOCAL), its 3-D constraint the *classical* acceleration of the point — and
+   ``(e_c, ė_c)`` the contact frame's pose and velocity error to its anchor (the placement it had when
+   the contact became active); the Baumgarte gains ``K_p, K_d`` are 0 by default. The scene's hard
+   constraint uses the classical acceleration for both; the two differ by ``ω × v`` of the contact frame,
+   which is zero while the contact is at rest — as rigid contacts keep it (a state whose soles move gives
+   a different q̈);
 2. semi-implicit Euler: ``v ← v + q̈ dt``, ``q ← q ⊕ v dt`` (``pin.integrate``).
 
 The contact wrenches ``w_c`` are what the environment exerts on the robot, in the contact frame's axes,
@@ -93,8 +96,10 @@ class ContactSimulation:
             dt: step (s), > 0.
             kp, kd: Baumgarte gains (1/s², 1/s) of every contact, ≥ 0 (0: no drift correction).
             damping: proximal regularisation μ of ``pin.constraintDynamics``; 0 (default) solves the
-                contact problem exactly and needs independent constraints, μ > 0 iterates (up to 100
-                times, to 1e-12) and also handles redundant contacts (e.g. two soles on one link).
+                contact problem exactly and needs independent constraints (with redundant ones
+                Pinocchio 4 returns NaN — a ConfigError here — and Pinocchio 3 an arbitrary split); μ > 0
+                iterates (up to 100 times, to 1e-12) and also handles redundant contacts (e.g. two soles
+                on one link).
 
         Raises:
             ConfigError: an invalid contact (``contacts[i].field``), gain, damping or dt.
