@@ -15,7 +15,7 @@ import pinocchio as pin
 import pytest
 from _contact_oracle import talos_half_sitting, talos_standing
 
-from wbcpy import load_robot
+from wbcpy import RobotModel, load_robot
 from wbcpy.errors import ConfigError, InvalidValueError, UnknownNameError
 from wbcpy.robots import example_robot_data_dir
 from wbcpy.scenes.contact_simulation import ContactSimulation
@@ -201,6 +201,31 @@ def test_torques_of_the_exact_optimum_give_back_its_acceleration(talos) -> None:
     np.testing.assert_allclose(qdd, sol.qdd, rtol=0, atol=1e-8 * (1 + np.abs(sol.qdd).max()))
     for frame, expected in zip(SOLES, sol.wrenches, strict=True):
         np.testing.assert_allclose(w[frame], expected, atol=1e-7)
+
+
+def test_kinetic_energy_is_conserved_without_gravity_and_torques(talos) -> None:
+    """Rigid contacts do no work: with g = 0 and τ = 0 the kinetic energy stays constant, up to the
+    first-order error of semi-implicit Euler (halving dt halves the drift)."""
+    robot, q = talos
+    model = pin.Model(robot.model)
+    model.gravity.linear[:] = 0.0
+    weightless = RobotModel(model)
+    v = rigid_contact_velocity(model, q, list(SOLES), [6, 6], np.random.default_rng(1)) * 0.3
+    data = model.createData()
+
+    def kinetic(qq: np.ndarray, vv: np.ndarray) -> float:
+        M = pin.crba(model, data, qq)
+        return 0.5 * float(vv @ (np.triu(M) + np.triu(M, 1).T) @ vv)
+
+    e0 = kinetic(q, v)
+    drifts = []
+    for dt in (1e-3, 5e-4):
+        sim = ContactSimulation(weightless, soles(), q, v, dt=dt)
+        for _ in range(round(0.5 / dt)):
+            sim.step(np.zeros(model.nv - 6))
+        drifts.append(abs(kinetic(sim.q, sim.v) - e0) / e0)
+    assert np.abs(sim.v).max() > 0.1  # it did move
+    assert drifts[0] < 1e-5 and drifts[1] < 0.7 * drifts[0]
 
 
 def test_lift_and_put_down_a_foot_anchors_it_where_it_is(talos) -> None:

@@ -184,6 +184,9 @@ class ContactSimulation:
     def set_contact_active(self, frame: str, active: bool) -> None:
         """Lift (False) or put down (True) a contact; a contact put down is anchored where it is now.
 
+        There is no impact model: a contact put down keeps the velocity its frame has (put feet down at
+        rest, or damp it with ``kd > 0``).
+
         Raises:
             UnknownNameError: ``frame`` has no contact (a KeyError).
             ConfigError: ``active`` is not a bool.
