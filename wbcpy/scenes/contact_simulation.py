@@ -27,6 +27,7 @@ wrench, it does not prevent it; checking ``w_c`` against the contact's cone is t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,6 +49,14 @@ def _gain(value: Any, field: str) -> float:
     if not ok or not np.isfinite(value) or value < 0:
         raise ConfigError(field, f"must be a finite number ≥ 0, got {value!r}")
     return float(value)
+
+
+def _vector(x: Any, n: int | None, name: str) -> np.ndarray:
+    """``x`` itself when it is a finite float64 vector of length n (read only here), else a checked copy."""
+    fast = x.__class__ is np.ndarray and x.ndim == 1 and x.dtype == np.float64
+    if fast and (n is None or x.shape[0] == n) and math.isfinite(x.dot(x)):
+        return x
+    return as_vector(x, n, name)
 
 
 def _set_baumgarte(cm: pin.RigidConstraintModel, kp: float, kd: float) -> None:
@@ -118,6 +127,7 @@ class ContactSimulation:
         mu = _gain(damping, "damping")
         self._prox = pin.ProximalSettings(1e-12, mu, 100 if mu > 0 else 1)
         self._actuated = self._actuated_dofs(model)
+        self._tau_full = np.zeros(model.nv)
         self.q = as_vector(q0, model.nq, "q0")
         self.v = np.zeros(model.nv) if v0 is None else as_vector(v0, model.nv, "v0")
         self.time = 0.0
@@ -208,12 +218,12 @@ class ContactSimulation:
     def _torque(self, tau: Any) -> np.ndarray:
         """τ as nv generalised forces (actuated-only input is scattered, the base rows are 0)."""
         nv, act = self._model.nv, self._actuated
-        arr = as_vector(tau, None, "tau")
+        arr = _vector(tau, None, "tau")
         if arr.shape[0] == nv:
             return arr
         if arr.shape[0] != act.size:
             raise InvalidValueError("tau", f"({act.size},) or ({nv},)", arr.shape)
-        full = np.zeros(nv)
+        full = self._tau_full  # base rows stay 0
         full[act] = arr
         return full
 
@@ -235,13 +245,13 @@ class ContactSimulation:
                 ``damping = 0``).
         """
         model = self._model
-        q = as_vector(q, model.nq, "q")
-        v = as_vector(v, model.nv, "v")
+        q = _vector(q, model.nq, "q")
+        v = _vector(v, model.nv, "v")
         tau = self._torque(tau)
         out = pin.constraintDynamics(model, self._data, q, v, tau, self._cms, self._cds, self._prox)
         qdd = np.array(out, dtype=float)
         lam = np.asarray(self._data.lambda_c)
-        if not (np.isfinite(qdd).all() and np.isfinite(lam).all()):
+        if not (math.isfinite(qdd.dot(qdd)) and math.isfinite(lam.dot(lam))):  # NaN/inf (or overflow)
             raise ConfigError(
                 "contacts",
                 "constraint dynamics returned non-finite values: the active contacts' constraints are "
