@@ -5,11 +5,16 @@
 * :class:`JointCommand` — the solver output; :class:`JointLimitBounds` — limits as q̈ bounds.
 * :func:`load_scene_file` / :class:`SceneSimulation` — YAML scene files and closed-loop simulation
   (used by ``wbcpy scene``).
+* :class:`SurfaceContact`, :class:`PointContact`, :class:`WrenchReference` — contacts and wrench
+  references (:mod:`~wbcpy.scenes.contacts`; cones in :mod:`~wbcpy.scenes.wrench_cone`);
+  :class:`ContactSimulation` — torques integrated with rigid contact dynamics.
 """
 
 from __future__ import annotations
 
 from .acceleration_scene import SCENE_OPTIONS, AccelerationScene
+from .contact_simulation import ContactSimulation
+from .contacts import PointContact, SurfaceContact, WrenchReference
 from .joint_command import JointCommand, NoSolutionError
 from .joint_limits import JointLimitBounds
 from .scene import Scene
@@ -19,13 +24,17 @@ from .simulation import SceneSimulation, SimulationResult
 __all__ = [
     "SCENE_OPTIONS",
     "AccelerationScene",
+    "ContactSimulation",
     "JointCommand",
     "JointLimitBounds",
     "NoSolutionError",
+    "PointContact",
     "Scene",
     "SceneSetup",
     "SceneSimulation",
     "SimulationResult",
+    "SurfaceContact",
     "TaskTarget",
+    "WrenchReference",
     "load_scene_file",
 ]

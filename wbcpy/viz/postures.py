@@ -23,7 +23,8 @@ def _number(text: Any, k: int) -> Any:
     try:
         return float(text)
     except ValueError:
-        raise InvalidValueError("q", "numbers", None, reason=f"entry {k} is not a number: {text[:40]!r}") from None
+        why = f"entry {k} is not a number: {text[:40]!r}"
+        raise InvalidValueError("q", "numbers", None, reason=why) from None
 
 
 def parse_configuration(robot: Any, spec: str | Sequence[Any] | None) -> np.ndarray:
