@@ -36,6 +36,7 @@ class RobotViewsMixin:
         def _frame_jacobian(self, fid: int) -> np.ndarray: ...
         def _frame_bias(self, fid: int) -> np.ndarray: ...
         def _ensure_motion(self, quantity: str) -> None: ...
+        def _ensure_jacobians(self, quantity: str) -> None: ...
         def _ensure_com(self, quantity: str) -> None: ...
 
     def frame_jacobian_view(self, frame: str | int) -> np.ndarray:
@@ -77,6 +78,19 @@ class RobotViewsMixin:
             jac = pin.getFrameJacobian(self.model, self._data, frame, _LWA)
             self._jac_cache[frame] = jac
         return jac, bias
+
+    def joint_jacobians_view(self) -> np.ndarray:
+        """Pinocchio's world-frame joint Jacobians ``data.J`` (6×nv) for the current state.
+
+        Column j is the spatial motion of DOF j's axis in world axes, linear part taken at the world
+        origin, over the angular part: the velocity of a point p of the body of joint i is
+        v(p) = (J_v + [p]×ᵀ J_ω)[:, S_i] q̇[S_i], with S_i the DOFs of the joints that support joint i
+        (``model.supports[i]``). Computing it also brings the joint placements ``data.oMi`` to the
+        current state. Pinocchio's own buffer: read it before the next state is computed, never write to it.
+        """
+        if self._jac_id != self.state_id:
+            self._ensure_jacobians("joint Jacobians")
+        return self._data.J
 
     def com_jacobian_view(self) -> np.ndarray:
         """:meth:`com_jacobian` without the copy: a view of ``data.Jcom`` (3×nv).
