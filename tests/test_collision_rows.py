@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from wbcpy import RobotModel
 from wbcpy.collision import Box, Capsule, CollisionAvoidance, CollisionConstraint, Obstacle, Sphere
+from wbcpy.errors import StateNotSetError
 
 DT = 0.01
 OBSTACLES = [
@@ -267,3 +268,22 @@ def test_panda_rows_match_distance_differences(example_robot) -> None:
         for k, pair in enumerate(cc.pair_names):
             if pair in rows:
                 assert rows[pair] @ v == pytest.approx(fd[k], abs=1e-5), pair
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_joint_jacobians_view_is_pinocchios_world_jacobian(arm_path: Path, floating: bool) -> None:
+    robot = RobotModel.from_urdf(arm_path, floating_base=floating)
+    model = robot.model
+    with pytest.raises(StateNotSetError):
+        robot.joint_jacobians_view()
+    data = model.createData()
+    for seed in (1, 2):
+        q = random_configuration(model, np.random.default_rng(seed))
+        robot.update(q)
+        J = robot.joint_jacobians_view()
+        pin.computeJointJacobians(model, data, q)
+        for j in range(1, model.njoints):
+            expected = pin.getJointJacobian(model, data, j, pin.ReferenceFrame.WORLD)
+            support = expected.any(axis=0)
+            np.testing.assert_allclose(J[:, support], expected[:, support], atol=1e-12)
+            np.testing.assert_allclose(robot.data.oMi[j].homogeneous, data.oMi[j].homogeneous, atol=1e-12)
