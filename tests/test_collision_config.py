@@ -112,6 +112,19 @@ def test_from_dict_round_trip_and_errors() -> None:
     with pytest.raises(ConfigError) as info:
         CollisionAvoidance.from_dict({"gain": 2.0}, prefix="collision.")
     assert info.value.field == "collision.gain"
+    bad = [
+        ([("pairs", "self")], "collision"),
+        ({"obstacles": [{"name": "x"}]}, "obstacles[0].shape"),
+        ({"obstacles": [{"name": "x", "shape": {"type": "sphere", "radius": 1, "size": 2}}]},
+         "obstacles[0].shape.size"),
+        ({"obstacles": [{"name": "x", "shape": {"type": "sphere", "radius": 1}, "position": [1, 2]}]},
+         "obstacles[0].position"),
+        ({"obstacles": [{"name": "x", "shape": [1]}]}, "obstacles[0].shape"),
+    ]  # fmt: skip
+    for data, field in bad:
+        with pytest.raises(ConfigError) as info:
+            CollisionAvoidance.from_dict(data)  # type: ignore[arg-type]
+        assert info.value.field == field, data
 
 
 def test_configuration_is_immutable_and_private() -> None:

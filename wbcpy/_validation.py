@@ -8,13 +8,14 @@ the common case (right size, finite) costs one ``np.array`` copy plus one dot pr
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
 
-from .errors import InvalidValueError
+from .errors import ConfigError, ConfigKeyError, InvalidValueError
 
-__all__ = ["as_matrix", "as_vector", "check_finite"]
+__all__ = ["as_matrix", "as_vector", "check_config_mapping", "check_finite"]
 
 
 def check_finite(x: np.ndarray, name: str) -> None:
@@ -56,3 +57,29 @@ def as_matrix(x: Any, shape: tuple[int | None, int | None], name: str) -> np.nda
         raise InvalidValueError(name, shape, arr.shape)
     check_finite(arr, name)
     return arr
+
+
+def check_config_mapping(
+    data: Any, valid: Collection[str], required: Collection[str], prefix: str, kind: str
+) -> None:
+    """Check a configuration mapping's keys (``from_dict`` constructors).
+
+    Args:
+        data: the object that should be a mapping.
+        valid: accepted keys.
+        required: keys that must be present.
+        prefix: prepended to field names in errors (e.g. ``"obstacles[2]."``).
+        kind: what the mapping describes, for messages (``"obstacle"``).
+
+    Raises:
+        ConfigError: not a mapping (field: the prefix, or ``kind``), a missing required key;
+            ConfigKeyError: an unknown key (listing the valid ones).
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError(prefix.rstrip(".") or kind, f"must be a mapping, got {type(data).__name__}")
+    for key in data:
+        if key not in valid:
+            raise ConfigKeyError(f"{prefix}{key}", f"{kind} field", key, valid)
+    for key in required:
+        if key not in data:
+            raise ConfigError(f"{prefix}{key}", "missing (required)")

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, ConfigKeyError
+from .._validation import check_config_mapping
+from ..errors import ConfigError
 from .shapes import Obstacle
 
 __all__ = ["SELF", "CollisionAvoidance"]
@@ -141,14 +142,7 @@ class CollisionAvoidance:
         Raises:
             ConfigError: naming the field (``prefix`` prepended); ConfigKeyError for unknown keys.
         """
-        if not isinstance(data, Mapping):
-            raise ConfigError(
-                prefix.rstrip(".") or "collision", f"must be a mapping, got {type(data).__name__}"
-            )
-        valid = cls.field_names()
-        for key in data:
-            if key not in valid:
-                raise ConfigKeyError(f"{prefix}{key}", "collision field", key, valid)
+        check_config_mapping(data, cls.field_names(), (), prefix, "collision")
         kwargs = dict(data)
         raw = kwargs.get("obstacles") or []
         if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Sequence):

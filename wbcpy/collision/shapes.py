@@ -22,6 +22,7 @@ import coal
 import numpy as np
 import pinocchio as pin
 
+from .._validation import check_config_mapping
 from ..errors import ConfigError, ConfigKeyError
 
 __all__ = ["Box", "Capsule", "Obstacle", "Shape", "Sphere", "shape_from_dict"]
@@ -117,18 +118,12 @@ def shape_from_dict(data: Mapping[str, Any], prefix: str = "") -> Shape:
     Raises:
         ConfigError: not a mapping, a missing or bad dimension; ConfigKeyError: an unknown type or key.
     """
-    if not isinstance(data, Mapping):
-        raise ConfigError(prefix.rstrip(".") or "shape", f"must be a mapping, got {type(data).__name__}")
-    kind = data.get("type")
+    check_config_mapping(data, ("type", "radius", "size", "length"), ("type",), prefix, "shape")
+    kind = data["type"]
     if kind not in _SHAPES:
         raise ConfigKeyError(f"{prefix}type", "shape type", kind, _SHAPES)
     names = _SHAPE_FIELDS[kind]
-    for key in data:
-        if key != "type" and key not in names:
-            raise ConfigKeyError(f"{prefix}{key}", f"{kind} field", key, names)
-    missing = [n for n in names if n not in data]
-    if missing:
-        raise ConfigError(f"{prefix}{missing[0]}", "missing (required)")
+    check_config_mapping(data, ("type", *names), names, prefix, kind)
     try:
         return _SHAPES[kind](**{n: data[n] for n in names})
     except ConfigError as exc:
@@ -195,17 +190,8 @@ class Obstacle:
         Raises:
             ConfigError: not a mapping, a missing name or shape, a bad value; ConfigKeyError: unknown key.
         """
-        if not isinstance(data, Mapping):
-            raise ConfigError(
-                prefix.rstrip(".") or "obstacle", f"must be a mapping, got {type(data).__name__}"
-            )
         valid = ("name", "shape", "position", "rpy")
-        for key in data:
-            if key not in valid:
-                raise ConfigKeyError(f"{prefix}{key}", "obstacle field", key, valid)
-        for key in ("name", "shape"):
-            if key not in data:
-                raise ConfigError(f"{prefix}{key}", "missing (required)")
+        check_config_mapping(data, valid, ("name", "shape"), prefix, "obstacle")
         shape = shape_from_dict(data["shape"], f"{prefix}shape.")
         position = _triple(data.get("position", (0.0, 0.0, 0.0)), f"{prefix}position")
         rpy = _triple(data.get("rpy", (0.0, 0.0, 0.0)), f"{prefix}rpy")
