@@ -22,7 +22,11 @@ the squared residual, pink's costs on the residual), ``regularization=1e-12`` (p
 avoidance ``CollisionAvoidance(pairs=SELF_PAIRS, safety_distance=0.01, influence_distance=0.3,
 gain=DAMPER_GAIN)`` (influence 0.3 m keeps all three rows active along the circle, as pink's barrier).
 
-The second table counts pink's steps to converge (acceptance point 6): from ``PANDA_Q`` to the hand pose
+A second table times the wbcpy building blocks that exist already (``VelocityLimitBounds.compute`` and
+``robot.update`` + ``CollisionConstraint.compute`` with the three pairs active, right-hand sides clipped to
+the bounds) next to the same floors: the collision rows' overhead over raw Pinocchio + coal.
+
+The last table counts pink's steps to converge (acceptance point 6): from ``PANDA_Q`` to the hand pose
 of ``GOAL_Q``, position error < 1 mm and rotation error < 1 mrad (world axes), for several gains.
 
 Run: ``python benchmarks/bench_velocity.py [--repeat N]``.
@@ -44,7 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _timing import Row, measure_interleaved, print_table
 
 from wbcpy import load_robot
-from wbcpy.collision import load_collision_geometry
+from wbcpy.collision import CollisionAvoidance, CollisionConstraint, load_collision_geometry
+from wbcpy.scenes.velocity_limits import VelocityLimitBounds
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 DT = 0.01
@@ -56,6 +61,7 @@ FRAME_GAIN = 0.5
 LIMIT_GAIN = 0.5
 DAMPER_GAIN = 0.5
 SAFETY = 0.01
+INFLUENCE = 0.3
 #: three geometry pairs that stay within 0.3 m along the circle (0.13, 0.15, 0.28 m at PANDA_Q)
 SELF_PAIRS = [
     ("panda_link5_0", "panda_rightfinger_1"),
@@ -101,6 +107,29 @@ def floor_step(robot, distances: bool) -> Callable[[], None]:
             pin.computeDistances(geom, gdata)
 
     return step
+
+
+def wbcpy_components(robot) -> tuple[Callable[[], None], Callable[[], None]]:
+    """(VelocityLimitBounds.compute, robot.update + CollisionConstraint.compute) at ``PANDA_Q``."""
+    bounds = VelocityLimitBounds(robot, DT, limit_gain=LIMIT_GAIN)
+    avoid = CollisionAvoidance(
+        pairs=SELF_PAIRS, safety_distance=SAFETY, influence_distance=INFLUENCE, gain=DAMPER_GAIN
+    )
+    rows = CollisionConstraint(robot, avoid)
+    q = PANDA_Q.copy()
+    robot.update(q)
+    if rows.compute(DT)[0].shape[0] != len(SELF_PAIRS):
+        raise RuntimeError("the benchmark's pairs are expected within the influence distance at PANDA_Q")
+
+    def limits() -> None:
+        bounds.compute(q)
+
+    def collisions() -> None:
+        robot.update(q)
+        lb, ub = bounds.compute(q)
+        rows.compute(DT, lb, ub)
+
+    return limits, collisions
 
 
 def _pink_setup(robot, collisions: bool, gain: float = FRAME_GAIN):
@@ -196,6 +225,20 @@ def main(argv: list[str] | None = None) -> None:
         title=f"Panda differential IK, dt = {DT} s, one step (set_target + solve_ik + integrate)",
     )
     print("wbcpy VelocityScene: added with the scene (ratios to pink are computed then).\n")
+    limits_fn, collisions_fn = wbcpy_components(robot)
+    floor, floor_d, lim_t, coll_t = measure_interleaved(
+        [fns[0], fns[1], limits_fn, collisions_fn], n_repeat=args.repeat
+    )
+    print_table(
+        [
+            Row(labels[0], floor),
+            Row(labels[1], floor_d),
+            Row("VelocityLimitBounds.compute", lim_t, floor, "position (γ = 0.5) and velocity bounds"),
+            Row("robot.update + bounds + CollisionConstraint.compute", coll_t, floor_d, "3 rows, clipped"),
+        ],
+        title="wbcpy building blocks (not yet the scene's step)",
+    )
+    print()
     print(f"pink steps to converge from PANDA_Q to GOAL_Q's hand pose (1 mm, 1 mrad), dt = {DT} s")
     print("gain  K_p = gain/dt (1/s)  steps  final position error (m)  final rotation error (rad)")
     for gain in args.gains:

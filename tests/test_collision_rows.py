@@ -196,6 +196,13 @@ def test_right_hand_side_clipped_to_the_velocity_bounds(arm_path: Path) -> None:
     assert np.isfinite(lower).all()
     assert lower[0] == pytest.approx(min(free[0], reach), rel=1e-12)
     assert lower[0] < free[0]
+    # a row that q̇ = 0 satisfies (d > d_s) is never changed by the bounds
+    far = Obstacle("ball", Sphere(0.05), pin.SE3(np.eye(3), l1 + np.array([0.15, 0.0, 0.0])))
+    cc = CollisionConstraint(robot, CollisionAvoidance(pairs=[("l1", "ball")], obstacles=[far]))
+    _, free = cc.compute(DT)
+    free = free.copy()
+    assert free[0] < 0
+    np.testing.assert_array_equal(cc.compute(DT, lb, ub)[1], free)
 
 
 def _cube_stl(path: Path, half: float) -> None:

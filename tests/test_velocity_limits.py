@@ -145,3 +145,19 @@ def test_bad_configuration_vector(mixed) -> None:
         bounds.compute(np.zeros(4))
     with pytest.raises(InvalidValueError):
         bounds.compute(np.array([0.0, 1.0, 0.0, np.nan, 0.0]))
+
+
+def test_every_dof_limited_matches_the_formulas() -> None:
+    robot = load_robot("lwr4")  # every DOF a limited revolute joint (the sliced path)
+    lo, hi = robot.lower_position_limit, robot.upper_position_limit
+    vmax = robot.velocity_limit
+    rng = np.random.default_rng(3)
+    dt = 0.02
+    for gain in (0.2, 1.0):
+        bounds = VelocityLimitBounds(robot, dt, limit_gain=gain)
+        for _ in range(20):
+            q = rng.uniform(lo - 0.3, hi + 0.3)  # inside and outside the range
+            lb, ub = bounds.compute(q)
+            for j in range(robot.nv):
+                assert lb[j] == pytest.approx(max(-vmax[j], min(0.0, gain * (lo[j] - q[j]) / dt)), abs=1e-12)
+                assert ub[j] == pytest.approx(min(vmax[j], max(0.0, gain * (hi[j] - q[j]) / dt)), abs=1e-12)

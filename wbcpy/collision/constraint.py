@@ -16,8 +16,9 @@ world-frame joint Jacobians J = [J_v; J_ω] (``data.J``, velocity of the point a
 Penetrating pairs (d ≤ 0) are kept, reported by :meth:`CollisionConstraint.status`, and pushed apart: the
 right-hand side γ(d_s − d)/dt is positive. Their normal is coal's (EPA) normal when coal gives one, else
 the direction between the two geometries' bounding-box centres (the witness points then become those
-centres). Given the velocity bounds lb ≤ q̇ ≤ ub, each right-hand side is clipped to the largest value the
-row can reach inside them, Σ_j max(C_j lb_j, C_j ub_j), so a row alone never makes the bounds infeasible.
+centres). Given velocity bounds lb ≤ q̇ ≤ ub with lb ≤ 0 ≤ ub, a positive right-hand side is clipped to the
+largest value the row can reach inside them, Σ_j max(C_j lb_j, C_j ub_j), so a row alone never makes the
+bounds infeasible (rows with a right-hand side ≤ 0 are satisfied by q̇ = 0 already).
 """
 
 from __future__ import annotations
@@ -46,9 +47,6 @@ GJK_TOLERANCE = 1e-9
 _NORMAL_EPS = 1e-9
 #: a finite bound larger than any reachable velocity (keeps 0 · bound = 0 where a bound is infinite)
 _BIG = 1e300
-#: index permutations of the cross product p × n = p[Y] n[Z] − p[Z] n[Y]
-_Y = np.array([1, 2, 0])
-_Z = np.array([2, 0, 1])
 
 
 @dataclass(frozen=True)
@@ -149,7 +147,8 @@ class CollisionConstraint:
         self._masks = np.stack((support[self._pairs[:, 0]], support[self._pairs[:, 1]]))  # (2, n, nv)
         self._dist = np.zeros(n)
         self._active: list[int] = []
-        self._P = np.zeros((2, n, 3))  # witness points of a and b
+        self._P = np.zeros((2, n, 5))  # witness points of a and b: x, y, z, x, y
+        self._N = np.zeros((n, 5))  # normals: x, y, z, x, y
         self._W = np.zeros((2, n, 6))  # [n; p × n] of a and b
         self._C = np.zeros((n, nv))
         self._lower = np.zeros(n)
@@ -174,8 +173,9 @@ class CollisionConstraint:
 
         Args:
             dt: control step (s), > 0.
-            lb, ub: optional velocity bounds (nv, ±inf allowed): each right-hand side is clipped to what
-                the row can reach inside them.
+            lb, ub: optional velocity bounds (nv, ±inf allowed) with lb ≤ 0 ≤ ub, as
+                :class:`~wbcpy.scenes.velocity_limits.VelocityLimitBounds` gives: a positive right-hand
+                side (a row that q̇ = 0 violates) is clipped to what the row can reach inside them.
 
         Returns:
             ``(C, lower)``: C (k×nv) and lower (k) with C q̇ ≥ lower, k ≤ :attr:`n_pairs`; views into
@@ -201,33 +201,42 @@ class CollisionConstraint:
         C, lower = self._C[:k], self._lower[:k]
         if not k:
             return C, lower
-        d = self._dist[active]
-        W = self._W[:, :k]
-        self._witnesses(active, d, W[1, :, :3])
-        N, P = W[1, :, :3], self._P[:, :k]
-        W[0, :, :3] = N
-        # p × n for both sides at once
-        W[:, :, 3:] = P[:, :, _Y] * N[:, _Z] - P[:, :, _Z] * N[:, _Y]
+        if k == len(dist):  # every pair active (few pairs): no gathers
+            d, masks = self._dist, self._masks
+        else:
+            index = np.array(active)
+            d, masks = self._dist.take(index), self._masks.take(index, axis=1)
+        P, N, W = self._P[:, :k], self._N[:k], self._W[:, :k]
+        self._witnesses(active, d, P, N)
+        # columns 3, 4 repeat x, y: [1:4] = (y, z, x) and [2:5] = (z, x, y) are views, so
+        # p × n = p[1:4] n[2:5] − p[2:5] n[1:4] costs three operations for both sides
+        P[:, :, 3:] = P[:, :, :2]
+        N[:, 3:] = N[:, :2]
+        W[:, :, :3] = N[:, :3]
+        cross = W[:, :, 3:]
+        np.multiply(P[:, :, 1:4], N[:, 2:5], out=cross)
+        cross -= P[:, :, 2:5] * N[:, 1:4]
         if J.ndim == 1:  # (the bindings give a 6-vector when nv = 1)
             J = J[:, None]
         rows = np.matmul(W, J)  # (2, k, nv): nᵀ v(p) per side, every DOF
-        rows *= self._masks[:, active]  # only the DOFs that move each body
+        rows *= masks  # only the DOFs that move each body
         np.subtract(rows[1], rows[0], out=C)
         avoid = self.avoidance
         np.multiply(d - avoid.safety_distance, -avoid.gain / dt, out=lower)
-        if lb is not None and ub is not None:
+        if lb is not None and ub is not None and lower.max() > 0.0:
             reach = np.maximum(C, 0.0) @ np.clip(ub, -_BIG, _BIG)
             reach += np.minimum(C, 0.0) @ np.clip(lb, -_BIG, _BIG)
             np.minimum(lower, reach, out=lower)
         return C, lower
 
-    def _witnesses(self, active: list[int], d: np.ndarray, N: np.ndarray) -> None:
-        """Fill the witness points and unit normals ``N`` of the active pairs (first rows of buffers).
+    def _witnesses(self, active: list[int], d: np.ndarray, P: np.ndarray, N: np.ndarray) -> None:
+        """Fill the witness points P (2, k, ≥3) and unit normals N (k, ≥3) of the active pairs.
 
         n = (p_b − p_a)/d for separated pairs; for touching or penetrating ones (d ≤ ε) the formula when
         |d| > ε, else coal's normal, checked to be a unit vector, else the direction between centres.
         """
-        Pa, Pb = self._P[0], self._P[1]
+        Pa, Pb = P[0, :, :3], P[1, :, :3]
+        Nv = N[:, :3]
         results = self._results
         contacts = []
         for i, p in enumerate(active):
@@ -236,25 +245,24 @@ class CollisionConstraint:
             Pb[i] = res.getNearestPoint2()
             if d[i] <= _NORMAL_EPS:
                 contacts.append(i)
-        k = len(active)
         if not contacts:
-            np.divide(Pb[:k] - Pa[:k], d[:, None], out=N)
+            np.divide(Pb - Pa, d[:, None], out=Nv)
             return
         with np.errstate(divide="ignore", invalid="ignore"):
-            np.divide(Pb[:k] - Pa[:k], d[:, None], out=N)
+            np.divide(Pb - Pa, d[:, None], out=Nv)
         for i in contacts:
             res = results[active[i]]
-            n = N[i] if abs(d[i]) > _NORMAL_EPS else np.array(res.normal)
+            n = Nv[i] if abs(d[i]) > _NORMAL_EPS else np.array(res.normal)
             if abs(float(n @ n) - 1.0) < 1e-6:  # (False for NaN)
-                N[i] = n
+                Nv[i] = n
             else:  # coal gave no normal (non-convex meshes): between the centres
-                self._centre_normal(active[i], i, N)
+                self._centre_normal(active[i], i, Pa, Pb, Nv)
 
-    def _centre_normal(self, pair: int, row: int, N: np.ndarray) -> None:
+    def _centre_normal(self, pair: int, row: int, Pa: np.ndarray, Pb: np.ndarray, N: np.ndarray) -> None:
         a, b = self._pairs[pair]
         gdata, objs = self.geometry_data, self.geometry_model.geometryObjects
         centres = [gdata.oMg[int(g)].act(objs[int(g)].geometry.aabb_center) for g in (a, b)]
-        self._P[0, row], self._P[1, row] = centres
+        Pa[row], Pb[row] = centres
         delta = centres[1] - centres[0]
         norm = float(np.linalg.norm(delta))
         N[row] = delta / norm if norm > _NORMAL_EPS else (0.0, 0.0, 1.0)
@@ -279,9 +287,9 @@ class CollisionConstraint:
                     link_b=self._links[b],
                     distance=d,
                     penetrating=d <= 0.0,
-                    point_a=self._P[0, i].copy(),
-                    point_b=self._P[1, i].copy(),
-                    normal=self._W[1, i, :3].copy(),
+                    point_a=self._P[0, i, :3].copy(),
+                    point_b=self._P[1, i, :3].copy(),
+                    normal=self._N[i, :3].copy(),
                     lower=float(self._lower[i]),
                 )
             )

@@ -94,12 +94,17 @@ class VelocityLimitBounds:
             if joint.nq == 1 and joint.nv == 1 and limited:
                 iq.append(joint.idx_q)
                 iv.append(joint.idx_v)
-        self._iq = np.array(iq if joint_limits else [], dtype=np.intp)
-        self._iv = np.array(iv if joint_limits else [], dtype=np.intp)
+        if not joint_limits:
+            iq, iv = [], []
+        self._iq = np.array(iq, dtype=np.intp)
+        self._iv = np.array(iv, dtype=np.intp)
         k = self.limit_gain / self.dt
         self._gqmin = k * lower[self._iq]  # γ q_min / dt (−inf where unbounded)
         self._gqmax = k * upper[self._iq]
         self._k = k
+        # fast path: the limited DOFs are every DOF, in order, at a constant offset in q (fixed base: 0)
+        self._all = iv == list(range(nv)) and iq == list(range(iq[0], iq[0] + nv)) if iv else False
+        self._q_slice = slice(iq[0], iq[0] + nv) if self._all else None
         self._dof_names = robot.dof_names
 
     def compute(self, q: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -114,11 +119,20 @@ class VelocityLimitBounds:
                 raise InvalidValueError("q", (self._nq,), q.shape)
         if not math.isfinite(float(q @ q)) and not np.isfinite(q).all():
             raise InvalidValueError("q", (self._nq,), q.shape, reason="contains NaN or inf")
+        if self._q_slice is not None:
+            kq = q[self._q_slice] * self._k
+            # γ (q_min − q)/dt capped at 0 from above (outside the range: may only move back), then ∩ velocity
+            lb = np.subtract(self._gqmin, kq)
+            np.minimum(lb, 0.0, out=lb)
+            np.maximum(lb, self._vlo, out=lb)
+            ub = np.subtract(self._gqmax, kq)
+            np.maximum(ub, 0.0, out=ub)
+            np.minimum(ub, self._vhi, out=ub)
+            return lb, ub
         lb = self._vlo.copy()
         ub = self._vhi.copy()
         if self._iq.size:
             kq = self._k * q[self._iq]
-            # γ (q_min − q)/dt, capped at 0 from above (outside the range: may only move back)
             lo = np.minimum(self._gqmin - kq, 0.0)
             hi = np.maximum(self._gqmax - kq, 0.0)
             iv = self._iv
