@@ -200,6 +200,21 @@ class RobotStateViews:
             ws.com_terms(st, "centre of mass")
         return ws.data.com[0]
 
+    def joint_jacobians_view(self) -> np.ndarray:
+        """Pinocchio's world-frame joint Jacobians ``data.J`` (6×nv) for the current state.
+
+        Column j is the spatial motion of DOF j's axis in world axes, linear part taken at the world
+        origin, over the angular part: the velocity of a point p of the body of joint i is
+        v(p) = (J_v + [p]×ᵀ J_ω)[:, S_i] q̇[S_i], with S_i the DOFs of the joints that support joint i
+        (``model.supports[i]``). Computing it also brings the joint placements ``data.oMi`` of the calling
+        thread's data (``robot.data``) to the current state. Pinocchio's own buffer: read it before this
+        thread computes a later state, never write to it.
+        """
+        ws, st = self._tls.ws, self._st
+        if ws.jac is not st:
+            ws.joint_jacobians(st, "joint Jacobians")
+        return ws.data.J
+
     def com_jacobian_view(self) -> np.ndarray:
         """:meth:`com_jacobian` without the copy: the calling thread's ``data.Jcom`` (3×nv), computed
         from the kinematics alone (no M, no RNEA). Read it before this thread computes a later state."""

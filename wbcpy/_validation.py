@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
 import pinocchio as pin
 
-from .errors import InvalidValueError, UnknownNameError
+from .errors import ConfigError, ConfigKeyError, InvalidValueError, UnknownNameError
 
 __all__ = [
     "REPR_LIMIT",
@@ -41,6 +41,7 @@ __all__ = [
     "as_se3",
     "as_state_vector",
     "as_vector",
+    "check_config_mapping",
     "check_finite",
     "check_rotation",
     "check_state",
@@ -311,3 +312,29 @@ def check_rotation(R: np.ndarray, name: str) -> None:
             None,
             reason=f"rotation is not orthonormal with det +1 (max |RᵀR − I| = {err:.3g})",
         )
+
+
+def check_config_mapping(
+    data: Any, valid: Collection[str], required: Collection[str], prefix: str, kind: str
+) -> None:
+    """Check a configuration mapping's keys (``from_dict`` constructors).
+
+    Args:
+        data: the object that should be a mapping.
+        valid: accepted keys.
+        required: keys that must be present.
+        prefix: prepended to field names in errors (e.g. ``"obstacles[2]."``).
+        kind: what the mapping describes, for messages (``"obstacle"``).
+
+    Raises:
+        ConfigError: not a mapping (field: the prefix, or ``kind``), a missing required key;
+            ConfigKeyError: an unknown key (listing the valid ones).
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError(prefix.rstrip(".") or kind, f"must be a mapping, got {type(data).__name__}")
+    for key in data:
+        if key not in valid:
+            raise ConfigKeyError(f"{prefix}{key}", f"{kind} field", key, valid)
+    for key in required:
+        if key not in data:
+            raise ConfigError(f"{prefix}{key}", "missing (required)")
