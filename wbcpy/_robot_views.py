@@ -118,6 +118,15 @@ class RobotStateViews:
         """The current velocity without a copy (valid until the next update; never write to it)."""
         return self._current("v")[1]
 
+    def state_view(self, quantity: str = "state") -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """(q, v, a) of the current state without copies, read as one consistent snapshot (a thread that
+        updates in between cannot mix two states into it); :class:`StateNotSetError` naming ``quantity``
+        before any state. Never write to the arrays."""
+        st = self._st
+        if st[0] is None:
+            raise StateNotSetError(quantity)
+        return st[0], st[1], st[2]
+
     def require_state(self, quantity: str) -> np.ndarray:
         """The current q (a view, as :attr:`q_view`), or :class:`StateNotSetError` naming ``quantity``."""
         q = self._st[0]
@@ -243,15 +252,3 @@ class RobotStateViews:
         if ws.dyn is not st:
             ws.dynamics(st, "nonlinear effects")
         return ws.nle
-
-    # ------------------------------------------------------------------ transitional private names
-    # (used by the scene/task modules until they switch to the views above; do not use in new code)
-    _q = property(lambda self: self._st[0])
-    _v = property(lambda self: self._st[1])
-    _a = property(lambda self: self._st[2])
-    _require_state = require_state
-    _frame_jacobian = frame_jacobian_view
-    _frame_bias = frame_bias_view
-
-    def _ensure_kinematics(self, quantity: str) -> None:
-        self._tls.ws.placements(self._st, quantity)

@@ -147,7 +147,8 @@ class AccelerationScene(Scene):
     def _bounds(self) -> tuple[np.ndarray | None, np.ndarray | None]:
         robot = self.robot
         if self.joint_limits:
-            lb, ub = self.limits.compute(robot._q, robot._v)
+            q, v, _ = robot.state_view("scene update")
+            lb, ub = self.limits.compute(q, v)
             if self._locked.size:
                 lb[self._locked] = 0.0
                 ub[self._locked] = 0.0
@@ -171,8 +172,7 @@ class AccelerationScene(Scene):
             ConfigError: the scene has no tasks (configure() was never called).
         """
         robot = self.robot
-        if robot._q is None:
-            robot._require_state("scene update")  # raises StateNotSetError
+        measured = robot.state_view("scene update")[2]  # (raises StateNotSetError before a state)
         if not self._tasks:
             raise ConfigError("tasks", "the scene has no tasks: call configure() first")
         now = float(self._clock())
@@ -204,7 +204,7 @@ class AccelerationScene(Scene):
         self._trusted = (hqp, levels, tuple(levels), own, lb, ub, reg)
         self._level_priorities = prios
         self._update_time = now
-        self._measured = robot._a
+        self._measured = measured
         return hqp
 
     def _is_own_problem(self, hqp: HierarchicalQP) -> bool:

@@ -101,8 +101,7 @@ class CartesianTask(Task):
         """Fill :attr:`A` and :attr:`bias` (ref-frame axes) for the robot's current state."""
         self._src = None
         robot = self.robot
-        Jt = robot._frame_jacobian(self.tip_id)
-        bt = robot._frame_bias(self.tip_id)
+        Jt, bt = robot.frame_jacobian_bias_view(self.tip_id)
         if self.root_fixed:
             Aw, bw = Jt, bt
         else:
@@ -114,8 +113,7 @@ class CartesianTask(Task):
         if self._ref_rot_const is not None:
             Rt = self._ref_rot_const.T
         else:
-            robot._ensure_kinematics("Cartesian task")
-            Rt = robot.data.oMf[self.ref_id].rotation.T
+            Rt = robot.frame_placement_view(self.ref_id).rotation.T
         A = self._A
         np.matmul(Rt, Aw[:3], out=A[:3])
         np.matmul(Rt, Aw[3:], out=A[3:])
@@ -141,12 +139,12 @@ class CartesianTask(Task):
     def _moving_root_rows(self, Jt: np.ndarray, bt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """World-axes rows and bias of the relative motion for a moving root."""
         robot = self.robot
-        Jr = robot._frame_jacobian(self.root_id)
-        br = robot._frame_bias(self.root_id)
-        robot._ensure_kinematics("Cartesian task")
-        oMf = robot.data.oMf
-        d = oMf[self.tip_id].translation - oMf[self.root_id].translation
-        v = robot._v
+        Jr, br = robot.frame_jacobian_bias_view(self.root_id)
+        d = (
+            robot.frame_placement_view(self.tip_id).translation
+            - robot.frame_placement_view(self.root_id).translation
+        )
+        v = robot.v_view
         vt = Jt @ v
         vr = Jr @ v
         wr = vr[3:]
