@@ -7,7 +7,8 @@ exception also derives from it, so ``except KeyError`` or ``except ValueError`` 
 ============================================  ================================================================
 situation                                     raises
 ============================================  ================================================================
-missing, unreadable or malformed URDF         :class:`URDFError` (:class:`URDFNotFoundError`, :class:`SRDFError`)
+bad or missing URDF / SRDF file               :class:`URDFError`, :class:`URDFNotFoundError`,
+                                              :class:`SRDFError`
 unknown frame / joint / link / chain / task   :class:`UnknownNameError` (a ``KeyError``)
 wrong shape, NaN or inf in an input           :class:`InvalidValueError` (a ``ValueError``)
 quantity read before a state was set          :class:`StateNotSetError`
