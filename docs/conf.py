@@ -34,7 +34,6 @@ nitpicky = True
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 autodoc_class_signature = "separated"
-autodoc_preserve_defaults = True
 # napoleon (loaded by wbcpy_api): Google sections; "Args:" and "Attributes:" entries are rendered as
 # field lists, so entries that name several fields at once ("kp, kd: gains") read as written
 napoleon_google_docstring = True

@@ -32,6 +32,7 @@ import ast
 import builtins
 import dataclasses
 import enum
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -78,12 +79,21 @@ def _defining_module(obj: Any) -> str | None:
     return None
 
 
-def _top_level_names(module: ModuleType) -> set[str]:
-    """Names a module's source assigns at top level (also inside ``if``/``try`` blocks)."""
+@functools.cache
+def _module_tree(module_name: str) -> ast.Module | None:
+    """The parsed source of a module (None without source); parsed once per build process."""
     try:
-        tree = ast.parse(inspect.getsource(module))
-    except (OSError, TypeError):  # no source
-        return set()
+        return ast.parse(inspect.getsource(importlib.import_module(module_name)))
+    except (OSError, TypeError):
+        return None
+
+
+@functools.cache
+def _top_level_names(module_name: str) -> frozenset[str]:
+    """Names a module's source assigns at top level (also inside ``if``/``try`` blocks)."""
+    tree = _module_tree(module_name)
+    if tree is None:
+        return frozenset()
     names: set[str] = set()
     stack: list[ast.stmt] = list(tree.body)
     while stack:
@@ -96,12 +106,12 @@ def _top_level_names(module: ModuleType) -> set[str]:
             stack.extend([*node.body, *node.orelse, *getattr(node, "finalbody", [])])
             for handler in getattr(node, "handlers", []):
                 stack.extend(handler.body)
-    return names
+    return frozenset(names)
 
 
 def _assigns(module: ModuleType, name: str) -> bool:
     """True when the module's source assigns ``name`` at top level (data defined there)."""
-    return name in _top_level_names(module)
+    return name in _top_level_names(module.__name__)
 
 
 def data_source(module: str, name: str) -> tuple[str, str] | None:
@@ -109,9 +119,8 @@ def data_source(module: str, name: str) -> tuple[str, str] | None:
     mod = importlib.import_module(module)
     if _assigns(mod, name):
         return module, name
-    try:
-        tree = ast.parse(inspect.getsource(mod))
-    except (OSError, TypeError):
+    tree = _module_tree(module)
+    if tree is None:
         return None
     package = module if hasattr(mod, "__path__") else module.rpartition(".")[0]
     for node in tree.body:
@@ -272,9 +281,9 @@ def module_section(module: str, entries: list[PublicName], level: str) -> list[s
     return lines
 
 
-def api_pages(package: str) -> dict[str, str]:
+def api_pages(package: str, entries: list[PublicName] | None = None) -> dict[str, str]:
     """Page name -> reST text, one page per top-level sub-package or module."""
-    entries = public_names(package)
+    entries = public_names(package) if entries is None else entries
     modules = public_modules(package)
     groups: dict[str, list[str]] = {}
     for module in modules:
@@ -303,8 +312,9 @@ def write_pages(pages: dict[str, str], out: Path) -> None:
 def _generate(app: Sphinx) -> None:
     package = app.config.wbcpy_api_package
     _PACKAGE[0] = package
-    write_pages(api_pages(package), Path(app.srcdir) / app.config.wbcpy_api_dir)
-    for name in missing_docstrings(public_names(package)):
+    entries = public_names(package)
+    write_pages(api_pages(package, entries), Path(app.srcdir) / app.config.wbcpy_api_dir)
+    for name in missing_docstrings(entries):
         logger.warning("public name without a docstring: %s", name, type="wbcpy", subtype="docstring")
 
 
@@ -328,6 +338,7 @@ def _import(target: str) -> Any:
     return _MISSING
 
 
+@functools.cache
 def _instance_attribute(target: str) -> bool:
     """True for ``pkg.Class.name`` where ``name`` is an instance attribute (which import cannot see): an
     annotated field, an ``Attributes:`` entry of a class docstring, or set as ``self.name`` in the source."""
@@ -443,13 +454,13 @@ def _process_docstring(app: Sphinx, what: str, name: str, obj: Any, options: Any
         napoleon._process_docstring(app, what, name, obj, options, lines)
 
 
+@functools.cache
 def _type_checking_imports(module_name: str) -> dict[str, str]:
     """Local name -> full path of the names a module imports under ``if TYPE_CHECKING:`` (autodoc cannot
     evaluate those annotations, so they arrive as bare names)."""
     module = importlib.import_module(module_name)
-    try:
-        tree = ast.parse(inspect.getsource(module))
-    except (OSError, TypeError):
+    tree = _module_tree(module_name)
+    if tree is None:
         return {}
     package = module_name if hasattr(module, "__path__") else module_name.rpartition(".")[0]
     names: dict[str, str] = {}
