@@ -7,6 +7,8 @@ Four programming models over one Pinocchio model: :mod:`wbcpy.jspace` (Stanford-
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .errors import (
     ConcurrentUseError,
     ConfigError,
@@ -29,11 +31,14 @@ try:
     from importlib.metadata import PackageNotFoundError as _NotInstalled
     from importlib.metadata import version as _version
 
+    #: the installed distribution's version (package metadata, i.e. pyproject's ``version``)
     __version__ = _version("wbcpy")
 except _NotInstalled:  # pragma: no cover - a source tree that was never installed
     __version__ = "0+unknown"
 
 __all__ = [
+    "AccelerationScene",
+    "Chain",
     "ConcurrentUseError",
     "ConfigError",
     "ConfigKeyError",
@@ -53,7 +58,24 @@ __all__ = [
 ]
 
 
-_SUBMODULES = ("arl", "chain", "cli", "controllers", "ik", "jspace", "qp", "scenes", "tasks")
+#: sub-packages and modules imported on first access (``wbcpy.jspace``...), so ``import wbcpy`` stays light
+_SUBMODULES = ("arl", "chain", "cli", "collision", "controllers", "ik", "jspace", "qp", "scenes", "tasks")
+#: classes imported on first access: name -> module that defines or re-exports it
+_LAZY = {"AccelerationScene": ".scenes", "Chain": ".chain"}
+
+if TYPE_CHECKING:  # what editors and type checkers see; keep in step with _SUBMODULES and _LAZY
+    from . import arl as arl
+    from . import chain as chain
+    from . import cli as cli
+    from . import collision as collision
+    from . import controllers as controllers
+    from . import ik as ik
+    from . import jspace as jspace
+    from . import qp as qp
+    from . import scenes as scenes
+    from . import tasks as tasks
+    from .chain import Chain as Chain
+    from .scenes import AccelerationScene as AccelerationScene
 
 
 def __getattr__(name: str) -> object:
@@ -62,12 +84,11 @@ def __getattr__(name: str) -> object:
 
     if name in _SUBMODULES:
         return importlib.import_module(f".{name}", __name__)
-    if name == "AccelerationScene":
-        from .scenes import AccelerationScene
-
-        return AccelerationScene
-    if name == "Chain":
-        from .chain import Chain
-
-        return Chain
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module 'wbcpy' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names plus the lazily loaded ones, so ``dir(wbcpy)`` and completion list them."""
+    return sorted({*globals(), *_SUBMODULES, *_LAZY})

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pinocchio as pin
@@ -273,7 +273,10 @@ def as_matrix(x: Any, shape: tuple[int | None, int | None], name: str) -> np.nda
 
 
 # ---------------------------------------------------------------------------------------------- names, SE3
-def lookup(index: Mapping[Any, Any], key: Any, kind: str) -> Any:
+_V = TypeVar("_V")
+
+
+def lookup(index: Mapping[Any, _V], key: Any, kind: str) -> _V:
     """``index[key]``, or :class:`UnknownNameError` listing close names (also for unhashable keys)."""
     try:
         return index[key]

@@ -337,7 +337,8 @@ def _deepest_frame(robot: RobotModel) -> str:
         depth[j] = depth[model.parents[j]] + model.joints[j].nv
     bodies = [f for f in model.frames if f.type == pin.FrameType.BODY]
     best = max(depth[f.parentJoint] for f in bodies)
-    return [f.name for f in bodies if depth[f.parentJoint] == best][-1]
+    deepest: str = [f.name for f in bodies if depth[f.parentJoint] == best][-1]
+    return deepest
 
 
 def default_end_effector(robot: RobotModel, name: str | None = None) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 
 __all__ = ["FIX_TOL", "FixedSplit", "InfeasibleBoundsError"]
 
+#: a variable whose bounds satisfy ub − lb ≤ FIX_TOL is fixed (and eliminated)
 FIX_TOL = 1e-12
 _min_reduce = np.minimum.reduce
 

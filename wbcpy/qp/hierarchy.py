@@ -1,6 +1,6 @@
 """Lexicographic (strict-priority) solution of a :class:`~wbcpy.qp.problem.HierarchicalQP`: one level loop.
 
-Level p solves
+Level p solves::
 
     minimise    ‖A_p x − y_p‖² + Σ_j r_p,j x_j²
     subject to  E_h x = f_h and lbC_h ≤ C_h x ≤ ubC_h for every h ≤ p   (hard constraints)

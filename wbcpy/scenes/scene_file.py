@@ -64,6 +64,7 @@ from .scene_values import flag, is_number, numbers, positive
 
 __all__ = ["MAX_STEPS", "SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file", "q0_limit_warnings"]
 
+#: the top-level keys a scene file may have (an unknown key raises ConfigKeyError)
 SCENE_FILE_KEYS = (
     "robot",
     "floating_base",

@@ -89,6 +89,7 @@ class ComReference:
     time: float | None = None
 
 
+#: a task reference of any task type
 Reference = JointReference | CartesianReference | ComReference
 
 _REF_CLASS = {"jnt": JointReference, "cart": CartesianReference, "com": ComReference}

@@ -6,7 +6,7 @@ A task holds, for the robot's current state (after :meth:`Task.compute`),
 * ``bias`` (n): the task acceleration at q̈ = 0 (``J̇ q̇`` for the task variable),
 
 so that the task acceleration is ``A q̈ + bias`` and the target is ``y = a_ref − bias``. Both are
-recomputed into the same preallocated arrays at every :meth:`compute` (never accumulated), so repeated
+recomputed into the same preallocated arrays at every :meth:`Task.compute` (never accumulated), so repeated
 updates with the same state give identical rows.
 
 The scene's hot path calls :meth:`Task.fill_rows` instead, which writes the weighted rows straight into
