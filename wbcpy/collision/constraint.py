@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pinocchio as pin
 
+from ..description import srdf_file
 from ..errors import ConfigError
 from .avoidance import CollisionAvoidance
-from .geometry import link_of_geometry, load_collision_geometry, urdf_source
+from .geometry import link_of_geometry, load_collision_geometry
 from .pairs import select_pairs
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ class CollisionConstraint:
             geom.addGeometryObject(
                 pin.GeometryObject(obstacle.name, 0, 0, pin.SE3(obstacle.placement), obstacle.shape.to_coal())
             )
-        pairs = select_pairs(model, geom, n_robot, avoidance, urdf_source(robot)[1])
+        pairs = select_pairs(model, geom, n_robot, avoidance, srdf_file(robot))
         for a, b in pairs:
             geom.addCollisionPair(pin.CollisionPair(a, b))
         for obj in geom.geometryObjects:  # bounding boxes: their centres are the fallback witness points
