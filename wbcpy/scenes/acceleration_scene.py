@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, ConfigKeyError
-from ..qp import HierarchicalQP, QPLevel
+from ..qp import HierarchicalQP
 from ..robot import RobotModel
-from ._plan import ScenePlan
+from ._plan import OwnProblem, ScenePlan, joint_regularization
 from .joint_limits import JointLimitBounds
 from .scene import Scene
 
@@ -123,15 +123,9 @@ class AccelerationScene(Scene):
         super().__init__(robot, solver, clock)
 
     def _joint_weights_changed(self) -> None:
-        w = self._joint_weights
-        locked = w <= 0.0
-        reg = np.full(w.shape, self.regularization)
-        np.divide(self.regularization, w, out=reg, where=~locked)
-        reg.setflags(write=False)  # shared by the levels handed out: nobody may edit it
-        self._reg = reg
-        self._locked = np.flatnonzero(locked)
+        self._reg, self._locked = joint_regularization(self._joint_weights, self.regularization)
         if self._locked.size:
-            lb = np.full(w.shape, -np.inf)
+            lb = np.full(self._reg.shape, -np.inf)
             lb[self._locked] = 0.0
             self._lock_lb, self._lock_ub = lb, -lb
         else:
@@ -141,7 +135,7 @@ class AccelerationScene(Scene):
     def _reset_output(self) -> None:
         super()._reset_output()
         self._plan: ScenePlan | None = None
-        self._trusted: tuple | None = None
+        self._own: OwnProblem | None = None
 
     # ------------------------------------------------------------------ problem
     def _bounds(self) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -179,29 +173,11 @@ class AccelerationScene(Scene):
         plan = self._plan
         if plan is None or not plan.valid(now):
             plan = self._plan = ScenePlan(self._groups, now, robot.nv)
-        reg = self._reg
-        levels: list[QPLevel] = []
-        own: list[np.ndarray] = []
-        for lp in plan.levels:
-            for task, rows, target in lp.dynamic:
-                task.fill_rows(rows, target)
-            for task, target in lp.joint:
-                task.write_targets(target)
-            A, y = lp.A.copy(), lp.y.copy()
-            levels.append(QPLevel(A, y, reg))
-            own.append(A)
-            own.append(y)
-        for task in plan.inactive:  # no rows, but their status reports A q̈ + bias
-            task.compute()
-        prios = plan.priorities
-        if not levels:
-            levels.append(QPLevel(np.zeros((0, robot.nv)), np.zeros(0), reg))
-            prios = [-1]
-            own = [levels[0].A, levels[0].y]
+        levels, prios = plan.build_levels(self._reg, robot.nv)
         lb, ub = self._bounds()
         hqp = HierarchicalQP(levels, self._dof_names, lb, ub)
         self._hqp = hqp
-        self._trusted = (hqp, levels, tuple(levels), own, lb, ub, reg)
+        self._own = OwnProblem(hqp)
         self._level_priorities = prios
         self._update_time = now
         self._measured = measured
@@ -210,22 +186,7 @@ class AccelerationScene(Scene):
     def _is_own_problem(self, hqp: HierarchicalQP) -> bool:
         """True when ``hqp`` is the last problem :meth:`update` built, with its own arrays (values may
         have been edited in place: the solver checks the answer in any case)."""
-        own = self._trusted
-        if own is None or hqp is not own[0]:
-            return False
-        _, levels, items, arrays, lb, ub, reg = own
-        if hqp.levels is not levels or len(levels) != len(items) or hqp.lb is not lb or hqp.ub is not ub:
-            return False
-        if hqp.joint_names is not self._dof_names:
-            return False
-        k = 0
-        for level, item in zip(levels, items):  # noqa: B905 (lengths checked above)
-            if level is not item or level.A is not arrays[k] or level.y is not arrays[k + 1]:
-                return False
-            if level.regularization is not reg:
-                return False
-            k += 2
-        return True
+        return self._own is not None and self._own.matches(hqp)
 
     @property
     def level_priorities(self) -> list[int]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -63,7 +63,11 @@ class Scene:
     Attributes:
         robot: the robot model; set its state with ``robot.update(q, v, a)`` before :meth:`update`.
         solver: the QP solver (``wbcpy.qp.QPSolver``).
+        task_level: the decision variable the tasks work at, ``"acceleration"`` (q̈) or ``"velocity"``
+            (q̇) (class attribute; see :mod:`wbcpy.tasks.task`).
     """
+
+    task_level: ClassVar[str] = "acceleration"
 
     def __init__(self, robot: RobotModel, solver: Any = None, clock: Callable[[], float] | None = None):
         import time
@@ -135,7 +139,7 @@ class Scene:
             if cfg.name in seen:
                 raise ConfigError(f"tasks[{i}].name", f"duplicate task name {cfg.name!r}")
             seen.add(cfg.name)
-            tasks.append(make_task(self.robot, cfg, prefix=f"tasks[{i}]."))
+            tasks.append(make_task(self.robot, cfg, prefix=f"tasks[{i}].", level=self.task_level))
         self._configs = cfgs
         self._tasks = tasks
         self._by_name = {t.name: t for t in tasks}

@@ -30,8 +30,10 @@ class JointTask(Task):
 
     type = "jnt"
 
-    def __init__(self, robot: RobotModel, config: TaskConfig, prefix: str = "") -> None:
-        """Build the selection rows.
+    def __init__(
+        self, robot: RobotModel, config: TaskConfig, prefix: str = "", level: str = "acceleration"
+    ) -> None:
+        """Build the selection rows (the same at the acceleration and velocity levels).
 
         Raises:
             ConfigKeyError: an unknown joint name (field ``joint_names``).
@@ -53,7 +55,7 @@ class JointTask(Task):
             v_idx.append(joint.idx_v)
             q_idx.append(joint.idx_q)
             q_len.append(joint.nq)
-        super().__init__(robot, config)
+        super().__init__(robot, config, level)
         self.joint_names = list(config.joint_names)
         self.v_indices = np.array(v_idx, dtype=np.intp)
         self._q_idx = np.array(q_idx, dtype=np.intp)
