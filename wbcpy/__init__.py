@@ -1,8 +1,8 @@
 """wbcpy: whole-body control in Python on Pinocchio.
 
 Four programming models over one Pinocchio model: :mod:`wbcpy.jspace` (Stanford-WBC), :mod:`wbcpy.arl`
-(AUTh-ARL multi-chain), :class:`wbcpy.AccelerationScene` (DFKI/ARC-OPT wbc) and
-:mod:`wbcpy.ik` (iCub iKin minimum-jerk controller).
+(AUTh-ARL multi-chain), :class:`wbcpy.AccelerationScene` and :class:`wbcpy.VelocityScene` (DFKI/ARC-OPT
+wbc) and :mod:`wbcpy.ik` (iCub iKin minimum-jerk controller).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 
-_SUBMODULES = ("arl", "chain", "cli", "controllers", "ik", "jspace", "qp", "scenes", "tasks")
+_SUBMODULES = ("arl", "chain", "cli", "collision", "controllers", "ik", "jspace", "qp", "scenes", "tasks")
 
 
 def __getattr__(name: str) -> object:
@@ -66,6 +66,10 @@ def __getattr__(name: str) -> object:
         from .scenes import AccelerationScene
 
         return AccelerationScene
+    if name == "VelocityScene":
+        from .scenes import VelocityScene
+
+        return VelocityScene
     if name == "Chain":
         from .chain import Chain
 
