@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(result: SimulationResult, scene: Any, config: Path, robot: Any, plot: Path | None) -> int:
     print(result.status.table())
-    print(STATUS_UNITS)
+    print(getattr(result.status, "units", STATUS_UNITS))
     summary = result.status.solver_summary()
     if summary:
         print(summary)

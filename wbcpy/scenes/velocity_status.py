@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from ..collision import CollisionPairStatus
 from ..tasks import TasksStatus
 
-__all__ = ["VelocitySceneStatus"]
+__all__ = ["VELOCITY_STATUS_UNITS", "VelocitySceneStatus"]
+
+#: units of the task status table's norms for a velocity scene (its references are velocities)
+VELOCITY_STATUS_UNITS = (
+    "units of |y_ref|, |y_ref-y_sol|, |y_ref-y|: velocities; cart rows m/s (linear) and rad/s (angular), "
+    "jnt rad/s (m/s for prismatic joints), com m/s"
+)
 
 
 @dataclass
@@ -31,6 +37,9 @@ class VelocitySceneStatus(TasksStatus):
 
     limits: dict[str, str] = field(default_factory=dict)
     collisions: list[CollisionPairStatus] = field(default_factory=list)
+
+    #: units of the table's norms
+    units = VELOCITY_STATUS_UNITS
 
     @property
     def penetrating(self) -> list[CollisionPairStatus]:
