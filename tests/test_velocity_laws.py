@@ -119,9 +119,14 @@ def test_bad_inputs_raise() -> None:
     with pytest.raises(InvalidValueError):
         law.compute(np.eye(4), pin.SE3.Identity())
     bad = pin.SE3.Identity()
-    bad.rotation = 2.0 * np.eye(3)  # not a rotation
+    bad.translation = np.array([0.0, np.nan, 0.0])
+    for args in ((pin.SE3.Identity(), bad), (bad, pin.SE3.Identity())):
+        with pytest.raises(InvalidValueError):
+            law.compute(*args)
     with pytest.raises(InvalidValueError):
-        law.compute(pin.SE3.Identity(), bad)
+        law.reference(None, bad)  # type: ignore[arg-type]  (checked before the task is read)
+    with pytest.raises(InvalidValueError):
+        law.compute(pin.SE3.Identity(), pin.SE3.Identity(), [0.0, 1.0])
     with pytest.raises(InvalidValueError):
         JointVelocityLaw(kp=1.0).compute([0.0, 0.0], [1.0])
     with pytest.raises(ConfigError):

@@ -25,15 +25,25 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_se3, as_vector
+from .._validation import as_vector, check_finite
+from ..errors import InvalidValueError
 from ..tasks import CartesianReference, ComReference, JointReference
-from ._gains import as_gain, broadcast_gain, optional_vector, saturate
+from ._gains import as_gain, broadcast_gain, saturate
 from .cartesian_pd import pose_error
 
 if TYPE_CHECKING:
     from ..tasks import CartesianTask, ComTask, JointTask
 
 __all__ = ["CartesianVelocityLaw", "ComVelocityLaw", "JointVelocityLaw", "VelocityLaw"]
+
+
+def _finite_pose(value: Any, name: str) -> pin.SE3:
+    """``value`` itself when it is a finite ``pin.SE3`` (as the PD laws accept poses), else
+    :class:`InvalidValueError`."""
+    if not isinstance(value, pin.SE3):
+        raise InvalidValueError(name, "pin.SE3", type(value).__name__, reason="expected a pin.SE3")
+    check_finite(value.homogeneous, name)
+    return value
 
 
 class VelocityLaw:
@@ -68,19 +78,27 @@ class VelocityLaw:
         Raises:
             InvalidValueError: NaN/inf or mismatched sizes; ConfigError: per-axis gains of the wrong size.
         """
-        e = as_vector(error, self._axes, "error")
+        return self._apply(as_vector(error, self._axes, "error"), target_velocity)
+
+    def _apply(self, e: np.ndarray, target_velocity: Any) -> np.ndarray:
+        """The law on an error array of this law's own (finite float64, n values), turned in place into
+        the reference."""
         n = e.shape[0]
-        vd = optional_vector(target_velocity, n, "target_velocity")
-        kp, kff, limit = self.kp, self.kff, self.max_velocity
+        kp, limit = self.kp, self.max_velocity
         if self._axes is None:
-            kp = broadcast_gain(kp, n, "kp")
-            kff = broadcast_gain(kff, n, "kff")
+            if kp.ndim:
+                kp = broadcast_gain(kp, n, "kp")
             if limit is not None:
                 limit = broadcast_gain(limit, n, "max_velocity")
-        out = kff * vd + kp * e
-        if out.shape != (n,):
-            out = np.broadcast_to(out, (n,)).copy()
-        return saturate(out, limit)
+        e *= kp
+        if target_velocity is not None:
+            kff = (
+                self.kff
+                if self._axes is not None or not self.kff.ndim
+                else broadcast_gain(self.kff, n, "kff")
+            )
+            e += kff * as_vector(target_velocity, n, "target_velocity")
+        return e if limit is None else saturate(e, limit)
 
 
 class _VectorVelocityLaw(VelocityLaw):
@@ -94,9 +112,16 @@ class _VectorVelocityLaw(VelocityLaw):
         """
         x = as_vector(position, self._axes, "position")
         xd = as_vector(target_position, x.shape[0], "target_position")
-        return self.law(xd - x, target_velocity)
+        return self._apply(xd - x, target_velocity)
 
     update = compute  # alias (ARC-OPT controllers call it update)
+
+    def _reference_of(
+        self, x: np.ndarray, target_position: Any, target_velocity: Any
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(velocity reference, validated target) for the current state x (trusted: the task's)."""
+        xd = as_vector(target_position, x.shape[0], "target_position")
+        return self._apply(xd - x, target_velocity), xd
 
 
 class JointVelocityLaw(_VectorVelocityLaw):
@@ -107,8 +132,8 @@ class JointVelocityLaw(_VectorVelocityLaw):
     ) -> JointReference:
         """A :class:`JointReference` (``velocity``) for ``task`` from the robot's current joint positions;
         the target position is stored as ``position``."""
-        vel = self.compute(task.positions(), target_position, target_velocity)
-        return JointReference(velocity=vel, position=np.array(target_position, dtype=float), time=time)
+        vel, xd = self._reference_of(task.positions(), target_position, target_velocity)
+        return JointReference(velocity=vel, position=xd, time=time)
 
 
 class ComVelocityLaw(_VectorVelocityLaw):
@@ -120,12 +145,16 @@ class ComVelocityLaw(_VectorVelocityLaw):
         self, task: ComTask, target_position: Any, target_velocity: Any = None, time: float | None = None
     ) -> ComReference:
         """A :class:`ComReference` (``velocity``) for ``task`` from the robot's current COM position."""
-        vel = self.compute(task.position(), target_position, target_velocity)
-        return ComReference(velocity=vel, position=np.array(target_position, dtype=float), time=time)
+        vel, xd = self._reference_of(task.position(), target_position, target_velocity)
+        return ComReference(velocity=vel, position=xd, time=time)
 
 
 class CartesianVelocityLaw(VelocityLaw):
-    """Twist reference K_ff v_d + K_p (p_d − p, log₃(R_d Rᵀ)), linear over angular (gains scalar or 6)."""
+    """Twist reference K_ff v_d + K_p (p_d − p, log₃(R_d Rᵀ)), linear over angular (gains scalar or 6).
+
+    Poses are accepted as the PD laws accept them: finite ``pin.SE3`` (their rotations are taken as
+    rotations).
+    """
 
     _axes = 6
 
@@ -133,10 +162,10 @@ class CartesianVelocityLaw(VelocityLaw):
         """The twist reference (6, m/s over rad/s) in the axes of the poses.
 
         Raises:
-            InvalidValueError: a pose that is not a finite ``pin.SE3`` with a proper rotation, a bad target
-                twist.
+            InvalidValueError: a pose that is not a finite ``pin.SE3``, a bad target twist.
         """
-        return self.law(pose_error(as_se3(target_pose, "target_pose"), as_se3(pose, "pose")), target_twist)
+        error = pose_error(_finite_pose(target_pose, "target_pose"), _finite_pose(pose, "pose"))
+        return self._apply(error, target_twist)
 
     update = compute  # alias (ARC-OPT controllers call it update)
 
@@ -148,7 +177,10 @@ class CartesianVelocityLaw(VelocityLaw):
         time: float | None = None,
     ) -> CartesianReference:
         """A :class:`CartesianReference` (``twist``) for ``task``: the pose of the tip in root coordinates
-        and the target (pose, twist) in root coordinates in, the twist rotated into ``ref_frame`` axes."""
-        target = as_se3(target_pose, "target_pose")  # (a copy: kept in the reference)
-        twist = self.law(pose_error(target, task.pose()), target_twist)
-        return CartesianReference(twist=task.to_ref_axes(twist), pose=target, time=time)
+        and the target (pose, twist) in root coordinates in, the twist rotated into ``ref_frame`` axes;
+        a copy of the target pose is kept as ``pose``."""
+        target = _finite_pose(target_pose, "target_pose")
+        twist = self._apply(pose_error(target, task.pose()), target_twist)
+        if task.ref_id != task.root_id:
+            twist = task.to_ref_axes(twist)
+        return CartesianReference(twist=twist, pose=target.copy(), time=time)

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LevelPlan", "OwnProblem", "ScenePlan", "joint_regularization"]
 
-_LEVEL_FIELDS = ("A", "y", "regularization", "E", "f", "C", "lbC", "ubC")
 
 
 def joint_regularization(weights: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
@@ -141,6 +140,10 @@ class ScenePlan:
         return True
 
 
+def _arrays(level: QPLevel) -> tuple:
+    return (level, level.A, level.y, level.regularization, level.E, level.f, level.C, level.lbC, level.ubC)
+
+
 class OwnProblem:
     """The identity of every array of a problem a scene built, to recognise it unchanged in structure.
 
@@ -154,7 +157,7 @@ class OwnProblem:
         self.levels = hqp.levels
         self.names = hqp.variable_names
         self.lb, self.ub = hqp.lb, hqp.ub
-        self.arrays = [(lv, *(getattr(lv, k) for k in _LEVEL_FIELDS)) for lv in hqp.levels]
+        self.arrays = [_arrays(level) for level in hqp.levels]
 
     def matches(self, hqp: HierarchicalQP) -> bool:
         """True when ``hqp`` is that problem with the same level objects and arrays."""
@@ -163,9 +166,6 @@ class OwnProblem:
         if hqp.lb is not self.lb or hqp.ub is not self.ub or hqp.variable_names is not self.names:
             return False
         for level, record in zip(self.levels, self.arrays):  # noqa: B905 (lengths checked above)
-            if level is not record[0]:
+            if any(a is not b for a, b in zip(_arrays(level), record)):  # noqa: B905 (same length)
                 return False
-            for k, arr in enumerate(record[1:]):
-                if getattr(level, _LEVEL_FIELDS[k]) is not arr:
-                    return False
         return True

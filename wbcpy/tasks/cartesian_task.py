@@ -188,7 +188,7 @@ class CartesianTask(Task):
     def pose(self) -> pin.SE3:
         """Current placement of the tip in the root frame (``root_M_tip``)."""
         robot = self.robot
-        return robot.frame_placement(self.root_id).actInv(robot.frame_placement(self.tip_id))
+        return robot.frame_placement_view(self.root_id).actInv(robot.frame_placement_view(self.tip_id))
 
     def twist(self) -> np.ndarray:
         """Current relative twist (6) in root axes: (d/dt of the tip position in root coordinates,

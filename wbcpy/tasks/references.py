@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_vector
+from .._validation import as_vector, check_finite
 from ..errors import InvalidValueError
 
 __all__ = [
@@ -163,9 +163,8 @@ def validate_reference(
                 raise InvalidValueError(
                     f"{label}.pose", "pin.SE3", type(pose).__name__, reason="not a pin.SE3"
                 )
-            if not np.isfinite(pose.homogeneous).all():
-                raise InvalidValueError(f"{label}.pose", "finite", None, reason="contains NaN or inf")
-            pose = pin.SE3(pose)
+            check_finite(pose.homogeneous, f"{label}.pose")
+            pose = pose.copy()
         return CartesianReference(acc, pose, _optional(ref.twist, 6, f"{label}.twist"), stamp)
     pos = _optional(ref.position, n, f"{label}.position")
     vel = _optional(ref.velocity, n, f"{label}.velocity")
