@@ -127,6 +127,11 @@ class VelocityLimitBounds:
                 raise InvalidValueError("q", (self._nq,), q.shape)
         if not math.isfinite(float(q @ q)) and not np.isfinite(q).all():
             raise InvalidValueError("q", (self._nq,), q.shape, reason="contains NaN or inf")
+        return self.compute_unchecked(q)
+
+    def compute_unchecked(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`compute` for a configuration that is already a finite float64 array of size nq (a
+        robot's validated state, as the VelocityScene passes it)."""
         qv = q[self._q_slice] if self._q_slice is not None else q.take(self._qidx)
         # γ (q_min − q)/dt, γ (q_max − q)/dt, then the lower row clipped into [−v_max, 0] (0 outside the
         # range: may only move back), the upper one into [0, v_max]

@@ -175,7 +175,7 @@ class VelocityScene(Scene):
     def _bounds(self, q: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Position/velocity bounds on q̇ for configuration q, locked joints at 0 (new arrays or None)."""
         if self.joint_limits or self.velocity_limits:
-            lb, ub = self.limits.compute(q)
+            lb, ub = self.limits.compute_unchecked(q)  # (q: the robot's validated state)
         elif self._locked.size:
             lb, ub = np.full(self.robot.nv, -np.inf), np.full(self.robot.nv, np.inf)
         else:
