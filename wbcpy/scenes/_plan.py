@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 __all__ = ["LevelPlan", "OwnProblem", "ScenePlan", "joint_regularization"]
 
 
-
 def joint_regularization(weights: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
     """The per-DOF regularisation λ/ω_j (λ where ω_j = 0) as a read-only array, and the locked DOFs
     (ω_j = 0, indices), for joint weights ω ∈ [0, 1]."""

@@ -32,7 +32,6 @@ raw Pinocchio calls (``benchmarks/bench_scene.py``).
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -42,9 +41,9 @@ import numpy as np
 from ..errors import ConfigError, ConfigKeyError
 from ..qp import HierarchicalQP
 from ..robot import RobotModel
-from ._plan import OwnProblem, ScenePlan, joint_regularization
 from .joint_limits import JointLimitBounds
 from .scene import Scene
+from .scene_values import positive
 
 __all__ = ["SCENE_OPTIONS", "AccelerationScene"]
 
@@ -58,13 +57,6 @@ SCENE_OPTIONS = (
     "braking",
     "clock",
 )
-
-
-def _positive(value: Any, field: str) -> float:
-    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.floating, np.integer))
-    if not ok or not math.isfinite(value) or value <= 0:
-        raise ConfigError(field, f"must be a finite number > 0, got {value!r}")
-    return float(value)
 
 
 class AccelerationScene(Scene):
@@ -112,8 +104,8 @@ class AccelerationScene(Scene):
             raise ConfigKeyError(key, "scene option", key, SCENE_OPTIONS)
         if not isinstance(robot, RobotModel):
             raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
-        self.dt = _positive(dt, "dt")
-        self.regularization = _positive(regularization, "regularization")
+        self.dt = positive(dt, "dt", "a finite number")
+        self.regularization = positive(regularization, "regularization", "a finite number")
         if not isinstance(joint_limits, bool):
             raise ConfigError("joint_limits", f"must be true or false, got {joint_limits!r}")
         if not isinstance(braking, bool):
@@ -123,19 +115,13 @@ class AccelerationScene(Scene):
         super().__init__(robot, solver, clock)
 
     def _joint_weights_changed(self) -> None:
-        self._reg, self._locked = joint_regularization(self._joint_weights, self.regularization)
+        super()._joint_weights_changed()
         if self._locked.size:
             lb = np.full(self._reg.shape, -np.inf)
             lb[self._locked] = 0.0
             self._lock_lb, self._lock_ub = lb, -lb
         else:
             self._lock_lb = self._lock_ub = None
-        self._plan = None
-
-    def _reset_output(self) -> None:
-        super()._reset_output()
-        self._plan: ScenePlan | None = None
-        self._own: OwnProblem | None = None
 
     # ------------------------------------------------------------------ problem
     def _bounds(self) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -165,30 +151,7 @@ class AccelerationScene(Scene):
             StateNotSetError: the robot has no state yet.
             ConfigError: the scene has no tasks (configure() was never called).
         """
-        robot = self.robot
-        measured = robot.state_view("scene update")[2]  # (raises StateNotSetError before a state)
-        if not self._tasks:
-            raise ConfigError("tasks", "the scene has no tasks: call configure() first")
-        now = float(self._clock())
-        plan = self._plan
-        if plan is None or not plan.valid(now):
-            plan = self._plan = ScenePlan(self._groups, now, robot.nv)
-        levels, prios = plan.build_levels(self._reg, robot.nv)
+        measured = self.robot.state_view("scene update")[2]  # (raises StateNotSetError before a state)
+        levels, priorities, now = self._task_levels()
         lb, ub = self._bounds()
-        hqp = HierarchicalQP(levels, self._dof_names, lb, ub)
-        self._hqp = hqp
-        self._own = OwnProblem(hqp)
-        self._level_priorities = prios
-        self._update_time = now
-        self._measured = measured
-        return hqp
-
-    def _is_own_problem(self, hqp: HierarchicalQP) -> bool:
-        """True when ``hqp`` is the last problem :meth:`update` built, with its own arrays (values may
-        have been edited in place: the solver checks the answer in any case)."""
-        return self._own is not None and self._own.matches(hqp)
-
-    @property
-    def level_priorities(self) -> list[int]:
-        """Task priority of each level of the last :meth:`update` (-1 for the empty fallback level)."""
-        return list(self._level_priorities)
+        return self._keep_problem(HierarchicalQP(levels, self._dof_names, lb, ub), priorities, now, measured)

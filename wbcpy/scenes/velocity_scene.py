@@ -33,7 +33,6 @@ problem in :meth:`solve` are shared with the AccelerationScene (:mod:`wbcpy.scen
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -45,9 +44,9 @@ from ..errors import ConfigError, ConfigKeyError
 from ..qp import HierarchicalQP, QPLevel
 from ..robot import RobotModel
 from ..tasks import TasksStatus
-from ._plan import OwnProblem, ScenePlan, joint_regularization
 from .joint_command import JointCommand
 from .scene import Scene
+from .scene_values import positive
 from .velocity_limits import VelocityLimitBounds
 from .velocity_status import VelocitySceneStatus
 
@@ -63,13 +62,6 @@ VELOCITY_SCENE_OPTIONS = (
     "limit_gain",
     "clock",
 )
-
-
-def _positive(value: Any, field: str) -> float:
-    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.floating, np.integer))
-    if not ok or not math.isfinite(value) or value <= 0:
-        raise ConfigError(field, f"must be a finite number > 0, got {value!r}")
-    return float(value)
 
 
 class VelocityScene(Scene):
@@ -120,8 +112,8 @@ class VelocityScene(Scene):
             raise ConfigKeyError(key, "scene option", key, VELOCITY_SCENE_OPTIONS)
         if not isinstance(robot, RobotModel):
             raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
-        self.dt = _positive(dt, "dt")
-        self.regularization = _positive(regularization, "regularization")
+        self.dt = positive(dt, "dt", "a finite number")
+        self.regularization = positive(regularization, "regularization", "a finite number")
         self.limits = VelocityLimitBounds(robot, self.dt, joint_limits, velocity_limits, limit_gain)
         self.joint_limits, self.velocity_limits = joint_limits, velocity_limits
         self.limit_gain = self.limits.limit_gain
@@ -130,14 +122,8 @@ class VelocityScene(Scene):
         super().__init__(robot, solver, clock)
 
     # ------------------------------------------------------------------ configuration
-    def _joint_weights_changed(self) -> None:
-        self._reg, self._locked = joint_regularization(self._joint_weights, self.regularization)
-        self._plan = None
-
     def _reset_output(self) -> None:
         super()._reset_output()
-        self._plan: ScenePlan | None = None
-        self._own: OwnProblem | None = None
         self._bounds_used: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
 
     def set_collision_avoidance(self, avoidance: CollisionAvoidance | Mapping[str, Any] | None) -> None:
@@ -197,15 +183,8 @@ class VelocityScene(Scene):
             StateNotSetError: the robot has no state yet.
             ConfigError: the scene has no tasks (configure() was never called).
         """
-        robot = self.robot
-        q, v, _ = robot.state_view("scene update")  # (raises StateNotSetError before a state)
-        if not self._tasks:
-            raise ConfigError("tasks", "the scene has no tasks: call configure() first")
-        now = float(self._clock())
-        plan = self._plan
-        if plan is None or not plan.valid(now):
-            plan = self._plan = ScenePlan(self._groups, now, robot.nv)
-        levels, prios = plan.build_levels(self._reg, robot.nv)
+        q, v, _ = self.robot.state_view("scene update")  # (raises StateNotSetError before a state)
+        levels, priorities, now = self._task_levels()
         lb, ub = self._bounds(q)
         if self._collision is not None:
             C, lower = self._collision.compute(self.dt, lb, ub)
@@ -215,25 +194,11 @@ class VelocityScene(Scene):
                 levels[0] = QPLevel(
                     first.A, first.y, first.regularization, C=C.copy(), lbC=lower.copy(), ubC=self._inf[:k]
                 )
-        hqp = HierarchicalQP(levels, self._dof_names, lb, ub)
-        self._hqp = hqp
-        self._own = OwnProblem(hqp)
         self._bounds_used = (lb, ub)
-        self._level_priorities = prios
-        self._update_time = now
-        self._measured = v
-        return hqp
-
-    def _is_own_problem(self, hqp: HierarchicalQP) -> bool:
-        return self._own is not None and self._own.matches(hqp)
+        return self._keep_problem(HierarchicalQP(levels, self._dof_names, lb, ub), priorities, now, v)
 
     def _command(self) -> JointCommand:
         return JointCommand(list(self._actuated_names), velocity=self._qdd[self._actuated_index].copy())
-
-    @property
-    def level_priorities(self) -> list[int]:
-        """Task priority of each level of the last :meth:`update` (-1 for the empty fallback level)."""
-        return list(self._level_priorities)
 
     # ------------------------------------------------------------------ status
     def update_tasks_status(self) -> VelocitySceneStatus:
