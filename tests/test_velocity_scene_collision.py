@@ -11,12 +11,13 @@ import numpy as np
 import pinocchio as pin
 import pytest
 from _collision_helpers import ARM_GEOMETRY, ARM_URDF, geometry_pose, sphere_box, sphere_sphere
+from _scene_helpers import BACKENDS
 
 from wbcpy import RobotModel, VelocityScene, load_robot
 from wbcpy.collision import CollisionAvoidance, Obstacle, Sphere
 from wbcpy.controllers import CartesianVelocityLaw
 from wbcpy.errors import ConfigError, ConfigKeyError, QPSolveError
-from wbcpy.tasks import CartesianReference, TaskConfig
+from wbcpy.tasks import CartesianReference, JointReference, TaskConfig
 
 DT, DS, DI, GAIN = 0.01, 0.01, 0.1, 0.5
 Q_START = np.array([-0.7, 0.3, 0.9])
@@ -186,3 +187,64 @@ def test_bad_collision_configuration_raises_and_changes_nothing() -> None:
     assert info.value.field == "pairs" and lwr.collision is None
     scene.set_collision_avoidance(None)
     assert scene.collision is None and scene.collision_avoidance is None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_backend_agrees_on_collision_rows_or_raises(backend: str) -> None:
+    """Active damper rows (inequalities of the first level) under two levels and the joint bounds."""
+    robot = RobotModel.from_urdf(ARM_URDF)
+    model = robot.model
+    q = np.array([-0.25, 0.3, 0.9])
+    goal = _tip(model, Q_GOAL)
+    towards = (goal - _tip(model, q)) / np.linalg.norm(goal - _tip(model, q))
+    centre = _tip(model, q) + (0.02 + 0.05 + 0.012) * towards  # 12 mm ahead of the tip sphere
+    ball = Obstacle("ball", Sphere(0.05), pin.SE3(np.eye(3), centre))
+    results = {}
+    for name in ("daqp", backend):
+        scene = VelocityScene(robot, solver=name, dt=DT)
+        scene.configure(
+            [
+                TaskConfig(name="tip", type="cart", tip="tip", weights=[1, 1, 1, 0, 0, 0]),
+                TaskConfig(name="post", type="jnt", joint_names=["j1", "j2", "j3"], priority=1),
+            ]
+        )
+        scene.set_collision_avoidance(CollisionAvoidance(obstacles=[ball], safety_distance=DS, gain=GAIN))
+        robot.update(q)
+        scene.set_reference("tip", CartesianReference(twist=[*(2.0 * towards), 0, 0, 0]))
+        scene.set_reference("post", JointReference(velocity=[0.0, -1.0, 1.0]))
+        hqp = scene.update()
+        level = hqp.levels[0]
+        assert level.C is not None and level.C.shape[0] >= 1
+        try:
+            x = scene.solve(hqp).velocity
+        except QPSolveError:
+            assert name != "daqp"
+            return
+        assert np.all(level.C @ x >= level.lbC - 1e-7)  # the damper rows hold
+        results[name] = x
+    assert np.any(level.C @ results["daqp"] <= level.lbC + 1e-7)  # one of them is active
+    np.testing.assert_allclose(results[backend], results["daqp"], atol=1e-5)
+
+
+def test_copies_and_pickles_are_independent_scenes() -> None:
+    import copy
+    import pickle
+
+    robot = RobotModel.from_urdf(ARM_URDF)
+    ball = _ball_on_the_straight_path(robot.model)
+    scene = VelocityScene(robot, dt=DT)
+    scene.configure([TaskConfig(name="tip", type="cart", tip="tip", weights=[1, 1, 1, 0, 0, 0])])
+    scene.set_collision_avoidance(CollisionAvoidance(obstacles=[ball], safety_distance=DS))
+    q = np.array([-0.25, 0.3, 0.9])
+    robot.update(q)
+    scene.set_reference("tip", CartesianReference(twist=[0.0, 0.5, 0.0, 0, 0, 0]))
+    x = scene.solve(scene.update()).velocity
+    for other in (copy.deepcopy(scene), pickle.loads(pickle.dumps(scene))):
+        assert other.robot is not robot and other.collision.robot is other.robot
+        other.robot.update(q)
+        np.testing.assert_allclose(other.solve(other.update()).velocity, x, atol=1e-12)
+        other.robot.update(np.zeros(3))
+        other.set_reference("tip", CartesianReference(twist=np.zeros(6)))
+        other.solve(other.update())
+    np.testing.assert_array_equal(scene.get_solver_output_raw(), x)  # the original is untouched
+    np.testing.assert_array_equal(robot.q, q)
