@@ -1,8 +1,8 @@
 """wbcpy: whole-body control in Python on Pinocchio.
 
 Four programming models over one Pinocchio model: :mod:`wbcpy.jspace` (Stanford-WBC), :mod:`wbcpy.arl`
-(AUTh-ARL multi-chain), :class:`wbcpy.AccelerationScene` (DFKI/ARC-OPT wbc) and
-:mod:`wbcpy.ik` (iCub iKin minimum-jerk controller).
+(AUTh-ARL multi-chain), :class:`wbcpy.AccelerationScene` and :class:`wbcpy.VelocityScene` (DFKI/ARC-OPT
+wbc) and :mod:`wbcpy.ik` (iCub iKin minimum-jerk controller).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ __all__ = [
     "URDFNotFoundError",
     "URDFWarning",
     "UnknownNameError",
+    "VelocityScene",
     "WbcpyError",
     "__version__",
     "available_robots",
@@ -61,7 +62,7 @@ __all__ = [
 #: sub-packages and modules imported on first access (``wbcpy.jspace``...), so ``import wbcpy`` stays light
 _SUBMODULES = ("arl", "chain", "cli", "collision", "controllers", "ik", "jspace", "qp", "scenes", "tasks")
 #: classes imported on first access: name -> module that defines or re-exports it
-_LAZY = {"AccelerationScene": ".scenes", "Chain": ".chain"}
+_LAZY = {"AccelerationScene": ".scenes", "VelocityScene": ".scenes", "Chain": ".chain"}
 
 if TYPE_CHECKING:  # what editors and type checkers see; keep in step with _SUBMODULES and _LAZY
     from . import arl as arl
@@ -76,6 +77,7 @@ if TYPE_CHECKING:  # what editors and type checkers see; keep in step with _SUBM
     from . import tasks as tasks
     from .chain import Chain as Chain
     from .scenes import AccelerationScene as AccelerationScene
+    from .scenes import VelocityScene as VelocityScene
 
 
 def __getattr__(name: str) -> object:

@@ -155,13 +155,22 @@ def as_bool(value: Any, name: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- arrays
+#: up to this size :func:`check_finite` sums in Python (0.3 µs for a 9-vector, where entering
+#: ``np.errstate`` alone costs 2 µs)
+_SMALL = 32
+
+
 def check_finite(x: np.ndarray, name: str) -> None:
     """Raise :class:`InvalidValueError` if ``x`` holds NaN or inf."""
     flat = x.ravel()
-    with np.errstate(all="ignore"):
-        total = float(flat.dot(flat))
-    if math.isfinite(total):
-        return
+    if flat.size <= _SMALL:  # a Python float sum never warns (overflow gives inf: then checked exactly)
+        if math.isfinite(sum(flat.tolist())):
+            return
+    else:
+        with np.errstate(all="ignore"):
+            total = float(flat.dot(flat))
+        if math.isfinite(total):
+            return
     if not np.isfinite(flat).all():
         bad = np.flatnonzero(~np.isfinite(flat))
         raise InvalidValueError(

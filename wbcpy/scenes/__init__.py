@@ -1,6 +1,8 @@
 """Scenes: prioritised tasks turned into a hierarchical QP and solved by a swappable backend.
 
 * :class:`AccelerationScene` — decision variable q̈ (DFKI/ARC-OPT ``wbc::AccelerationScene``).
+* :class:`VelocityScene` — decision variable q̇: differential IK with joint limits and collision
+  avoidance (ARC-OPT ``VelocitySceneQP``, pink, mink); :class:`VelocitySceneStatus` its status.
 * :class:`Scene` — the shared base (tasks, references, weights, status).
 * :class:`JointCommand` — the solver output; :class:`JointLimitBounds` — limits as q̈ bounds.
 * :func:`load_scene_file` / :class:`SceneSimulation` — YAML scene files and closed-loop simulation
@@ -20,9 +22,12 @@ from .joint_limits import JointLimitBounds
 from .scene import Scene
 from .scene_file import SceneSetup, TaskTarget, load_scene_file
 from .simulation import SceneSimulation, SimulationResult
+from .velocity_scene import VELOCITY_SCENE_OPTIONS, VelocityScene
+from .velocity_status import VelocitySceneStatus
 
 __all__ = [
     "SCENE_OPTIONS",
+    "VELOCITY_SCENE_OPTIONS",
     "AccelerationScene",
     "ContactSimulation",
     "JointCommand",
@@ -35,6 +40,8 @@ __all__ = [
     "SimulationResult",
     "SurfaceContact",
     "TaskTarget",
+    "VelocityScene",
+    "VelocitySceneStatus",
     "WrenchReference",
     "load_scene_file",
 ]

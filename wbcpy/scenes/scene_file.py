@@ -37,6 +37,10 @@ Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises
 
 Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation).
 
+``scene: velocity`` (default ``acceleration``) builds a :class:`~wbcpy.scenes.VelocityScene` instead:
+velocity laws per task (``kp``, ``kff``, ``max_velocity``), ``velocity_limits``, ``limit_gain`` and a
+``collision`` section (:mod:`wbcpy.scenes.velocity_file`).
+
 The file is read by :func:`wbcpy._yaml.load_yaml_file` (UTF-8, syntax errors with line and column, depth and
 size limits). A ``q0`` outside the joint limits is reported in :attr:`SceneSetup.warnings`.
 """
@@ -61,6 +65,8 @@ from ..robots import load_robot
 from ..tasks import CartesianTask, ComTask, JointTask, Task, TaskConfig
 from .acceleration_scene import AccelerationScene
 from .scene_values import flag, is_number, numbers, positive
+from .velocity_file import VELOCITY_FILE_KEYS, make_velocity_scene, scene_kind, velocity_law
+from .velocity_scene import VelocityScene
 
 __all__ = ["MAX_STEPS", "SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file", "q0_limit_warnings"]
 
@@ -79,8 +85,10 @@ SCENE_FILE_KEYS = (
     "acceleration_limit",
     "braking",
     "tasks",
+    "scene",
+    *VELOCITY_FILE_KEYS,
 )
-PD_KEYS = ("target", "kp", "kd", "kff", "max_acceleration")
+PD_KEYS = ("target", "kp", "kd", "kff", "max_acceleration", "max_velocity")
 #: most simulation steps a scene file may ask for (duration / dt or steps)
 MAX_STEPS = 1_000_000
 
@@ -91,12 +99,13 @@ class TaskTarget:
 
     Attributes:
         task: the scene task.
-        controller: :class:`JointPD`, :class:`CartesianPD` or :class:`ComPD`.
+        controller: :class:`JointPD`, :class:`CartesianPD` or :class:`ComPD` (a velocity law for a
+            velocity scene).
         target: joint positions (n), a ``pin.SE3`` (tip in root coordinates) or a COM position (3).
     """
 
     task: Task
-    controller: JointPD | CartesianPD | ComPD
+    controller: Any  # JointPD | CartesianPD | ComPD, or a velocity law of wbcpy.controllers
     target: Any
 
     @property
@@ -140,10 +149,11 @@ class SceneSetup:
         targets: one :class:`TaskTarget` per task.
         source: the file the setup was read from.
         warnings: what the file asks for that is legal but suspicious (``q0`` outside the joint limits).
+        obstacles: the world obstacles of a velocity scene's collision avoidance (drawn by ``--html``).
     """
 
     robot: RobotModel
-    scene: AccelerationScene
+    scene: AccelerationScene | VelocityScene
     q0: np.ndarray
     v0: np.ndarray
     dt: float
@@ -151,6 +161,12 @@ class SceneSetup:
     targets: list[TaskTarget]
     source: str = "<dict>"
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def obstacles(self) -> list[Any]:
+        """The obstacles of the scene's collision avoidance (empty without one)."""
+        avoidance = getattr(self.scene, "collision_avoidance", None)
+        return [] if avoidance is None else list(avoidance.obstacles)
 
 
 def _cart_target(task: CartesianTask, spec: Any, field: str) -> pin.SE3:
@@ -213,7 +229,21 @@ def _joint_target(task: JointTask, spec: Any, field: str) -> np.ndarray:
     return _point_target(current, spec, field)
 
 
-def _make_target(task: Task, spec: Mapping[str, Any], field: str) -> TaskTarget:
+def _velocity_target(task: Task, spec: Mapping[str, Any], field: str) -> TaskTarget:
+    """A task of a velocity scene: its velocity law (:func:`velocity_law`) and its target."""
+    law, where = velocity_law(task, spec, field), f"{field}.target"
+    if isinstance(task, CartesianTask):
+        return TaskTarget(task, law, _cart_target(task, spec.get("target"), where))
+    if isinstance(task, ComTask):
+        return TaskTarget(task, law, _point_target(task.position(), spec.get("target"), where))
+    return TaskTarget(task, law, _joint_target(task, spec.get("target"), where))  # type: ignore[arg-type]
+
+
+def _make_target(task: Task, spec: Mapping[str, Any], field: str, kind: str = "acceleration") -> TaskTarget:
+    if kind == "velocity":
+        return _velocity_target(task, spec, field)
+    if "max_velocity" in spec:
+        raise ConfigError(f"{field}.max_velocity", "only a velocity scene's tasks take it")
     kp = spec.get("kp", 100.0)
     try:
         kd_default = 2.0 * np.sqrt(as_gain(kp, "kp"))
@@ -360,21 +390,26 @@ def load_scene_file(
     if robot_name.endswith(".urdf") and candidate.is_file():
         robot_name = str(candidate)
     floating = flag(doc, "floating_base")
-    for key in ("joint_limits", "braking"):
+    kind = scene_kind(doc)
+    for key in ("joint_limits", "braking", "velocity_limits"):
         flag(doc, key)
     step = positive(dt if dt is not None else doc.get("dt", 0.001), "dt", "a step in seconds")
     n_steps = _steps(doc, step, steps)
     configs, pd_specs = _split_tasks(doc.get("tasks"))
     robot = load_robot(robot_name, **({} if floating is None else {"floating_base": floating}))
-    options = {
-        k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
-    }
-    scene = AccelerationScene(robot, solver=solver or doc.get("solver"), dt=step, **options)
+    scene: AccelerationScene | VelocityScene
+    if kind == "velocity":
+        scene = make_velocity_scene(robot, doc, solver or doc.get("solver"), step)
+    else:
+        options = {
+            k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
+        }
+        scene = AccelerationScene(robot, solver=solver or doc.get("solver"), dt=step, **options)
     scene.configure(configs)
     q0, v0 = _initial_state(robot, doc)
     robot.update(q0, v0)
     targets = [
-        _make_target(scene.get_task(cfg.name), spec, f"tasks[{i}]")
+        _make_target(scene.get_task(cfg.name), spec, f"tasks[{i}]", kind)
         for i, (cfg, spec) in enumerate(zip(scene.get_wbc_config(), pd_specs, strict=True))
     ]
     notes = q0_limit_warnings(robot, q0)

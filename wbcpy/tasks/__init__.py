@@ -1,4 +1,4 @@
-"""Tasks of an acceleration scene: configuration, references, task rows and status.
+"""Tasks of a scene: configuration, references, task rows and status (acceleration or velocity level).
 
 * :class:`TaskConfig` — name, type (``jnt``/``cart``/``com``), priority, weights, activation, timeout, frames.
 * :class:`JointReference`, :class:`CartesianReference`, :class:`ComReference` — acceleration references
@@ -21,9 +21,10 @@ from .references import (
     ReferenceTypeError,
 )
 from .status import TasksStatus, TaskStatus
-from .task import Task
+from .task import TASK_LEVELS, Task
 
 __all__ = [
+    "TASK_LEVELS",
     "TASK_TYPES",
     "CartesianReference",
     "CartesianTask",
@@ -43,6 +44,7 @@ __all__ = [
 _TASK_CLASSES: dict[str, type[Task]] = {"jnt": JointTask, "cart": CartesianTask, "com": ComTask}
 
 
-def make_task(robot: object, config: TaskConfig, prefix: str = "") -> Task:
-    """Build the task object of ``config`` for ``robot`` (robot-dependent checks happen here)."""
-    return _TASK_CLASSES[config.type](robot, config, prefix)  # type: ignore[call-arg]
+def make_task(robot: object, config: TaskConfig, prefix: str = "", level: str = "acceleration") -> Task:
+    """Build the task object of ``config`` for ``robot`` (robot-dependent checks happen here), working at
+    ``level`` (``"acceleration"`` or ``"velocity"``, the scene's decision variable)."""
+    return _TASK_CLASSES[config.type](robot, config, prefix, level)  # type: ignore[call-arg]

@@ -24,9 +24,9 @@ import numpy as np
 import pinocchio as pin
 
 from .._validation import as_matrix, as_vector
+from ..description import visual_model
 from ..errors import InvalidValueError
 from .camera import camera_view, set_camera
-from .description import visual_model
 from .extra import require_viz
 from .overlays import obstacle_model, sphere_object, tube_object
 from .page import ROBOT_NODE, html_page
