@@ -28,7 +28,7 @@ Per control step::
     q = pin.integrate(robot.model, q, scene.get_solver_output_raw() * dt)
 
 The plan of rows per configuration, the preallocated row buffers and the recognition of the scene's own
-problem in :meth:`solve` are shared with the AccelerationScene (:mod:`wbcpy.scenes._plan`).
+problem in :meth:`VelocityScene.solve` are shared with the AccelerationScene (:mod:`wbcpy.scenes._plan`).
 """
 
 from __future__ import annotations
