@@ -1,8 +1,10 @@
 """Benchmark: the control step as users write it, next to TSID 1.7.1 and pink in the same process.
 
 A step is what README's scene loop does every period at the measured state: ``robot.update(q, v)``, the PD
-references from the robot's state (``CartesianPD``/``JointPD``/``ComPD``), ``scene.set_reference`` for each
-task, ``scene.update()`` and ``scene.solve()``. The peers do the same work their own way
+references from the robot's state (``CartesianPD``/``JointPD``/``ComPD`` bound to their tasks with
+``scene.bind``, the documented hot-loop API: ``binding.update()`` writes the reference in place),
+``scene.update()`` and ``scene.solve()``. ``--checked`` uses ``scene.set_reference(name,
+law.reference(task, target))`` instead (the checked API, every input validated at every step). The peers do the same work their own way
 (benchmarks/_peers.py): TSID's ``computeProblemData`` (its tasks hold the PD laws) + ``SolverHQuadProgFast``,
 pink's ``Configuration.update`` + ``solve_ik``. Every controller replays the states of its own closed-loop
 run (the plant is not timed), and all cases are measured interleaved in alternating blocks, so the ratios
@@ -122,13 +124,22 @@ class WbcpyPandaReach(_Loop):
         self.target = pin.SE3(start.rotation, start.translation + PANDA_OFFSET)
         self.ee_pd = CartesianPD(kp=EE_KP, kd=EE_KD)
         self.posture_pd = JointPD(kp=PANDA_POSTURE_KP, kd=PANDA_POSTURE_KD)
+        if not CHECKED:
+            self.bindings = [
+                scene.bind("ee", self.ee_pd, self.target),
+                scene.bind("posture", self.posture_pd, q0),
+            ]
         self._record(q0, np.zeros(robot.nv))
 
     def control(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         self.robot.update(q, v)
         scene = self.scene
-        scene.set_reference("ee", self.ee_pd.reference(self.ee, self.target))
-        scene.set_reference("posture", self.posture_pd.reference(self.posture, self.q0))
+        if CHECKED:
+            scene.set_reference("ee", self.ee_pd.reference(self.ee, self.target))
+            scene.set_reference("posture", self.posture_pd.reference(self.posture, self.q0))
+        else:
+            for binding in self.bindings:
+                binding.update()
         scene.solve(scene.update())
         return scene.get_solver_output_raw()
 
@@ -146,7 +157,8 @@ class WbcpyTalosStanding(_Loop):
         scene = self.scene = AccelerationScene(robot, dt=DT)
         scene.configure(
             [TaskConfig(name="com", type="com", weights=[WEIGHTS["com"]] * 3)]
-            + [TaskConfig(name=f, type="cart", tip=f, weights=[WEIGHTS["foot"]] * 6) for f in SOLES]
+            + [TaskConfig(name=f, type="cart", root="universe", tip=f, weights=[WEIGHTS["foot"]] * 6)
+               for f in SOLES]
             + [TaskConfig(name="posture", type="jnt", joint_names=actuated,
                           weights=[WEIGHTS["posture"]] * len(actuated))]
         )  # fmt: skip
@@ -159,16 +171,26 @@ class WbcpyTalosStanding(_Loop):
         self.com_pd = ComPD(kp=COM_KP, kd=COM_KD)
         self.foot_pd = CartesianPD(kp=FOOT_KP, kd=FOOT_KD)
         self.posture_pd = JointPD(kp=POSTURE_KP, kd=POSTURE_KD)
+        if not CHECKED:
+            self.com_binding = scene.bind("com", self.com_pd, self.com0)
+            self.bindings = [scene.bind(f.name, self.foot_pd, t) for f, t in zip(self.feet, self.feet_targets,
+                                                                                strict=True)]  # fmt: skip
+            self.bindings.append(scene.bind("posture", self.posture_pd, self.q_posture))
         self._record(q0, np.zeros(robot.nv))
 
     def control(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         self.robot.update(q, v)
         scene = self.scene
         p, dp, ddp = com_target(t, self.com0)
-        scene.set_reference("com", self.com_pd.reference(self.com, p, dp, ddp))
-        for foot, target in zip(self.feet, self.feet_targets, strict=True):
-            scene.set_reference(foot.name, self.foot_pd.reference(foot, target))
-        scene.set_reference("posture", self.posture_pd.reference(self.posture, self.q_posture))
+        if CHECKED:
+            scene.set_reference("com", self.com_pd.reference(self.com, p, dp, ddp))
+            for foot, target in zip(self.feet, self.feet_targets, strict=True):
+                scene.set_reference(foot.name, self.foot_pd.reference(foot, target))
+            scene.set_reference("posture", self.posture_pd.reference(self.posture, self.q_posture))
+        else:
+            self.com_binding.set_target(p, dp, ddp)  # a moving target: validated, then evaluated
+            for binding in self.bindings:
+                binding.update()
         scene.solve(scene.update())
         return scene.get_solver_output_raw()
 
@@ -217,12 +239,15 @@ def _table(title: str, cases: list[object], n: int, floor_name: str, targets: di
             ref, target = targets[case.name]
             if ref in by_name:
                 note = f"{timing.median_us / by_name[ref].median_us:.2f}× {ref} (target ≤ {target:g}×)"
-        rows.append(Row(case.name, timing, by_name.get(floor_name) if case.name != floor_name else None, note))
+        rows.append(
+            Row(case.name, timing, by_name.get(floor_name) if case.name != floor_name else None, note)
+        )
     print_table(rows, title=title)
     print()
 
 
 CASES: dict[str, Callable[[int], None]] = {}
+CHECKED = False  # --checked: references through set_reference (the checked API) instead of bindings
 
 
 def _panda(n: int) -> None:
@@ -250,7 +275,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3000, help="samples per case (default 3000)")
     parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=list(CASES))
+    parser.add_argument("--checked", action="store_true", help="references through set_reference")
     args = parser.parse_args(argv)
+    global CHECKED
+    CHECKED = args.checked
     for name in args.cases:
         CASES[name](args.repeat)
 

@@ -194,35 +194,32 @@ def test_solver_copies_and_pickles_are_fresh_equal_solvers():
         np.testing.assert_allclose(other.solve(p), x, atol=1e-12)
 
 
-def test_concurrent_use_of_one_solver_raises():
-    """Two threads on one solver: one of the overlapping calls raises instead of mixing workspaces."""
-    s = QPSolver("daqp" if "daqp" in SOLVERS else "osqp")
+def test_concurrent_use_of_one_solver_raises(monkeypatch):
+    """Two threads on one solver: the overlapping call raises instead of mixing workspaces."""
+    from wbcpy.qp.backends import ADAPTERS
+
+    name = "daqp" if "daqp" in SOLVERS else "osqp"
+    s = QPSolver(name)
     hqp = HierarchicalQP([QPLevel(np.eye(30), np.ones(30), np.full(30, 1e-8))], [f"x{i}" for i in range(30)])
-    inside = threading.Event()
-    release = threading.Event()
-    real = s._exclusive
+    inside, release = threading.Event(), threading.Event()
+    real = ADAPTERS[name].solve
 
-    class Slow:
-        def __init__(self, inner):
-            self.inner = inner
+    def slow(self, q, x0):
+        inside.set()
+        release.wait(5)
+        return real(self, q, x0)
 
-        def __enter__(self):
-            self.inner.__enter__()
-            inside.set()
-            release.wait(5)
-
-        def __exit__(self, *exc):
-            self.inner.__exit__(*exc)
-
-    s._exclusive = lambda: Slow(real())
+    monkeypatch.setattr(ADAPTERS[name], "solve", slow)
     t = threading.Thread(target=s.solve_hierarchy, args=(hqp,))
     t.start()
     assert inside.wait(5)
-    s._exclusive = real
     with pytest.raises(ConcurrentUseError):
         s.solve_hierarchy(hqp)
+    with pytest.raises(ConcurrentUseError):
+        s.solve(QPProblem(H=np.eye(2), g=np.zeros(2)))
     release.set()
     t.join(5)
+    monkeypatch.undo()
     np.testing.assert_allclose(s.solve_hierarchy(hqp), np.ones(30) / (1 + 1e-8), atol=1e-12)
 
 

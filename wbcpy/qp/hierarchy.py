@@ -170,7 +170,7 @@ def solve_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float) -> t
             rows = [A, *_strong_rows(built, sol.z, zb, sol.dual_scale, stack, split.nf)]
             ns.add_rows(np.vstack(rows) if len(rows) > 1 else A)
     x = ns.point() if last >= 0 else _clip(np.zeros(split.nf), split.lb, split.ub)
-    return split.merge(x), records
+    return split.merge(x), tuple(records)
 
 
 def _skip_reason(level: QPLevel, p: int, last: int, ns: NullSpace, split: FixedSplit) -> str | None:

@@ -266,7 +266,8 @@ def certify_box(H: np.ndarray, g: np.ndarray, x: np.ndarray, lb, ub, tol: float,
     When the backend reports bound multipliers ``z_box`` that are all zero (it claims no active bound),
     the same test reduces to |t_i|/s_i and feasibility (fewer operations; a false claim fails it).
     """
-    t, scale = _gradient(H, g, x, q)
+    ls = q.ls if q is not None else None
+    t, scale = ls.gradient(x) if ls is not None and hasattr(ls, "gradient") else _gradient(H, g, x, None)
     n = x.shape[0]
     c = 8.0 * (n + 1) * _EPS / tol
     if z_box is not None and (lb is not None or ub is not None) and not _any(z_box):

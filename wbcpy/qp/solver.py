@@ -27,7 +27,6 @@ raises :class:`~wbcpy.errors.ConcurrentUseError` instead of mixing the two probl
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from typing import Any
@@ -239,22 +238,24 @@ class QPSolver:
         Values are still checked where it matters: NaN or inf reaching the backend fails the certificate
         and the problem is then validated to report it as :class:`InvalidValueError`.
         """
-        with self._exclusive():
-            try:
-                x, records = solve_levels(hqp, self._levels, self.rank_tol)
-            except InfeasibleBoundsError as exc:
-                hqp.validate()  # NaN in a bound is an InvalidValueError, not an infeasibility
-                raise QPSolveError(self.name, str(exc), _level_problem(hqp, 0), level=0) from None
-            except LevelFailedError as exc:
-                hqp.validate()
-                err = QPSolveError(self.name, exc.status, _level_problem(hqp, exc.level), level=exc.level)
-                err.statuses = [LevelStatus.from_record(r) for r in exc.records]  # type: ignore[attr-defined]
-                raise err from None
-            if not math.isfinite(x.dot(x)) and not np.isfinite(x).all():  # pragma: no cover - certified
-                hqp.validate()
-                raise QPSolveError(self.name, "non-finite solution", hqp)
-            self._set_records(records)
-            return x
+        busy = self._busy
+        if not busy.acquire(blocking=False):
+            raise ConcurrentUseError("QPSolver", "solve_hierarchy")
+        try:
+            x, records = solve_levels(hqp, self._levels, self.rank_tol)
+        except InfeasibleBoundsError as exc:
+            hqp.validate()  # NaN in a bound is an InvalidValueError, not an infeasibility
+            raise QPSolveError(self.name, str(exc), _level_problem(hqp, 0), level=0) from None
+        except LevelFailedError as exc:
+            hqp.validate()
+            err = QPSolveError(self.name, exc.status, _level_problem(hqp, exc.level), level=exc.level)
+            err.statuses = [LevelStatus.from_record(r) for r in exc.records]  # type: ignore[attr-defined]
+            raise err from None
+        finally:
+            busy.release()
+        self._records = records  # (a tuple: solve_levels hands over a fresh one)
+        self._statuses = None
+        return x
 
     # ------------------------------------------------------------------ internals
     def _set_records(self, records: list[tuple]) -> None:

@@ -22,6 +22,7 @@ from ..errors import ConfigError, ConfigKeyError, QPSolveError, UnknownNameError
 from ..qp import LevelStatus, QPSolver
 from ..tasks import Task, TaskConfig, TasksStatus, make_task
 from ._plan import OwnProblem, ScenePlan, joint_regularization
+from .binding import ReferenceBinding
 from .joint_command import JointCommand, NoSolutionError
 
 if TYPE_CHECKING:
@@ -197,6 +198,23 @@ class Scene:
         ref = task.validate_reference(reference)
         stamp = self._clock() if ref.time is None else ref.time
         task.set_reference(ref, float(stamp))
+
+    def bind(self, task_name: str, law: Any, target: Any, target_velocity: Any = None,
+             target_acceleration: Any = None) -> ReferenceBinding:  # fmt: skip
+        """Bind a control law to a task: the hot-loop API (:mod:`wbcpy.scenes.binding`).
+
+        ``binding.update()`` after each ``robot.update`` writes the law's reference for the current state
+        into the task in place (validation happens here and in ``binding.set_target``, not per step).
+
+        Raises:
+            UnknownNameError: unknown task. ConfigError: a law of the wrong kind for the task or scene.
+            InvalidValueError: a malformed target.
+        """
+        return ReferenceBinding(self, task_name, law, target, target_velocity, target_acceleration)
+
+    def clock(self) -> float:
+        """The scene clock now (s): reference time stamps and timeouts use it."""
+        return float(self._clock())
 
     def set_task_weights(self, task_name: str, weights: Any) -> None:
         """Set the per-row weights of a task (n values ≥ 0; cart: in ref_frame axes).

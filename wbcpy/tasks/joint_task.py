@@ -26,6 +26,8 @@ class JointTask(Task):
     Attributes:
         joint_names: the task joints, in row order.
         v_indices: their indices in v / q̈ (n,).
+        q_indices: their first index in q (n,).
+        continuous_mask: which of them are continuous joints (cos/sin in q, an angle per DOF) (n,).
     """
 
     type = "jnt"
@@ -58,8 +60,8 @@ class JointTask(Task):
         super().__init__(robot, config, level)
         self.joint_names = list(config.joint_names)
         self.v_indices = np.array(v_idx, dtype=np.intp)
-        self._q_idx = np.array(q_idx, dtype=np.intp)
-        self._continuous = np.array(q_len, dtype=np.intp) == 2
+        self.q_indices = self._q_idx = np.array(q_idx, dtype=np.intp)
+        self.continuous_mask = self._continuous = np.array(q_len, dtype=np.intp) == 2
         self._any_continuous = bool(self._continuous.any())
         self.A[np.arange(self.n), self.v_indices] = 1.0
         self._rescale()

@@ -215,6 +215,22 @@ class Task:
         self.reference_time = stamp
         self._ref_acc = getattr(ref, self._tracked)  # the target of the task's level
 
+    def target_view(self) -> np.ndarray:
+        """The array of the current reference that the task's rows read (acceleration, or velocity / twist
+        for a velocity-level task): the hot-loop protocol of reference bindings, which write a new target
+        into it in place and then :meth:`stamp` it. Only values validated by the writer may go in.
+
+        Raises:
+            ConfigError: the task has no reference yet (set one with the scene's set_reference).
+        """
+        if self.reference is None:
+            raise ConfigError(f"{self.name}.reference", "the task has no reference yet")
+        return self._ref_acc
+
+    def stamp(self, time: float) -> None:
+        """Stamp the current reference with ``time`` (the scene clock, s) after an in-place update."""
+        self.reference_time = time
+
     def timed_out(self, now: float) -> bool:
         """True when the task has a timeout and its reference is older than it."""
         tmo = self.config.timeout
