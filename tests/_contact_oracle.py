@@ -421,7 +421,7 @@ class ContactProblem:
             if shift > max_shift * weight:
                 raise ValueError(f"the given wrenches are {shift:.3g} away from realising q̈")
             f = E @ w0
-            d = np.minimum(d, C @ w0)
+            d = np.minimum(d, C @ w0) - 1e-12 * weight  # (quadprog needs a hair of room where many bind)
         E, f = _independent_rows(E, f)
         Ct, b = np.vstack((E, C)).T, np.concatenate((f, d))
         w = quadprog.solve_qp(2.0 * np.eye(m), np.zeros(m), Ct, b, E.shape[0])[0]

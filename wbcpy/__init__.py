@@ -62,10 +62,10 @@ def __getattr__(name: str) -> object:
 
     if name in _SUBMODULES:
         return importlib.import_module(f".{name}", __name__)
-    if name == "AccelerationScene":
-        from .scenes import AccelerationScene
+    if name in ("AccelerationScene", "InverseDynamicsScene", "AccelerationSceneTSID"):
+        from . import scenes
 
-        return AccelerationScene
+        return getattr(scenes, name)
     if name == "Chain":
         from .chain import Chain
 

@@ -1,6 +1,8 @@
 """Scenes: prioritised tasks turned into a hierarchical QP and solved by a swappable backend.
 
 * :class:`AccelerationScene` — decision variable q̈ (DFKI/ARC-OPT ``wbc::AccelerationScene``).
+* :class:`InverseDynamicsScene` (alias :class:`AccelerationSceneTSID`) — q̈, contact wrenches and joint
+  torques under rigid contacts, friction cones and torque limits (ARC-OPT ``AccelerationSceneTSID``, TSID).
 * :class:`Scene` — the shared base (tasks, references, weights, status).
 * :class:`JointCommand` — the solver output; :class:`JointLimitBounds` — limits as q̈ bounds.
 * :func:`load_scene_file` / :class:`SceneSimulation` — YAML scene files and closed-loop simulation
@@ -15,6 +17,7 @@ from __future__ import annotations
 from .acceleration_scene import SCENE_OPTIONS, AccelerationScene
 from .contact_simulation import ContactSimulation
 from .contacts import PointContact, SurfaceContact, WrenchReference
+from .inverse_dynamics_scene import AccelerationSceneTSID, InverseDynamicsScene
 from .joint_command import JointCommand, NoSolutionError
 from .joint_limits import JointLimitBounds
 from .scene import Scene
@@ -24,7 +27,9 @@ from .simulation import SceneSimulation, SimulationResult
 __all__ = [
     "SCENE_OPTIONS",
     "AccelerationScene",
+    "AccelerationSceneTSID",
     "ContactSimulation",
+    "InverseDynamicsScene",
     "JointCommand",
     "JointLimitBounds",
     "NoSolutionError",

@@ -1,4 +1,4 @@
-"""JointCommand: the solver output of a scene as named joint accelerations."""
+"""JointCommand: the solver output of a scene as named joint accelerations (and torques)."""
 
 from __future__ import annotations
 
@@ -21,15 +21,18 @@ class NoSolutionError(WbcpyError, RuntimeError):
 
 @dataclass(slots=True)
 class JointCommand:
-    """Accelerations of the actuated joints (floating-base DOFs excluded), in model order.
+    """Accelerations (and torques) of the actuated joints (floating-base DOFs excluded), in model order.
 
     Attributes:
         names: one name per actuated DOF.
         acceleration: q̈ of those DOFs (rad/s² or m/s²).
+        effort: τ of those DOFs (N·m or N) from an ``InverseDynamicsScene``; None from scenes that do not
+            compute torques (``AccelerationScene``).
     """
 
     names: list[str]
     acceleration: np.ndarray
+    effort: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.names)
