@@ -54,7 +54,9 @@ def solve_talos(scene, robot, q, v, com_acc, posture_acc):
 def check_physics(robot, scene, q, v, contacts: list[OracleContact], effort_limit=None, tol: float = 1e-8):
     """Acceptance point 4 for the scene's last answer at (q, v): equations of motion, zero contact
     acceleration, wrenches in their corner-form cones and bounds, |τ| within limits (all from raw Pinocchio
-    and qhull), and rigid-contact forward dynamics (Pinocchio's constraintDynamics) of τ giving back q̈."""
+    and qhull), and rigid-contact forward dynamics (Pinocchio's constraintDynamics) of τ giving back q̈
+    and the wrenches. (q, v) must keep the contact frames at rest (Pinocchio's 6-D contacts constrain the
+    spatial acceleration, the scene the classical one: equal then.)"""
     model = robot.model
     qdd = scene.get_solver_output_raw()
     tau = scene.get_joint_torques()
@@ -81,6 +83,8 @@ def check_physics(robot, scene, q, v, contacts: list[OracleContact], effort_limi
     sim = ContactSimulation(robot, [_as_contact(c) for c in contacts], q, v)
     qdd_sim, w_sim = sim.forward(q, v, tau)
     np.testing.assert_allclose(qdd_sim, qdd, rtol=0, atol=1e-8 * (1.0 + np.abs(qdd).max()))
+    for c in contacts:  # independent contact rows: the wrenches that go with τ are unique
+        np.testing.assert_allclose(w_sim[c.frame], wrenches[c.frame], rtol=0, atol=1e-7 * mg)
     return qdd, wrenches, tau
 
 

@@ -1,7 +1,7 @@
 """TaskConfig: the description of one task of a scene (ARC-OPT ``wbc::TaskConfig``).
 
-A task config is plain data: a name, a type (``"jnt"``, ``"cart"``, ``"com"`` or ``"wrench"``), a priority, per-row
-weights, an activation, a timeout and the frames or joints it acts on. It is built directly, from a
+A task config is plain data: a name, a type (``"jnt"``, ``"cart"``, ``"com"`` or ``"wrench"``), a priority,
+per-row weights, an activation, a timeout and the frames or joints it acts on. It is built directly, from a
 dict (:meth:`TaskConfig.from_dict`) or from a YAML list (:meth:`TaskConfig.from_yaml`).
 
 Construction checks everything that does not need a robot (type, priority, activation, weight count and
@@ -136,7 +136,7 @@ class TaskConfig:
             raise ConfigError(f"{prefix}tip", "a cart task needs a tip frame")
         if self.type == "wrench":
             if not isinstance(self.frame, str) or not self.frame:
-                raise ConfigError(f"{prefix}frame", f"a wrench task needs a contact frame, got {self.frame!r}")
+                raise ConfigError(f"{prefix}frame", f"a wrench task needs a contact frame: {self.frame!r}")
         elif not _is_blank(self.frame):
             raise ConfigError(f"{prefix}frame", f"only wrench tasks take a frame ({self.type} task)")
 
