@@ -11,7 +11,13 @@ Exit status: 0 when the run ends with finite results and, with joint limits on, 
 a checked joint limit was violated or a result is not finite; 2 for bad arguments or a bad scene file
 (one line on stderr). A ``q0`` outside the joint limits is reported as a warning before the run.
 
-The file format is documented in :mod:`wbcpy.scenes.scene_file` and in ``examples/scene_reach.yaml``.
+A scene file with ``contacts`` runs an InverseDynamicsScene on a physical plant: its joint torques are
+integrated by rigid-contact dynamics (``ContactSimulation``); the run also fails (exit status 1) when a
+simulated contact wrench leaves its friction cone or normal-force bounds, or a torque its limit, by more
+than 1e-6·m·g.
+
+The file format is documented in :mod:`wbcpy.scenes.scene_file` and in ``examples/scene_reach.yaml``
+(contacts: ``examples/talos_balance.yaml``).
 """
 
 from __future__ import annotations
@@ -58,10 +64,12 @@ def run(args: argparse.Namespace) -> int:
     scene, robot = setup.scene, setup.robot
     for note in setup.warnings:
         print(f"wbcpy scene: warning: {note}", file=sys.stderr)
+    frames = getattr(scene, "active_contact_frames", None)
+    contacts = "" if frames is None else f", contacts on {', '.join(frames) or 'none'}"
     print(
         f"scene {config.name}: robot {robot.name!r} ({robot.nv} DOF), solver {scene.solver.name}, "
         f"dt {setup.dt:g} s, {setup.steps} steps ({setup.steps * setup.dt:g} s), "
-        f"joint limits {'on' if scene.joint_limits else 'off'}, {len(setup.targets)} tasks"
+        f"joint limits {'on' if scene.joint_limits else 'off'}, {len(setup.targets)} tasks{contacts}"
     )
     result = SceneSimulation(setup).run(progress=None if args.quiet else ProgressBar(setup.steps))
     print()
@@ -89,6 +97,13 @@ def _report(result: SimulationResult, scene: Any, config: Path, robot: Any, plot
         worst = ", ".join(f"{k} {v:.3g}" for k, v in viol.items())
         violated = max(viol.values(), default=0.0) > 1e-9
         print(f"joint limits: {'VIOLATED' if violated else 'respected'} (largest excess: {worst})")
+        code = 1 if violated else code
+    contact = {k: v for k, v in viol.items() if k in ("friction cone", "normal force", "effort")}
+    if contact:
+        worst = ", ".join(f"{k} {v:.3g}" for k, v in contact.items())
+        violated = max(contact.values()) > 1e-6 * robot.total_mass * 9.81
+        verdict = "VIOLATED" if violated else "within limits"
+        print(f"contact wrenches and torques: {verdict} (largest excess: {worst})")
         code = 1 if violated else code
     print(
         f"update()+solve() per step: median {result.median_step_us:.1f} µs, p95 {result.p95_step_us:.1f} µs "

@@ -137,6 +137,11 @@ class InverseDynamicsScene(AccelerationScene):
         """Copies of the contacts (with their current ``active`` flags)."""
         return [c.copy() for c in self._contacts]
 
+    @property
+    def active_contact_frames(self) -> list[str]:
+        """Frames of the active contacts, in contact order (a new list)."""
+        return [c.frame for c in self._layout.contacts]
+
     def set_contact_active(self, frame: str, active: bool) -> None:
         """Lift (False) or put back (True) the contact on ``frame``.
 

@@ -16,6 +16,9 @@ Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises
     joint_limits: true          # position/velocity/acceleration limits as bounds on q̈
     acceleration_limit: null    # a_max, scalar or per DOF; null = 10 × velocity limit
     braking: true               # viability stage of the joint-limit bounds
+    contacts: [{type: surface, frame: left_sole_link, half_size: [0.1, 0.065], mu: 0.3}]
+                                # an InverseDynamicsScene, simulated with rigid contacts (its τ)
+    effort_limits: true         # with contacts: |τ| ≤ URDF limits, or {joint: limit}
     tasks:                      # TaskConfig fields + PD target and gains
       - name: ee
         type: cart
@@ -34,6 +37,7 @@ Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises
       - name: com
         type: com
         target: {offset: [0, 0, -0.05]}   # or [x, y, z] / {position: [...]}; world axes
+      - {name: lf, type: wrench, frame: left_sole_link, target: [0, 0, 400, 0, 0, 0]}  # contacts only
 
 Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation).
 
@@ -60,7 +64,10 @@ from ..robot import RobotModel
 from ..robots import load_robot
 from ..tasks import CartesianTask, ComTask, JointTask, Task, TaskConfig
 from .acceleration_scene import AccelerationScene
+from .contacts import WrenchReference
+from .inverse_dynamics_scene import InverseDynamicsScene
 from .scene_values import flag, is_number, numbers, positive
+from .wrench_task import WrenchTask
 
 __all__ = ["MAX_STEPS", "SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file", "q0_limit_warnings"]
 
@@ -77,6 +84,8 @@ SCENE_FILE_KEYS = (
     "joint_limits",
     "acceleration_limit",
     "braking",
+    "contacts",
+    "effort_limits",
     "tasks",
 )
 PD_KEYS = ("target", "kp", "kd", "kff", "max_acceleration")
@@ -90,12 +99,13 @@ class TaskTarget:
 
     Attributes:
         task: the scene task.
-        controller: :class:`JointPD`, :class:`CartesianPD` or :class:`ComPD`.
-        target: joint positions (n), a ``pin.SE3`` (tip in root coordinates) or a COM position (3).
+        controller: :class:`JointPD`, :class:`CartesianPD` or :class:`ComPD`; None for a wrench task.
+        target: joint positions (n), a ``pin.SE3`` (tip in root coordinates), a COM position (3) or a
+            wrench (contact axes).
     """
 
     task: Task
-    controller: JointPD | CartesianPD | ComPD
+    controller: JointPD | CartesianPD | ComPD | None
     target: Any
 
     @property
@@ -104,11 +114,16 @@ class TaskTarget:
         return self.task.name
 
     def reference(self) -> Any:
-        """The PD reference for the robot's current state."""
+        """The PD reference for the robot's current state (a wrench task: its wrench)."""
+        if self.controller is None:
+            return WrenchReference(self.target)
         return self.controller.reference(self.task, self.target)  # type: ignore[arg-type]
 
     def error_labels(self) -> list[str]:
-        """Labels of :meth:`errors` (Cartesian tasks report position and rotation separately)."""
+        """Labels of :meth:`errors` (Cartesian tasks report position and rotation separately; wrench
+        tasks none: their status reports the wrench error)."""
+        if isinstance(self.task, WrenchTask):
+            return []
         if isinstance(self.task, CartesianTask):
             return [f"{self.name} position [m]", f"{self.name} rotation [rad]"]
         unit = "[m]" if isinstance(self.task, ComTask) else "[rad|m]"
@@ -117,6 +132,8 @@ class TaskTarget:
     def errors(self) -> list[float]:
         """Current target errors (Euclidean norms) for the robot's current state."""
         task = self.task
+        if isinstance(task, WrenchTask):
+            return []
         if isinstance(task, CartesianTask):
             M = task.pose()
             return [
@@ -213,6 +230,11 @@ def _joint_target(task: JointTask, spec: Any, field: str) -> np.ndarray:
 
 
 def _make_target(task: Task, spec: Mapping[str, Any], field: str) -> TaskTarget:
+    if isinstance(task, WrenchTask):
+        for key in spec:
+            if key != "target":
+                raise ConfigKeyError(f"{field}.{key}", "wrench task key", key, ["target"])
+        return TaskTarget(task, None, numbers(spec.get("target", [0.0] * task.n), task.n, f"{field}.target"))
     kp = spec.get("kp", 100.0)
     try:
         kd_default = 2.0 * np.sqrt(as_gain(kp, "kp"))
@@ -368,7 +390,14 @@ def load_scene_file(
     options = {
         k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
     }
-    scene = AccelerationScene(robot, solver=solver or doc.get("solver"), dt=step, **options)
+    if "contacts" in doc or "effort_limits" in doc:
+        options["effort_limits"] = doc.get("effort_limits", False)
+        scene: AccelerationScene = InverseDynamicsScene(
+            robot, solver=solver or doc.get("solver"), dt=step, **options
+        )
+        scene.set_contacts(doc.get("contacts") or [])
+    else:
+        scene = AccelerationScene(robot, solver=solver or doc.get("solver"), dt=step, **options)
     scene.configure(configs)
     q0, v0 = _initial_state(robot, doc)
     robot.update(q0, v0)

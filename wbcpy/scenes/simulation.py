@@ -7,7 +7,10 @@ One step with control period dt:
 3. semi-implicit Euler: v ← v + q̈ dt, q ← q ⊕ v dt (``pin.integrate``, so free-flyers stay on SE(3)).
 
 The robot is an ideal acceleration-controlled plant (no dynamics, no contacts): this checks the
-controller and the task maths, not a physical robot.
+controller and the task maths, not a physical robot. An :class:`~wbcpy.scenes.InverseDynamicsScene`
+(a scene file with ``contacts``) drives a physical plant instead: its joint torques τ are integrated by
+rigid-contact dynamics (:class:`~wbcpy.scenes.contact_simulation.ContactPlant`), and the run records how
+far the simulated contact wrenches leave their cones and the torques their limits.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import numpy as np
 import pinocchio as pin
 
 from ..tasks import TasksStatus
+from .contact_simulation import ContactPlant
+from .inverse_dynamics_scene import InverseDynamicsScene
 from .scene_file import SceneSetup
 
 __all__ = ["SceneSimulation", "SimulationResult"]
@@ -37,7 +42,8 @@ class SimulationResult:
         status: the scene's task status after the last step.
         q_path: (steps + 1, nq) configurations of every sample (initial state included).
         limit_violation: largest violation of position (rad|m), velocity (rad/s) and acceleration
-            (rad/s²) limits over the run (0 when none was exceeded; acceleration limits are the scene's).
+            (rad/s²) limits over the run (0 when none was exceeded; acceleration limits are the scene's);
+            contact scenes add ``friction cone``, ``normal force`` (N) and ``effort`` (N·m or N).
     """
 
     time: np.ndarray
@@ -85,6 +91,9 @@ class SceneSimulation:
         self._q_lim = np.flatnonzero(np.isfinite(lo) | np.isfinite(hi))
         self._qlo, self._qhi = lo[self._q_lim], hi[self._q_lim]
         self.violation = {"position": 0.0, "velocity": 0.0, "acceleration": 0.0}
+        scene = setup.scene
+        contacts = isinstance(scene, InverseDynamicsScene)
+        self.plant = ContactPlant(scene, self.q, self.v, setup.dt) if contacts else None
         robot.update(self.q, self.v)
 
     def errors(self) -> dict[str, float]:
@@ -108,9 +117,13 @@ class SceneSimulation:
         scene.update()
         scene.solve()
         elapsed = (time.perf_counter() - t0) * 1e6
-        qdd = scene.get_solver_output_raw()
-        self.v = self.v + qdd * dt
-        self.q = pin.integrate(robot.model, self.q, self.v * dt)
+        if self.plant is not None:
+            q, v, qdd = self.plant.step()
+            self.q, self.v = q.copy(), v.copy()
+        else:
+            qdd = scene.get_solver_output_raw()
+            self.v = self.v + qdd * dt
+            self.q = pin.integrate(robot.model, self.q, self.v * dt)
         self.time += dt
         robot.update(self.q, self.v, qdd)
         self._track_violation(qdd)
@@ -126,6 +139,12 @@ class SceneSimulation:
             viol["velocity"] = max(viol["velocity"], float(np.nanmax(np.abs(self.v) - self._vmax)))
             if self.setup.scene.joint_limits:
                 viol["acceleration"] = max(viol["acceleration"], float(np.nanmax(np.abs(qdd) - self._amax)))
+
+    def _violations(self) -> dict[str, float]:
+        return self.violation if self.plant is None else {**self.violation, **self.plant.violation}
+
+    def _violations(self) -> dict[str, float]:
+        return self.violation if self.plant is None else {**self.violation, **self.plant.violation}
 
     def run(
         self, steps: int | None = None, progress: Callable[[int, int], None] | None = None
@@ -154,5 +173,5 @@ class SceneSimulation:
             v=self.v.copy(),
             status=status,
             q_path=q_path,
-            limit_violation={k: max(v, 0.0) for k, v in self.violation.items()},
+            limit_violation={k: max(v, 0.0) for k, v in self._violations().items()},
         )
