@@ -16,10 +16,10 @@ the unactuated (free-flyer) and actuated DOFs, :meth:`ContactConstraints.update`
 * bounds on the normal forces (:meth:`ContactLayout.wrench_bounds`) — only where they add to the cone
   (which already implies f_z ≥ 0): ``fz_min > 0`` or a finite ``fz_max``.
 
-J_c and a_c come from the robot's world-aligned views rotated into the contact axes:
-``J_c = diag(Rᵀ, Rᵀ) J_LWA`` and ``a_c = diag(Rᵀ, Rᵀ) a_LWA`` (the classical acceleration of the origin
-and the angular acceleration are free vectors). The arrays returned are new at every update (problems
-handed out never share memory with the scene).
+J_c and a_c are Pinocchio's ``getFrameJacobian`` and ``getFrameClassicalAcceleration`` (``LOCAL``) on the
+calling thread's ``robot.data`` right after :meth:`~wbcpy.RobotModel.mass_matrix_view` filled it for the
+current state (``computeAllTerms``: joint placements, Jacobians and the q̈ = 0 accelerations are there).
+The arrays returned are new at every update (problems handed out never share memory with the scene).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pinocchio as pin
 
 from .contacts import Contact
 
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
     from ..robot import RobotModel
 
 __all__ = ["ContactConstraints", "ContactLayout", "index_or_slice"]
+
+_LOCAL = pin.ReferenceFrame.LOCAL
+_jacobian, _acceleration = pin.getFrameJacobian, pin.getFrameClassicalAcceleration
 
 
 def index_or_slice(idx: np.ndarray) -> slice | np.ndarray:
@@ -122,6 +126,8 @@ class ContactConstraints:
         self._mw = n - nv
         self._J = np.zeros((self._mw, nv))  # stacked contact Jacobians (contact axes)
         self._acc = np.zeros(self._mw)
+        self._targets = [(fid, self._J[r0 : r0 + m], self._acc[r0 : r0 + m])
+                         for fid, (r0, m) in zip(self._fids, self._rows, strict=True)]  # fmt: skip
         cones = [c.cone() for c in layout.contacts]
         m_cone = sum(U.shape[0] for U in cones)
         self._cone = np.zeros((m_cone, n))
@@ -149,16 +155,12 @@ class ContactConstraints:
         return self._J
 
     def _contact_rows(self) -> None:
-        """J_c and a_c of every active contact, in its own axes, into the preallocated buffers."""
-        robot, J, acc = self.robot, self._J, self._acc
-        for fid, (r0, size) in zip(self._fids, self._rows, strict=True):
-            J_lwa, a_lwa = robot.frame_jacobian_bias_view(fid)
-            Rt = robot.frame_placement_view(fid).rotation.T
-            np.dot(Rt, J_lwa[:3], out=J[r0 : r0 + 3])
-            np.dot(Rt, a_lwa[:3], out=acc[r0 : r0 + 3])
-            if size == 6:
-                np.dot(Rt, J_lwa[3:], out=J[r0 + 3 : r0 + 6])
-                np.dot(Rt, a_lwa[3:], out=acc[r0 + 3 : r0 + 6])
+        """J_c and a_c of every active contact, in its own axes, into the preallocated buffers (the
+        robot's data holds the current state's ``computeAllTerms``: see the module docstring)."""
+        model, data = self.robot.model, self.robot.data
+        for fid, J, acc in self._targets:
+            J[:] = _jacobian(model, data, fid, _LOCAL)[: J.shape[0]]
+            acc[:] = _acceleration(model, data, fid, _LOCAL).vector[: acc.shape[0]]
 
     def update(self) -> tuple[np.ndarray | None, ...]:
         """The constraints at the robot's current state: ``(E, f, C, lbC, ubC, T, h_a)``, new arrays.

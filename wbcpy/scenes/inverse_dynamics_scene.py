@@ -240,8 +240,8 @@ class InverseDynamicsScene(AccelerationScene):
         plan = self._plan
         if plan is None or not plan.valid(now):
             plan = self._plan = ScenePlan(self._groups, now, robot.nv, layout.n)
+        E, f, C, lo, hi, T, h_a = self._constraints.update()  # first: computeAllTerms serves the tasks too
         plan.fill()
-        E, f, C, lo, hi, T, h_a = self._constraints.update()
         levels: list[QPLevel] = []
         last = len(plan.levels) - 1
         for i, lp in enumerate(plan.levels):
