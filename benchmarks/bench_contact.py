@@ -80,6 +80,7 @@ class WbcpyTalosStanding:
         self.states = peer.states
         self.robot = peer.wbc_robot.copy()  # its own data: the peer's robot stays untouched
         robot = self.robot
+        self.model = robot.model
         q0 = peer.states[0][1]
         self.scene = scene = InverseDynamicsScene(robot, solver=solver)
         scene.set_contacts([SurfaceContact(f, half_size=SOLE_HALF_SIZE, mu=MU) for f in SOLES])

@@ -88,6 +88,20 @@ def check_physics(robot, scene, q, v, contacts: list[OracleContact], effort_limi
     return qdd, wrenches, tau
 
 
+def assert_exact(robot, scene, problem, frames, qtol: float = 1e-8, wtol: float = 1e-6):
+    """The scene's q̈ is the oracle problem's optimum (relative ``qtol``) and its wrenches the least-norm
+    split at it (``wtol``·mg); returns the optimum."""
+    opt = problem.task_optimum()
+    qdd = scene.get_solver_output_raw()
+    np.testing.assert_allclose(qdd, opt.qdd, rtol=0, atol=qtol * (1 + np.abs(opt.qdd).max()))
+    split = problem.least_norm_wrenches(opt.qdd, opt.wrenches)
+    mg = robot.total_mass * G0
+    wrenches = scene.get_contact_wrenches()
+    for frame, theirs in zip(frames, split, strict=True):
+        np.testing.assert_allclose(wrenches[frame], theirs, rtol=0, atol=wtol * mg)
+    return opt
+
+
 def _as_contact(c: OracleContact) -> SurfaceContact | PointContact:
     if c.half_size is None:
         return PointContact(c.frame, mu=c.mu, fz_min=c.fz_min, fz_max=c.fz_max)

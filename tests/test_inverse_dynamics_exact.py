@@ -22,7 +22,7 @@ from _contact_oracle import (
     talos_half_sitting,
     talos_standing,
 )
-from _id_helpers import G0, SOLES, solve_talos, talos_scene
+from _id_helpers import G0, SOLES, assert_exact, solve_talos, talos_scene
 
 from wbcpy import load_robot
 from wbcpy.scenes import AccelerationScene, InverseDynamicsScene
@@ -171,10 +171,4 @@ def test_directions_no_task_covers_keep_the_regularised_optimum(talos) -> None:
     scene.solve(scene.update())
     contacts = [OracleContact(f, 0.5, TALOS_SOLE) for f in SOLES]
     problem = ContactProblem(model, q, v, contacts, [com_task(model, q, v, com, 1.0)], regularization=1e-4)
-    opt = problem.task_optimum()
-    qdd = scene.get_solver_output_raw()
-    np.testing.assert_allclose(qdd, opt.qdd, rtol=0, atol=1e-8 * (1 + np.abs(opt.qdd).max()))
-    split = problem.least_norm_wrenches(opt.qdd, opt.wrenches)
-    mg = robot.total_mass * G0
-    for frame, theirs in zip(SOLES, split, strict=True):
-        np.testing.assert_allclose(scene.get_contact_wrenches()[frame], theirs, rtol=0, atol=1e-6 * mg)
+    assert_exact(robot, scene, problem, SOLES)

@@ -21,7 +21,7 @@ from _contact_oracle import (
     rigid_contact_velocity,
     talos_half_sitting,
 )
-from _id_helpers import G0, SOLES, actuated_joints, check_physics, solve_talos, talos_scene
+from _id_helpers import G0, SOLES, actuated_joints, assert_exact, check_physics, solve_talos, talos_scene
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_inverse_dynamics_exact import CASES
@@ -31,6 +31,7 @@ from wbcpy.errors import QPSolveError
 from wbcpy.qp import QPSolver, available_solvers, default_solver
 from wbcpy.robots import example_robot_data_dir
 from wbcpy.scenes import InverseDynamicsScene, PointContact
+from wbcpy.scenes.inverse_dynamics_scene import BACKEND_OPTIONS
 from wbcpy.tasks import ComReference, JointReference
 
 
@@ -121,20 +122,14 @@ def test_quadruped_on_point_contacts_is_exact_and_physical(solo) -> None:
     check_physics(robot, scene, q, v, contacts, limits)
     tasks = [com_task(model, q, v, com, 1.0), posture_task(model, post, 1e-2)]
     problem = ContactProblem(model, q, v, contacts, tasks, limits, regularization=1e-8)
-    opt = problem.task_optimum()
-    qdd = scene.get_solver_output_raw()
-    np.testing.assert_allclose(qdd, opt.qdd, rtol=0, atol=1e-8 * (1 + np.abs(opt.qdd).max()))
-    split = problem.least_norm_wrenches(opt.qdd, opt.wrenches)
-    mg = robot.total_mass * G0
-    for f, w in zip(SOLO_FEET, split, strict=True):
-        np.testing.assert_allclose(scene.get_contact_wrenches()[f], w, rtol=0, atol=1e-6 * mg)
+    assert_exact(robot, scene, problem, SOLO_FEET)
 
 
 @pytest.mark.parametrize("name", available_solvers())
 def test_every_backend_agrees_or_raises(talos, name: str) -> None:
-    """Each installed backend (no rescue) gives the default backend's answer to 1e-5 relative, or raises
-    QPSolveError; the default backend solves every case (also the lifted foot: f_z = 0, all 16 cone rows
-    of that sole active)."""
+    """Each installed backend (no rescue; the scene's options for it) gives the default backend's answer to
+    1e-5 relative, or raises QPSolveError; the default backend solves every case (also the lifted foot:
+    f_z = 0, all 16 cone rows of that sole active)."""
     robot, q = talos
     model = robot.model
     mg = robot.total_mass * G0
@@ -144,8 +139,10 @@ def test_every_backend_agrees_or_raises(talos, name: str) -> None:
         options = {"effort_limits": {"leg_left_4_joint": 60.0}} if tight else {}
         args = (robot, q, np.zeros(model.nv), com, post)
         ref = solve_talos(talos_scene(robot, mu=mu, feet=feet, fz_max=fz_frac * mg, **options), *args)
-        scene = talos_scene(robot, mu=mu, feet=feet, fz_max=fz_frac * mg, solver=QPSolver(name, rescue=None),
-                            **options)  # fmt: skip
+        solver = QPSolver(
+            name, rescue=None, **BACKEND_OPTIONS.get(name, {})
+        )  # the scene's options per backend
+        scene = talos_scene(robot, mu=mu, feet=feet, fz_max=fz_frac * mg, solver=solver, **options)
         try:
             qdd, wrenches, tau = solve_talos(scene, *args)
         except QPSolveError as exc:

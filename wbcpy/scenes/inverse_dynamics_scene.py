@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError
-from ..qp import HierarchicalQP, QPLevel
+from ..qp import HierarchicalQP, QPLevel, QPSolver, default_solver
 from ..robot import RobotModel
 from ..tasks import Task, TaskConfig
 from ._plan import ScenePlan
@@ -47,6 +47,21 @@ from .joint_command import JointCommand, NoSolutionError
 from .wrench_task import WrenchTask
 
 __all__ = ["AccelerationSceneTSID", "InverseDynamicsScene"]
+
+
+#: backend options the scene's levels need: its level 0 is semidefinite in the wrench split (no row
+#: covers it), where DAQP runs proximal-point iterations whose default stopping tolerance leaves a
+#: stationarity error of ~1e-4 relative that the KKT certificate rightly rejects; 1e-12 costs a few
+#: iterations more
+BACKEND_OPTIONS: dict[str, dict[str, Any]] = {"daqp": {"eta_prox": 1e-12}}
+
+
+def _solver(solver: Any) -> Any:
+    """A backend name (or None: the default backend) as a QPSolver with :data:`BACKEND_OPTIONS`."""
+    if solver is None or (isinstance(solver, str) and solver):
+        name = solver if solver is not None else default_solver()
+        return QPSolver(name, **BACKEND_OPTIONS.get(name, {}))  # (an unknown name: ConfigKeyError)
+    return solver
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -98,14 +113,16 @@ class InverseDynamicsScene(AccelerationScene):
 
         Args:
             robot: the robot (a free-flyer joint is unactuated; every other DOF has an actuator).
-            solver, dt, regularization, joint_limits, clock, options: as :class:`AccelerationScene`.
+            solver: as :class:`AccelerationScene`; a backend name (or None) gets the options of
+                :data:`BACKEND_OPTIONS` (daqp: ``eta_prox=1e-12``); a QPSolver is used as given.
+            dt, regularization, joint_limits, clock, options: as :class:`AccelerationScene`.
             effort_limits: False, True (URDF limits) or ``{joint_name: limit}`` (N·m or N; the others keep
                 their URDF limit): hard bounds |τ_j| ≤ limit (:mod:`~wbcpy.scenes.effort_limits`).
 
         Raises:
             ConfigError: an invalid option (field named); ConfigKeyError for unknown names.
         """
-        super().__init__(robot, solver, dt, regularization, joint_limits, clock, **options)
+        super().__init__(robot, _solver(solver), dt, regularization, joint_limits, clock, **options)
         self.effort_limit = effort_limit_vector(robot, effort_limits, self._actuated)
         self.effort_limits = effort_limits
         self._contacts: list[Contact] = []

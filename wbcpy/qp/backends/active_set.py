@@ -29,10 +29,7 @@ _DAQP_EXIT = {
 class DaqpBackend(Backend):
     """DAQP (dual active-set, dense): ``blower ≤ [I; C; A] x ≤ bupper`` with equality flags.
 
-    Default options: ``primal_tol = 1e-10`` (DAQP's default 1e-6 would let bounds be violated by 1e-6) and
-    ``eta_prox = 1e-12``: on a semidefinite H (variables no row covers, e.g. an inverse-dynamics scene's
-    contact-wrench split) DAQP runs proximal-point iterations, whose default stopping tolerance leaves a
-    stationarity error of ~1e-4 relative that no certificate accepts; 1e-12 costs a few iterations more.
+    Default options: ``primal_tol = 1e-10`` (DAQP's default 1e-6 would let bounds be violated by 1e-6).
     Warm start passes the previous solution as ``primal_start`` (initial working set).
 
     Fallback: on strongly degenerate, badly conditioned problems (many active bounds and directions of
@@ -43,7 +40,7 @@ class DaqpBackend(Backend):
 
     name: ClassVar[str] = "daqp"
     exact: ClassVar[bool] = True
-    defaults: ClassVar[dict[str, Any]] = {"primal_tol": 1e-10, "eta_prox": 1e-12}
+    defaults: ClassVar[dict[str, Any]] = {"primal_tol": 1e-10}
 
     def __init__(self, warm_start: bool = True, options: dict[str, Any] | None = None) -> None:
         import daqp
