@@ -2,7 +2,7 @@
 
 1. jspace (Stanford-WBC): the PUMA 560 at a named configuration — M, g, b and the end-effector Jacobian.
 2. arl (AUTh-ARL): the bimanual robot as named kinematic chains — its chain table.
-3. AccelerationScene (ARC-OPT wbc): a 1.5 s closed-loop reach of the 7-DOF arm (Cartesian task over a
+3. AccelerationScene (ARC-OPT wbc): a 1.2 s closed-loop reach of the 7-DOF arm (Cartesian task over a
    posture task, joint limits on) with the chosen QP backend — status table and time per control step.
 4. MultiRefMinJerkCtrl (iCub iKin): a minimum-jerk reach of the same arm — steps to target, final error.
 5. InverseDynamicsScene (ARC-OPT AccelerationSceneTSID, TSID): Talos shifts its weight onto the left foot,
@@ -39,6 +39,7 @@ import pinocchio as pin
 from .arl import Model as ArlModel
 from .demo_talos import TalosRun as TalosRunType
 from .demo_talos import animate_talos
+from .file_writers import FileWriters
 from .ik import CtrlPose, MultiRefMinJerkCtrl
 from .ik.reaching import ReachResult, run_reach
 from .jspace import Model as JspaceModel
@@ -64,7 +65,7 @@ DEMO_SCENE: dict = {
     "robot": "lwr4",
     "q0": list(ARM_Q0),
     "dt": 0.005,
-    "duration": 1.5,
+    "duration": 1.2,
     "joint_limits": True,
     "tasks": [
         {
@@ -299,14 +300,10 @@ def _plots(out: TextIO, folder: Path, parts: dict[str, Any]) -> list[Path]:
     return written
 
 
-def _animations(out: TextIO, folder: Path, parts: dict[str, Any]) -> list[Path]:
-    """Step 7: one HTML animation per entry of ``animations`` (file name -> writer)."""
-    from .viz import INSTALL_HINT, animate_reach, animate_scene, have_viz
+def _animation_writers(parts: dict[str, Any]) -> dict[str, Callable[[Path], Path]]:
+    """Step 7: one HTML animation per entry (file name -> writer)."""
+    from .viz import animate_reach, animate_scene
 
-    if not have_viz():
-        out.write(f"== 7. animations: skipped, the viz extra is not installed ({INSTALL_HINT})\n")
-        return []
-    folder.mkdir(parents=True, exist_ok=True)
     animations: dict[str, Callable[[Path], Path]] = {}
     if "scene" in parts:
         animations["scene_reach.html"] = lambda p: animate_scene(
@@ -316,9 +313,31 @@ def _animations(out: TextIO, folder: Path, parts: dict[str, Any]) -> list[Path]:
         animations["reach.html"] = lambda p: animate_reach(parts["reach_ctrl"].chain, parts["reach"], p)
     if isinstance(parts.get("talos"), TalosRunType):
         animations["talos.html"] = lambda p: animate_talos(parts["talos"], p)
-    written = [write(folder / name) for name, write in animations.items()]
-    out.write("== 7. animations (open from disk, no network)\n" + "".join(f"wrote {p}\n" for p in written))
-    return written
+    return animations
+
+
+class _Animations:
+    """Step 7, written in a forked process while this one draws the plots (:mod:`wbcpy.file_writers`)."""
+
+    def __init__(self, out: TextIO, folder: Path, parts: dict[str, Any], background: bool) -> None:
+        from .viz import INSTALL_HINT, have_viz
+
+        self.out, self._writers = out, None
+        if not have_viz():
+            out.write(f"== 7. animations: skipped, the viz extra is not installed ({INSTALL_HINT})\n")
+            return
+        folder.mkdir(parents=True, exist_ok=True)
+        self._writers = FileWriters(_animation_writers(parts), folder, background)
+
+    def result(self) -> list[Path]:
+        """The files written (waits for them); raises WbcpyError when a writer failed."""
+        if self._writers is None:
+            return []
+        paths = self._writers.result()
+        self.out.write(
+            "== 7. animations (open from disk, no network)\n" + "".join(f"wrote {p}\n" for p in paths)
+        )
+        return paths
 
 
 def run_demo(
@@ -328,6 +347,7 @@ def run_demo(
     out: TextIO | None = None,
     progress: bool = True,
     parts: tuple[str, ...] | None = None,
+    background: bool = True,
 ) -> DemoResult:
     """Run the demo's :data:`PARTS`, printing to ``out`` (default stdout); returns what they computed.
 
@@ -337,18 +357,21 @@ def run_demo(
         plots: write the plots (skipped with a note when matplotlib is missing).
         progress: draw a progress bar on stderr during the scene simulation.
         parts: keys of the parts to run (default: all, in :data:`PARTS` order).
+        background: write the HTML animations in a forked process while the plots are drawn (where
+            fork exists); False: one after the other, in this process.
     """
     ctx = DemoContext(out if out is not None else sys.stdout, solver, progress)
     for key, part in PARTS:
         if parts is None or key in parts:
             ctx.results[key] = part(ctx)
     result = DemoResult(ctx.results)
+    animations = _Animations(ctx.out, Path(out_dir), ctx.results, background) if plots else None
     if not plots:
         ctx.out.write("== 6. plots: off (--no-plots)\n")
     elif not have_matplotlib():
         ctx.out.write("== 6. plots: skipped, matplotlib is not installed (pip install 'wbcpy[plot]')\n")
     else:
         result.plots = _plots(ctx.out, Path(out_dir), ctx.results)
-    if plots:
-        result.animations = _animations(ctx.out, Path(out_dir), ctx.results)
+    if animations is not None:
+        result.animations = animations.result()
     return result

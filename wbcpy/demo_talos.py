@@ -10,7 +10,7 @@ entry; in double support the split of the weight is free, so it sets the split w
 reference ramps the sole's share of the weight down before lift-off and back up after touch-down.
 Effort limits: the URDF's. The sequence (:data:`PHASES`):
 
-1. ``shift``  — the COM moves over the left sole's centre;
+1. ``shift``  — the COM moves over the left sole's centre (0.8 s);
 2. ``unload`` — the wrench task brings the right sole's wrench smoothly to zero (nothing jumps at
    lift-off);
 3. ``lift``   — the right contact is deactivated and the foot rises 5 cm (minimum-jerk);
@@ -47,14 +47,15 @@ MU = 0.3
 LIFT_HEIGHT = 0.05  # m
 #: (name, start, end) in seconds
 PHASES = (
-    ("shift", 0.0, 1.0),
-    ("unload", 1.0, 1.3),
-    ("lift", 1.3, 1.8),
-    ("down", 1.8, 2.3),
-    ("reload", 2.3, 2.6),
-    ("back", 2.6, 3.6),
-    ("hold", 3.6, 3.8),
+    ("shift", 0.0, 0.8),
+    ("unload", 0.8, 1.0),
+    ("lift", 1.0, 1.45),
+    ("down", 1.45, 1.9),
+    ("reload", 1.9, 2.1),
+    ("back", 2.1, 2.9),
+    ("hold", 2.9, 3.1),
 )
+_T = {name: (start, end) for name, start, end in PHASES}
 
 
 def _min_jerk(s: float) -> tuple[float, float, float]:
@@ -170,16 +171,16 @@ class _Controller:
         self.tasks = {name: scene.get_task(name) for name in ("com", "posture", "foot")}
 
     def com_target(self, t: float) -> tuple[np.ndarray, ...]:
-        if t < 1.0:
-            return _blend(self.com0, self.com_left, t, 0.0, 1.0)
-        if t < 2.6:
+        if t < _T["shift"][1]:
+            return _blend(self.com0, self.com_left, t, *_T["shift"])
+        if t < _T["back"][0]:
             return self.com_left, np.zeros(3), np.zeros(3)
-        return _blend(self.com_left, self.com0, t, 2.6, 3.6)
+        return _blend(self.com_left, self.com0, t, *_T["back"])
 
     def foot_target(self, t: float) -> tuple[pin.SE3, np.ndarray, np.ndarray]:
         p0 = self.foot0.translation
         top = p0 + np.array([0.0, 0.0, LIFT_HEIGHT])
-        p, dp, ddp = _blend(p0, top, t, 1.3, 1.8) if t < 1.8 else _blend(top, p0, t, 1.8, 2.3)
+        p, dp, ddp = _blend(p0, top, t, *_T["lift"]) if t < _T["down"][0] else _blend(top, p0, t, *_T["down"])
         return (
             pin.SE3(self.foot0.rotation, p),
             np.concatenate((dp, np.zeros(3))),
@@ -189,23 +190,23 @@ class _Controller:
     def events(self, t: float, dt: float) -> None:
         """Contact switches, activations and the wrench reference at time t."""
         scene = self.scene
-        loading = 1.0 <= t < 2.6
+        (u0, u1), (r0, r1) = _T["unload"], _T["reload"]
+        loading = u0 <= t < r1
         if loading != (scene.get_task("unload").activation > 0.0):
             if loading:
                 self.share = scene.get_contact_wrenches()[FEET[1]]
             scene.set_task_activation("unload", 1.0 if loading else 0.0)
         if loading:
-            part = 1.0 - _min_jerk((t - 1.0) / 0.3)[0] if t < 2.3 else _min_jerk((t - 2.3) / 0.3)[0]
+            part = 1.0 - _min_jerk((t - u0) / (u1 - u0))[0] if t < r0 else _min_jerk((t - r0) / (r1 - r0))[0]
             scene.set_reference("unload", WrenchReference(part * self.share))
-        lifted = 1.3 <= t < 2.3 - 0.5 * dt
+        lifted = _T["lift"][0] <= t < _T["down"][1] - 0.5 * dt
         if lifted == (FEET[1] in scene.active_contact_frames):
             scene.set_contact_active(FEET[1], not lifted)
             scene.set_task_activation("foot", 1.0 if lifted else 0.0)
 
-    def step(self, t: float, dt: float) -> None:
+    def solve(self, t: float) -> None:
         """References for the robot's current state at time t, then update + solve."""
         scene, tasks = self.scene, self.tasks
-        self.events(t, dt)
         scene.set_reference("com", self.com_pd.reference(tasks["com"], *self.com_target(t)))
         scene.set_reference("posture", self.posture_pd.reference(tasks["posture"], self.posture_target))
         if tasks["foot"].activation > 0.0:
@@ -235,8 +236,10 @@ def run_talos(
     rec.sample(0, q0, None, ctrl.scene.active_contact_frames)
     soles = {f: _sole_corners(robot, f) for f in FEET}
     for k in range(steps):
+        ctrl.events(k * dt, dt)
+        robot.update(*plant.sync())  # a foot put down lands (impact) before the controller sees the state
         t0 = time.perf_counter()
-        ctrl.step(k * dt, dt)
+        ctrl.solve(k * dt)
         rec.step_us[k] = (time.perf_counter() - t0) * 1e6
         rec.tau[k] = ctrl.scene.get_joint_torques()
         q, v, _ = plant.step()
@@ -245,7 +248,7 @@ def run_talos(
         if progress is not None:
             progress(k + 1, steps)
     apex = ctrl.foot0.translation + np.array([0.0, 0.0, LIFT_HEIGHT])
-    at_apex = round(1.8 / dt)
+    at_apex = round(_T["down"][0] / dt)
     margins = [
         _support_margin(rec.com[k, :2], [soles[f] for f, a in zip(FEET, rec.active[k], strict=True) if a])
         for k in range(steps + 1)

@@ -124,10 +124,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``scene`` command."""
     parser = subparsers.add_parser(
         "scene",
-        help="simulate an AccelerationScene from a YAML file (PD targets, closed loop)",
+        help="simulate a scene from a YAML file (PD targets, closed loop; with contacts: torques)",
         description=(
             "Run a closed-loop simulation of the scene in CONFIG.yaml: PD references towards the task "
-            "targets, update()+solve(), semi-implicit Euler integration of q̈. See examples/scene_reach.yaml."
+            "targets, update()+solve(), semi-implicit Euler integration of q̈ (a file with contacts: the "
+            "InverseDynamicsScene's torques in rigid-contact simulation). See examples/scene_reach.yaml and "
+            "examples/talos_balance.yaml."
         ),
     )
     parser.add_argument("config", metavar="CONFIG.yaml", help="scene file")

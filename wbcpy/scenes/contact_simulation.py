@@ -315,13 +315,21 @@ class ContactPlant:
         self._effort = scene.effort_limit
         self.violation = {"friction cone": 0.0, "normal force": 0.0, "effort": 0.0}
 
-    def step(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Apply the scene's last τ for one step; returns the new (q, v) and the simulated q̈."""
-        sim, scene = self.sim, self.scene
-        active = scene.active_contact_frames
+    def sync(self) -> tuple[np.ndarray, np.ndarray]:
+        """Give the simulation the scene's active contacts (a contact put down is an inelastic impact:
+        the velocity jumps); returns the state (q, v), which the controller should see before it solves."""
+        sim = self.sim
+        active = self.scene.active_contact_frames
         if active != sim.active_frames:
             for frame in set(active) ^ set(sim.active_frames):
                 sim.set_contact_active(frame, frame in active)
+        return sim.q, sim.v
+
+    def step(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Apply the scene's last τ for one step (after :meth:`sync`); returns the new (q, v) and the
+        simulated q̈."""
+        sim, scene = self.sim, self.scene
+        self.sync()
         tau = scene.get_joint_torques()
         wrenches = sim.step(tau)
         viol = self.violation
