@@ -228,13 +228,18 @@ def accuracy(peer: TsidTalosStanding | WbcpyTalosStanding, n_states: int) -> dic
     }
 
 
-def _run(fns: list[Callable[[], None]], labels: list[str], repeat: int, block: int, title: str) -> np.ndarray:
-    """One interleaved run: prints the table, returns the per-block ratios wbcpy / TSID (1e-5)."""
-    samples = interleaved_blocks(fns, repeat, block)
+def _table(samples: list[np.ndarray], labels: list[str], title: str) -> None:
     floor, *rest = (_timing(s) for s in samples)
     rows = [Row(labels[0], floor)] + [Row(label, t, floor) for label, t in zip(labels[1:], rest, strict=True)]
     print_table(rows, title=title)
-    return np.median(samples[3], axis=1) / np.median(samples[1], axis=1)
+
+
+def _run(fns: list[Callable[[], None]], labels: list[str], repeat: int, block: int, title: str):
+    """One interleaved run: prints the table, returns the samples and the per-block ratios wbcpy / TSID
+    (1e-5)."""
+    samples = interleaved_blocks(fns, repeat, block)
+    _table(samples, labels, title)
+    return samples, np.median(samples[3], axis=1) / np.median(samples[1], axis=1)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -258,15 +263,18 @@ def main(argv: list[str] | None = None) -> None:
         f"wbcpy InverseDynamicsScene step [{ours.scene.solver.name}]",
     ]
     fns = [floor_step(peers[0]), peers[0].step, peers[1].step, ours.step]
-    ratios = []
+    ratios, pooled = [], [[] for _ in fns]
     for run in range(args.runs):
         title = f"Talos standing, one control step, run {run + 1}/{args.runs} (pin {pin.__version__}, " \
                 f"{args.repeat} samples per row)"  # fmt: skip
-        r = _run(fns, labels, args.repeat, args.block, title)
+        samples, r = _run(fns, labels, args.repeat, args.block, title)
         ratios.append(r)
+        for acc, x in zip(pooled, samples, strict=True):
+            acc.append(x)
         print(
             f"  wbcpy / TSID (1e-5), per block: median {np.median(r):.2f}, p95 {np.percentile(r, 95):.2f}\n"
         )
+    _table([np.vstack(x) for x in pooled], labels, f"all {args.runs} runs pooled")
     r = np.concatenate(ratios)
     medians = [float(np.median(x)) for x in ratios]
     print(
