@@ -18,6 +18,7 @@ from _contact_oracle import (
     TALOS_SOLE,
     ContactProblem,
     OracleContact,
+    TaskRows,
     com_task,
     talos_half_sitting,
     talos_standing,
@@ -155,20 +156,31 @@ def test_single_support_wrench_and_torque_are_unique(talos) -> None:
     np.testing.assert_allclose(tau, problem.torques(opt.qdd, opt.wrenches), rtol=0, atol=1e-7 * mg)
 
 
-def test_directions_no_task_covers_keep_the_regularised_optimum(talos) -> None:
-    """A COM task alone leaves most of q̈ to the regulariser λ‖q̈‖²: q̈ must be that level's optimum (the
-    least-norm wrench level below may not move it to shrink the wrenches). λ = 1e-4 keeps the oracle's
-    proximal iterations short."""
+@pytest.mark.parametrize("legs", [False, True])
+def test_directions_no_task_covers_keep_the_regularised_optimum(talos, legs: bool) -> None:
+    """A COM task (and a posture task on the legs only) leaves most of q̈ to the regulariser λ‖q̈‖²: q̈ must
+    be that level's optimum (the least-norm wrench level below may not move it to shrink the wrenches).
+    λ = 1e-4 keeps the oracle's proximal iterations short."""
     robot, q = talos
     model = robot.model
     com = np.array([0.2, -0.3, 0.4])
     scene = InverseDynamicsScene(robot, regularization=1e-4)
     scene.set_contacts([{"type": "surface", "frame": f, "half_size": TALOS_SOLE, "mu": 0.5} for f in SOLES])
-    scene.configure([{"name": "com", "type": "com"}])
+    leg_joints = [n for n in robot.joint_names if n.startswith("leg_")]
+    post = np.linspace(-1.0, 1.0, len(leg_joints))
+    configs = [{"name": "com", "type": "com"}]
+    if legs:
+        configs.append({"name": "legs", "type": "jnt", "joint_names": leg_joints, "weights": [1e-2] * 12})
+    scene.configure(configs)
     v = np.zeros(model.nv)
     robot.update(q, v)
     scene.set_reference("com", ComReference(com))
+    tasks = [com_task(model, q, v, com, 1.0)]
+    if legs:
+        scene.set_reference("legs", JointReference(post))
+        rows = np.eye(model.nv)[[robot.joint_v_index(n) for n in leg_joints]]
+        tasks.append(TaskRows(rows, post, np.full(12, 1e-2)))
     scene.solve(scene.update())
     contacts = [OracleContact(f, 0.5, TALOS_SOLE) for f in SOLES]
-    problem = ContactProblem(model, q, v, contacts, [com_task(model, q, v, com, 1.0)], regularization=1e-4)
+    problem = ContactProblem(model, q, v, contacts, tasks, regularization=1e-4)
     assert_exact(robot, scene, problem, SOLES)

@@ -11,7 +11,9 @@ Variables ``x = (q̈, w_1, …, w_k)``: joint accelerations and one wrench per a
   (wrench tasks: rows on their contact's wrench, :mod:`~wbcpy.scenes.wrench_task`) and the regulariser
   λ/ω_j on q̈ only, never on the wrenches;
 * exactness: the last task level writes its regulariser as rows √(λ/ω_j) e_j with target 0 (same cost)
-  instead of a diagonal term, so that "lower levels keep A x = A x*" fixes q̈ at that level's optimum;
+  instead of a diagonal term, so that "lower levels keep A x = A x*" fixes q̈ at that level's optimum
+  (DOFs that an active joint-task row of that level selects keep the diagonal term: that row fixes them
+  already);
 * a final level min Σ_c ‖w_c‖²: among the wrenches that realise the optimal q̈ (and the wrench tasks'
   optimal values), the least-norm one.
 
@@ -37,7 +39,7 @@ import numpy as np
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError
 from ..qp import HierarchicalQP, QPLevel, QPSolver, default_solver
 from ..robot import RobotModel
-from ..tasks import Task, TaskConfig
+from ..tasks import JointTask, Task, TaskConfig
 from ._plan import ScenePlan
 from .acceleration_scene import AccelerationScene
 from .contact_constraints import ContactConstraints, ContactLayout
@@ -72,22 +74,38 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 class _LayoutRows:
     """Constant arrays of one (layout, joint weights) pair, shared read-only by the levels handed out."""
 
-    __slots__ = ("lam", "reg", "wrench", "zeros_n", "zeros_nv", "zeros_w")
+    __slots__ = ("last", "n", "nv", "reg", "reg_q", "wrench", "zeros_n", "zeros_w")
 
     def __init__(self, reg_q: np.ndarray, nv: int, n: int) -> None:
-        lam = np.zeros((nv, n))
-        lam[np.arange(nv), np.arange(nv)] = np.sqrt(reg_q)
-        self.lam = _readonly(lam)
+        self.reg_q, self.nv, self.n = reg_q, nv, n
         reg = np.zeros(n)
         reg[:nv] = reg_q
         self.reg = _readonly(reg)
+        self.last: tuple | None = None  # (plan, λ rows, their targets, r) of the last task level
         self.zeros_n = _readonly(np.zeros(n))
-        self.zeros_nv = _readonly(np.zeros(nv))
         mw = n - nv
         wrench = np.zeros((mw, n))
         wrench[np.arange(mw), nv + np.arange(mw)] = 1.0
         self.wrench = _readonly(wrench)
         self.zeros_w = _readonly(np.zeros(mw))
+
+    def last_level(self, plan: ScenePlan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(λ rows, zero targets, diagonal r) of the plan's last task level (cached per plan): the
+        regulariser λ/ω_j stays diagonal on the DOFs an active joint-task row of that level selects, and
+        is a row √(λ/ω_j) e_j on the others (same cost; the rows then fix every q̈ direction below)."""
+        if self.last is None or self.last[0] is not plan:
+            nv, n = self.nv, self.n
+            covered = np.zeros(nv, dtype=bool)
+            for task, _ in plan.levels[-1].joint if plan.levels else ():
+                if isinstance(task, JointTask):
+                    covered[task.v_indices[task.weights > 0.0]] = True
+            free = np.flatnonzero(~covered)
+            lam = np.zeros((free.size, n))
+            lam[np.arange(free.size), free] = np.sqrt(self.reg_q[free])
+            reg = np.zeros(n)
+            reg[:nv][covered] = self.reg_q[covered]
+            self.last = (plan, _readonly(lam), _readonly(np.zeros(free.size)), _readonly(reg))
+        return self.last[1:]
 
 
 class InverseDynamicsScene(AccelerationScene):
@@ -261,15 +279,15 @@ class InverseDynamicsScene(AccelerationScene):
         plan.fill()
         levels: list[QPLevel] = []
         last = len(plan.levels) - 1
+        lam, lam_y, lam_r = rows.last_level(plan)
         for i, lp in enumerate(plan.levels):
             if i < last:
                 levels.append(QPLevel(lp.A.copy(), lp.y.copy(), rows.reg))
             else:  # λ as rows: the next level then keeps q̈ at this level's optimum
-                A = np.concatenate((lp.A, rows.lam))
-                levels.append(QPLevel(A, np.concatenate((lp.y, rows.zeros_nv)), rows.zeros_n))
+                levels.append(QPLevel(np.concatenate((lp.A, lam)), np.concatenate((lp.y, lam_y)), lam_r))
         prios = list(plan.priorities)
         if not levels:
-            levels.append(QPLevel(rows.lam.copy(), rows.zeros_nv.copy(), rows.zeros_n))
+            levels.append(QPLevel(lam.copy(), lam_y.copy(), lam_r))
             prios = [-1]
         first = levels[0]
         first.E, first.f, first.C, first.lbC, first.ubC = E, f, C, lo, hi
