@@ -21,9 +21,9 @@ from wbcpy.collision import (
     CollisionConstraint,
     Obstacle,
     Sphere,
-    find_srdf,
     load_collision_geometry,
 )
+from wbcpy.description import find_srdf
 from wbcpy.errors import ConfigError, ConfigKeyError
 from wbcpy.robots import example_robot_data_dir
 

@@ -29,7 +29,7 @@ def test_certificate_accepts_the_optimum_and_rejects_each_kind_of_error():
     H, g, lb, ub = np.eye(2), -t, np.zeros(2), np.ones(2)
     good = certify_box(H, g, np.array([1.0, 0.0]), lb, ub, 1e-6)
     assert good.ok and not good.marginal
-    np.testing.assert_allclose(good.z_box, [1.0, -0.5])  # H x + g + z_box = 0 on the active bounds
+    np.testing.assert_allclose(-good.gradient, [1.0, -0.5])  # z_box = −(H x + g) on the active bounds
     assert not certify_box(H, g, np.array([0.0, 0.0]), lb, ub, 1e-6).ok  # wrong side: gradient pushes out
     assert not certify_box(H, g, np.array([1.0, 0.3]), lb, ub, 1e-6).ok  # not stationary
     assert not certify_box(H, g, np.array([1.2, 0.0]), lb, ub, 1e-6).ok  # infeasible
@@ -165,7 +165,7 @@ def test_fixed_split():
                    (None, [-np.inf, 0.0])):  # fmt: skip
         with pytest.raises(InfeasibleBoundsError):
             FixedSplit(None if lb is None else np.array(lb), None if ub is None else np.array(ub), 2)
-    assert FixedSplit(np.full(2, -np.inf), np.full(2, np.inf), 2).lb is None
+    assert FixedSplit(np.full(2, -np.inf), np.full(2, np.inf), 2).fixed is None  # unbounded: nothing fixed
 
 
 # --------------------------------------------------------------------------------------- handed out

@@ -16,9 +16,9 @@ import pinocchio as pin
 import pytest
 
 from wbcpy import RobotModel
+from wbcpy.description import mesh_package_dirs, visual_model
 from wbcpy.errors import InvalidValueError, UnknownNameError, URDFError
 from wbcpy.robots import load_robot, shipped_robots_dir
-from wbcpy.viz.description import mesh_package_dirs, visual_model
 from wbcpy.viz.postures import parse_configuration
 
 SHIPPED = sorted(p.stem for p in shipped_robots_dir().glob("*.urdf"))

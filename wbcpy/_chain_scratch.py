@@ -12,7 +12,7 @@ import threading
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["ChainConfig", "PerThreadScratch", "Scratch"]
+__all__ = ["UNLOADED", "ChainConfig", "PerThreadScratch", "Scratch"]
 
 
 class ChainConfig:
@@ -51,17 +51,26 @@ class ChainConfig:
         self.plain = self.base_identity and not self.has_offset and nv > 1  # nv = 1: 1-D Jacobians
 
 
+#: the configuration of a scratch nothing was loaded into: an empty instance that is no chain's
+#: configuration, so the first :meth:`Scratch.load` check (``sc.cfg is not chain_cfg``) always loads
+UNLOADED: ChainConfig = ChainConfig.__new__(ChainConfig)
+
+
 class Scratch:
-    """One thread's ``pin.Data`` and full configuration buffer (set from ``cfg.q_rest``) for a chain."""
+    """One thread's ``pin.Data`` and full configuration buffer (set from ``cfg.q_rest``) for a chain.
+
+    ``cfg`` is the configuration loaded last (:data:`UNLOADED` before the first :meth:`load`).
+    """
 
     __slots__ = ("cfg", "data", "q")
 
     def __init__(self, model: pin.Model) -> None:
         self.data = model.createData()
         self.q = np.zeros(model.nq)
-        self.cfg: ChainConfig | None = None
+        self.cfg: ChainConfig = UNLOADED
 
     def load(self, cfg: ChainConfig) -> None:
+        """Take ``cfg`` and reset the configuration buffer to its rest configuration."""
         self.q = cfg.q_rest.copy()
         self.cfg = cfg
 

@@ -35,6 +35,7 @@ __all__ = [
 ]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+_T = TypeVar("_T")
 
 
 def exclusive(method: _F) -> _F:
@@ -72,7 +73,7 @@ def guarded_getter(path: str, doc: str, copy: bool = True) -> Callable[[Any], An
     return exclusive(getter)
 
 
-def clone(obj: Any, memo: dict[int, Any]) -> Any:
+def clone(obj: _T, memo: dict[int, Any]) -> _T:
     """A deep copy of ``obj`` (objects already in ``memo`` are shared), idle (its own ``_idle`` token).
 
     Call it from an :func:`exclusive` ``__copy__``/``__deepcopy__``, so no other thread changes ``obj``
@@ -81,7 +82,7 @@ def clone(obj: Any, memo: dict[int, Any]) -> Any:
     new = object.__new__(type(obj))
     memo[id(obj)] = new
     new.__dict__.update(_copy.deepcopy(snapshot_fields(obj), memo))
-    new._idle = [None]
+    new.__dict__["_idle"] = [None]
     return new
 
 

@@ -63,4 +63,5 @@ def rotation_from_axis_angle(axis: np.ndarray, angle: float, name: str) -> np.nd
         if angle != 0.0:
             raise InvalidValueError(name, (7,), None, reason="zero rotation axis with a non-zero angle")
         return np.eye(3)
-    return pin.exp3(axis * (math.remainder(angle, _TWO_PI) / norm))
+    rot: np.ndarray = pin.exp3(axis * (math.remainder(angle, _TWO_PI) / norm))
+    return rot

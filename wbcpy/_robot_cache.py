@@ -30,7 +30,7 @@ group (stamp)      Pinocchio                                                  pr
 from __future__ import annotations
 
 import threading
-from typing import Any, NamedTuple
+from typing import Final, NamedTuple
 
 import numpy as np
 import pinocchio as pin
@@ -51,8 +51,13 @@ __all__ = [
     "record",
 ]
 
-Q, V, A, SID, FRAMES = range(5)
-Record = tuple[Any, ...]
+Q: Final = 0
+V: Final = 1
+A: Final = 2
+SID: Final = 3
+FRAMES: Final = 4
+#: a state record: (q, v, a, state_id, frames), see the module docstring
+Record = tuple[np.ndarray | None, np.ndarray, np.ndarray | None, int, dict[int, np.ndarray]]
 #: result groups of :meth:`Workspace.fill` (and of ``RobotModel.precompute``)
 GROUPS = ("kinematics", "jacobians", "com", "dynamics", "minverse")
 
@@ -119,7 +124,12 @@ class Workspace:
         self.model = model
         self.data = data = model.createData()
         self.zero_v = np.zeros(nv)
-        self.kin = self.frames = self.jac = self.com = self.dyn = self.minv = None
+        self.kin: Record | None = None
+        self.frames: Record | None = None
+        self.jac: Record | None = None
+        self.com: Record | None = None
+        self.dyn: Record | None = None
+        self.minv: Record | None = None
         self.com_bias = np.zeros(3)
         self.minv_fresh: np.ndarray | None = None
         self._nv1 = nv == 1  # Pinocchio returns 1-D Jacobians then: reshaped to (6, 1) and (3, 1)
@@ -129,10 +139,11 @@ class Workspace:
         # numpy views of pin.Data results, taken once (each attribute access builds a new wrapper); data
         # is never replaced. data.M is column-major: when the bindings give it full and symmetric, its
         # transpose is the same matrix with a row-major layout, so copies are plain memory copies.
-        self.g, self.nle = data.g, data.nle
+        self.g: np.ndarray = data.g
+        self.nle: np.ndarray = data.nle
         self._Minv = np.zeros((nv, nv))
-        self.src_M = np.zeros((nv, nv)) if self._fill_M else data.M.T
-        self.src_Minv = self._Minv if self._fill_Minv else data.Minv
+        self.src_M: np.ndarray = np.zeros((nv, nv)) if self._fill_M else data.M.T
+        self.src_Minv: np.ndarray = self._Minv if self._fill_Minv else data.Minv
 
     # ------------------------------------------------------------------ kinematics
     def motion(self, st: Record, quantity: str) -> None:
@@ -182,7 +193,7 @@ class Workspace:
 
     def com_jacobian(self) -> np.ndarray:
         """``data.Jcom`` as a 3×nv view (after :meth:`com_terms`)."""
-        jcom = self.data.Jcom
+        jcom: np.ndarray = self.data.Jcom
         return jcom.reshape(3, 1) if self._nv1 else jcom
 
     def frame_jacobian(self, st: Record, fid: int, cache: bool = True) -> np.ndarray:
@@ -190,7 +201,7 @@ class Workspace:
         in the record unless ``cache`` is False (a caller that wants its own copy)."""
         if self.jac is not st:
             self.joint_jacobians(st, "frame Jacobian")
-        jac = pin.getFrameJacobian(self.model, self.data, fid, _LWA)  # a new array
+        jac: np.ndarray = pin.getFrameJacobian(self.model, self.data, fid, _LWA)  # a new array
         if self._nv1:
             jac = jac.reshape(6, 1)
         if cache:
@@ -201,7 +212,7 @@ class Workspace:
         """J̇q̇ of a frame origin (6, world axes) of record ``st``, cached in the record."""
         if self.kin is not st:
             self.motion(st, "frame bias")  # frame placements are not needed
-        bias = pin.getFrameClassicalAcceleration(self.model, self.data, fid, _LWA).vector.copy()
+        bias: np.ndarray = pin.getFrameClassicalAcceleration(self.model, self.data, fid, _LWA).vector.copy()
         st[FRAMES][~fid] = bias
         return bias
 

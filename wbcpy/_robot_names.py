@@ -45,13 +45,15 @@ class RobotNames:
         self._model = model
         self.nq, self.nv = int(model.nq), int(model.nv)
         self.n_frames = len(model.frames)
-        self.floating_base = model.njoints > 1 and model.joints[1].shortname() == "JointModelFreeFlyer"
+        self.floating_base: bool = model.njoints > 1 and model.joints[1].shortname() == "JointModelFreeFlyer"
         self.dofs = DofMap(model)
         self._frame_index = {model.frames[i].name: i for i in range(self.n_frames)}
         self._joint_index = {model.names[i]: i for i in range(1, model.njoints)}
         self._frame_names = tuple(f.name for f in model.frames)
         self._joint_names = tuple(model.names[1:])
-        self._link_names = tuple(f.name for f in model.frames if f.type == pin.FrameType.BODY)
+        self._link_names: tuple[str, ...] = tuple(
+            f.name for f in model.frames if f.type == pin.FrameType.BODY
+        )
         self._lower_q = _finite_or_inf(model.lowerPositionLimit)
         self._upper_q = _finite_or_inf(model.upperPositionLimit)
         vel = _finite_or_inf(model.velocityLimit)
@@ -165,7 +167,10 @@ class RobotNames:
         return np.array(pin.neutral(self._model))
 
 
-def forwarded(attr: str) -> property:
+def forwarded(attr: str) -> Any:
     """A read-only class member that is ``self.names.<attr>`` (a :class:`RobotNames` member: same name,
-    same docstring); how :class:`~wbcpy.RobotModel` exposes the names it is composed of."""
+    same docstring); how :class:`~wbcpy.RobotModel` exposes the names it is composed of.
+
+    It is a ``property`` (C-level getter, no Python call per access); typed ``Any`` so that the class
+    annotates each member with the type its instances hand out."""
     return property(operator.attrgetter(f"names.{attr}"), doc=getattr(RobotNames, attr).__doc__)

@@ -83,7 +83,9 @@ class RobotStateViews:
     @property
     def state(self) -> RobotState:
         """The current state as one consistent :class:`RobotState` (copies; StateNotSetError before)."""
-        q, v, a, sid = self._current("state")[:4]
+        q, v, a, sid, _ = self._st
+        if q is None:
+            raise StateNotSetError("state")
         return RobotState(sid, q.copy(), v.copy(), None if a is None else a.copy())
 
     def _current(self, quantity: str) -> Record:
@@ -95,7 +97,7 @@ class RobotStateViews:
     @property
     def q(self) -> np.ndarray:
         """Current configuration (copy)."""
-        return self._current("q")[0].copy()
+        return self.require_state("q").copy()
 
     @property
     def v(self) -> np.ndarray:
@@ -111,7 +113,7 @@ class RobotStateViews:
     @property
     def q_view(self) -> np.ndarray:
         """The current configuration without a copy (valid until the next update; never write to it)."""
-        return self._current("q")[0]
+        return self.require_state("q")
 
     @property
     def v_view(self) -> np.ndarray:
@@ -207,7 +209,8 @@ class RobotStateViews:
         ws, st = self._tls.ws, self._st
         if ws.com is not st:
             ws.com_terms(st, "centre of mass")
-        return ws.data.com[0]
+        com: np.ndarray = ws.data.com[0]
+        return com
 
     def joint_jacobians_view(self) -> np.ndarray:
         """Pinocchio's world-frame joint Jacobians ``data.J`` (6×nv) for the current state.
@@ -222,7 +225,8 @@ class RobotStateViews:
         ws, st = self._tls.ws, self._st
         if ws.jac is not st:
             ws.joint_jacobians(st, "joint Jacobians")
-        return ws.data.J
+        jacobians: np.ndarray = ws.data.J
+        return jacobians
 
     def com_jacobian_view(self) -> np.ndarray:
         """:meth:`com_jacobian` without the copy: the calling thread's ``data.Jcom`` (3×nv), computed

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pinocchio as pin
@@ -155,13 +155,22 @@ def as_bool(value: Any, name: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- arrays
+#: up to this size :func:`check_finite` sums in Python (0.3 µs for a 9-vector, where entering
+#: ``np.errstate`` alone costs 2 µs)
+_SMALL = 32
+
+
 def check_finite(x: np.ndarray, name: str) -> None:
     """Raise :class:`InvalidValueError` if ``x`` holds NaN or inf."""
     flat = x.ravel()
-    with np.errstate(all="ignore"):
-        total = float(flat.dot(flat))
-    if math.isfinite(total):
-        return
+    if flat.size <= _SMALL:  # a Python float sum never warns (overflow gives inf: then checked exactly)
+        if math.isfinite(sum(flat.tolist())):
+            return
+    else:
+        with np.errstate(all="ignore"):
+            total = float(flat.dot(flat))
+        if math.isfinite(total):
+            return
     if not np.isfinite(flat).all():
         bad = np.flatnonzero(~np.isfinite(flat))
         raise InvalidValueError(
@@ -273,7 +282,10 @@ def as_matrix(x: Any, shape: tuple[int | None, int | None], name: str) -> np.nda
 
 
 # ---------------------------------------------------------------------------------------------- names, SE3
-def lookup(index: Mapping[Any, Any], key: Any, kind: str) -> Any:
+_V = TypeVar("_V")
+
+
+def lookup(index: Mapping[Any, _V], key: Any, kind: str) -> _V:
     """``index[key]``, or :class:`UnknownNameError` listing close names (also for unhashable keys)."""
     try:
         return index[key]

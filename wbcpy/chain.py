@@ -140,7 +140,7 @@ class Chain:
         self._tls = _PerThread(model)
         self._bid, self._tid = bid, tid
         self.joint_ids = _frozen(np.array(path, dtype=np.intp))
-        self.joint_names = [model.names[jid] for jid in path]
+        self.joint_names: list[str] = [model.names[jid] for jid in path]
         self.n = len(path)
         self._shape = (self.n,)
         self.dof_indices = _frozen(np.array([model.joints[jid].idx_v for jid in path], dtype=np.intp))
@@ -249,7 +249,8 @@ class Chain:
 
     def clip(self, q_chain: Any) -> np.ndarray:
         """``q_chain`` clipped to [lower, upper] (continuous joints pass unchanged)."""
-        return np.clip(as_vector(q_chain, self.n, "q_chain"), self.lower, self.upper)
+        clipped: np.ndarray = np.clip(as_vector(q_chain, self.n, "q_chain"), self.lower, self.upper)
+        return clipped
 
     # ------------------------------------------------------------------ kinematics
     # Pinocchio's computeFrameJacobian and updateFramePlacement return new objects, so the results below
@@ -262,7 +263,8 @@ class Chain:
             if self._cols_all:
                 return J  # already a new array
             return J[:, self._cols].copy() if self._cols_is_slice else J[:, self._cols]
-        return cfg.R6 @ J[:, self._cols]
+        J_base: np.ndarray = cfg.R6 @ J[:, self._cols]
+        return J_base
 
     @staticmethod
     def _shift_to_offset(Jb: np.ndarray, oMt: pin.SE3, cfg: _Config) -> None:

@@ -30,21 +30,27 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pinocchio as pin
 
 from .controllers import CartesianPD, ComPD, JointPD
+from .robot import RobotModel
 from .robots import load_robot
 from .scenes import InverseDynamicsScene, SurfaceContact, WrenchReference
 from .scenes.contact_simulation import ContactPlant
+from .tasks import CartesianTask, ComTask, JointTask
 
 __all__ = ["FEET", "LIFT_HEIGHT", "PHASES", "SOLE_HALF_SIZE", "TalosRun", "animate_talos", "run_talos"]
 
+#: the soles in contact (the right one is lifted)
 FEET = ("left_sole_link", "right_sole_link")
-SOLE_HALF_SIZE = (0.1, 0.065)  # m
+#: half sizes (X, Y) of Talos's soles (m)
+SOLE_HALF_SIZE = (0.1, 0.065)
 MU = 0.3
-LIFT_HEIGHT = 0.05  # m
+#: how high the right foot is lifted (m)
+LIFT_HEIGHT = 0.05
 #: (name, start, end) in seconds
 PHASES = (
     ("shift", 0.0, 0.8),
@@ -68,7 +74,9 @@ def _min_jerk(s: float) -> tuple[float, float, float]:
     )
 
 
-def _blend(a: np.ndarray, b: np.ndarray, t: float, t0: float, t1: float) -> tuple[np.ndarray, ...]:
+def _blend(
+    a: np.ndarray, b: np.ndarray, t: float, t0: float, t1: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Position, velocity, acceleration of the minimum-jerk path a → b over [t0, t1] at time t."""
     T = t1 - t0
     p, dp, ddp = _min_jerk((t - t0) / T)
@@ -104,7 +112,7 @@ class TalosRun:
     foot_apex_target: np.ndarray
     soles: dict[str, np.ndarray]
     active: np.ndarray
-    phases: tuple = PHASES
+    phases: tuple[tuple[str, float, float], ...] = PHASES
     violation: dict[str, float] = field(default_factory=dict)
     com_margin: float = math.nan
     foot_error: float = math.nan
@@ -140,7 +148,7 @@ def _support_margin(point: np.ndarray, corners: list[np.ndarray]) -> float:
 class _Controller:
     """The scene, its tasks and PD laws, and the phase logic."""
 
-    def __init__(self, robot, q0: np.ndarray, solver: str | None) -> None:
+    def __init__(self, robot: RobotModel, q0: np.ndarray, solver: str | None) -> None:
         self.robot = robot
         scene = self.scene = InverseDynamicsScene(robot, solver=solver, effort_limits=True)
         scene.set_contacts([SurfaceContact(f, half_size=SOLE_HALF_SIZE, mu=MU) for f in FEET])
@@ -168,9 +176,11 @@ class _Controller:
         self.com_pd, self.foot_pd = ComPD(kp=100.0, kd=20.0), CartesianPD(kp=100.0, kd=20.0)
         self.posture_pd = JointPD(kp=10.0, kd=2.0 * math.sqrt(10.0))
         self.share = np.zeros(6)  # the right sole's wrench when unloading starts
-        self.tasks = {name: scene.get_task(name) for name in ("com", "posture", "foot")}
+        self.com_task = cast(ComTask, scene.get_task("com"))
+        self.posture_task = cast(JointTask, scene.get_task("posture"))
+        self.foot_task = cast(CartesianTask, scene.get_task("foot"))
 
-    def com_target(self, t: float) -> tuple[np.ndarray, ...]:
+    def com_target(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if t < _T["shift"][1]:
             return _blend(self.com0, self.com_left, t, *_T["shift"])
         if t < _T["back"][0]:
@@ -206,11 +216,13 @@ class _Controller:
 
     def solve(self, t: float) -> None:
         """References for the robot's current state at time t, then update + solve."""
-        scene, tasks = self.scene, self.tasks
-        scene.set_reference("com", self.com_pd.reference(tasks["com"], *self.com_target(t)))
-        scene.set_reference("posture", self.posture_pd.reference(tasks["posture"], self.posture_target))
-        if tasks["foot"].activation > 0.0:
-            scene.set_reference("foot", self.foot_pd.reference(tasks["foot"], *self.foot_target(t)))
+        scene = self.scene
+        p, dp, ddp = self.com_target(t)
+        scene.set_reference("com", self.com_pd.reference(self.com_task, p, dp, ddp))
+        scene.set_reference("posture", self.posture_pd.reference(self.posture_task, self.posture_target))
+        if self.foot_task.activation > 0.0:
+            pose, twist, acc = self.foot_target(t)
+            scene.set_reference("foot", self.foot_pd.reference(self.foot_task, pose, twist, acc))
         scene.solve(scene.update())
 
 
@@ -259,7 +271,7 @@ def run_talos(
         com=rec.com,
         wrenches=rec.wrenches,
         tau=rec.tau,
-        effort_limit=ctrl.scene.effort_limit,
+        effort_limit=np.asarray(ctrl.scene.effort_limit),
         foot=rec.foot,
         foot_apex_target=apex,
         soles=soles,
@@ -272,17 +284,18 @@ def run_talos(
     )
 
 
-def _sole_corners(robot, frame: str) -> np.ndarray:
+def _sole_corners(robot: RobotModel, frame: str) -> np.ndarray:
     M = robot.frame_placement(frame)
     X, Y = SOLE_HALF_SIZE
     local = np.array([[X, Y, 0.0], [X, -Y, 0.0], [-X, -Y, 0.0], [-X, Y, 0.0]])
-    return (local @ M.rotation.T + M.translation)[:, :2]
+    corners: np.ndarray = (local @ M.rotation.T + M.translation)[:, :2]
+    return corners
 
 
 class _Recorder:
     """Preallocated per-step records."""
 
-    def __init__(self, robot, steps: int) -> None:
+    def __init__(self, robot: RobotModel, steps: int) -> None:
         self.robot = robot
         self.q = np.empty((steps + 1, robot.nq))
         self.com = np.empty((steps + 1, 3))
@@ -292,7 +305,9 @@ class _Recorder:
         self.tau = np.empty((steps, robot.nv - 6))
         self.step_us = np.empty(steps)
 
-    def sample(self, k: int, q: np.ndarray, wrenches: dict | None, active: list[str]) -> None:
+    def sample(
+        self, k: int, q: np.ndarray, wrenches: dict[str, np.ndarray] | None, active: list[str]
+    ) -> None:
         robot = self.robot
         self.q[k] = q
         self.com[k] = robot.com()

@@ -4,15 +4,18 @@ Every exception derives from :class:`WbcpyError` and carries the data that expla
 name, the expected shape, the solver and its status). Where Python has a natural built-in category the
 exception also derives from it, so ``except KeyError`` or ``except ValueError`` keep working.
 
-| situation                                   | raises                                   |
-|---------------------------------------------|------------------------------------------|
-| missing, unreadable or malformed URDF       | :class:`URDFError`, :class:`URDFNotFoundError` |
-| unknown frame / joint / link / chain / task | :class:`UnknownNameError` (a ``KeyError``) |
-| wrong shape, NaN or inf in an input         | :class:`InvalidValueError` (a ``ValueError``) |
-| quantity read before a state was set        | :class:`StateNotSetError`                |
-| bad task, scene, chain or robot config      | :class:`ConfigError` (a ``ValueError``)  |
-| QP infeasible or solver failure             | :class:`QPSolveError`                    |
-| an object used by two threads at once       | :class:`ConcurrentUseError`              |
+============================================  ================================================================
+situation                                     raises
+============================================  ================================================================
+bad or missing URDF / SRDF file               :class:`URDFError`, :class:`URDFNotFoundError`,
+                                              :class:`SRDFError`
+unknown frame / joint / link / chain / task   :class:`UnknownNameError` (a ``KeyError``)
+wrong shape, NaN or inf in an input           :class:`InvalidValueError` (a ``ValueError``)
+quantity read before a state was set          :class:`StateNotSetError`
+bad task, scene, chain or robot config        :class:`ConfigError` (a ``ValueError``), :class:`ConfigKeyError`
+QP infeasible or solver failure               :class:`QPSolveError`
+an object used by two threads at once         :class:`ConcurrentUseError`
+============================================  ================================================================
 """
 
 from __future__ import annotations

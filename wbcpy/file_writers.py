@@ -45,7 +45,8 @@ class FileWriters:
     def __init__(
         self, writers: Mapping[str, Callable[[Path], Path]], folder: Path, background: bool = True
     ) -> None:
-        self._proc = None
+        self._proc: Any = None  # the child process (multiprocessing's fork Process), or None
+        self._conn: Any = None
         self._paths: list[Path] | None = None
         if background and "fork" in multiprocessing.get_all_start_methods():
             mp = multiprocessing.get_context("fork")
@@ -62,7 +63,7 @@ class FileWriters:
         Raises:
             WbcpyError: a writer raised (its type and message attached) or the child process died.
         """
-        if self._paths is None:
+        if self._paths is None and self._proc is not None:
             try:
                 status, value = self._conn.recv()
             except EOFError:
@@ -75,4 +76,4 @@ class FileWriters:
             if status != "ok":
                 raise WbcpyError(f"writing the files failed: {value}")
             self._paths = [Path(p) for p in value]
-        return list(self._paths)
+        return list(self._paths or ())

@@ -66,7 +66,7 @@ def _limits(lower: np.ndarray, upper: np.ndarray) -> str:
 
 
 def model_chain_table(model: Model) -> str:
-    """The chain table of an :class:`wbcpy.arl.Model` (see :func:`chain_table` for the columns)."""
+    """The chain table of an :class:`wbcpy.arl.Model` (the columns of ``wbcpy info --chains``)."""
     rows = []
     for i, chain in enumerate(model.chain):
         rows.append(

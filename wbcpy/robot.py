@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy as _copy
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,13 +62,19 @@ def _paths(dirs: Any) -> list[str]:
     return [str(p) for p in items]
 
 
-def _restore(model: pin.Model, name: str, source: str, dirs: list[str], state: tuple | None,
-             description: tuple = (None, None, None)) -> RobotModel:  # fmt: skip
+_Description = tuple[Path | None, str | None, Path | None]
+
+
+def _restore(model: pin.Model, name: str, source: str, dirs: list[str],
+             state: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None,
+             description: _Description = (None, None, None)) -> RobotModel:  # fmt: skip
     """Unpickling and ``copy.deepcopy``: a new robot on ``model`` at ``state`` = (q, v, a)."""
     robot = RobotModel(model, name=name, source=source, package_dirs=dirs)
     robot.urdf_path, robot.urdf_text, robot.srdf_path = description
     if state is not None:
-        robot.set_state_unchecked(*(None if x is None else np.array(x, dtype=np.float64) for x in state))
+        q, v, a = (None if x is None else np.array(x, dtype=np.float64) for x in state)
+        if q is not None and v is not None:
+            robot.set_state_unchecked(q, v, a)
     return robot
 
 
@@ -112,28 +118,45 @@ class RobotModel(RobotStateViews):
     urdf_text: str | None = None
     srdf_path: Path | None = None
 
-    nq = property(lambda self: self.names.nq, doc="Size of the configuration vector q.")
-    nv = property(lambda self: self.names.nv, doc="Size of v, q̈ and τ (= number of DOF).")
-    ndof = property(lambda self: self.names.nv, doc="Number of DOF (= nv; a free-flyer counts 6).")
-    floating_base = property(lambda self: self.names.floating_base, doc="True when joint 1 is a free-flyer.")
-    joint_names = _forward("joint_names")
-    dof_names = _forward("dof_names")
-    frame_names = _forward("frame_names")
-    link_names = _forward("link_names")
-    root_link = _forward("root_link")
-    frame_id = _forward("frame_id")
-    joint_id = _forward("joint_id")
-    joint_v_index = _forward("joint_v_index")
-    joint_q_index = _forward("joint_q_index")
-    lower_position_limit = _forward("lower_position_limit")
-    upper_position_limit = _forward("upper_position_limit")
-    dof_lower_limit = _forward("dof_lower_limit")
-    dof_upper_limit = _forward("dof_upper_limit")
-    velocity_limit = _forward("velocity_limit")
-    effort_limit = _forward("effort_limit")
-    q_from_dof = _forward("q_from_dof")
-    dof_from_q = _forward("dof_from_q")
-    neutral = _forward("neutral")
+    @property
+    def nq(self) -> int:
+        """Size of the configuration vector q."""
+        return self.names.nq
+
+    @property
+    def nv(self) -> int:
+        """Size of v, q̈ and τ (= number of DOF)."""
+        return self.names.nv
+
+    @property
+    def ndof(self) -> int:
+        """Number of DOF (= nv; a free-flyer counts 6)."""
+        return self.names.nv
+
+    @property
+    def floating_base(self) -> bool:
+        """True when joint 1 is a free-flyer."""
+        return self.names.floating_base
+
+    # members of `names` (RobotNames), annotated with what an instance hands out
+    joint_names: list[str] = _forward("joint_names")
+    dof_names: list[str] = _forward("dof_names")
+    frame_names: list[str] = _forward("frame_names")
+    link_names: list[str] = _forward("link_names")
+    root_link: str = _forward("root_link")
+    frame_id: Callable[[Any], int] = _forward("frame_id")
+    joint_id: Callable[[Any], int] = _forward("joint_id")
+    joint_v_index: Callable[[Any], int] = _forward("joint_v_index")
+    joint_q_index: Callable[[Any], int] = _forward("joint_q_index")
+    lower_position_limit: np.ndarray = _forward("lower_position_limit")
+    upper_position_limit: np.ndarray = _forward("upper_position_limit")
+    dof_lower_limit: np.ndarray = _forward("dof_lower_limit")
+    dof_upper_limit: np.ndarray = _forward("dof_upper_limit")
+    velocity_limit: np.ndarray = _forward("velocity_limit")
+    effort_limit: np.ndarray = _forward("effort_limit")
+    q_from_dof: Callable[[Any], np.ndarray] = _forward("q_from_dof")
+    dof_from_q: Callable[[Any], np.ndarray] = _forward("dof_from_q")
+    neutral: Callable[[], np.ndarray] = _forward("neutral")
 
     def __init__(
         self,
@@ -220,7 +243,11 @@ class RobotModel(RobotStateViews):
     def __deepcopy__(self, memo: dict[int, Any]) -> RobotModel:
         """An independent robot on a copy of the ``pin.Model``, at the same state."""
         return _restore(
-            _copy.deepcopy(self.model, memo), self.name, self.source, self.package_dirs, self._state_args(),
+            _copy.deepcopy(self.model, memo),
+            self.name,
+            self.source,
+            self.package_dirs,
+            self._state_args(),
             self._description(),
         )
 
@@ -229,14 +256,14 @@ class RobotModel(RobotStateViews):
         return (_restore, (self.model, self.name, self.source, self.package_dirs, self._state_args(),
                            self._description()))  # fmt: skip
 
-    def _description(self) -> tuple[Path | None, str | None, Path | None]:
+    def _description(self) -> _Description:
         """Where the model came from: (urdf_path, urdf_text, srdf_path)."""
         return self.urdf_path, self.urdf_text, self.srdf_path
 
     def _copy_description(self, other: RobotModel) -> None:
         self.urdf_path, self.urdf_text, self.srdf_path = other._description()
 
-    def _state_args(self) -> tuple | None:
+    def _state_args(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
         q, v, a = self._st[:3]
         return None if q is None else (q.copy(), v.copy(), None if a is None else a.copy())
 
@@ -299,7 +326,8 @@ class RobotModel(RobotStateViews):
         fid = self.names.frame_id(frame)
         ws, st = self._tls.ws, self._st
         ws.placements(st, "frame velocity")
-        return pin.getFrameVelocity(self.model, ws.data, fid, _LWA).vector.copy()
+        twist: np.ndarray = pin.getFrameVelocity(self.model, ws.data, fid, _LWA).vector.copy()
+        return twist
 
     def frame_jacobian(self, frame: str | int) -> np.ndarray:
         """Frame Jacobian (6×nv), linear over angular rows, world axes at the frame origin."""
@@ -345,7 +373,8 @@ class RobotModel(RobotStateViews):
         ws, st = self._tls.ws, self._st
         if ws.dyn is not st:
             ws.dynamics(st, "Coriolis/centrifugal torques")
-        return ws.nle - ws.g
+        b: np.ndarray = ws.nle - ws.g
+        return b
 
     def nonlinear_effects(self) -> np.ndarray:
         """b + g = RNEA(q, q̇, 0) (nv)."""
@@ -363,7 +392,8 @@ class RobotModel(RobotStateViews):
         """Centre-of-mass velocity (3, m/s) = J_com q̇."""
         ws, st = self._tls.ws, self._st
         ws.com_terms(st, "COM velocity")
-        return ws.data.vcom[0].copy()
+        vcom: np.ndarray = ws.data.vcom[0].copy()
+        return vcom
 
     def com_bias(self) -> np.ndarray:
         """COM acceleration at q̈ = 0: ``J̇_com q̇`` (3, m/s²)."""

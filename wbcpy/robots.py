@@ -25,7 +25,6 @@ from __future__ import annotations
 import fnmatch
 import importlib.metadata
 import importlib.util
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +32,8 @@ from typing import Any
 
 import pinocchio as pin
 
+from .description import find_srdf
+from .description import normalised_name as _name
 from .errors import UnknownNameError
 from .robot import RobotModel
 
@@ -162,22 +163,8 @@ def example_robot_data_dir() -> Path | None:
     return folder if folder.is_dir() else None
 
 
-def _name(stem: str) -> str:
-    return re.sub(r"[^0-9a-z_]+", "_", stem.lower()).strip("_")
-
-
 def _end_effector(name: str) -> str | None:
     return next((tip for pat, tip in END_EFFECTORS.items() if fnmatch.fnmatchcase(name, pat)), None)
-
-
-def _srdf_for(urdf: Path, package: Path) -> Path | None:
-    srdfs = sorted((package / "srdf").glob("*.srdf"))
-    stem = _name(urdf.stem)
-    exact = [s for s in srdfs if _name(s.stem) == stem]
-    prefixes = sorted((s for s in srdfs if stem.startswith(_name(s.stem))), key=lambda s: -len(s.stem))
-    if exact or prefixes:
-        return (exact or prefixes)[0]
-    return srdfs[0] if len(srdfs) == 1 else None
 
 
 def _has_links(path: Path) -> bool:
@@ -206,7 +193,7 @@ def _example() -> list[RobotEntry]:
         if stems.count(stem) > 1:  # two packages ship this stem: name each after its package
             name = short if short.startswith(stem) else f"{short}_{stem}"
         floating = short in _FLOATING_PACKAGES and name not in _FIXED_EXCEPTIONS
-        srdf = _srdf_for(path, package)
+        srdf = find_srdf(path)
         out.append(
             RobotEntry(
                 name,
@@ -337,7 +324,8 @@ def _deepest_frame(robot: RobotModel) -> str:
         depth[j] = depth[model.parents[j]] + model.joints[j].nv
     bodies = [f for f in model.frames if f.type == pin.FrameType.BODY]
     best = max(depth[f.parentJoint] for f in bodies)
-    return [f.name for f in bodies if depth[f.parentJoint] == best][-1]
+    deepest: str = [f.name for f in bodies if depth[f.parentJoint] == best][-1]
+    return deepest
 
 
 def default_end_effector(robot: RobotModel, name: str | None = None) -> str:

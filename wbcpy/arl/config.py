@@ -36,6 +36,7 @@ __all__ = ["CONFIG_KEYS", "ChainSpec", "load_config", "lock_joints", "parse_chai
 #: keys a chain configuration may hold
 CONFIG_KEYS = ("name", "urdf", "robot", "floating_base", "main_chains", "chains", "locked_joints")
 
+#: one chain of a configuration: (name, base frame, tip frame)
 ChainSpec = tuple[str, str, str]
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import pinocchio as pin
@@ -36,7 +36,7 @@ from .config import load_config, lock_joints, parse_chain_specs, parse_main_chai
 __all__ = ["ChainFkSolver", "ChainJacSolver", "Model"]
 
 
-def _is_index(x: Any) -> bool:
+def _is_index(x: Any) -> TypeGuard[int | np.integer[Any]]:
     return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 

@@ -48,7 +48,7 @@ def register(subparsers: Any) -> None:
         "reach",
         help="reach a Cartesian target with the min-jerk multi-referential controller (iKin)",
         description=(
-            "Run the iKin minimum-jerk multi-referential controller at sample time Ts until |e| < --tol or\n"
+            "Run the iKin minimum-jerk multi-referential controller at sample time Ts until ‖e‖ < --tol or\n"
             "the step budget runs out; the joint target comes from its damped least-squares IK. Prints the\n"
             "steps, the final error and the median cost of one iterate() call."
         ),

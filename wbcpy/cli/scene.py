@@ -1,15 +1,18 @@
-"""``wbcpy scene CONFIG.yaml``: closed-loop simulation of an AccelerationScene described in YAML.
+"""``wbcpy scene CONFIG.yaml``: closed-loop simulation of a scene described in YAML.
 
 Every step the tasks' PD laws turn their targets into references, the scene builds and solves its QP,
 and the robot's state is integrated with the resulting q̈ (semi-implicit Euler with ``pin.integrate``;
-an ideal acceleration-controlled plant). A progress bar goes to stderr; at the end the task status
-table, the per-level solver status, the target errors, the joint-limit check and the per-step time of
-``update() + solve()`` (median and p95, µs) are printed. ``--plot FILE.png`` saves the target errors
+an ideal acceleration-controlled plant). With ``scene: velocity`` the laws give velocity references,
+the scene (a VelocityScene, optionally with collision avoidance) gives q̇ and q ← q ⊕ q̇ dt. A progress
+bar goes to stderr; at the end the task status table, the per-level solver status, the target errors,
+the joint-limit check (and the closest collision distance) and the per-step time of ``update() +
+solve()`` (median and p95, µs) are printed. ``--plot FILE.png`` saves the target errors
 over time (needs matplotlib; without it the run continues and says so).
 
 Exit status: 0 when the run ends with finite results and, with joint limits on, no limit violated; 1 when
-a checked joint limit was violated or a result is not finite; 2 for bad arguments or a bad scene file
-(one line on stderr). A ``q0`` outside the joint limits is reported as a warning before the run.
+a checked joint limit was violated, a collision pair penetrated (velocity scenes) or a result is not
+finite; 2 for bad arguments or a bad scene file (one line on stderr). A ``q0`` outside the joint
+limits is reported as a warning before the run.
 
 A scene file with ``contacts`` runs an InverseDynamicsScene on a physical plant: its joint torques are
 integrated by rigid-contact dynamics (``ContactSimulation``); the run also fails (exit status 1) when a
@@ -17,7 +20,8 @@ simulated contact wrench leaves its friction cone or normal-force bounds, or a t
 than 1e-6·m·g.
 
 The file format is documented in :mod:`wbcpy.scenes.scene_file` and in ``examples/scene_reach.yaml``
-(contacts: ``examples/talos_balance.yaml``).
+(velocity scenes: :mod:`wbcpy.scenes.velocity_file`, ``examples/velocity_obstacle.yaml``; contacts:
+``examples/talos_balance.yaml``).
 """
 
 from __future__ import annotations
@@ -67,21 +71,21 @@ def run(args: argparse.Namespace) -> int:
     frames = getattr(scene, "active_contact_frames", None)
     contacts = "" if frames is None else f", contacts on {', '.join(frames) or 'none'}"
     print(
-        f"scene {config.name}: robot {robot.name!r} ({robot.nv} DOF), solver {scene.solver.name}, "
-        f"dt {setup.dt:g} s, {setup.steps} steps ({setup.steps * setup.dt:g} s), "
+        f"scene {config.name}: {scene.task_level} scene, robot {robot.name!r} ({robot.nv} DOF), "
+        f"solver {scene.solver.name}, dt {setup.dt:g} s, {setup.steps} steps ({setup.steps * setup.dt:g} s), "
         f"joint limits {'on' if scene.joint_limits else 'off'}, {len(setup.targets)} tasks{contacts}"
     )
     result = SceneSimulation(setup).run(progress=None if args.quiet else ProgressBar(setup.steps))
     print()
     code = _report(result, scene, config, robot, plot)
     if html is not None:
-        print(f"animation written to {animate_scene(setup, result, html)}")
+        print(f"animation written to {animate_scene(setup, result, html, obstacles=setup.obstacles)}")
     return code
 
 
 def _report(result: SimulationResult, scene: Any, config: Path, robot: Any, plot: Path | None) -> int:
     print(result.status.table())
-    print(STATUS_UNITS)
+    print(getattr(result.status, "units", STATUS_UNITS))
     summary = result.status.solver_summary()
     if summary:
         print(summary)
@@ -105,6 +109,12 @@ def _report(result: SimulationResult, scene: Any, config: Path, robot: Any, plot
         verdict = "VIOLATED" if violated else "within limits"
         print(f"contact wrenches and torques: {verdict} (largest excess: {worst})")
         code = 1 if violated else code
+    if result.min_distance is not None:
+        hit = result.min_distance <= 0.0
+        print(
+            f"collisions: closest pair distance {result.min_distance:.4g} m{' (PENETRATION)' if hit else ''}"
+        )
+        code = 1 if hit else code
     print(
         f"update()+solve() per step: median {result.median_step_us:.1f} µs, p95 {result.p95_step_us:.1f} µs "
         f"({scene.solver.name})"
@@ -124,11 +134,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``scene`` command."""
     parser = subparsers.add_parser(
         "scene",
-        help="simulate a scene from a YAML file (PD targets, closed loop; with contacts: torques)",
+        help="simulate an acceleration, contact or velocity scene from a YAML file (targets, closed loop)",
         description=(
             "Run a closed-loop simulation of the scene in CONFIG.yaml: PD references towards the task "
-            "targets, update()+solve(), semi-implicit Euler integration of q̈ (a file with contacts: the "
-            "InverseDynamicsScene's torques in rigid-contact simulation). See examples/scene_reach.yaml and "
+            "targets, update()+solve(), semi-implicit Euler integration of q̈ (with `scene: velocity`: "
+            "velocity laws, q̇ integrated; with `contacts`: the InverseDynamicsScene's torques in "
+            "rigid-contact simulation). See examples/scene_reach.yaml, examples/velocity_obstacle.yaml and "
             "examples/talos_balance.yaml."
         ),
     )

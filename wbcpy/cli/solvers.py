@@ -61,12 +61,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``solvers`` command."""
     parser = subparsers.add_parser(
         "solvers",
         help="list the installed QP backends (default marked)",
-        description="List the QP backends scenes can use on this installation; the default is marked with *.",
+        description="List the QP backends scenes can use here; the default is marked with an asterisk.",
     )
     parser.add_argument("--names", action="store_true", help="print only the backend names, one per line")
     parser.set_defaults(func=run)

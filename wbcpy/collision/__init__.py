@@ -5,14 +5,15 @@
   distances, damper gain; robot-independent and validated on construction.
 * :class:`CollisionConstraint` — for one robot: the URDF's collision geometry, the selected pairs and, per
   step, the velocity-damper rows C q̇ ≥ lower of the pairs within the influence distance.
-* :func:`load_collision_geometry`, :func:`find_srdf` — the geometry and SRDF lookup they use.
+* :func:`load_collision_geometry` — the geometry they use (URDF, meshes and SRDF are found by
+  :mod:`wbcpy.description`).
 """
 
 from __future__ import annotations
 
 from .avoidance import SELF, CollisionAvoidance
 from .constraint import CollisionConstraint, CollisionPairStatus
-from .geometry import find_srdf, load_collision_geometry
+from .geometry import load_collision_geometry
 from .shapes import Box, Capsule, Obstacle, Shape, Sphere
 
 __all__ = [
@@ -25,6 +26,5 @@ __all__ = [
     "Obstacle",
     "Shape",
     "Sphere",
-    "find_srdf",
     "load_collision_geometry",
 ]

@@ -74,8 +74,8 @@ class CollisionAvoidance:
         influence_distance: d_i > d_s (m): pairs farther apart add no row.
         gain: γ ∈ (0, 1]: the distance margin d − d_s may shrink by at most this fraction per step.
         srdf: an SRDF file path or its XML text whose ``disable_collisions`` are excluded from "self";
-            None (default): the SRDF found beside the URDF (``<urdf dir>/../srdf/`` or the URDF's folder,
-            same stem or the longest stem that prefixes the URDF's), if any.
+            None (default): the robot's SRDF (``robot.srdf_path``, else the one beside its URDF, see
+            :func:`wbcpy.description.srdf_file`), if any.
         convex_hull: replace mesh geometries by their convex hulls (default True, as MuJoCo and mink do):
             distances are then smooth almost everywhere, computed by GJK/EPA, penetrations get a depth
             and a normal, and distances are about 100× cheaper than between triangle meshes.

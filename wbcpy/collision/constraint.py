@@ -11,7 +11,8 @@ bounds the rate ḋ = nᵀ(v_b(p_b) − v_a(p_a)) at which the distance may shri
 its margin d − d_s per step dt (a velocity damper, Faverjon & Tournassoud 1987; Kanoun et al. 2011).
 J_x(p) is the world-aligned linear Jacobian of the body holding x at the point p. With Pinocchio's
 world-frame joint Jacobians J = [J_v; J_ω] (``data.J``, velocity of the point at the world origin over
-ω), v(p) = J_v q̇ + ω × p, so nᵀ v(p) = [n; p × n]ᵀ J q̇ restricted to the DOFs that support the body.
+ω), v(p) = J_v q̇ + ω × p, so nᵀ v(p) = [n; p × n]ᵀ J q̇ restricted to the DOFs that support the body:
+all the rows are one product of the stacked [±n; p × ±n] (both sides of every active pair) with J.
 
 Penetrating pairs (d ≤ 0) are kept, reported by :meth:`CollisionConstraint.status`, and pushed apart: the
 right-hand side γ(d_s − d)/dt is positive. Their normal is coal's (EPA) normal when coal gives one, else
@@ -30,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pinocchio as pin
 
+from ..description import srdf_file
 from ..errors import ConfigError
 from .avoidance import CollisionAvoidance
-from .geometry import link_of_geometry, load_collision_geometry, urdf_source
+from .geometry import link_of_geometry, load_collision_geometry
 from .pairs import select_pairs
 
 if TYPE_CHECKING:
@@ -47,6 +49,11 @@ GJK_TOLERANCE = 1e-9
 _NORMAL_EPS = 1e-9
 #: a finite bound larger than any reachable velocity (keeps 0 · bound = 0 where a bound is infinite)
 _BIG = 1e300
+#: p × n = vec(p nᵀ) @ _CROSS: the Levi-Civita symbol as a 9 × 3 matrix, rows (i, j) of p_i n_j
+_CROSS = np.zeros((9, 3))
+for _i, _j, _k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+    _CROSS[3 * _i + _j, _k] = 1.0
+    _CROSS[3 * _j + _i, _k] = -1.0
 
 
 @dataclass(frozen=True)
@@ -113,7 +120,7 @@ class CollisionConstraint:
             geom.addGeometryObject(
                 pin.GeometryObject(obstacle.name, 0, 0, pin.SE3(obstacle.placement), obstacle.shape.to_coal())
             )
-        pairs = select_pairs(model, geom, n_robot, avoidance, urdf_source(robot)[1])
+        pairs = select_pairs(model, geom, n_robot, avoidance, srdf_file(robot))
         for a, b in pairs:
             geom.addCollisionPair(pin.CollisionPair(a, b))
         for obj in geom.geometryObjects:  # bounding boxes: their centres are the fallback witness points
@@ -144,12 +151,12 @@ class CollisionConstraint:
                 if j > 0:
                     jm = model.joints[j]
                     support[g, jm.idx_v : jm.idx_v + jm.nv] = 1.0
-        self._masks = np.stack((support[self._pairs[:, 0]], support[self._pairs[:, 1]]))  # (2, n, nv)
+        # rows 0..n−1: side a of every pair, rows n..2n−1: side b
+        self._masks = np.concatenate((support[self._pairs[:, 0]], support[self._pairs[:, 1]]))  # (2n, nv)
         self._dist = np.zeros(n)
         self._active: list[int] = []
-        self._P = np.zeros((2, n, 5))  # witness points of a and b: x, y, z, x, y
-        self._N = np.zeros((n, 5))  # normals: x, y, z, x, y
-        self._W = np.zeros((2, n, 6))  # [n; p × n] of a and b
+        self._points = np.zeros((0, 3))  # witness points of the active pairs: (2k, 3), sides a then b
+        self._normals = np.zeros((0, 3))  # their unit normals from a to b: (k, 3)
         self._C = np.zeros((n, nv))
         self._lower = np.zeros(n)
 
@@ -192,80 +199,71 @@ class CollisionConstraint:
         geom, gdata = self.geometry_model, self.geometry_data
         pin.updateGeometryPlacements(robot.model, robot.data, geom, gdata)
         pin.computeDistances(geom, gdata)
-        dist = [res.min_distance for res in self._results]
+        results = self._results
+        dist = [res.min_distance for res in results]
         self._dist[:] = dist
-        influence = self.avoidance.influence_distance
+        avoid = self.avoidance
+        influence = avoid.influence_distance
         active = [i for i, x in enumerate(dist) if x < influence]
         self._active = active
         k = len(active)
         C, lower = self._C[:k], self._lower[:k]
         if not k:
             return C, lower
-        if k == len(dist):  # every pair active (few pairs): no gathers
-            d, masks = self._dist, self._masks
-        else:
-            index = np.array(active)
-            d, masks = self._dist.take(index), self._masks.take(index, axis=1)
-        P, N, W = self._P[:, :k], self._N[:k], self._W[:, :k]
-        self._witnesses(active, d, P, N)
-        # columns 3, 4 repeat x, y: [1:4] = (y, z, x) and [2:5] = (z, x, y) are views, so
-        # p × n = p[1:4] n[2:5] − p[2:5] n[1:4] costs three operations for both sides
-        P[:, :, 3:] = P[:, :, :2]
-        N[:, 3:] = N[:, :2]
-        W[:, :, :3] = N[:, :3]
-        cross = W[:, :, 3:]
-        np.multiply(P[:, :, 1:4], N[:, 2:5], out=cross)
-        cross -= P[:, :, 2:5] * N[:, 1:4]
+        everyone = k == len(dist)  # (few pairs, all near: no gathers)
+        if not everyone:
+            results = [results[i] for i in active]
+            dist = [dist[i] for i in active]
+        d = np.array(dist)
+        points = np.array([r.getNearestPoint1() for r in results] + [r.getNearestPoint2() for r in results])
+        normals = self._witness_normals(active, d, points)
+        self._points, self._normals = points, normals
+        # side b gives +n, side a −n: C = Σ_sides [±n; p × ±n]ᵀ J restricted to the DOFs that move the body
+        signed = np.concatenate((-normals, normals))
+        cross = (points[:, :, None] * signed[:, None, :]).reshape(2 * k, 9) @ _CROSS
         if J.ndim == 1:  # (the bindings give a 6-vector when nv = 1)
             J = J[:, None]
-        rows = np.matmul(W, J)  # (2, k, nv): nᵀ v(p) per side, every DOF
-        rows *= masks  # only the DOFs that move each body
-        np.subtract(rows[1], rows[0], out=C)
-        avoid = self.avoidance
-        np.multiply(d - avoid.safety_distance, -avoid.gain / dt, out=lower)
-        if lb is not None and ub is not None and lower.max() > 0.0:
+        rows = np.concatenate((signed, cross), axis=1) @ J
+        rows *= self._masks if everyone else self._masks[active + [i + len(self._dist) for i in active]]
+        np.add(rows[:k], rows[k:], out=C)
+        np.multiply(d, -avoid.gain / dt, out=lower)
+        lower += avoid.gain * avoid.safety_distance / dt  # −γ (d − d_s)/dt
+        if lb is not None and ub is not None and min(dist) < avoid.safety_distance:  # some row > 0
             reach = np.maximum(C, 0.0) @ np.clip(ub, -_BIG, _BIG)
             reach += np.minimum(C, 0.0) @ np.clip(lb, -_BIG, _BIG)
             np.minimum(lower, reach, out=lower)
         return C, lower
 
-    def _witnesses(self, active: list[int], d: np.ndarray, P: np.ndarray, N: np.ndarray) -> None:
-        """Fill the witness points P (2, k, ≥3) and unit normals N (k, ≥3) of the active pairs.
+    def _witness_normals(self, active: list[int], d: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """Unit normals (k, 3) from a to b of the active pairs, given their witness points (2k, 3).
 
         n = (p_b − p_a)/d for separated pairs; for touching or penetrating ones (d ≤ ε) the formula when
-        |d| > ε, else coal's normal, checked to be a unit vector, else the direction between centres.
+        |d| > ε, else coal's normal, checked to be a unit vector, else the direction between the centres
+        (the witness points then become the centres).
         """
-        Pa, Pb = P[0, :, :3], P[1, :, :3]
-        Nv = N[:, :3]
-        results = self._results
-        contacts = []
-        for i, p in enumerate(active):
-            res = results[p]
-            Pa[i] = res.getNearestPoint1()
-            Pb[i] = res.getNearestPoint2()
-            if d[i] <= _NORMAL_EPS:
-                contacts.append(i)
-        if not contacts:
-            np.divide(Pb - Pa, d[:, None], out=Nv)
-            return
+        k = d.shape[0]
+        delta = points[k:] - points[:k]
+        if d.min() > _NORMAL_EPS:
+            return delta / d[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
-            np.divide(Pb - Pa, d[:, None], out=Nv)
-        for i in contacts:
-            res = results[active[i]]
-            n = Nv[i] if abs(d[i]) > _NORMAL_EPS else np.array(res.normal)
+            normals = delta / d[:, None]
+        for i in np.flatnonzero(d <= _NORMAL_EPS).tolist():
+            n = normals[i] if abs(d[i]) > _NORMAL_EPS else np.array(self._results[active[i]].normal)
             if abs(float(n @ n) - 1.0) < 1e-6:  # (False for NaN)
-                Nv[i] = n
+                normals[i] = n
             else:  # coal gave no normal (non-convex meshes): between the centres
-                self._centre_normal(active[i], i, Pa, Pb, Nv)
+                self._centre_normal(active[i], i, points, normals)
+        return normals
 
-    def _centre_normal(self, pair: int, row: int, Pa: np.ndarray, Pb: np.ndarray, N: np.ndarray) -> None:
+    def _centre_normal(self, pair: int, row: int, points: np.ndarray, normals: np.ndarray) -> None:
         a, b = self._pairs[pair]
         gdata, objs = self.geometry_data, self.geometry_model.geometryObjects
         centres = [gdata.oMg[int(g)].act(objs[int(g)].geometry.aabb_center) for g in (a, b)]
-        Pa[row], Pb[row] = centres
+        k = normals.shape[0]
+        points[row], points[k + row] = centres
         delta = centres[1] - centres[0]
         norm = float(np.linalg.norm(delta))
-        N[row] = delta / norm if norm > _NORMAL_EPS else (0.0, 0.0, 1.0)
+        normals[row] = delta / norm if norm > _NORMAL_EPS else (0.0, 0.0, 1.0)
 
     # ------------------------------------------------------------------ results of the last compute
     def distances(self) -> np.ndarray:
@@ -287,9 +285,9 @@ class CollisionConstraint:
                     link_b=self._links[b],
                     distance=d,
                     penetrating=d <= 0.0,
-                    point_a=self._P[0, i, :3].copy(),
-                    point_b=self._P[1, i, :3].copy(),
-                    normal=self._N[i, :3].copy(),
+                    point_a=self._points[i].copy(),
+                    point_b=self._points[len(self._active) + i].copy(),
+                    normal=self._normals[i].copy(),
                     lower=float(self._lower[i]),
                 )
             )

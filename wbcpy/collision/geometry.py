@@ -1,60 +1,25 @@
-"""Collision geometry of a robot: the URDF's ``<collision>`` elements through Pinocchio, and its SRDF.
+"""Collision geometry of a robot: the URDF's ``<collision>`` elements through Pinocchio, and link structure.
 
 * :func:`load_collision_geometry` builds a ``pin.GeometryModel`` for a :class:`~wbcpy.robot.RobotModel`
-  (``pin.buildGeomFromUrdf`` / ``buildGeomFromUrdfString``), optionally with meshes replaced by their
-  convex hulls.
-* :func:`find_srdf` finds the SRDF beside a URDF (example-robot-data keeps it in ``../srdf/``).
+  (:func:`wbcpy.description.geometry_model`: the URDF and mesh folders the robot keeps), optionally with
+  meshes replaced by their convex hulls.
 * :func:`link_of_geometry` and :func:`adjacent_links` give the link structure the pair selection needs.
-
-The URDF source is read from the robot: ``robot.urdf_text`` / ``robot.urdf_path`` when the robot keeps
-them, else ``robot.source`` when it is a file path. ``package://`` URIs are searched in
-``robot.package_dirs`` and then in every folder above the URDF file (a URDF usually sits inside its
-package, e.g. ``share/example-robot-data/robots/panda_description/urdf/panda.urdf``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import coal
 import pinocchio as pin
 
-from ..errors import ConfigError
+from ..description import geometry_model
+from ..errors import ConfigError, URDFError
 
 if TYPE_CHECKING:
     from ..robot import RobotModel
 
-__all__ = ["adjacent_links", "find_srdf", "link_of_geometry", "load_collision_geometry", "urdf_source"]
-
-
-def urdf_source(robot: RobotModel) -> tuple[str | None, Path | None]:
-    """``(urdf_text, urdf_path)`` of a robot: exactly one of them is not None.
-
-    Raises:
-        ConfigError: the robot keeps neither (built from a ``pin.Model``, or from XML by a version that
-            did not keep the text).
-    """
-    text = getattr(robot, "urdf_text", None)
-    path = getattr(robot, "urdf_path", None)
-    if text is None and path is None:
-        source = Path(str(getattr(robot, "source", "")))
-        if source.suffix and source.is_file():
-            path = source
-    if path is not None:
-        return None, Path(path)
-    if text is not None:
-        return str(text), None
-    raise ConfigError(
-        "robot", f"robot {robot.name!r} does not keep its URDF ({robot.source!r}): load it from a URDF file"
-    )
-
-
-def _package_dirs(robot: RobotModel, path: Path | None) -> list[str]:
-    dirs = [str(d) for d in (getattr(robot, "package_dirs", None) or [])]
-    if path is not None:
-        dirs += [str(p) for p in path.resolve().parents]
-    return dirs
+__all__ = ["adjacent_links", "link_of_geometry", "load_collision_geometry"]
 
 
 def load_collision_geometry(robot: RobotModel, convex_hull: bool = True) -> pin.GeometryModel:
@@ -68,15 +33,9 @@ def load_collision_geometry(robot: RobotModel, convex_hull: bool = True) -> pin.
         ConfigError: the robot keeps no URDF, a mesh cannot be found or read (field ``robot``), or the URDF
             has no ``<collision>`` element (field ``collision``).
     """
-    text, path = urdf_source(robot)
-    dirs = _package_dirs(robot, path)
-    kind = pin.GeometryType.COLLISION
     try:
-        if path is not None:
-            geom = pin.buildGeomFromUrdf(robot.model, str(path), kind, package_dirs=dirs)
-        else:
-            geom = pin.buildGeomFromUrdfString(robot.model, text, kind, package_dirs=dirs)
-    except (ValueError, RuntimeError, OSError) as exc:
+        geom = geometry_model(robot, pin.GeometryType.COLLISION)
+    except URDFError as exc:
         raise ConfigError("robot", f"cannot build the collision geometry of {robot.name!r}: {exc}") from None
     if geom.ngeoms == 0:
         raise ConfigError("collision", f"robot {robot.name!r} has no <collision> elements in its URDF")
@@ -87,26 +46,6 @@ def load_collision_geometry(robot: RobotModel, convex_hull: bool = True) -> pin.
                 shape.buildConvexRepresentation(False)
                 obj.geometry = shape.convex
     return geom
-
-
-def find_srdf(urdf_path: Path) -> Path | None:
-    """The SRDF beside a URDF, or None.
-
-    Searched in ``<urdf dir>/../srdf/``, ``<urdf dir>/srdf/`` and ``<urdf dir>``: first a file with the
-    URDF's stem (``panda.urdf`` → ``panda.srdf``), then the longest SRDF stem that prefixes the URDF's
-    stem followed by ``_`` or ``-`` (``talos_reduced.urdf`` → ``talos.srdf``).
-    """
-    folder = urdf_path.resolve().parent
-    stem = urdf_path.stem
-    candidates: list[Path] = []
-    for where in (folder.parent / "srdf", folder / "srdf", folder):
-        if where.is_dir():
-            candidates += sorted(where.glob("*.srdf"))
-    for cand in candidates:
-        if cand.stem == stem:
-            return cand
-    prefixed = [c for c in candidates if stem.startswith((f"{c.stem}_", f"{c.stem}-"))]
-    return max(prefixed, key=lambda c: len(c.stem)) if prefixed else None
 
 
 def link_of_geometry(model: pin.Model, geom: pin.GeometryObject) -> str:

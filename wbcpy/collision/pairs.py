@@ -23,7 +23,7 @@ import pinocchio as pin
 
 from ..errors import ConfigError, ConfigKeyError
 from .avoidance import CollisionAvoidance
-from .geometry import adjacent_links, find_srdf, link_of_geometry
+from .geometry import adjacent_links, link_of_geometry
 
 __all__ = ["select_pairs"]
 
@@ -119,7 +119,7 @@ def select_pairs(
     geom: pin.GeometryModel,
     n_robot: int,
     avoidance: CollisionAvoidance,
-    urdf_path: Path | None = None,
+    robot_srdf: Path | None = None,
 ) -> list[tuple[int, int]]:
     """The geometry index pairs ``(a, b)`` to keep apart, without duplicates.
 
@@ -128,7 +128,8 @@ def select_pairs(
         geom: robot geometries (indices < n_robot) followed by the obstacles, in ``avoidance`` order.
         n_robot: number of robot geometries.
         avoidance: the configuration.
-        urdf_path: the robot's URDF file, where the SRDF is searched when ``avoidance.srdf`` is None.
+        robot_srdf: the robot's own SRDF (:func:`wbcpy.description.srdf_file`), used for "self" when
+            ``avoidance.srdf`` is None.
 
     Raises:
         ConfigError: an obstacle named like a link or geometry of the robot, a pair of two obstacles or of
@@ -143,9 +144,7 @@ def select_pairs(
             raise ConfigError(f"obstacles[{k}].name", f"{obstacle.name!r} is already a name of the robot")
     index = _name_index(model, geom, n_robot)
     if avoidance.self_collision:
-        srdf = avoidance.srdf
-        if srdf is None and urdf_path is not None:
-            srdf = find_srdf(urdf_path)
+        srdf = avoidance.srdf if avoidance.srdf is not None else robot_srdf
         pairs = _self_pairs(model, geom, n_robot, srdf)
     else:
         pairs = _explicit_pairs(geom, index, avoidance.pairs, n_robot)

@@ -1,11 +1,14 @@
-"""PD feedback laws that turn targets into acceleration references for scene tasks.
+"""Feedback laws that turn targets into references for scene tasks: PD laws (acceleration references,
+:class:`~wbcpy.scenes.AccelerationScene`) and velocity laws (:class:`~wbcpy.scenes.VelocityScene`).
 
 * :class:`JointPD` → :class:`~wbcpy.tasks.JointReference`
 * :class:`CartesianPD` → :class:`~wbcpy.tasks.CartesianReference` (pose error (Δp, log₃(R_d Rᵀ)))
 * :class:`ComPD` → :class:`~wbcpy.tasks.ComReference`
 
 All follow a = K_ff a_d + K_d (v_d − v) + K_p e with scalar or per-axis gains and an optional
-direction-keeping saturation.
+direction-keeping saturation. The velocity laws :class:`JointVelocityLaw`, :class:`CartesianVelocityLaw`
+and :class:`ComVelocityLaw` (:mod:`~wbcpy.controllers.velocity_laws`) give v = K_ff v_d + K_p e with the
+same errors e.
 """
 
 from __future__ import annotations
@@ -13,5 +16,15 @@ from __future__ import annotations
 from .cartesian_pd import CartesianPD, pose_error
 from .com_pd import ComPD
 from .joint_pd import JointPD
+from .velocity_laws import CartesianVelocityLaw, ComVelocityLaw, JointVelocityLaw, VelocityLaw
 
-__all__ = ["CartesianPD", "ComPD", "JointPD", "pose_error"]
+__all__ = [
+    "CartesianPD",
+    "CartesianVelocityLaw",
+    "ComPD",
+    "ComVelocityLaw",
+    "JointPD",
+    "JointVelocityLaw",
+    "VelocityLaw",
+    "pose_error",
+]

@@ -228,8 +228,9 @@ class ReachLoop:
         # joint and task min-jerk loops (spec steps 4-5), one filter step while both are ideal
         T = self.exec_time
         loops = self.loops
-        if xdot_t is None and loops.fused and loops.T == T:
-            cmd = loops.fused_step(self._inp)  # [q̇_J; ẋ_T], a new (n + 6) array
+        fused_step = loops.fused_step  # None unless loops.fused
+        if xdot_t is None and fused_step is not None and loops.T == T:
+            cmd = fused_step(self._inp)  # [q̇_J; ẋ_T], a new (n + 6) array
             xdot_t = cmd[n:]
         else:
             cmd = loops.step(T, self._inp, xdot_t is None)

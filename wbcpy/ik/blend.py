@@ -76,7 +76,8 @@ def blend_unchecked(
     _, y, info = _dposv(A, r, 0, 1, 1)  # Cholesky factor (upper triangle) + solve
     if info != 0:  # not reachable for finite inputs (A ⪰ I); keep a defined result anyway
         y = np.linalg.lstsq(EYE6 + JW.dot(J.T), xdot_t - J.dot(qdot_j), rcond=None)[0]
-    return _dgemv(1.0, JW.T, y, 1.0, qdot_j)  # q̇_J + (J W)ᵀ y, a new array
+    qdot: np.ndarray = _dgemv(1.0, JW.T, y, 1.0, qdot_j)  # q̇_J + (J W)ᵀ y, a new array
+    return qdot
 
 
 def blend_velocities(qdot_j: Any, xdot_t: Any, J: Any, w: Any) -> np.ndarray:
@@ -163,7 +164,7 @@ class GuardBands:
         within rounding of a band edge is reported as not interior (:meth:`weights` then applies the
         rules exactly). The test clips q to the bands and compares bytes: two ufuncs, no Python loop.
         """
-        z = np.minimum(np.maximum(q, self.in_lo), self.in_hi)
+        z: np.ndarray = np.minimum(np.maximum(q, self.in_lo), self.in_hi)
         return z.tobytes() == q.tobytes()
 
     def weights(self, q: np.ndarray, gamma: float, out: np.ndarray | None = None) -> np.ndarray:

@@ -195,12 +195,13 @@ class Filter:
         """
         ext = self._ext
         ext[0] = u
-        nxt = self._P.dot(ext)
+        nxt: np.ndarray = self._P.dot(ext)
         cy = self._cy
         if cy is not None:  # per-component coefficients: the output row on its own
             np.add.reduce(np.multiply(cy, ext, out=self._work), axis=0, out=nxt[self._m - 1])
         ext[1:] = nxt
-        return nxt[self._m - 1]
+        out: np.ndarray = nxt[self._m - 1]
+        return out
 
     @exclusive
     def filt(self, u: Any) -> np.ndarray:

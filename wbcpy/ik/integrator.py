@@ -86,9 +86,10 @@ class Integrator:
     __setstate__ = restore_fields
 
     def _clip(self, y: np.ndarray) -> np.ndarray:
-        if self._lo is not None:
-            np.maximum(y, self._lo, out=y)
-            np.minimum(y, self._hi, out=y)
+        lo, hi = self._lo, self._hi
+        if lo is not None and hi is not None:
+            np.maximum(y, lo, out=y)
+            np.minimum(y, hi, out=y)
         return y
 
     @exclusive
@@ -109,11 +110,11 @@ class Integrator:
         s = self._s
         k = self._slot
         s[k] = x
-        y = self._c3.dot(s)  # y_{k-1} + Ts/2·(x_k + x_{k-1})
-        lo = self._lo
-        if lo is not None:
+        y: np.ndarray = self._c3.dot(s)  # y_{k-1} + Ts/2·(x_k + x_{k-1})
+        lo, hi = self._lo, self._hi
+        if lo is not None and hi is not None:
             np.maximum(y, lo, out=y)
-            np.minimum(y, self._hi, out=y)
+            np.minimum(y, hi, out=y)
         s[0] = y
         self._slot = 3 - k
         return y
@@ -134,11 +135,13 @@ class Integrator:
         s = self._s
         k = self._slot
         s[k] = x
-        y = self._c3.dot(s)  # y_{k-1} + Ts/2·(x_k + x_{k-1})
+        y: np.ndarray = self._c3.dot(s)  # y_{k-1} + Ts/2·(x_k + x_{k-1})
         inside = np.minimum(np.maximum(y, box_lo), box_hi).tobytes() == y.tobytes()
-        if not inside and self._lo is not None:
-            np.maximum(y, self._lo, out=y)
-            np.minimum(y, self._hi, out=y)
+        if not inside:
+            lo, hi = self._lo, self._hi
+            if lo is not None and hi is not None:
+                np.maximum(y, lo, out=y)
+                np.minimum(y, hi, out=y)
         s[0] = y
         self._slot = 3 - k
         return y, inside
@@ -157,7 +160,8 @@ class Integrator:
     @exclusive
     def get(self) -> np.ndarray:
         """Return the current output (a new array)."""
-        return self._s[0].copy()
+        y: np.ndarray = self._s[0].copy()
+        return y
 
     @exclusive
     def set_ts(self, Ts: float) -> None:

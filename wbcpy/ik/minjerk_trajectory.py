@@ -122,17 +122,20 @@ class MinJerkTrajectory:
     @exclusive
     def get_pos(self) -> np.ndarray:
         """Return the current position (a new array)."""
-        return self._xi[0].copy()
+        pos: np.ndarray = self._xi[0].copy()
+        return pos
 
     @exclusive
     def get_vel(self) -> np.ndarray:
         """Return the current velocity (a new array)."""
-        return self._xi[1].copy()
+        vel: np.ndarray = self._xi[1].copy()
+        return vel
 
     @exclusive
     def get_acc(self) -> np.ndarray:
         """Return the current acceleration (a new array)."""
-        return self._xi[2].copy()
+        acc: np.ndarray = self._xi[2].copy()
+        return acc
 
     @property
     def Ts(self) -> float:

@@ -210,7 +210,7 @@ class MultiRefMinJerkCtrl:
             InvalidValueError: wrong size or non-finite ``q0`` (nothing changes).
         """
         loop = self._loop
-        q = np.clip(as_vector(q0, self._n, "q0"), loop.lower, loop.upper)
+        q: np.ndarray = np.clip(as_vector(q0, self._n, "q0"), loop.lower, loop.upper)
         loop.set_q(q)
         return q.copy()
 

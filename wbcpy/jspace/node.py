@@ -85,9 +85,9 @@ def _link_of_joint(model: pin.Model, joint: int, joint_frame: int) -> str:
         if frame.type != pin.FrameType.BODY or frame.parentJoint != joint:
             continue
         if frame.parentFrame == joint_frame:
-            return frame.name
+            return str(frame.name)
         fallback = fallback or frame.name
-    return fallback or model.names[joint]
+    return str(fallback or model.names[joint])
 
 
 def build_nodes(model: pin.Model) -> tuple[Node, ...]:

@@ -18,9 +18,13 @@ from ..errors import InvalidValueError
 
 __all__ = ["COMPARE_ALL", "COMPARE_FORCE", "COMPARE_POSITION", "COMPARE_VELOCITY", "State"]
 
+#: :meth:`State.equal` flag: compare positions (Stanford-WBC ``jspace::State::COMPARE_POSITION``)
 COMPARE_POSITION = 0x1
+#: :meth:`State.equal` flag: compare velocities
 COMPARE_VELOCITY = 0x2
+#: :meth:`State.equal` flag: compare forces
 COMPARE_FORCE = 0x4
+#: :meth:`State.equal` flag: compare positions, velocities and forces
 COMPARE_ALL = 0x7
 _MAX_SIZE = 1 << 24  # a larger state is a mistake (and would allocate gigabytes)
 

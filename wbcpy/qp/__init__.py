@@ -15,6 +15,9 @@ from .problem import HierarchicalQP, LevelStatus, QPLevel, QPProblem
 from .registry import available_solvers, default_solver
 from .solver import QPSolver
 
+#: name of the default backend: :func:`default_solver` evaluated on first access (module ``__getattr__``)
+DEFAULT_SOLVER: str
+
 __all__ = [
     "DEFAULT_SOLVER",
     "HierarchicalQP",

@@ -10,7 +10,9 @@ import numpy as np
 
 __all__ = ["FIX_TOL", "FixedSplit", "InfeasibleBoundsError"]
 
+#: a variable whose bounds satisfy ub − lb ≤ FIX_TOL is fixed (and eliminated)
 FIX_TOL = 1e-12
+_min_reduce = np.minimum.reduce
 
 
 class InfeasibleBoundsError(Exception):
@@ -36,7 +38,7 @@ class FixedSplit:
         free, fixed: index arrays (None when no variable is fixed: every variable is free).
         values: the fixed variables' values (lb + ub)/2.
         nf: number of free variables.
-        lb, ub: bounds of the free variables (None when a side bounds nothing).
+        lb, ub: bounds of the free variables (None when a side bounds nothing; may hold ±inf).
     """
 
     __slots__ = ("fixed", "free", "lb", "n", "nf", "ub", "values")
@@ -46,6 +48,9 @@ class FixedSplit:
         self.n = n
         self.free = self.fixed = self.values = None
         self.nf = n
+        if lb is not None and ub is not None and n and _min_reduce(ub - lb) > FIX_TOL:
+            self.lb, self.ub = lb, ub  # the common case: consistent, nothing fixed (backends take ±inf)
+            return
         lb, ub = _none_if_unbounded(lb, -np.inf), _none_if_unbounded(ub, np.inf)
         if lb is not None and ub is not None:
             d = ub - lb

@@ -1,6 +1,6 @@
 """Lexicographic (strict-priority) solution of a :class:`~wbcpy.qp.problem.HierarchicalQP`: one level loop.
 
-Level p solves
+Level p solves::
 
     minimise    ‖A_p x − y_p‖² + Σ_j r_p,j x_j²
     subject to  E_h x = f_h and lbC_h ≤ C_h x ≤ ubC_h for every h ≤ p   (hard constraints)
@@ -90,6 +90,21 @@ def _strong_rows(built: LevelQP, z: np.ndarray | None, zb: np.ndarray | None, sc
     return rows
 
 
+def _box_multipliers(sol: Any, built: LevelQP) -> np.ndarray | None:
+    """Bound multipliers −(Hx + g) on the bounds x sits at, from a box certificate's gradient."""
+    q, t = built.q, sol.gradient
+    if t is None or (q.lb is None and q.ub is None):
+        return None
+    x = sol.x
+    near = 1e-9 * (1.0 + np.abs(x))
+    at = np.zeros(x.shape[0], dtype=bool)
+    if q.lb is not None:
+        at |= x - q.lb <= near
+    if q.ub is not None:
+        at |= q.ub - x <= near
+    return np.where(at, -t, 0.0)
+
+
 def _check_point(ns: NullSpace, stack: ConstraintStack, split: FixedSplit) -> None:
     """Every direction is fixed: x̄ must satisfy the inequality rows and bounds (else infeasible)."""
     x = ns.point()
@@ -149,9 +164,10 @@ def solve_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float) -> t
             raise LevelFailedError(p, exc.status, records) from None
         records.append((sol.solver, sol.status, sol.iterations, time.perf_counter() - t0, p, ns.n_eq, ns.k,
                         sol.primal, sol.dual, sol.fallback))  # fmt: skip
-        ns.xbar = _clip(ns.lift(sol.x), split.lb, split.ub)
+        ns.xbar = _clip(sol.x if ns.Z is None and ns.xbar is None else ns.lift(sol.x), split.lb, split.ub)
         if p < last:
-            rows = [A, *_strong_rows(built, sol.z, sol.z_box, sol.dual_scale, stack, split.nf)]
+            zb = sol.z_box if sol.z_box is not None else _box_multipliers(sol, built)
+            rows = [A, *_strong_rows(built, sol.z, zb, sol.dual_scale, stack, split.nf)]
             ns.add_rows(np.vstack(rows) if len(rows) > 1 else A)
     x = ns.point() if last >= 0 else _clip(np.zeros(split.nf), split.lb, split.ub)
     return split.merge(x), records

@@ -141,10 +141,13 @@ class Certificate:
         primal: largest primal violation relative to its componentwise scale.
         dual: largest stationarity residual relative to its componentwise scale.
         complementarity: largest relative complementarity / sign violation.
-        z_box, z: bound and row multipliers of the certified point (for carrying active constraints).
+        z_box, z: bound and row multipliers of the certified point (for carrying active constraints;
+            a box certificate leaves ``z_box`` None and keeps ``gradient``, whose negative is the bound
+            multipliers on the bounds x sits at).
         dual_scale: 1 + the largest magnitude met in stationarity (for "strongly active" thresholds).
         marginal: stationarity holds only within the rounding allowance of the problem's formation
             (see :func:`_dual_error`): a more accurate method (:func:`refine`) may still do better.
+        gradient: H x + g of a box certificate (None otherwise).
     """
 
     ok: bool
@@ -155,6 +158,7 @@ class Certificate:
     z: np.ndarray | None
     dual_scale: float
     marginal: bool = False
+    gradient: np.ndarray | None = None
 
 
 def _mat_abs_dot(M, v: np.ndarray) -> np.ndarray:
@@ -238,43 +242,131 @@ def _gradient(H, g, x: np.ndarray, q: StdQP | None) -> tuple[np.ndarray, np.ndar
     return t, scale
 
 
+_min_reduce, _max_reduce = np.minimum.reduce, np.maximum.reduce
+_any = np.logical_or.reduce
+
+
 def certify_box(H: np.ndarray, g: np.ndarray, x: np.ndarray, lb, ub, tol: float,
-                q: StdQP | None = None) -> Certificate:  # fmt: skip
+                q: StdQP | None = None, z_box: np.ndarray | None = None) -> Certificate:  # fmt: skip
     """Certificate of a QP with bounds only (or none); the bound multipliers are implied by x.
 
-    With t = Hx + g: a free variable needs t_i = 0; one at its lower bound needs t_i ≥ 0 (the cost
-    grows inwards), one at its upper bound t_i ≤ 0; a fixed one nothing. Violations are measured in
-    gradient units against the componentwise scale (|H||x| + |g|)_i (:func:`_dual_error`), so neither the
-    box width nor the size of the weights can hide them; x must lie in the box (relative 1e-9 counts as
-    "at" a bound). The certified multipliers are z_box = −t on the active bounds.
+    With t = Hx + g (least-squares form when ``q`` has one) and its componentwise scale s: a free
+    variable needs t_i = 0, one at its lower bound t_i ≥ 0 (the cost grows inwards), one at its upper
+    bound t_i ≤ 0. All of it, and feasibility, is the natural residual of the scaled projected gradient
+
+        ρ_i = |x_i − clip(x_i − D_i t_i, lb_i, ub_i)| / (1 + |x_i|),   D_i = (1 + |x_i|) / s_i,
+
+    which is |t_i|/s_i for a free variable (gradient units, componentwise), the relative distance to the
+    box for an infeasible one, and 0 at an active bound with the right sign — a wrong sign gives
+    min(|t_i|/s_i, relative box width): neither the box nor the size of the weights can hide an error.
+    max ρ ≤ tol·(1 + c) (c: the rounding allowance of :func:`_dual_error`) is a strict certificate; a
+    second test with the magnitudes H and g were formed from is ``marginal``. The gradient is kept in
+    ``gradient``: the bound multipliers are −t on the bounds x sits at.
+
+    When the backend reports bound multipliers ``z_box`` that are all zero (it claims no active bound),
+    the same test reduces to |t_i|/s_i and feasibility (fewer operations; a false claim fails it).
     """
     t, scale = _gradient(H, g, x, q)
-    primal = 0.0
-    if lb is None and ub is None:
-        r, zb = t, None
+    n = x.shape[0]
+    c = 8.0 * (n + 1) * _EPS / tol
+    if z_box is not None and (lb is not None or ub is not None) and not _any(z_box):
+        err = _interior_residual(x, t, scale, lb, ub)
     else:
-        r = t.copy()
-        zb = np.zeros(x.shape[0])
-        for bound, sign in ((lb, -1.0), (ub, 1.0)):
-            if bound is None:
-                continue
-            fin = np.abs(np.where(np.isfinite(bound), bound, 0.0))
-            gap = sign * (bound - x)  # ≥ 0 inside
-            primal = max(primal, float(np.max(-gap / (1.0 + fin), initial=0.0)))
-            at = gap <= 1e-9 * (1.0 + fin)
-            # at the lower bound only t_i < 0 is wrong, at the upper only t_i > 0
-            r[at] = np.minimum(r[at], 0.0) if sign < 0 else np.maximum(r[at], 0.0)
-            zb[at] = -t[at]
-    err, marginal = _dual_error(r, scale, tol, q, x)
-    dscale = 1.0 + float(np.max(scale, initial=0.0))
-    return Certificate(err <= tol and primal <= tol, primal, err, 0.0, zb, None, dscale, marginal)
+        err = _natural_residual(x, t, scale, lb, ub)
+    marginal = False
+    if not err <= tol * (1.0 + c) and q is not None and q.mag is not None:
+        marginal = True
+        err = _natural_residual(x, t, scale + c / (1.0 + c) * (scale + q.rounding_magnitude(x)), lb, ub)
+        err /= 1.0 + c
+    else:
+        err /= 1.0 + c
+    dscale = 1.0 + float(_max_reduce(scale)) if n else 1.0
+    return Certificate(err <= tol, err, err, 0.0, None, None, dscale, marginal, t)
+
+
+def _certify_rows(q: StdQP, x: np.ndarray, z: np.ndarray, tol: float) -> Certificate:
+    """:func:`certify` for rows lbC ≤ C x ≤ ubC only (a hierarchy level over a null space), in few steps.
+
+    Stationarity r = t + Cᵀz against the componentwise scale s + |Cᵀ||z| (as :func:`_dual_error`).
+    Feasibility, the sign of each z_i and complementarity are one natural residual per row,
+    |c_i − clip(c_i + κ_i z_i, lbC_i, ubC_i)| / (1 + |c_i|) with c = C x and κ_i = (1 + |c_i|)·σ_i, σ_i =
+    max_j |C_ij| / s_j the weight row i's multiplier has in stationarity: 0 when z_i = 0 and the row is
+    feasible, or when z_i names the side the row sits at; otherwise the relative slack or the multiplier's
+    relative size, whichever is smaller.
+    """
+    t, scale = _gradient(q.H, q.g, x, q)
+    C = q.C
+    absC = np.abs(C)
+    ct = z @ C
+    t += ct
+    scale += np.abs(z) @ absC
+    dual, marginal = _dual_error(t, scale, tol, q, x)
+    c = C @ x
+    ac = np.abs(c)
+    ac += 1.0
+    sigma = _max_rows(absC / (scale + _FLOOR))
+    w = sigma * ac
+    w *= z
+    w += c
+    np.maximum(w, q.lbC, out=w)
+    np.minimum(w, q.ubC, out=w)
+    np.subtract(c, w, out=w)
+    np.abs(w, out=w)
+    w /= ac
+    compl = float(_max_reduce(w)) if w.size else 0.0
+    ok = dual <= tol and compl <= tol
+    dscale = 1.0 + float(_max_reduce(scale)) if scale.size else 1.0
+    return Certificate(ok, compl, dual, compl, None, z, dscale, marginal)
+
+
+def _max_rows(M: np.ndarray) -> np.ndarray:
+    return _max_reduce(M, axis=1) if M.shape[1] else np.zeros(M.shape[0])
+
+
+def _interior_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb, ub) -> float:
+    """:func:`_natural_residual` when no bound is active: max(|t|/s, relative bound violations)."""
+    z = np.abs(t)
+    scale += _FLOOR
+    z /= scale
+    err = float(_max_reduce(z)) if z.size else 0.0
+    ax = np.abs(x)
+    ax += 1.0
+    for side in (None if lb is None else np.subtract(lb, x), None if ub is None else np.subtract(x, ub)):
+        if side is not None and side.size:
+            side /= ax
+            err = max(err, float(_max_reduce(side)))
+    return err
+
+
+def _natural_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb, ub) -> float:
+    """max_i |x_i − clip(x_i − D_i t_i)| / (1 + |x_i|) with D = (1 + |x|)/scale (see :func:`certify_box`)."""
+    ax = np.abs(x)
+    ax += 1.0
+    if lb is None and ub is None:
+        z = t / (scale + _FLOOR)
+        np.abs(z, out=z)
+        return float(_max_reduce(z)) if z.size else 0.0
+    D = ax / (scale + _FLOOR)
+    z = D * t
+    np.subtract(x, z, out=z)
+    if lb is not None:
+        np.maximum(z, lb, out=z)
+    if ub is not None:
+        np.minimum(z, ub, out=z)
+    np.subtract(x, z, out=z)
+    np.abs(z, out=z)
+    z /= ax
+    return float(_max_reduce(z)) if z.size else 0.0
 
 
 def certify(q: StdQP, x: np.ndarray, y, z, z_box, tol: float) -> Certificate:
     """Full KKT certificate of (x, y, z, z_box) for ``q`` (see the module docstring); missing multipliers
     count as zero."""
-    if q.A is None and q.C is None and not q.sparse:
-        return certify_box(q.H, q.g, x, q.lb, q.ub, tol, q)
+    if q.A is None and not q.sparse:
+        if q.C is None:
+            return certify_box(q.H, q.g, x, q.lb, q.ub, tol, q, z_box)
+        if q.lb is None and q.ub is None and z is not None:
+            return _certify_rows(q, x, z, tol)
     r, scale = _gradient(q.H, q.g, x, q)
     pscale_x = 1.0 + np.abs(x)
     primal = 0.0
@@ -477,9 +569,9 @@ def refine(q: StdQP, x0: np.ndarray, tol: float, z0: np.ndarray | None = None,
         for x in candidates:
             y, z, zb = _multipliers(P, x, sb, sc)
             cert = certify(q, x, y if q.meq else None, z if q.mc else None, zb if q.has_bounds else None, tol)
-            if cert.ok and not cert.marginal:
+            if cert.ok and not cert.marginal and not _wrong_signs(sb, sc, z, zb, cert.dual_scale):
                 return x, y, z, zb, cert
-            if cert.ok:  # marginal: keep the cheapest, and go on while a sign is still wrong
+            if cert.ok:  # marginal or a sign wrong within tolerance: keep the cheapest, go on
                 cost = _cost(P, x)
                 if best is None or cost < best[0]:
                     best = (cost, (x, y, z, zb, cert))
@@ -503,6 +595,17 @@ def cost(q: StdQP, x: np.ndarray) -> float:
     """½ xᵀHx + gᵀx, evaluated in least-squares form when ``q`` has one (rows that are met contribute
     their tiny residuals squared: accurate where the Hessian's rounding is not)."""
     return _cost(_Dense(q), x)
+
+
+def _wrong_signs(sb, sc, z, zb, dual_scale: float) -> bool:
+    """An active constraint whose multiplier names the other side beyond rounding (1e-12 of the scale):
+    the point may still be certified within tolerance, but it is not the exact optimum of a convex QP
+    with a regularised curvature as small as λ, whose directions such a multiplier moves."""
+    thr = 1e-12 * dual_scale
+    wb = np.where(sb < 0, zb, np.where(sb > 0, -zb, 0.0))
+    if float(np.max(wb, initial=0.0)) > thr:
+        return True
+    return bool(sc.size) and float(np.max(np.where(sc < 0, z, np.where(sc > 0, -z, 0.0)), initial=0.0)) > thr
 
 
 def _update_active_set(P: _Dense, x, z, zb, sb, sc, tol) -> bool:

@@ -68,7 +68,8 @@ class LevelQP:
 def _hessian(AZ: np.ndarray, r: np.ndarray, Z: np.ndarray | None) -> np.ndarray:
     H = AZ.T @ AZ
     if Z is None:
-        H.flat[:: H.shape[0] + 1] += r
+        diag = H.reshape(-1)[:: H.shape[0] + 1]
+        diag += r
     elif r.size and (r == r[0]).all():  # ZᵀZ = I
         H.flat[:: H.shape[0] + 1] += r[0]
     else:

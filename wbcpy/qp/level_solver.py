@@ -41,19 +41,29 @@ class Solved:
     """A certified answer of one StdQP.
 
     Attributes:
-        x: the solution; z, z_box: row and bound multipliers of the certificate (may be None).
+        x: the solution; z, z_box: row and bound multipliers of the certificate (may be None; for a
+            box certificate ``gradient`` = H x + g instead, whose negative on the active bounds is z_box).
         status, iterations: the backend's report ("(refined)" appended when refined).
         primal, dual: relative KKT residuals of the certificate; dual_scale: its stationarity scale.
         solver: the backend that answered; fallback: None or the fallback that answered.
     """
 
-    __slots__ = ("dual", "dual_scale", "fallback", "iterations", "primal", "solver", "status", "x", "z",
-                 "z_box")  # fmt: skip
+    __slots__ = ("dual", "dual_scale", "fallback", "gradient", "iterations", "primal", "solver", "status",
+                 "x", "z", "z_box")  # fmt: skip
 
-    def __init__(self, x, z, z_box, status, iterations, primal, dual, dual_scale, solver, fallback) -> None:
+    def __init__(self, x, z, z_box, status, iterations, primal, dual, dual_scale, solver, fallback,
+                 gradient=None) -> None:  # fmt: skip
         self.x, self.z, self.z_box, self.status, self.iterations = x, z, z_box, status, iterations
         self.primal, self.dual, self.dual_scale, self.solver = primal, dual, dual_scale, solver
-        self.fallback = fallback
+        self.fallback, self.gradient = fallback, gradient
+
+
+_and_reduce = np.logical_and.reduce
+
+
+def _finite(x: np.ndarray) -> bool:
+    """Every entry finite (two ufunc calls, no Python wrapper)."""
+    return bool(_and_reduce(np.isfinite(x)))
 
 
 def _guarded(call: Callable[[], RawResult]) -> RawResult:
@@ -114,7 +124,11 @@ class LevelSolver:
         if x0 is not None and x0.shape[0] != q.n:
             x0 = None
         notes: list[str] = []
-        sol = self._try(q, _guarded(lambda: b.solve(q, x0)), b.exact, self.name, None, notes)
+        try:
+            raw = b.solve(q, x0)
+        except Exception as exc:  # a backend crash is a failed attempt, not a wbcpy bug
+            raw = RawResult(None, False, f"{type(exc).__name__}: {exc}")
+        sol = self._try(q, raw, b.exact, self.name, None, notes)
         if sol is None and b.reused:
             b.reset()
             sol = self._try(q, _guarded(lambda: b.solve(q, None)), b.exact, self.name, "cold restart", notes)
@@ -155,15 +169,15 @@ class LevelSolver:
     def _solved(x: np.ndarray, cert: Certificate, status: str, raw: RawResult, who: str,
                 fallback: str | None) -> Solved:  # fmt: skip
         return Solved(x, cert.z, cert.z_box, status, raw.iterations, cert.primal, cert.dual, cert.dual_scale,
-                      who, fallback)  # fmt: skip
+                      who, fallback, cert.gradient)  # fmt: skip
 
     def _try(self, q: StdQP, raw: RawResult, exact: bool, who: str, fallback: str | None,
              notes: list[str]) -> Solved | None:  # fmt: skip
         """Certify (refining when allowed) one backend answer; None (and a note) when it fails."""
-        label = who if fallback is None else fallback
         x = raw.x
         usable = raw.ok or raw.inaccurate
-        if x is None or not usable or x.shape != (q.n,) or not np.isfinite(x).all():
+        if x is None or not usable or x.shape[0] != q.n or x.ndim != 1 or not _finite(x):
+            label = who if fallback is None else fallback
             notes.append(f"{label}: {raw.status}" + ("" if x is None or usable else " (not solved)"))
             return None
         status = raw.status if raw.ok else f"{raw.status} (inaccurate)"
@@ -184,6 +198,7 @@ class LevelSolver:
                 cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
             if cert.ok:  # refinement found no better active set, but the answer is a KKT point
                 return self._solved(x, cert, f"{status} (unrefined)", raw, who, fallback)
+        label = who if fallback is None else fallback
         notes.append(
             f"{label}: {status}; KKT certificate failed (relative residuals: primal {cert.primal:.3g}, "
             f"dual {cert.dual:.3g}, complementarity {cert.complementarity:.3g}; tolerance {self.kkt_tol:g})"

@@ -45,17 +45,22 @@ def _normalised(S: np.ndarray, f: np.ndarray | None = None):
     return S, (None if f is None else f / norms)
 
 
-def _pivoted_qr(M: np.ndarray, rank_tol: float):
-    """Column-pivoted QR of M (k × m): (Q (k × k), R, piv, rank); None when LAPACK fails."""
+def _pivoted_qr(M: np.ndarray, rank_tol: float, need_r: bool):
+    """Column-pivoted QR of M (k × m): (Q (k × k), R (upper triangle valid; None unless ``need_r``), piv,
+    rank); None when LAPACK fails."""
     k, m = M.shape
     qr, piv, tau, _work, info = _geqp3(np.asfortranarray(M), overwrite_a=1)
     if info != 0:  # pragma: no cover - LAPACK failure
         return None
     d = np.abs(qr.diagonal())
     rank = int(np.count_nonzero(d > rank_tol)) if d.size else 0
-    R = np.triu(qr[: min(k, m)])
-    full = qr[:, :k] if m >= k else np.hstack([qr, np.zeros((k, k - m))])
-    Q, _work, info = _orgqr(np.asfortranarray(full), tau, overwrite_a=1)
+    R = qr[: min(k, m)].copy() if need_r else None  # (dorgqr below overwrites qr)
+    if m >= k:
+        full = qr[:, :k]
+    else:
+        full = np.zeros((k, k), order="F")
+        full[:, :m] = qr
+    Q, _work, info = _orgqr(full, tau, overwrite_a=1)
     if info != 0:  # pragma: no cover
         return None
     return Q, R, piv - 1, rank
@@ -126,14 +131,15 @@ class NullSpace:
 
     def _shrink(self, M: np.ndarray, e: np.ndarray | None, f: np.ndarray | None) -> None:
         """Split the free directions by the columns of M (k × m); move x̄ when e (target rows) is given."""
-        res = _pivoted_qr(M, self.rank_tol)
+        res = _pivoted_qr(M, self.rank_tol, e is not None)
         if res is None:  # pragma: no cover - LAPACK failure
             raise InconsistentEqualitiesError(float("nan"))
         Q, R, piv, rank = res
         if e is not None:
             ep = e[piv]
             if rank:
-                u = sla.solve_triangular(R[:rank, :rank], ep[:rank], trans="T", check_finite=False)
+                u = sla.solve_triangular(R[:rank, :rank], ep[:rank], trans="T", check_finite=False)  # (reads
+                # the upper triangle only)
                 rest = R[:rank, rank:].T @ u - ep[rank:]
                 step = Q[:, :rank] @ u
                 step = step if self.Z is None else self.Z @ step

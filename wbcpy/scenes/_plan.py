@@ -1,4 +1,4 @@
-"""The AccelerationScene's per-configuration plan: what ``update()`` writes where, decided once.
+"""The scenes' per-configuration plan: what ``update()`` writes where, decided once.
 
 Which tasks are active, how their rows stack per priority level and which rows never change (joint
 tasks: weighted selection rows) only depend on the configuration, the weights, the activations, whether
@@ -8,7 +8,12 @@ decisions together with preallocated row buffers and their row views; ``update()
 * lets each state-dependent task write its weighted rows into its views (``Task.fill_rows``),
 * rewrites the joint tasks' targets (√w·a_ref; the selection rows stay in the buffer),
 * copies each buffer into the new :class:`~wbcpy.qp.QPLevel` it returns (problems handed out are never
-  changed by a later update).
+  changed by a later update): :meth:`ScenePlan.build_levels`.
+
+The same plan serves the AccelerationScene (rows on q̈) and the VelocityScene (rows on q̇): the tasks
+write the rows of their level. :class:`OwnProblem` remembers the arrays of the problem a scene built, so
+that ``solve()`` recognises it (and skips the structural validation), and :func:`joint_regularization`
+turns joint weights into the regularisation λ/ω and the locked DOFs.
 
 Buffers have ``n_columns`` ≥ nv columns (an inverse-dynamics scene adds contact wrenches after q̈):
 a task writes its rows into the first nv columns, unless it names other columns (a ``columns`` slice,
@@ -21,14 +26,26 @@ weights).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from ..qp import HierarchicalQP, QPLevel
 
 if TYPE_CHECKING:
     from ..tasks import Task
 
-__all__ = ["LevelPlan", "ScenePlan"]
+__all__ = ["LevelPlan", "OwnProblem", "ScenePlan", "joint_regularization"]
+
+
+def joint_regularization(weights: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """The per-DOF regularisation λ/ω_j (λ where ω_j = 0) as a read-only array, and the locked DOFs
+    (ω_j = 0, indices), for joint weights ω ∈ [0, 1]."""
+    locked = weights <= 0.0
+    reg = np.full(weights.shape, lam)
+    np.divide(lam, weights, out=reg, where=~locked)
+    reg.setflags(write=False)  # shared by the levels handed out: nobody may edit it
+    return reg, np.flatnonzero(locked)
 
 
 class LevelPlan:
@@ -50,7 +67,7 @@ class LevelPlan:
         self.A = np.zeros((m, n_columns or nv))
         self.y = np.zeros(m)
         self.dynamic: list[tuple[Task, np.ndarray, np.ndarray]] = []
-        self.joint: list[tuple[Task, np.ndarray]] = []
+        self.joint: list[tuple[Any, np.ndarray]] = []  # JointTask or a task with columns: write_targets
         k = 0
         for t in tasks:
             r = t.n_rows
@@ -75,9 +92,10 @@ class ScenePlan:
         n_columns: columns of the row buffers (default nv).
     """
 
-    __slots__ = ("inactive", "levels", "priorities", "timed", "versions")
+    __slots__ = ("inactive", "levels", "n_columns", "priorities", "timed", "versions")
 
     def __init__(self, groups: list[list[Task]], now: float, nv: int, n_columns: int | None = None) -> None:
+        self.n_columns = n_columns or nv
         self.levels: list[LevelPlan] = []
         self.priorities: list[int] = []
         self.inactive: list[Task] = []
@@ -97,6 +115,29 @@ class ScenePlan:
                 self.levels.append(LevelPlan(group[0].priority, active, nv, n_columns))
                 self.priorities.append(group[0].priority)
 
+    def build_levels(self, reg: np.ndarray, nv: int) -> tuple[list[QPLevel], list[int]]:
+        """Write every active task's rows for the robot's current state; one new level per plan level.
+
+        Each level gets copies of the buffers (``A``, ``y``) and the shared read-only ``reg``. The tasks
+        that contribute no rows compute their rows for their status. Without any active level the result
+        is one empty level (priority -1), so the problem still has the regularisation and the bounds.
+
+        Returns:
+            (levels, their task priorities).
+        """
+        levels: list[QPLevel] = []
+        for lp in self.levels:
+            for task, rows, target in lp.dynamic:
+                task.fill_rows(rows, target)
+            for task, target in lp.joint:
+                task.write_targets(target)
+            levels.append(QPLevel(lp.A.copy(), lp.y.copy(), reg))
+        for task in self.inactive:  # no rows, but their status reports A x + bias
+            task.compute()
+        if not levels:
+            return [QPLevel(np.zeros((0, self.n_columns)), np.zeros(0), reg)], [-1]
+        return levels, self.priorities
+
     def valid(self, now: float) -> bool:
         """True while no task changed its version and no timed task changed its timed-out state."""
         for t, version in self.versions:
@@ -106,13 +147,33 @@ class ScenePlan:
             return all(t.timed_out(now) == timed_out for t, timed_out in self.timed)
         return True
 
-    def fill(self) -> None:
-        """Write the active tasks' rows and targets for the robot's current state into the buffers, and
-        compute the inactive tasks' rows (their status reports A q̈ + bias)."""
-        for lp in self.levels:
-            for task, rows, target in lp.dynamic:
-                task.fill_rows(rows, target)
-            for task, target in lp.joint:
-                task.write_targets(target)
-        for task in self.inactive:
-            task.compute()
+
+def _arrays(level: QPLevel) -> tuple:
+    return (level, level.A, level.y, level.regularization, level.E, level.f, level.C, level.lbC, level.ubC)
+
+
+class OwnProblem:
+    """The identity of every array of a problem a scene built, to recognise it unchanged in structure.
+
+    Values may have been edited in place by the caller: the solver certifies the answer in any case.
+    """
+
+    __slots__ = ("arrays", "hqp", "lb", "levels", "names", "ub")
+
+    def __init__(self, hqp: HierarchicalQP) -> None:
+        self.hqp = hqp
+        self.levels = hqp.levels
+        self.names = hqp.variable_names
+        self.lb, self.ub = hqp.lb, hqp.ub
+        self.arrays = [_arrays(level) for level in hqp.levels]
+
+    def matches(self, hqp: HierarchicalQP) -> bool:
+        """True when ``hqp`` is that problem with the same level objects and arrays."""
+        if hqp is not self.hqp or hqp.levels is not self.levels or len(self.levels) != len(self.arrays):
+            return False
+        if hqp.lb is not self.lb or hqp.ub is not self.ub or hqp.variable_names is not self.names:
+            return False
+        for level, record in zip(self.levels, self.arrays):  # noqa: B905 (lengths checked above)
+            if any(a is not b for a, b in zip(_arrays(level), record)):  # noqa: B905 (same length)
+                return False
+        return True

@@ -32,7 +32,6 @@ raw Pinocchio calls (``benchmarks/bench_scene.py``).
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -40,11 +39,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, ConfigKeyError
-from ..qp import HierarchicalQP, QPLevel
+from ..qp import HierarchicalQP
 from ..robot import RobotModel
-from ._plan import ScenePlan
 from .joint_limits import JointLimitBounds
 from .scene import Scene
+from .scene_values import positive
 
 __all__ = ["SCENE_OPTIONS", "AccelerationScene"]
 
@@ -58,13 +57,6 @@ SCENE_OPTIONS = (
     "braking",
     "clock",
 )
-
-
-def _positive(value: Any, field: str) -> float:
-    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.floating, np.integer))
-    if not ok or not math.isfinite(value) or value <= 0:
-        raise ConfigError(field, f"must be a finite number > 0, got {value!r}")
-    return float(value)
 
 
 class AccelerationScene(Scene):
@@ -112,8 +104,8 @@ class AccelerationScene(Scene):
             raise ConfigKeyError(key, "scene option", key, SCENE_OPTIONS)
         if not isinstance(robot, RobotModel):
             raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
-        self.dt = _positive(dt, "dt")
-        self.regularization = _positive(regularization, "regularization")
+        self.dt = positive(dt, "dt", "a finite number")
+        self.regularization = positive(regularization, "regularization", "a finite number")
         if not isinstance(joint_limits, bool):
             raise ConfigError("joint_limits", f"must be true or false, got {joint_limits!r}")
         if not isinstance(braking, bool):
@@ -123,25 +115,13 @@ class AccelerationScene(Scene):
         super().__init__(robot, solver, clock)
 
     def _joint_weights_changed(self) -> None:
-        w = self._joint_weights
-        locked = w <= 0.0
-        reg = np.full(w.shape, self.regularization)
-        np.divide(self.regularization, w, out=reg, where=~locked)
-        reg.setflags(write=False)  # shared by the levels handed out: nobody may edit it
-        self._reg = reg
-        self._locked = np.flatnonzero(locked)
+        super()._joint_weights_changed()
         if self._locked.size:
-            lb = np.full(w.shape, -np.inf)
+            lb = np.full(self._reg.shape, -np.inf)
             lb[self._locked] = 0.0
             self._lock_lb, self._lock_ub = lb, -lb
         else:
             self._lock_lb = self._lock_ub = None
-        self._plan = None
-
-    def _reset_output(self) -> None:
-        super()._reset_output()
-        self._plan: ScenePlan | None = None
-        self._trusted: tuple | None = None
 
     # ------------------------------------------------------------------ problem
     def _bounds(self) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -171,63 +151,7 @@ class AccelerationScene(Scene):
             StateNotSetError: the robot has no state yet.
             ConfigError: the scene has no tasks (configure() was never called).
         """
-        robot = self.robot
-        measured = robot.state_view("scene update")[2]  # (raises StateNotSetError before a state)
-        if not self._tasks:
-            raise ConfigError("tasks", "the scene has no tasks: call configure() first")
-        now = float(self._clock())
-        plan = self._plan
-        if plan is None or not plan.valid(now):
-            plan = self._plan = ScenePlan(self._groups, now, robot.nv)
-        reg = self._reg
-        levels: list[QPLevel] = []
-        own: list[np.ndarray] = []
-        for lp in plan.levels:
-            for task, rows, target in lp.dynamic:
-                task.fill_rows(rows, target)
-            for task, target in lp.joint:
-                task.write_targets(target)
-            A, y = lp.A.copy(), lp.y.copy()
-            levels.append(QPLevel(A, y, reg))
-            own.append(A)
-            own.append(y)
-        for task in plan.inactive:  # no rows, but their status reports A q̈ + bias
-            task.compute()
-        prios = plan.priorities
-        if not levels:
-            levels.append(QPLevel(np.zeros((0, robot.nv)), np.zeros(0), reg))
-            prios = [-1]
-            own = [levels[0].A, levels[0].y]
+        measured = self.robot.state_view("scene update")[2]  # (raises StateNotSetError before a state)
+        levels, priorities, now = self._task_levels()
         lb, ub = self._bounds()
-        hqp = HierarchicalQP(levels, self._dof_names, lb, ub)
-        self._hqp = hqp
-        self._trusted = (hqp, levels, tuple(levels), own, lb, ub, reg)
-        self._level_priorities = prios
-        self._update_time = now
-        self._measured = measured
-        return hqp
-
-    def _is_own_problem(self, hqp: HierarchicalQP) -> bool:
-        """True when ``hqp`` is the last problem :meth:`update` built, with its own arrays (values may
-        have been edited in place: the solver checks the answer in any case)."""
-        own = self._trusted
-        if own is None or hqp is not own[0]:
-            return False
-        _, levels, items, arrays, lb, ub, reg = own
-        if hqp.levels is not levels or len(levels) != len(items) or hqp.lb is not lb or hqp.ub is not ub:
-            return False
-        if hqp.joint_names is not self._dof_names:
-            return False
-        k = 0
-        for level, item in zip(levels, items):  # noqa: B905 (lengths checked above)
-            if level is not item or level.A is not arrays[k] or level.y is not arrays[k + 1]:
-                return False
-            if level.regularization is not reg:
-                return False
-            k += 2
-        return True
-
-    @property
-    def level_priorities(self) -> list[int]:
-        """Task priority of each level of the last :meth:`update` (-1 for the empty fallback level)."""
-        return list(self._level_priorities)
+        return self._keep_problem(HierarchicalQP(levels, self._dof_names, lb, ub), priorities, now, measured)

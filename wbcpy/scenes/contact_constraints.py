@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ContactConstraints", "ContactLayout", "index_or_slice"]
 
+Array = np.ndarray
+
 _LOCAL = pin.ReferenceFrame.LOCAL
 _jacobian, _acceleration = pin.getFrameJacobian, pin.getFrameClassicalAcceleration
 
@@ -162,7 +164,9 @@ class ContactConstraints:
             J[:] = _jacobian(model, data, fid, _LOCAL)[: J.shape[0]]
             acc[:] = _acceleration(model, data, fid, _LOCAL).vector[: acc.shape[0]]
 
-    def update(self) -> tuple[np.ndarray | None, ...]:
+    def update(
+        self,
+    ) -> tuple[Array | None, Array | None, Array | None, Array | None, Array | None, Array, Array]:
         """The constraints at the robot's current state: ``(E, f, C, lbC, ubC, T, h_a)``, new arrays.
 
         E/f or C/lbC/ubC are None when empty (no free-flyer and no contact; no cone and no limit).

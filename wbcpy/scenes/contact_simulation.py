@@ -1,6 +1,6 @@
 """Contact simulation: joint torques integrated with Pinocchio's rigid constraint dynamics.
 
-The plant a torque controller (:class:`InverseDynamicsScene`) drives. One step with period dt:
+The plant a torque controller (:class:`~wbcpy.scenes.InverseDynamicsScene`) drives. One step with period dt:
 
 1. forward dynamics with rigid contacts (``pin.constraintDynamics``, one ``RigidConstraintModel`` per
    active contact: ``CONTACT_6D`` for a :class:`~wbcpy.scenes.contacts.SurfaceContact`, ``CONTACT_3D``
@@ -339,4 +339,7 @@ class ContactPlant:
             viol["normal force"] = max(viol["normal force"], lo - w[2], w[2] - hi)
         if self._effort is not None:
             viol["effort"] = max(viol["effort"], float(np.max(np.abs(tau) - self._effort)))
-        return sim.q, sim.v, sim.qdd
+        qdd = sim.qdd
+        if qdd is None:  # pragma: no cover - step() sets it
+            raise RuntimeError("the contact simulation did not step")
+        return sim.q, sim.v, qdd

@@ -209,6 +209,7 @@ class PointContact(_ContactBase):
         return point_friction_pyramid(self.mu)
 
 
+#: a contact of a scene: a surface or a point contact
 Contact = SurfaceContact | PointContact
 
 #: contact type name -> class (the ``type`` key of a contact mapping)

@@ -247,13 +247,13 @@ class InverseDynamicsScene(AccelerationScene):
     def _full_bounds(self) -> tuple[np.ndarray | None, np.ndarray | None]:
         lb, ub = self._bounds()
         wb = self._wrench_bounds
-        mw = self._layout.n - self.robot.nv
+        nv, mw = self.robot.nv, self._layout.n - self.robot.nv
         if wb is None and lb is None:
             return None, None
-        if lb is None:
-            lb, ub = np.full(self.robot.nv, -np.inf), np.full(self.robot.nv, np.inf)
+        qlb = lb if lb is not None else np.full(nv, -np.inf)
+        qub = ub if ub is not None else np.full(nv, np.inf)
         wlb, wub = wb if wb is not None else (np.full(mw, -np.inf), np.full(mw, np.inf))
-        return np.concatenate((lb, wlb)), np.concatenate((ub, wub))
+        return np.concatenate((qlb, wlb)), np.concatenate((qub, wub))
 
     def update(self) -> HierarchicalQP:
         """Build the hierarchical QP over (q̈, wrenches) from the robot's state and the references.
@@ -276,47 +276,17 @@ class InverseDynamicsScene(AccelerationScene):
         if plan is None or not plan.valid(now):
             plan = self._plan = ScenePlan(self._groups, now, robot.nv, layout.n)
         E, f, C, lo, hi, T, h_a = self._constraints.update()  # first: computeAllTerms serves the tasks too
-        plan.fill()
-        levels: list[QPLevel] = []
-        last = len(plan.levels) - 1
-        lam, lam_y, lam_r = rows.last_level(plan)
-        for i, lp in enumerate(plan.levels):
-            if i < last:
-                levels.append(QPLevel(lp.A.copy(), lp.y.copy(), rows.reg))
-            else:  # λ as rows: the next level then keeps q̈ at this level's optimum
-                levels.append(QPLevel(np.concatenate((lp.A, lam)), np.concatenate((lp.y, lam_y)), lam_r))
-        prios = list(plan.priorities)
-        if not levels:
-            levels.append(QPLevel(lam.copy(), lam_y.copy(), lam_r))
-            prios = [-1]
+        levels, prios = plan.build_levels(rows.reg, robot.nv)
+        lam, lam_y, lam_r = rows.last_level(plan)  # λ as rows: the next level keeps q̈ at this optimum
+        last = levels[-1]
+        levels[-1] = QPLevel(np.concatenate((last.A, lam)), np.concatenate((last.y, lam_y)), lam_r)
         first = levels[0]
         first.E, first.f, first.C, first.lbC, first.ubC = E, f, C, lo, hi
         if layout.n > robot.nv:
             levels.append(QPLevel(rows.wrench.copy(), rows.zeros_w.copy(), rows.zeros_n))
         lb, ub = self._full_bounds()
-        hqp = HierarchicalQP(levels, layout.names, lb, ub)
-        self._hqp = hqp
-        self._trusted = (hqp, levels, tuple(levels), [_arrays(lv) for lv in levels], lb, ub)
         self._torque_rows = (T, h_a, layout)
-        self._level_priorities = prios
-        self._update_time = now
-        self._measured = measured
-        return hqp
-
-    def _is_own_problem(self, hqp: HierarchicalQP) -> bool:
-        """True when ``hqp`` is the last problem :meth:`update` built, with its own arrays."""
-        own = self._trusted
-        if own is None or hqp is not own[0]:
-            return False
-        _, levels, items, arrays, lb, ub = own
-        if hqp.levels is not levels or len(levels) != len(items) or hqp.lb is not lb or hqp.ub is not ub:
-            return False
-        if hqp.variable_names is not self._layout.names:
-            return False
-        for level, item, arr in zip(levels, items, arrays):  # noqa: B905 (lengths checked above)
-            if level is not item or not all(a is b for a, b in zip(_arrays(level), arr, strict=True)):
-                return False
-        return True
+        return self._keep_problem(HierarchicalQP(levels, layout.names, lb, ub), list(prios), now, measured)
 
     # ------------------------------------------------------------------ solution
     def _set_solution(self, x: np.ndarray) -> None:
@@ -336,9 +306,10 @@ class InverseDynamicsScene(AccelerationScene):
         self._wrenches = wrenches
 
     def _command(self) -> JointCommand:
-        return JointCommand(
-            list(self._actuated_names), self._qdd[self._actuated_index].copy(), self._tau.copy()
-        )
+        qdd, tau = self._qdd, self._tau
+        if qdd is None or tau is None:
+            raise NoSolutionError()
+        return JointCommand(list(self._actuated_names), qdd[self._actuated_index].copy(), effort=tau.copy())
 
     def get_joint_torques(self) -> np.ndarray:
         """τ of the actuated DOFs (N·m or N) of the last solve (a new array; same as ``cmd.effort``).
@@ -365,10 +336,6 @@ class InverseDynamicsScene(AccelerationScene):
     getContactWrenches = get_contact_wrenches  # alias
     setContacts = set_contacts  # alias
     setContactActive = set_contact_active  # alias
-
-
-def _arrays(level: QPLevel) -> tuple[Any, ...]:
-    return (level.A, level.y, level.regularization, level.E, level.f, level.C, level.lbC, level.ubC)
 
 
 #: ARC-OPT's name of this scene

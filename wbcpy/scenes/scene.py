@@ -14,17 +14,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..errors import ConfigError, ConfigKeyError, QPSolveError, UnknownNameError
 from ..qp import LevelStatus, QPSolver
 from ..tasks import Task, TaskConfig, TasksStatus, make_task
+from ._plan import OwnProblem, ScenePlan, joint_regularization
 from .joint_command import JointCommand, NoSolutionError
 
 if TYPE_CHECKING:
-    from ..qp import HierarchicalQP
+    from ..qp import HierarchicalQP, QPLevel
     from ..robot import RobotModel
 
 __all__ = ["Scene"]
@@ -60,10 +61,18 @@ def _check_weight(value: Any, field: str) -> float:
 class Scene:
     """Base class of scenes (see :class:`~wbcpy.scenes.AccelerationScene`).
 
+    Subclasses set ``regularization`` (λ > 0) before calling ``Scene.__init__``; their :meth:`update`
+    builds the task levels with :meth:`_task_levels` and hands the problem out through
+    :meth:`_keep_problem` (so that :meth:`solve` recognises it).
+
     Attributes:
         robot: the robot model; set its state with ``robot.update(q, v, a)`` before :meth:`update`.
         solver: the QP solver (``wbcpy.qp.QPSolver``).
+        task_level: the decision variable the tasks work at, ``"acceleration"`` (q̈) or ``"velocity"``
+            (q̇) (class attribute; see :mod:`wbcpy.tasks.task`).
     """
+
+    task_level: ClassVar[str] = "acceleration"
 
     def __init__(self, robot: RobotModel, solver: Any = None, clock: Callable[[], float] | None = None):
         import time
@@ -104,6 +113,8 @@ class Scene:
         self._joint_weights_changed()
 
     def _reset_output(self) -> None:
+        self._plan: ScenePlan | None = None
+        self._own: OwnProblem | None = None
         self._hqp: HierarchicalQP | None = None
         self._qdd: np.ndarray | None = None
         self._level_priorities: list[int] = []
@@ -113,7 +124,10 @@ class Scene:
         self._measured: np.ndarray | None = None
 
     def _joint_weights_changed(self) -> None:
-        """Hook for subclasses: joint weights were set."""
+        """Joint weights were set: the regularisation λ/ω_j and the locked DOFs (ω_j = 0) are recomputed
+        and the row plan is dropped (subclasses extend this hook)."""
+        self._reg, self._locked = joint_regularization(self._joint_weights, self.regularization)
+        self._plan = None
 
     # ------------------------------------------------------------------ configuration
     def configure(self, configs: Sequence[TaskConfig | Mapping[str, Any]] | str | Path) -> None:
@@ -144,7 +158,7 @@ class Scene:
 
     def _make_task(self, cfg: TaskConfig, prefix: str) -> Task:
         """The task of one validated config (subclasses build the task types only they know)."""
-        return make_task(self.robot, cfg, prefix=prefix)
+        return make_task(self.robot, cfg, prefix=prefix, level=self.task_level)
 
     def get_wbc_config(self) -> list[TaskConfig]:
         """Copies of the task configs as configured (weights/activation as given to :meth:`configure`)."""
@@ -281,9 +295,44 @@ class Scene:
         """The JointCommand of the last solution (subclasses add fields)."""
         return JointCommand(list(self._actuated_names), self._qdd[self._actuated_index].copy())
 
+    def _task_levels(self) -> tuple[list[QPLevel], list[int], float]:
+        """The levels of the active tasks' rows for the robot's current state (the row plan is rebuilt
+        when stale: :mod:`wbcpy.scenes._plan`), their task priorities and the clock's time.
+
+        Raises:
+            ConfigError: the scene has no tasks (configure() was never called).
+        """
+        if not self._tasks:
+            raise ConfigError("tasks", "the scene has no tasks: call configure() first")
+        now = float(self._clock())
+        plan = self._plan
+        if plan is None or not plan.valid(now):
+            plan = self._plan = ScenePlan(self._groups, now, self.robot.nv)
+        levels, priorities = plan.build_levels(self._reg, self.robot.nv)
+        return levels, priorities, now
+
+    def _keep_problem(
+        self, hqp: HierarchicalQP, priorities: list[int], now: float, measured: np.ndarray | None
+    ) -> HierarchicalQP:
+        """Remember the problem :meth:`update` hands out (its priorities, time and the measured state
+        for the status) and return it."""
+        self._hqp = hqp
+        self._own = OwnProblem(hqp)
+        self._level_priorities = priorities
+        self._update_time = now
+        self._measured = measured
+        return hqp
+
     def _is_own_problem(self, hqp: HierarchicalQP) -> bool:
-        """True when ``hqp`` is the scene's own last problem, unchanged in structure (subclasses)."""
-        return False
+        """True when ``hqp`` is the last problem :meth:`update` built, with its own arrays (values may
+        have been edited in place: the solver checks the answer in any case)."""
+        own = self._own
+        return own is not None and own.matches(hqp)
+
+    @property
+    def level_priorities(self) -> list[int]:
+        """Task priority of each level of the last :meth:`update` (-1 for the empty fallback level)."""
+        return list(self._level_priorities)
 
     def get_solver_output(self) -> JointCommand:
         """The last solution as a :class:`JointCommand` (actuated joints).

@@ -41,6 +41,10 @@ Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises
 
 Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation).
 
+``scene: velocity`` (default ``acceleration``) builds a :class:`~wbcpy.scenes.VelocityScene` instead:
+velocity laws per task (``kp``, ``kff``, ``max_velocity``), ``velocity_limits``, ``limit_gain`` and a
+``collision`` section (:mod:`wbcpy.scenes.velocity_file`).
+
 The file is read by :func:`wbcpy._yaml.load_yaml_file` (UTF-8, syntax errors with line and column, depth and
 size limits). A ``q0`` outside the joint limits is reported in :attr:`SceneSetup.warnings`.
 """
@@ -64,13 +68,16 @@ from ..robot import RobotModel
 from ..robots import load_robot
 from ..tasks import CartesianTask, ComTask, JointTask, Task, TaskConfig
 from .acceleration_scene import AccelerationScene
+from .contact_file import CONTACT_FILE_KEYS, make_contact_scene, wants_contact_scene, wrench_target
 from .contacts import WrenchReference
-from .inverse_dynamics_scene import InverseDynamicsScene
 from .scene_values import flag, is_number, numbers, positive
+from .velocity_file import VELOCITY_FILE_KEYS, make_velocity_scene, scene_kind, velocity_law
+from .velocity_scene import VelocityScene
 from .wrench_task import WrenchTask
 
 __all__ = ["MAX_STEPS", "SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file", "q0_limit_warnings"]
 
+#: the top-level keys a scene file may have (an unknown key raises ConfigKeyError)
 SCENE_FILE_KEYS = (
     "robot",
     "floating_base",
@@ -84,11 +91,12 @@ SCENE_FILE_KEYS = (
     "joint_limits",
     "acceleration_limit",
     "braking",
-    "contacts",
-    "effort_limits",
+    *CONTACT_FILE_KEYS,
     "tasks",
+    "scene",
+    *VELOCITY_FILE_KEYS,
 )
-PD_KEYS = ("target", "kp", "kd", "kff", "max_acceleration")
+PD_KEYS = ("target", "kp", "kd", "kff", "max_acceleration", "max_velocity")
 #: most simulation steps a scene file may ask for (duration / dt or steps)
 MAX_STEPS = 1_000_000
 
@@ -99,13 +107,14 @@ class TaskTarget:
 
     Attributes:
         task: the scene task.
-        controller: :class:`JointPD`, :class:`CartesianPD` or :class:`ComPD`; None for a wrench task.
+        controller: :class:`JointPD`, :class:`CartesianPD` or :class:`ComPD` (a velocity law for a
+            velocity scene; None for a wrench task).
         target: joint positions (n), a ``pin.SE3`` (tip in root coordinates), a COM position (3) or a
             wrench (contact axes).
     """
 
     task: Task
-    controller: JointPD | CartesianPD | ComPD | None
+    controller: Any  # JointPD | CartesianPD | ComPD, a velocity law of wbcpy.controllers, or None
     target: Any
 
     @property
@@ -156,10 +165,11 @@ class SceneSetup:
         targets: one :class:`TaskTarget` per task.
         source: the file the setup was read from.
         warnings: what the file asks for that is legal but suspicious (``q0`` outside the joint limits).
+        obstacles: the world obstacles of a velocity scene's collision avoidance (drawn by ``--html``).
     """
 
     robot: RobotModel
-    scene: AccelerationScene
+    scene: AccelerationScene | VelocityScene
     q0: np.ndarray
     v0: np.ndarray
     dt: float
@@ -167,6 +177,12 @@ class SceneSetup:
     targets: list[TaskTarget]
     source: str = "<dict>"
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def obstacles(self) -> list[Any]:
+        """The obstacles of the scene's collision avoidance (empty without one)."""
+        avoidance = getattr(self.scene, "collision_avoidance", None)
+        return [] if avoidance is None else list(avoidance.obstacles)
 
 
 def _cart_target(task: CartesianTask, spec: Any, field: str) -> pin.SE3:
@@ -229,12 +245,23 @@ def _joint_target(task: JointTask, spec: Any, field: str) -> np.ndarray:
     return _point_target(current, spec, field)
 
 
-def _make_target(task: Task, spec: Mapping[str, Any], field: str) -> TaskTarget:
-    if isinstance(task, WrenchTask):
-        for key in spec:
-            if key != "target":
-                raise ConfigKeyError(f"{field}.{key}", "wrench task key", key, ["target"])
-        return TaskTarget(task, None, numbers(spec.get("target", [0.0] * task.n), task.n, f"{field}.target"))
+def _velocity_target(task: Task, spec: Mapping[str, Any], field: str) -> TaskTarget:
+    """A task of a velocity scene: its velocity law (:func:`velocity_law`) and its target."""
+    law, where = velocity_law(task, spec, field), f"{field}.target"
+    if isinstance(task, CartesianTask):
+        return TaskTarget(task, law, _cart_target(task, spec.get("target"), where))
+    if isinstance(task, ComTask):
+        return TaskTarget(task, law, _point_target(task.position(), spec.get("target"), where))
+    return TaskTarget(task, law, _joint_target(task, spec.get("target"), where))  # type: ignore[arg-type]
+
+
+def _make_target(task: Task, spec: Mapping[str, Any], field: str, kind: str = "acceleration") -> TaskTarget:
+    if kind == "velocity":
+        return _velocity_target(task, spec, field)
+    if isinstance(task, WrenchTask):  # a fixed wrench, no PD law
+        return TaskTarget(task, None, wrench_target(task, spec, field))
+    if "max_velocity" in spec:
+        raise ConfigError(f"{field}.max_velocity", "only a velocity scene's tasks take it")
     kp = spec.get("kp", 100.0)
     try:
         kd_default = 2.0 * np.sqrt(as_gain(kp, "kp"))
@@ -381,28 +408,30 @@ def load_scene_file(
     if robot_name.endswith(".urdf") and candidate.is_file():
         robot_name = str(candidate)
     floating = flag(doc, "floating_base")
-    for key in ("joint_limits", "braking"):
+    kind = scene_kind(doc)
+    for key in ("joint_limits", "braking", "velocity_limits"):
         flag(doc, key)
     step = positive(dt if dt is not None else doc.get("dt", 0.001), "dt", "a step in seconds")
     n_steps = _steps(doc, step, steps)
     configs, pd_specs = _split_tasks(doc.get("tasks"))
     robot = load_robot(robot_name, **({} if floating is None else {"floating_base": floating}))
-    options = {
-        k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
-    }
-    if "contacts" in doc or "effort_limits" in doc:
-        options["effort_limits"] = doc.get("effort_limits", False)
-        scene: AccelerationScene = InverseDynamicsScene(
-            robot, solver=solver or doc.get("solver"), dt=step, **options
-        )
-        scene.set_contacts(doc.get("contacts") or [])
+    contacts = wants_contact_scene(doc, kind)  # (raises for a velocity scene)
+    scene: AccelerationScene | VelocityScene
+    if kind == "velocity":
+        scene = make_velocity_scene(robot, doc, solver or doc.get("solver"), step)
     else:
-        scene = AccelerationScene(robot, solver=solver or doc.get("solver"), dt=step, **options)
+        options = {
+            k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
+        }
+        if contacts:
+            scene = make_contact_scene(robot, doc, solver or doc.get("solver"), step, options)
+        else:
+            scene = AccelerationScene(robot, solver=solver or doc.get("solver"), dt=step, **options)
     scene.configure(configs)
     q0, v0 = _initial_state(robot, doc)
     robot.update(q0, v0)
     targets = [
-        _make_target(scene.get_task(cfg.name), spec, f"tasks[{i}]")
+        _make_target(scene.get_task(cfg.name), spec, f"tasks[{i}]", kind)
         for i, (cfg, spec) in enumerate(zip(scene.get_wbc_config(), pd_specs, strict=True))
     ]
     notes = q0_limit_warnings(robot, q0)

@@ -19,8 +19,9 @@ __all__ = ["flag", "is_number", "numbers", "positive"]
 
 
 def is_number(x: Any) -> bool:
-    """True for ints and floats, False for booleans (YAML's ``true`` is an int in Python) and the rest."""
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+    """True for ints and floats (numpy's too), False for booleans (YAML's ``true`` is an int in Python)
+    and the rest."""
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
 def numbers(value: Any, n: int | None, field: str) -> np.ndarray:

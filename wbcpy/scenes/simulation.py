@@ -7,10 +7,13 @@ One step with control period dt:
 3. semi-implicit Euler: v ← v + q̈ dt, q ← q ⊕ v dt (``pin.integrate``, so free-flyers stay on SE(3)).
 
 The robot is an ideal acceleration-controlled plant (no dynamics, no contacts): this checks the
-controller and the task maths, not a physical robot. An :class:`~wbcpy.scenes.InverseDynamicsScene`
-(a scene file with ``contacts``) drives a physical plant instead: its joint torques τ are integrated by
-rigid-contact dynamics (:class:`~wbcpy.scenes.contact_simulation.ContactPlant`), and the run records how
-far the simulated contact wrenches leave their cones and the torques their limits.
+controller and the task maths, not a physical robot. A velocity scene (``scene.task_level ==
+"velocity"``) gives q̇ instead, from velocity laws: q ← q ⊕ q̇ dt, v ← q̇ (an ideal velocity-controlled
+plant); with collision avoidance the smallest pair distance met at an update is recorded. An
+:class:`~wbcpy.scenes.InverseDynamicsScene` (a scene file with ``contacts``) drives a physical plant:
+its joint torques τ are integrated by rigid-contact dynamics
+(:class:`~wbcpy.scenes.contact_simulation.ContactPlant`), and the run records how far the simulated
+contact wrenches leave their cones and the torques their limits.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ class SimulationResult:
         limit_violation: largest violation of position (rad|m), velocity (rad/s) and acceleration
             (rad/s²) limits over the run (0 when none was exceeded; acceleration limits are the scene's);
             contact scenes add ``friction cone``, ``normal force`` (N) and ``effort`` (N·m or N).
+        min_distance: smallest signed distance of a collision pair at an update (m), or None without
+            collision avoidance.
     """
 
     time: np.ndarray
@@ -54,6 +59,7 @@ class SimulationResult:
     status: TasksStatus
     q_path: np.ndarray
     limit_violation: dict[str, float] = field(default_factory=dict)
+    min_distance: float | None = None
 
     @property
     def median_step_us(self) -> float:
@@ -86,11 +92,15 @@ class SceneSimulation:
         self.time = 0.0
         robot = setup.robot
         self._vmax = robot.velocity_limit
-        self._amax = setup.scene.limits.acceleration_limit
+        self._velocity = setup.scene.task_level == "velocity"
+        self._amax = None if self._velocity else setup.scene.limits.acceleration_limit
+        self.min_distance: float | None = None
         lo, hi = robot.lower_position_limit, robot.upper_position_limit
         self._q_lim = np.flatnonzero(np.isfinite(lo) | np.isfinite(hi))
         self._qlo, self._qhi = lo[self._q_lim], hi[self._q_lim]
-        self.violation = {"position": 0.0, "velocity": 0.0, "acceleration": 0.0}
+        self.violation = {"position": 0.0, "velocity": 0.0}
+        if not self._velocity:
+            self.violation["acceleration"] = 0.0
         scene = setup.scene
         contacts = isinstance(scene, InverseDynamicsScene)
         self.plant = ContactPlant(scene, self.q, self.v, setup.dt) if contacts else None
@@ -117,17 +127,29 @@ class SceneSimulation:
         scene.update()
         scene.solve()
         elapsed = (time.perf_counter() - t0) * 1e6
-        if self.plant is not None:
-            q, v, qdd = self.plant.step()
+        out = scene.get_solver_output_raw()
+        if self._velocity:
+            self._track_distance(scene)
+            self.v = out
+            self.q = pin.integrate(robot.model, self.q, out * dt)
+            robot.update(self.q, self.v)
+        elif self.plant is not None:  # a torque-controlled robot: its τ through rigid-contact dynamics
+            q, v, out = self.plant.step()
             self.q, self.v = q.copy(), v.copy()
+            robot.update(self.q, self.v, out)
         else:
-            qdd = scene.get_solver_output_raw()
-            self.v = self.v + qdd * dt
+            self.v = self.v + out * dt
             self.q = pin.integrate(robot.model, self.q, self.v * dt)
+            robot.update(self.q, self.v, out)
         self.time += dt
-        robot.update(self.q, self.v, qdd)
-        self._track_violation(qdd)
+        self._track_violation(out)
         return elapsed
+
+    def _track_distance(self, scene: object) -> None:
+        collision = getattr(scene, "collision", None)
+        if collision is not None and collision.n_pairs:
+            d = float(collision.distances().min())
+            self.min_distance = d if self.min_distance is None else min(self.min_distance, d)
 
     def _track_violation(self, qdd: np.ndarray) -> None:
         viol = self.violation
@@ -137,11 +159,8 @@ class SceneSimulation:
                 worst = max(float((p - self._qhi).max()), float((self._qlo - p).max()))
                 viol["position"] = max(viol["position"], worst)
             viol["velocity"] = max(viol["velocity"], float(np.nanmax(np.abs(self.v) - self._vmax)))
-            if self.setup.scene.joint_limits:
+            if self._amax is not None and self.setup.scene.joint_limits:
                 viol["acceleration"] = max(viol["acceleration"], float(np.nanmax(np.abs(qdd) - self._amax)))
-
-    def _violations(self) -> dict[str, float]:
-        return self.violation if self.plant is None else {**self.violation, **self.plant.violation}
 
     def _violations(self) -> dict[str, float]:
         return self.violation if self.plant is None else {**self.violation, **self.plant.violation}
@@ -174,4 +193,5 @@ class SceneSimulation:
             status=status,
             q_path=q_path,
             limit_violation={k: max(v, 0.0) for k, v in self._violations().items()},
+            min_distance=self.min_distance,
         )

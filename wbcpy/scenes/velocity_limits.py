@@ -82,7 +82,6 @@ class VelocityLimitBounds:
         self._nq, nv = robot.nq, robot.nv
         vmax = robot.velocity_limit if velocity_limits else np.full(nv, np.inf)
         self.velocity_limit = vmax
-        self._vlo, self._vhi = -vmax, vmax.copy()
         # position-limited DOFs: 1-DOF joints (nq = nv = 1) with a finite limit on at least one side
         model = robot.model
         lower, upper = robot.lower_position_limit, robot.upper_position_limit
@@ -96,15 +95,24 @@ class VelocityLimitBounds:
                 iv.append(joint.idx_v)
         if not joint_limits:
             iq, iv = [], []
-        self._iq = np.array(iq, dtype=np.intp)
-        self._iv = np.array(iv, dtype=np.intp)
         k = self.limit_gain / self.dt
-        self._gqmin = k * lower[self._iq]  # γ q_min / dt (−inf where unbounded)
-        self._gqmax = k * upper[self._iq]
         self._k = k
-        # fast path: the limited DOFs are every DOF, in order, at a constant offset in q (fixed base: 0)
-        self._all = iv == list(range(nv)) and iq == list(range(iq[0], iq[0] + nv)) if iv else False
-        self._q_slice = slice(iq[0], iq[0] + nv) if self._all else None
+        # rows (lower, upper) per DOF: γ q_min/dt, γ q_max/dt where position-limited (±inf elsewhere), and
+        # the caps that clip them: lower row into [−v_max, 0], upper row into [0, v_max]
+        gq = np.array([np.full(nv, -np.inf), np.full(nv, np.inf)])
+        gq[0, iv] = k * lower[iq]
+        gq[1, iv] = k * upper[iq]
+        self._gq = gq
+        self._hi_cap = np.array([np.zeros(nv), vmax])
+        self._lo_cap = np.array([-vmax, np.zeros(nv)])
+        # q index of every DOF's limit (0 for DOFs without one: their rows stay ±inf); a slice when the
+        # limited DOFs are every DOF, in order, at a constant offset in q (a fixed base: 0)
+        qidx = np.zeros(nv, dtype=np.intp)
+        qidx[iv] = iq
+        contiguous = iv == list(range(nv)) and iq == list(range(iq[0], iq[0] + nv)) if iv else False
+        self._q_slice = slice(iq[0], iq[0] + nv) if contiguous else None
+        self._qidx = qidx
+        self._iv = np.array(iv, dtype=np.intp)
         self._dof_names = robot.dof_names
 
     def compute(self, q: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -119,26 +127,18 @@ class VelocityLimitBounds:
                 raise InvalidValueError("q", (self._nq,), q.shape)
         if not math.isfinite(float(q @ q)) and not np.isfinite(q).all():
             raise InvalidValueError("q", (self._nq,), q.shape, reason="contains NaN or inf")
-        if self._q_slice is not None:
-            kq = q[self._q_slice] * self._k
-            # γ (q_min − q)/dt capped at 0 from above (outside the range: may only move back), then ∩ velocity
-            lb = np.subtract(self._gqmin, kq)
-            np.minimum(lb, 0.0, out=lb)
-            np.maximum(lb, self._vlo, out=lb)
-            ub = np.subtract(self._gqmax, kq)
-            np.maximum(ub, 0.0, out=ub)
-            np.minimum(ub, self._vhi, out=ub)
-            return lb, ub
-        lb = self._vlo.copy()
-        ub = self._vhi.copy()
-        if self._iq.size:
-            kq = self._k * q[self._iq]
-            lo = np.minimum(self._gqmin - kq, 0.0)
-            hi = np.maximum(self._gqmax - kq, 0.0)
-            iv = self._iv
-            lb[iv] = np.maximum(lb[iv], lo)
-            ub[iv] = np.minimum(ub[iv], hi)
-        return lb, ub
+        return self.compute_unchecked(q)
+
+    def compute_unchecked(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`compute` for a configuration that is already a finite float64 array of size nq (a
+        robot's validated state, as the VelocityScene passes it)."""
+        qv = q[self._q_slice] if self._q_slice is not None else q.take(self._qidx)
+        # γ (q_min − q)/dt, γ (q_max − q)/dt, then the lower row clipped into [−v_max, 0] (0 outside the
+        # range: may only move back), the upper one into [0, v_max]
+        bounds = self._gq - self._k * qv
+        np.minimum(bounds, self._hi_cap, out=bounds)
+        np.maximum(bounds, self._lo_cap, out=bounds)
+        return bounds[0], bounds[1]
 
     def active(self, qdot: Any, lb: np.ndarray, ub: np.ndarray, tol: float = 1e-9) -> dict[str, str]:
         """``{dof_name: "lower" | "upper"}`` for the DOFs of q̇ that sit on a bound (within ``tol``)."""

@@ -53,6 +53,7 @@ class WrenchTask(Task):
         data = config.to_dict()
         data["weights"] = [1.0] * size if config.weights is None else list(config.weights)
         super().__init__(robot, TaskConfig.from_dict(data))
+        self._tracked = "wrench"  # the reference field the rows track (Task.set_reference)
         self.frame = contact.frame
         self.contact = contact
         self.columns: slice | None = None
@@ -70,7 +71,7 @@ class WrenchTask(Task):
         self.columns = columns
 
     # ------------------------------------------------------------------ references
-    def validate_reference(self, ref: Any) -> WrenchReference:
+    def validate_reference(self, ref: Any) -> WrenchReference:  # type: ignore[override]
         """A validated copy of a :class:`WrenchReference` with ``n`` entries.
 
         Raises:
@@ -85,14 +86,6 @@ class WrenchTask(Task):
                 reason=f"a wrench task takes a WrenchReference, got {type(ref).__name__}",
             )
         return ref.validated(self.n, self.name)
-
-    def set_reference(self, ref: Any, stamp: float) -> None:
-        """Store a reference validated by :meth:`validate_reference`, stamped ``stamp``."""
-        if self.reference is None:
-            self._version += 1  # the task may become active
-        self.reference = ref
-        self.reference_time = stamp
-        self._ref_acc = ref.wrench
 
     def state(self, now: float) -> str:
         """As :meth:`Task.state`, and ``"contact_inactive"`` while the contact is lifted."""

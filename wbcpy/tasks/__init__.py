@@ -1,4 +1,4 @@
-"""Tasks of an acceleration scene: configuration, references, task rows and status.
+"""Tasks of a scene: configuration, references, task rows and status (acceleration or velocity level).
 
 * :class:`TaskConfig` — name, type (``jnt``/``cart``/``com``/``wrench``), priority, weights, activation,
   timeout, frames (wrench tasks are built by ``wbcpy.scenes.InverseDynamicsScene``).
@@ -23,9 +23,10 @@ from .references import (
     ReferenceTypeError,
 )
 from .status import TasksStatus, TaskStatus
-from .task import Task
+from .task import TASK_LEVELS, Task
 
 __all__ = [
+    "TASK_LEVELS",
     "TASK_TYPES",
     "CartesianReference",
     "CartesianTask",
@@ -45,8 +46,9 @@ __all__ = [
 _TASK_CLASSES: dict[str, type[Task]] = {"jnt": JointTask, "cart": CartesianTask, "com": ComTask}
 
 
-def make_task(robot: object, config: TaskConfig, prefix: str = "") -> Task:
-    """Build the task object of ``config`` for ``robot`` (robot-dependent checks happen here).
+def make_task(robot: object, config: TaskConfig, prefix: str = "", level: str = "acceleration") -> Task:
+    """Build the task object of ``config`` for ``robot`` (robot-dependent checks happen here), working at
+    ``level`` (``"acceleration"`` or ``"velocity"``, the scene's decision variable).
 
     Raises:
         ConfigError: a ``wrench`` task (it needs the contacts of an ``InverseDynamicsScene``, which
@@ -54,4 +56,4 @@ def make_task(robot: object, config: TaskConfig, prefix: str = "") -> Task:
     """
     if config.type not in _TASK_CLASSES:
         raise ConfigError(f"{prefix}type", f"{config.type} tasks need an InverseDynamicsScene (contacts)")
-    return _TASK_CLASSES[config.type](robot, config, prefix)  # type: ignore[call-arg]
+    return _TASK_CLASSES[config.type](robot, config, prefix, level)  # type: ignore[call-arg]

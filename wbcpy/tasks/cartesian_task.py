@@ -27,6 +27,9 @@ The rows are stored in ``ref_frame`` axes (R = R_ref; the root-axes rows rotated
 where references and weights are given. The cost activation·Σ_k w_k (row_k)² in ref axes equals the
 root-axes cost with the full weight matrix R_rel diag(w) R_relᵀ per 3×3 block (R_rel = R_rootᵀ R_ref):
 no diagonal approximation, and a zero weight frees exactly that ref-frame axis.
+
+At the velocity level the rows are the same A (``A q̇`` is the relative twist above) and there is no
+bias: y = the reference twist.
 """
 
 from __future__ import annotations
@@ -66,7 +69,9 @@ class CartesianTask(Task):
 
     type = "cart"
 
-    def __init__(self, robot: RobotModel, config: TaskConfig, prefix: str = "") -> None:
+    def __init__(
+        self, robot: RobotModel, config: TaskConfig, prefix: str = "", level: str = "acceleration"
+    ) -> None:
         """Resolve the frames.
 
         Raises:
@@ -83,7 +88,7 @@ class CartesianTask(Task):
                 raise ConfigKeyError(f"{prefix}{key}", "frame", name, robot.frame_names) from None
         if ids["tip"] == ids["root"]:
             raise ConfigError(f"{prefix}tip", f"tip and root are the same frame ({root!r})")
-        super().__init__(robot, config)
+        super().__init__(robot, config, level)
         frames = robot.model.frames
         self.root, self.tip, self.ref_frame = root, str(config.tip), ref
         self.root_id, self.tip_id, self.ref_id = ids["root"], ids["tip"], ids["ref_frame"]
@@ -101,14 +106,18 @@ class CartesianTask(Task):
         """Fill :attr:`A` and :attr:`bias` (ref-frame axes) for the robot's current state."""
         self._src = None
         robot = self.robot
-        Jt, bt = robot.frame_jacobian_bias_view(self.tip_id)
+        if self._velocity:  # no bias at the velocity level (it stays zero)
+            Jt, bt = robot.frame_jacobian_view(self.tip_id), None
+        else:
+            Jt, bt = robot.frame_jacobian_bias_view(self.tip_id)
         if self.root_fixed:
             Aw, bw = Jt, bt
         else:
             Aw, bw = self._moving_root_rows(Jt, bt)
         if self._ref_identity:
             np.copyto(self._A, Aw)
-            np.copyto(self._bias, bw)
+            if bw is not None:
+                np.copyto(self._bias, bw)
             return
         if self._ref_rot_const is not None:
             Rt = self._ref_rot_const.T
@@ -117,9 +126,10 @@ class CartesianTask(Task):
         A = self._A
         np.matmul(Rt, Aw[:3], out=A[:3])
         np.matmul(Rt, Aw[3:], out=A[3:])
-        b = self._bias
-        b[:3] = Rt @ bw[:3]
-        b[3:] = Rt @ bw[3:]
+        if bw is not None:
+            b = self._bias
+            b[:3] = Rt @ bw[:3]
+            b[3:] = Rt @ bw[3:]
 
     def fill_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
         """Write the weighted rows of the current state into ``A_out``/``y_out`` (see :meth:`write_rows`).
@@ -132,25 +142,37 @@ class CartesianTask(Task):
             self.compute()
             self.write_rows(A_out, y_out)
             return
-        J, b = self.robot.frame_jacobian_bias_view(self.tip_id)
-        self._src = (J, b)
+        if self._velocity:
+            J, b = self.robot.frame_jacobian_view(self.tip_id), self._bias  # (zero)
+            self._src = (J, None)
+        else:
+            J, b = self.robot.frame_jacobian_bias_view(self.tip_id)
+            self._src = (J, b)
         self._write_all_rows(J, b, A_out, y_out)
 
-    def _moving_root_rows(self, Jt: np.ndarray, bt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """World-axes rows and bias of the relative motion for a moving root."""
+    def _moving_root_rows(
+        self, Jt: np.ndarray, bt: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """World-axes rows and bias of the relative motion for a moving root (rows only when ``bt`` is
+        None: the velocity level)."""
         robot = self.robot
-        Jr, br = robot.frame_jacobian_bias_view(self.root_id)
+        if bt is None:
+            Jr, br = robot.frame_jacobian_view(self.root_id), None
+        else:
+            Jr, br = robot.frame_jacobian_bias_view(self.root_id)
         d = (
             robot.frame_placement_view(self.tip_id).translation
             - robot.frame_placement_view(self.root_id).translation
         )
+        Aw = self._Aw
+        np.subtract(Jt, Jr, out=Aw)
+        Aw[:3] += pin.skew(d) @ Jr[3:]
+        if br is None:
+            return Aw, None
         v = robot.v_view
         vt = Jt @ v
         vr = Jr @ v
         wr = vr[3:]
-        Aw = self._Aw
-        np.subtract(Jt, Jr, out=Aw)
-        Aw[:3] += pin.skew(d) @ Jr[3:]
         bw = self._bw
         bw[:3] = (
             bt[:3]
@@ -166,7 +188,7 @@ class CartesianTask(Task):
     def pose(self) -> pin.SE3:
         """Current placement of the tip in the root frame (``root_M_tip``)."""
         robot = self.robot
-        return robot.frame_placement(self.root_id).actInv(robot.frame_placement(self.tip_id))
+        return robot.frame_placement_view(self.root_id).actInv(robot.frame_placement_view(self.tip_id))
 
     def twist(self) -> np.ndarray:
         """Current relative twist (6) in root axes: (d/dt of the tip position in root coordinates,

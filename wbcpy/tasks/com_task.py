@@ -2,6 +2,7 @@
 
 ``A = J_com`` (3×nv) and ``bias = J̇_com q̇``, the true COM acceleration at q̈ = 0 (Pinocchio's
 ``centerOfMass(q, q̇, 0)``), not the bias of any link. Task acceleration: ``J_com q̈ + J̇_com q̇``.
+At the velocity level the rows are ``J_com q̇ ≈ ċ_ref`` (no bias).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ class ComTask(Task):
 
     type = "com"
 
-    def __init__(self, robot: RobotModel, config: TaskConfig, prefix: str = "") -> None:
-        super().__init__(robot, config)
+    def __init__(
+        self, robot: RobotModel, config: TaskConfig, prefix: str = "", level: str = "acceleration"
+    ) -> None:
+        super().__init__(robot, config, level)
 
     def compute(self) -> None:
         """Copy J_com and J̇_com q̇ of the current state into :attr:`A` and :attr:`bias`.
@@ -37,7 +40,8 @@ class ComTask(Task):
         self._src = None
         robot = self.robot
         np.copyto(self._A, robot.com_jacobian_view())
-        np.copyto(self._bias, robot.com_bias_view())
+        if not self._velocity:  # (the velocity level has no bias: it stays zero)
+            np.copyto(self._bias, robot.com_bias_view())
 
     def fill_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
         """Write the weighted rows of the current state (J_com is copied: Pinocchio's buffer changes
@@ -48,10 +52,13 @@ class ComTask(Task):
             return
         robot = self.robot
         J = robot.com_jacobian_view()
-        b = robot.com_bias_view()
         A = self._A
         np.copyto(A, J)
-        self._src = (None, b)
+        if self._velocity:
+            b = self._bias  # zero
+        else:
+            b = robot.com_bias_view()
+            self._src = (None, b)
         self._write_all_rows(A, b, A_out, y_out)
 
     def position(self) -> np.ndarray:

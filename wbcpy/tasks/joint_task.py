@@ -30,8 +30,10 @@ class JointTask(Task):
 
     type = "jnt"
 
-    def __init__(self, robot: RobotModel, config: TaskConfig, prefix: str = "") -> None:
-        """Build the selection rows.
+    def __init__(
+        self, robot: RobotModel, config: TaskConfig, prefix: str = "", level: str = "acceleration"
+    ) -> None:
+        """Build the selection rows (the same at the acceleration and velocity levels).
 
         Raises:
             ConfigKeyError: an unknown joint name (field ``joint_names``).
@@ -53,11 +55,12 @@ class JointTask(Task):
             v_idx.append(joint.idx_v)
             q_idx.append(joint.idx_q)
             q_len.append(joint.nq)
-        super().__init__(robot, config)
+        super().__init__(robot, config, level)
         self.joint_names = list(config.joint_names)
         self.v_indices = np.array(v_idx, dtype=np.intp)
         self._q_idx = np.array(q_idx, dtype=np.intp)
         self._continuous = np.array(q_len, dtype=np.intp) == 2
+        self._any_continuous = bool(self._continuous.any())
         self.A[np.arange(self.n), self.v_indices] = 1.0
         self._rescale()
 
@@ -92,9 +95,9 @@ class JointTask(Task):
 
     def positions(self) -> np.ndarray:
         """Current angles/positions of the task joints (n); continuous joints as atan2(sin, cos)."""
-        q = self.robot.q
-        out = q[self._q_idx]
-        if self._continuous.any():
+        q = self.robot.q_view
+        out = q[self._q_idx]  # (a new array)
+        if self._any_continuous:
             iq = self._q_idx[self._continuous]
             out[self._continuous] = np.arctan2(q[iq + 1], q[iq])
         return out

@@ -8,6 +8,11 @@ keeps a private copy, so a caller may reuse or mutate its reference object after
   (m/s² over rad/s²); ``pose`` and ``twist`` are informative (used by status and PD helpers).
 * :class:`ComReference` — 3-vectors in world axes (m/s²).
 
+Which field a scene tracks depends on its decision variable (the task's ``level``): an
+:class:`~wbcpy.scenes.AccelerationScene` requires ``acceleration``; a :class:`~wbcpy.scenes.VelocityScene`
+requires ``velocity`` (``twist`` for a Cartesian task) and ignores ``acceleration``. The other fields are
+informative.
+
 ``time`` is the reference's time stamp on the scene clock (seconds); ``None`` means "now" (the scene
 clock is read when the reference is set). A task whose config has ``timeout > 0`` stops contributing
 once ``clock() - time > timeout``.
@@ -21,7 +26,7 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_vector
+from .._validation import as_vector, check_finite
 from ..errors import InvalidValueError
 
 __all__ = [
@@ -30,6 +35,7 @@ __all__ = [
     "JointReference",
     "Reference",
     "ReferenceTypeError",
+    "tracked_field",
     "validate_reference",
 ]
 
@@ -43,13 +49,13 @@ class JointReference:
     """Joint-space reference of a ``jnt`` task.
 
     Attributes:
-        acceleration: desired joint accelerations (n,), rad/s² or m/s².
+        acceleration: desired joint accelerations (n,), rad/s² or m/s² (required by acceleration scenes).
         position: optional joint positions (n,), informative.
-        velocity: optional joint velocities (n,), informative.
+        velocity: desired joint velocities (n,), rad/s or m/s (required by velocity scenes).
         time: time stamp on the scene clock (s); ``None`` = when set.
     """
 
-    acceleration: Any
+    acceleration: Any = None
     position: Any = None
     velocity: Any = None
     time: float | None = None
@@ -60,13 +66,14 @@ class CartesianReference:
     """Cartesian reference of a ``cart`` task, in ``ref_frame`` axes, linear over angular.
 
     Attributes:
-        acceleration: desired relative acceleration (6,), m/s² over rad/s².
+        acceleration: desired relative acceleration (6,), m/s² over rad/s² (required by acceleration
+            scenes).
         pose: optional desired pose of the tip in the root frame (``pin.SE3``), informative.
-        twist: optional desired relative twist (6,), informative.
+        twist: desired relative twist (6,), m/s over rad/s (required by velocity scenes).
         time: time stamp on the scene clock (s); ``None`` = when set.
     """
 
-    acceleration: Any
+    acceleration: Any = None
     pose: Any = None
     twist: Any = None
     time: float | None = None
@@ -77,18 +84,19 @@ class ComReference:
     """Centre-of-mass reference of a ``com`` task, world axes.
 
     Attributes:
-        acceleration: desired COM acceleration (3,), m/s².
+        acceleration: desired COM acceleration (3,), m/s² (required by acceleration scenes).
         position: optional COM position (3,), m, informative.
-        velocity: optional COM velocity (3,), m/s, informative.
+        velocity: desired COM velocity (3,), m/s (required by velocity scenes).
         time: time stamp on the scene clock (s); ``None`` = when set.
     """
 
-    acceleration: Any
+    acceleration: Any = None
     position: Any = None
     velocity: Any = None
     time: float | None = None
 
 
+#: a task reference of any task type
 Reference = JointReference | CartesianReference | ComReference
 
 _REF_CLASS = {"jnt": JointReference, "cart": CartesianReference, "com": ComReference}
@@ -106,7 +114,17 @@ def _time(t: Any, name: str) -> float | None:
     return float(t)
 
 
-def validate_reference(task_type: str, n: int, ref: Any, task_name: str) -> Reference:
+def tracked_field(task_type: str, level: str) -> str:
+    """The reference field a scene tracks: ``acceleration`` at the acceleration level; ``velocity`` at
+    the velocity level (``twist`` for a Cartesian task, ``task_type == "cart"``)."""
+    if level == "acceleration":
+        return "acceleration"
+    return "twist" if task_type == "cart" else "velocity"
+
+
+def validate_reference(
+    task_type: str, n: int, ref: Any, task_name: str, level: str = "acceleration"
+) -> Reference:
     """Check a reference against its task and return a validated copy holding float64 arrays.
 
     Args:
@@ -114,10 +132,13 @@ def validate_reference(task_type: str, n: int, ref: Any, task_name: str) -> Refe
         n: number of task rows.
         ref: the reference object given by the caller.
         task_name: used in error messages.
+        level: ``"acceleration"`` (``acceleration`` required) or ``"velocity"`` (``velocity``, for a
+            Cartesian task ``twist``, required).
 
     Raises:
         ReferenceTypeError: the reference class does not match the task type.
-        InvalidValueError: a wrong size, NaN or inf in any given field, or an invalid time stamp.
+        InvalidValueError: the required field missing, a wrong size, NaN or inf in any given field, or an
+            invalid time stamp.
     """
     cls = _REF_CLASS[task_type]
     if not isinstance(ref, cls):
@@ -128,7 +149,13 @@ def validate_reference(task_type: str, n: int, ref: Any, task_name: str) -> Refe
             reason=f"a {task_type} task takes a {cls.__name__}, got {type(ref).__name__}",
         )
     label = f"{task_name}.reference"
-    acc = as_vector(ref.acceleration, n, f"{label}.acceleration")
+    tracked = tracked_field(task_type, level)
+    if getattr(ref, tracked) is None:
+        article = "an" if level[0] in "aeiou" else "a"
+        raise InvalidValueError(
+            f"{label}.{tracked}", "a vector", None, reason=f"required: {article} {level} scene tracks it"
+        )
+    acc = _optional(ref.acceleration, n, f"{label}.acceleration")
     stamp = _time(ref.time, f"{label}.time")
     if isinstance(ref, CartesianReference):
         pose = ref.pose
@@ -137,9 +164,8 @@ def validate_reference(task_type: str, n: int, ref: Any, task_name: str) -> Refe
                 raise InvalidValueError(
                     f"{label}.pose", "pin.SE3", type(pose).__name__, reason="not a pin.SE3"
                 )
-            if not np.isfinite(pose.homogeneous).all():
-                raise InvalidValueError(f"{label}.pose", "finite", None, reason="contains NaN or inf")
-            pose = pin.SE3(pose)
+            check_finite(pose.homogeneous, f"{label}.pose")
+            pose = pose.copy()
         return CartesianReference(acc, pose, _optional(ref.twist, 6, f"{label}.twist"), stamp)
     pos = _optional(ref.position, n, f"{label}.position")
     vel = _optional(ref.velocity, n, f"{label}.velocity")

@@ -1,12 +1,16 @@
 """Task base class: the rows ``A q̈ ≈ y`` one task adds to its priority level.
 
+A task works at one ``level``, the decision variable of its scene: ``"acceleration"`` (q̈, the rows
+below) or ``"velocity"`` (q̇: the same Jacobian A, no bias — ``bias`` stays zero — and y = the reference
+velocity or twist, see :func:`~wbcpy.tasks.references.tracked_field`).
+
 A task holds, for the robot's current state (after :meth:`Task.compute`),
 
 * ``A`` (n×nv): the task Jacobian in the task's reference axes, unweighted;
 * ``bias`` (n): the task acceleration at q̈ = 0 (``J̇ q̇`` for the task variable),
 
 so that the task acceleration is ``A q̈ + bias`` and the target is ``y = a_ref − bias``. Both are
-recomputed into the same preallocated arrays at every :meth:`compute` (never accumulated), so repeated
+recomputed into the same preallocated arrays at every :meth:`Task.compute` (never accumulated), so repeated
 updates with the same state give identical rows.
 
 The scene's hot path calls :meth:`Task.fill_rows` instead, which writes the weighted rows straight into
@@ -27,13 +31,16 @@ import numpy as np
 
 from ..errors import ConfigError
 from .config import TaskConfig
-from .references import Reference, validate_reference
+from .references import Reference, tracked_field, validate_reference
 from .status import TaskStatus
 
 if TYPE_CHECKING:
     from ..robot import RobotModel
 
-__all__ = ["Task"]
+__all__ = ["TASK_LEVELS", "Task"]
+
+#: decision variables a task can work at (its scene's): joint accelerations or joint velocities
+TASK_LEVELS = ("acceleration", "velocity")
 
 
 class Task:
@@ -50,11 +57,17 @@ class Task:
         activation: current activation in [0, 1].
         reference: the last validated reference, or None.
         reference_time: its time stamp on the scene clock (s), or None.
+        level: ``"acceleration"`` or ``"velocity"`` (see the module docstring).
     """
 
     type: ClassVar[str] = ""
 
-    def __init__(self, robot: RobotModel, config: TaskConfig) -> None:
+    def __init__(self, robot: RobotModel, config: TaskConfig, level: str = "acceleration") -> None:
+        if level not in TASK_LEVELS:
+            raise ConfigError("level", f"expected one of {TASK_LEVELS}, got {level!r}")
+        self.level = level
+        self._velocity = level == "velocity"
+        self._tracked = tracked_field(config.type, level)
         self.robot = robot
         self.config = config
         self.name = config.name
@@ -192,7 +205,7 @@ class Task:
     # ------------------------------------------------------------------ references
     def validate_reference(self, ref: Any) -> Reference:
         """Return a validated copy of ``ref`` (see :func:`~wbcpy.tasks.references.validate_reference`)."""
-        return validate_reference(self.type, self.n, ref, self.name)
+        return validate_reference(self.type, self.n, ref, self.name, self.level)
 
     def set_reference(self, ref: Reference, stamp: float) -> None:
         """Store a reference already validated by :meth:`validate_reference`, stamped ``stamp``."""
@@ -200,7 +213,7 @@ class Task:
             self._version += 1  # the task may become active
         self.reference = ref
         self.reference_time = stamp
-        self._ref_acc = ref.acceleration
+        self._ref_acc = getattr(ref, self._tracked)  # the target of the task's level
 
     def timed_out(self, now: float) -> bool:
         """True when the task has a timeout and its reference is older than it."""

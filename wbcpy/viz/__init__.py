@@ -12,8 +12,8 @@ meshcat); importing this package works without it, using it raises :class:`VizEx
 
 from __future__ import annotations
 
+from ..description import visual_model
 from .animation import prepare_output, write_animation
-from .description import visual_model
 from .extra import INSTALL_HINT, VizExtraMissingError, have_viz, require_viz
 from .postures import parse_configuration
 from .runs import animate_reach, animate_scene

@@ -24,9 +24,9 @@ import numpy as np
 import pinocchio as pin
 
 from .._validation import as_matrix, as_vector
+from ..description import visual_model
 from ..errors import InvalidValueError
 from .camera import camera_view, set_camera
-from .description import visual_model
 from .extra import require_viz
 from .overlays import obstacle_model, sphere_object, tube_object
 from .page import ROBOT_NODE, html_page
@@ -106,7 +106,8 @@ def frame_times(times: np.ndarray, fps: float) -> np.ndarray:
 def _sample(model: pin.Model, times: np.ndarray, q_path: np.ndarray, t: float) -> np.ndarray:
     """The configuration at time ``t``: geodesic interpolation between the neighbouring samples."""
     if times.size == 1:
-        return q_path[0]
+        first: np.ndarray = q_path[0]
+        return first
     i = int(np.clip(np.searchsorted(times, t, side="right") - 1, 0, times.size - 2))
     alpha = float(np.clip((t - times[i]) / (times[i + 1] - times[i]), 0.0, 1.0))
     return np.asarray(pin.interpolate(model, q_path[i], q_path[i + 1], alpha))

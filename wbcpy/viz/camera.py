@@ -9,6 +9,7 @@ page of our own can move it (:mod:`wbcpy.viz.page` does), a live meshcat page lo
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,7 @@ def camera_view(
     return target, target + distance * _DIRECTION
 
 
-def three_coordinates(point: np.ndarray) -> list[float]:
+def three_coordinates(point: Iterable[float]) -> list[float]:
     """A world point (z up) in the viewer's y-up coordinates: (x, z, −y)."""
     x, y, z = (float(v) for v in point)
     return [x, z, -y]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .camera import three_coordinates
@@ -92,7 +92,7 @@ def html_page(
     title: str,
     caption: Sequence[str],
     duration: float,
-    target: Sequence[float] = (0.0, 0.0, 0.0),
+    target: Iterable[float] = (0.0, 0.0, 0.0),
 ) -> str:
     """The page for meshcat ``commands`` (msgpack blobs), titled ``title``, with caption lines.
 

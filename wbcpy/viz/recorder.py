@@ -14,7 +14,7 @@ from typing import Any
 __all__ = ["SceneRecorder"]
 
 
-class _Node(dict):
+class _Node(dict[str, Any]):
     """One path of the scene tree: children by name plus the path's last commands."""
 
     __slots__ = ("animation", "object", "properties", "transform")

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
+from ..description import visual_model
 from ..errors import WbcpyError
-from .description import visual_model
 from .extra import require_viz
 
 __all__ = ["ViewServer", "ViewServerError", "show_robot"]

@@ -18,6 +18,7 @@ from .proximal import PiqpBackend, ProxqpBackend
 
 __all__ = ["ADAPTERS", "PREFERENCE", "Backend", "GenericBackend", "make_backend"]
 
+#: backend name -> its dedicated adapter class (every other backend goes through GenericBackend)
 ADAPTERS: dict[str, type[Backend]] = {
     cls.name: cls
     for cls in (DaqpBackend, QuadprogBackend, ProxqpBackend, PiqpBackend, OsqpBackend, ClarabelBackend)

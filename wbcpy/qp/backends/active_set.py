@@ -94,6 +94,7 @@ class DaqpBackend(Backend):
         return "eps_prox=1e-06", self.solve_with(q, x0, opts)
 
     def solve_with(self, q: StdQP, x0: np.ndarray | None, options: dict[str, Any]) -> RawResult:
+        """:meth:`solve` with the DAQP ``options`` for this call (the adapter's own are restored after)."""
         saved = self.options
         self.options = options
         try:

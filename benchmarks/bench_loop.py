@@ -1,0 +1,259 @@
+"""Benchmark: the control step as users write it, next to TSID 1.7.1 and pink in the same process.
+
+A step is what README's scene loop does every period at the measured state: ``robot.update(q, v)``, the PD
+references from the robot's state (``CartesianPD``/``JointPD``/``ComPD``), ``scene.set_reference`` for each
+task, ``scene.update()`` and ``scene.solve()``. The peers do the same work their own way
+(benchmarks/_peers.py): TSID's ``computeProblemData`` (its tasks hold the PD laws) + ``SolverHQuadProgFast``,
+pink's ``Configuration.update`` + ``solve_ik``. Every controller replays the states of its own closed-loop
+run (the plant is not timed), and all cases are measured interleaved in alternating blocks, so the ratios
+are side-by-side figures.
+
+Cases (issue 11):
+
+* ``panda 1 level`` — Panda (example-robot-data, 9 DOF), ``panda_hand`` Cartesian PD (kp 100, kd 20) +
+  posture PD (kp 10, kd 6.3, weight 1e-3) on one level, joint limits (position, velocity, 10·v_max
+  acceleration), default backend, dt 1 ms. Targets: ≤ 3× TSID's step (same tasks, hard bounds), ≤ 0.35×
+  pink's step (FrameTask + PostureTask, daqp).
+* ``panda 2 levels`` — the same with the hand task on a strict level above the posture (weight 1).
+  Target: ≤ 1.5× the one-level step.
+* ``talos`` — Talos (38 DOF), COM PD + both soles (Cartesian PD holding them) + posture PD (weight 1e-3)
+  on one level of an AccelerationScene (no contacts). Target: ≤ 1.5× TSID standing (its biped exercise:
+  the same tasks plus its two rigid contacts).
+* ``multiref`` — ``MultiRefMinJerkCtrl.iterate(xd)`` on the Panda arm chain with the target moving every
+  step. Target: ≤ 0.2× pink's step.
+
+Run in a venv with TSID and pink (see benchmarks/_peers.py):
+``python benchmarks/bench_loop.py [--repeat N] [--cases panda talos multiref]``. Missing peers are
+reported and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _peers import (
+    COM_KD,
+    COM_KP,
+    DT,
+    EE_KD,
+    EE_KP,
+    FOOT_KD,
+    FOOT_KP,
+    PANDA_EE,
+    PANDA_OFFSET,
+    PANDA_POSTURE_KD,
+    PANDA_POSTURE_KP,
+    POSTURE_KD,
+    POSTURE_KP,
+    SOLES,
+    WEIGHTS,
+    PinkPandaReach,
+    TsidPandaReach,
+    TsidTalosStanding,
+    com_target,
+    panda_start,
+    talos_start,
+)
+from _timing import Row, measure_interleaved, print_table
+
+from wbcpy.controllers import CartesianPD, ComPD, JointPD
+from wbcpy.ik import CtrlPose, MultiRefMinJerkCtrl
+from wbcpy.scenes import AccelerationScene
+from wbcpy.tasks import TaskConfig
+
+
+class _Loop:
+    """A wbcpy closed loop recorded once (semi-implicit Euler), then replayed state by state."""
+
+    name = ""
+
+    def __init__(self, n_states: int = 500) -> None:
+        self.n_states = n_states
+        self.states: list[tuple[float, np.ndarray, np.ndarray]] = []
+        self._k = 0
+
+    def _record(self, q: np.ndarray, v: np.ndarray) -> None:
+        model = self.robot.model
+        for k in range(self.n_states):
+            t = k * DT
+            self.states.append((t, q.copy(), v.copy()))
+            qdd = self.control(t, q, v)
+            v = v + qdd * DT
+            q = pin.integrate(model, q, v * DT)
+
+    def step(self) -> None:
+        """One control step at the next recorded state."""
+        t, q, v = self.states[self._k]
+        self._k = (self._k + 1) % self.n_states
+        self.control(t, q, v)
+
+
+class WbcpyPandaReach(_Loop):
+    """The README loop on Panda: hand Cartesian PD + posture PD, joint limits."""
+
+    def __init__(self, levels: int = 1, n_states: int = 500) -> None:
+        super().__init__(n_states)
+        self.levels = levels
+        self.name = f"wbcpy Panda reach, {levels} level{'s' if levels > 1 else ''}"
+
+    def setup(self) -> None:
+        robot, q0 = panda_start()
+        self.robot, self.q0 = robot, q0
+        robot.update(q0, np.zeros(robot.nv))
+        scene = self.scene = AccelerationScene(robot, dt=DT, joint_limits=True)
+        posture_weight = [1.0] * robot.nv if self.levels > 1 else [1e-3] * robot.nv
+        scene.configure([
+            TaskConfig(name="ee", type="cart", tip=PANDA_EE, priority=0),
+            TaskConfig(name="posture", type="jnt", joint_names=robot.joint_names,
+                       priority=self.levels - 1, weights=posture_weight),
+        ])  # fmt: skip
+        self.ee, self.posture = scene.get_task("ee"), scene.get_task("posture")
+        start = self.ee.pose()
+        self.target = pin.SE3(start.rotation, start.translation + PANDA_OFFSET)
+        self.ee_pd = CartesianPD(kp=EE_KP, kd=EE_KD)
+        self.posture_pd = JointPD(kp=PANDA_POSTURE_KP, kd=PANDA_POSTURE_KD)
+        self._record(q0, np.zeros(robot.nv))
+
+    def control(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        self.robot.update(q, v)
+        scene = self.scene
+        scene.set_reference("ee", self.ee_pd.reference(self.ee, self.target))
+        scene.set_reference("posture", self.posture_pd.reference(self.posture, self.q0))
+        scene.solve(scene.update())
+        return scene.get_solver_output_raw()
+
+
+class WbcpyTalosStanding(_Loop):
+    """Talos in an AccelerationScene: COM PD + both soles (PD holding them) + posture PD, one level."""
+
+    name = "wbcpy Talos COM + feet + posture"
+
+    def setup(self) -> None:
+        robot, q0 = talos_start()
+        self.robot, self.q0 = robot, q0
+        robot.update(q0, np.zeros(robot.nv))
+        actuated = [n for n in robot.joint_names if n != "root_joint"]
+        scene = self.scene = AccelerationScene(robot, dt=DT)
+        scene.configure(
+            [TaskConfig(name="com", type="com", weights=[WEIGHTS["com"]] * 3)]
+            + [TaskConfig(name=f, type="cart", tip=f, weights=[WEIGHTS["foot"]] * 6) for f in SOLES]
+            + [TaskConfig(name="posture", type="jnt", joint_names=actuated,
+                          weights=[WEIGHTS["posture"]] * len(actuated))]
+        )  # fmt: skip
+        self.com = scene.get_task("com")
+        self.feet = [scene.get_task(f) for f in SOLES]
+        self.posture = scene.get_task("posture")
+        self.feet_targets = [foot.pose() for foot in self.feet]
+        self.com0 = self.com.position()
+        self.q_posture = q0[7:]
+        self.com_pd = ComPD(kp=COM_KP, kd=COM_KD)
+        self.foot_pd = CartesianPD(kp=FOOT_KP, kd=FOOT_KD)
+        self.posture_pd = JointPD(kp=POSTURE_KP, kd=POSTURE_KD)
+        self._record(q0, np.zeros(robot.nv))
+
+    def control(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        self.robot.update(q, v)
+        scene = self.scene
+        p, dp, ddp = com_target(t, self.com0)
+        scene.set_reference("com", self.com_pd.reference(self.com, p, dp, ddp))
+        for foot, target in zip(self.feet, self.feet_targets, strict=True):
+            scene.set_reference(foot.name, self.foot_pd.reference(foot, target))
+        scene.set_reference("posture", self.posture_pd.reference(self.posture, self.q_posture))
+        scene.solve(scene.update())
+        return scene.get_solver_output_raw()
+
+
+class WbcpyMultiRef:
+    """``MultiRefMinJerkCtrl.iterate(xd)`` on the Panda arm with the target moving every step."""
+
+    name = "wbcpy MultiRefMinJerkCtrl.iterate, moving target"
+
+    def setup(self) -> None:
+        robot, q0 = panda_start()
+        chain = robot.chain("panda_link0", PANDA_EE)
+        self.ctrl = MultiRefMinJerkCtrl(chain, CtrlPose.FULL, Ts=DT, q0=q0[: chain.n])
+        self.ctrl.set_exec_time(1.0)
+        start = self.ctrl.get_pose()
+        self.targets = [
+            pin.SE3(start.rotation, start.translation + PANDA_OFFSET * (0.5 + 0.5 * math.sin(0.01 * k)))
+            for k in range(500)
+        ]
+        self.qd = q0[: chain.n]
+        self._k = 0
+
+    def step(self) -> None:
+        xd = self.targets[self._k]
+        self._k = (self._k + 1) % len(self.targets)
+        self.ctrl.iterate(xd, self.qd)
+
+
+def _setup(case: object) -> object | None:
+    try:
+        case.setup()
+    except ImportError as exc:
+        print(f"skipped {getattr(case, 'name', case)}: {exc}")
+        return None
+    return case
+
+
+def _table(title: str, cases: list[object], n: int, floor_name: str, targets: dict[str, tuple[str, float]]):
+    cases = [c for c in (_setup(c) for c in cases) if c is not None]
+    timings = measure_interleaved([c.step for c in cases], n_repeat=n)
+    by_name = {c.name: t for c, t in zip(cases, timings, strict=True)}
+    rows = []
+    for case, timing in zip(cases, timings, strict=True):
+        note = ""
+        if case.name in targets:
+            ref, target = targets[case.name]
+            if ref in by_name:
+                note = f"{timing.median_us / by_name[ref].median_us:.2f}× {ref} (target ≤ {target:g}×)"
+        rows.append(Row(case.name, timing, by_name.get(floor_name) if case.name != floor_name else None, note))
+    print_table(rows, title=title)
+    print()
+
+
+CASES: dict[str, Callable[[int], None]] = {}
+
+
+def _panda(n: int) -> None:
+    one, two = WbcpyPandaReach(1), WbcpyPandaReach(2)
+    tsid, pink = TsidPandaReach(), PinkPandaReach()
+    targets = {one.name: (tsid.name, 3.0), two.name: (one.name, 1.5)}
+    _table("Panda reach (ratio: to TSID's step)", [tsid, one, two, pink], n, tsid.name, targets)
+    print(f"targets: {one.name} ≤ 0.35× {pink.name}: see the ratio column of the pink row inverted\n")
+
+
+def _talos(n: int) -> None:
+    tsid, wbc = TsidTalosStanding(feet_tasks=True), WbcpyTalosStanding()
+    _table("Talos (ratio: to TSID standing)", [tsid, wbc], n, tsid.name, {wbc.name: (tsid.name, 1.5)})
+
+
+def _multiref(n: int) -> None:
+    pink, ik = PinkPandaReach(), WbcpyMultiRef()
+    _table("MultiRef (ratio: to pink's step)", [pink, ik], n, pink.name, {ik.name: (pink.name, 0.2)})
+
+
+CASES = {"panda": _panda, "talos": _talos, "multiref": _multiref}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3000, help="samples per case (default 3000)")
+    parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=list(CASES))
+    args = parser.parse_args(argv)
+    for name in args.cases:
+        CASES[name](args.repeat)
+
+
+if __name__ == "__main__":
+    main()

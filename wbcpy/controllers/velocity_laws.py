@@ -1,0 +1,186 @@
+"""Velocity laws: proportional feedback with feed-forward that turns targets into velocity references.
+
+The velocity-level twins of the PD laws (:mod:`wbcpy.controllers`), for a
+:class:`~wbcpy.scenes.VelocityScene`:
+
+.. math::
+
+    \\dot x_{ref} = K_{ff}\\, \\dot x_d + K_p\\, e
+
+with the same errors as the PD laws: e = x_d − x for joint positions and the COM, and
+e = (p_d − p, log₃(R_d Rᵀ)) for poses (linear over angular, in the poses' axes). Gains are scalars or
+one value per axis (K_p in 1/s); ``max_velocity`` optionally scales the output so that
+|ẋ_ref,i| ≤ max_i (direction kept). With K_p = gain/dt this is pink's and mink's task law
+``J q̇ = gain · e / dt``.
+
+* :class:`JointVelocityLaw` → :class:`~wbcpy.tasks.JointReference` (``velocity``)
+* :class:`CartesianVelocityLaw` → :class:`~wbcpy.tasks.CartesianReference` (``twist``)
+* :class:`ComVelocityLaw` → :class:`~wbcpy.tasks.ComReference` (``velocity``)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pinocchio as pin
+
+from .._validation import as_vector, check_finite
+from ..errors import InvalidValueError
+from ..tasks import CartesianReference, ComReference, JointReference
+from ._gains import as_gain, broadcast_gain, saturate
+from .cartesian_pd import pose_error
+
+if TYPE_CHECKING:
+    from ..tasks import CartesianTask, ComTask, JointTask
+
+__all__ = ["CartesianVelocityLaw", "ComVelocityLaw", "JointVelocityLaw", "VelocityLaw"]
+
+
+def _finite_pose(value: Any, name: str) -> pin.SE3:
+    """``value`` itself when it is a finite ``pin.SE3`` (as the PD laws accept poses), else
+    :class:`InvalidValueError`."""
+    if not isinstance(value, pin.SE3):
+        raise InvalidValueError(name, "pin.SE3", type(value).__name__, reason="expected a pin.SE3")
+    check_finite(value.homogeneous, name)
+    return value
+
+
+class VelocityLaw:
+    """Gains and the law ẋ_ref = K_ff ẋ_d + K_p e, with optional direction-keeping saturation.
+
+    Args:
+        kp: proportional gain (1/s), scalar or per axis.
+        kff: feed-forward gain on the target velocity (default 1), scalar or per axis.
+        max_velocity: optional saturation (> 0), scalar or per axis.
+
+    Raises:
+        ConfigError: negative or non-finite gains, a non-positive saturation, or per-axis gains of the
+            wrong size for a law with a fixed number of axes (field named).
+    """
+
+    #: number of axes when it is fixed (None: known at each call)
+    _axes: ClassVar[int | None] = None
+
+    def __init__(self, kp: Any, kff: Any = 1.0, max_velocity: Any = None) -> None:
+        self.kp = as_gain(kp, "kp")
+        self.kff = as_gain(kff, "kff")
+        self.max_velocity = as_gain(max_velocity, "max_velocity", allow_none=True)
+        if self._axes is not None:
+            for name in ("kp", "kff", "max_velocity"):
+                gain = getattr(self, name)
+                if gain is not None:
+                    broadcast_gain(gain, self._axes, name)
+
+    def law(self, error: Any, target_velocity: Any = None) -> np.ndarray:
+        """K_ff ẋ_d + K_p e (n = len(e) values, a new array), saturated.
+
+        Raises:
+            InvalidValueError: NaN/inf or mismatched sizes; ConfigError: per-axis gains of the wrong size.
+        """
+        return self._apply(as_vector(error, self._axes, "error"), target_velocity)
+
+    def _apply(self, e: np.ndarray, target_velocity: Any) -> np.ndarray:
+        """The law on an error array of this law's own (finite float64, n values), turned in place into
+        the reference."""
+        n = e.shape[0]
+        kp, limit = self.kp, self.max_velocity
+        if self._axes is None:
+            if kp.ndim:
+                kp = broadcast_gain(kp, n, "kp")
+            if limit is not None:
+                limit = broadcast_gain(limit, n, "max_velocity")
+        e *= kp
+        if target_velocity is not None:
+            kff = (
+                self.kff
+                if self._axes is not None or not self.kff.ndim
+                else broadcast_gain(self.kff, n, "kff")
+            )
+            e += kff * as_vector(target_velocity, n, "target_velocity")
+        return e if limit is None else saturate(e, limit)
+
+
+class _VectorVelocityLaw(VelocityLaw):
+    """The law on a vector state x: e = x_d − x (joint positions, COM position)."""
+
+    def compute(self, position: Any, target_position: Any, target_velocity: Any = None) -> np.ndarray:
+        """The velocity reference for the current and target positions (their units and axes).
+
+        Raises:
+            InvalidValueError: mismatched sizes or NaN/inf; ConfigError: per-axis gains of the wrong size.
+        """
+        x = as_vector(position, self._axes, "position")
+        xd = as_vector(target_position, x.shape[0], "target_position")
+        return self._apply(xd - x, target_velocity)
+
+    update = compute  # alias (ARC-OPT controllers call it update)
+
+    def _reference_of(
+        self, x: np.ndarray, target_position: Any, target_velocity: Any
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(velocity reference, validated target) for the current state x (trusted: the task's)."""
+        xd = as_vector(target_position, x.shape[0], "target_position")
+        return self._apply(xd - x, target_velocity), xd
+
+
+class JointVelocityLaw(_VectorVelocityLaw):
+    """q̇_ref = K_ff q̇_d + K_p (q_d − q) of a ``jnt`` task's joints (rad/s; gains scalar or per joint)."""
+
+    def reference(
+        self, task: JointTask, target_position: Any, target_velocity: Any = None, time: float | None = None
+    ) -> JointReference:
+        """A :class:`JointReference` (``velocity``) for ``task`` from the robot's current joint positions;
+        the target position is stored as ``position``."""
+        vel, xd = self._reference_of(task.positions(), target_position, target_velocity)
+        return JointReference(velocity=vel, position=xd, time=time)
+
+
+class ComVelocityLaw(_VectorVelocityLaw):
+    """ċ_ref = K_ff ċ_d + K_p (c_d − c), world axes (m/s; gains scalar or 3 values)."""
+
+    _axes = 3
+
+    def reference(
+        self, task: ComTask, target_position: Any, target_velocity: Any = None, time: float | None = None
+    ) -> ComReference:
+        """A :class:`ComReference` (``velocity``) for ``task`` from the robot's current COM position."""
+        vel, xd = self._reference_of(task.position(), target_position, target_velocity)
+        return ComReference(velocity=vel, position=xd, time=time)
+
+
+class CartesianVelocityLaw(VelocityLaw):
+    """Twist reference K_ff v_d + K_p (p_d − p, log₃(R_d Rᵀ)), linear over angular (gains scalar or 6).
+
+    Poses are accepted as the PD laws accept them: finite ``pin.SE3`` (their rotations are taken as
+    rotations).
+    """
+
+    _axes = 6
+
+    def compute(self, pose: pin.SE3, target_pose: pin.SE3, target_twist: Any = None) -> np.ndarray:
+        """The twist reference (6, m/s over rad/s) in the axes of the poses.
+
+        Raises:
+            InvalidValueError: a pose that is not a finite ``pin.SE3``, a bad target twist.
+        """
+        error = pose_error(_finite_pose(target_pose, "target_pose"), _finite_pose(pose, "pose"))
+        return self._apply(error, target_twist)
+
+    update = compute  # alias (ARC-OPT controllers call it update)
+
+    def reference(
+        self,
+        task: CartesianTask,
+        target_pose: pin.SE3,
+        target_twist: Any = None,
+        time: float | None = None,
+    ) -> CartesianReference:
+        """A :class:`CartesianReference` (``twist``) for ``task``: the pose of the tip in root coordinates
+        and the target (pose, twist) in root coordinates in, the twist rotated into ``ref_frame`` axes;
+        a copy of the target pose is kept as ``pose``."""
+        target = _finite_pose(target_pose, "target_pose")
+        twist = self._apply(pose_error(target, task.pose()), target_twist)
+        if task.ref_id != task.root_id:
+            twist = task.to_ref_axes(twist)
+        return CartesianReference(twist=twist, pose=target.copy(), time=time)
