@@ -51,5 +51,5 @@ wbcpy_api_package = "wbcpy"
 wbcpy_api_dir = "api/generated"
 # TODO(docs): names that docstrings already cite and that land with branches in flight (contact, velocity
 # scenes); shown as code until they exist. Delete each entry once its module is on main.
-wbcpy_api_pending = ["InverseDynamicsScene", "AccelerationSceneTSID"]
+wbcpy_api_pending: list[str] = []
 python_use_unqualified_type_names = True

@@ -421,11 +421,34 @@ class ContactProblem:
             if shift > max_shift * weight:
                 raise ValueError(f"the given wrenches are {shift:.3g} away from realising q̈")
             f = E @ w0
-            d = np.minimum(d, C @ w0)
+            d = np.minimum(d, C @ w0) - 1e-12 * weight  # (quadprog needs a hair of room where many bind)
         E, f = _independent_rows(E, f)
         Ct, b = np.vstack((E, C)).T, np.concatenate((f, d))
         w = quadprog.solve_qp(2.0 * np.eye(m), np.zeros(m), Ct, b, E.shape[0])[0]
         return [w[s].copy() for s in slices]
+
+
+# ------------------------------------------------------------------------------------------- states
+def contact_jacobian(model: pin.Model, q: np.ndarray, frames: list[str], sizes: list[int]) -> np.ndarray:
+    """Stacked LOCAL Jacobians of the contact frames (raw Pinocchio)."""
+    data = model.createData()
+    pin.computeJointJacobians(model, data, q)
+    pin.updateFramePlacements(model, data)
+    rows = [
+        pin.getFrameJacobian(model, data, model.getFrameId(f), LOCAL)[:n]
+        for f, n in zip(frames, sizes, strict=True)
+    ]
+    return np.vstack(rows)
+
+
+def rigid_contact_velocity(model, q, frames, sizes, rng) -> np.ndarray:
+    """A random velocity with every contact frame at rest (in the null space of the contact Jacobians),
+    as rigid contacts keep them: then Pinocchio's 6-D constraint (spatial acceleration) and the scene's
+    (classical acceleration) are the same condition."""
+    J = contact_jacobian(model, q, frames, sizes)
+    _, sv, Vt = np.linalg.svd(J)
+    null = Vt[int((sv > 1e-10).sum()) :].T
+    return null @ rng.normal(size=null.shape[1])
 
 
 # ------------------------------------------------------------------------------------------- Talos

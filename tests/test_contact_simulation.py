@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import pinocchio as pin
 import pytest
-from _contact_oracle import talos_half_sitting, talos_standing
+from _contact_oracle import contact_jacobian, rigid_contact_velocity, talos_half_sitting, talos_standing
 
 from wbcpy import RobotModel, load_robot
 from wbcpy.errors import ConfigError, InvalidValueError, UnknownNameError
@@ -42,28 +42,6 @@ def yawed(model: pin.Model, q: np.ndarray, yaw: float) -> np.ndarray:
     out[3:7] = pin.Quaternion(R).coeffs()
     out[:3] = pin.utils.rotate("z", yaw) @ q[:3]
     return out
-
-
-def contact_jacobian(model: pin.Model, q: np.ndarray, frames: list[str], sizes: list[int]) -> np.ndarray:
-    """Stacked LOCAL Jacobians of the contact frames (raw Pinocchio)."""
-    data = model.createData()
-    pin.computeJointJacobians(model, data, q)
-    pin.updateFramePlacements(model, data)
-    rows = [
-        pin.getFrameJacobian(model, data, model.getFrameId(f), LOCAL)[:n]
-        for f, n in zip(frames, sizes, strict=True)
-    ]
-    return np.vstack(rows)
-
-
-def rigid_contact_velocity(model, q, frames, sizes, rng) -> np.ndarray:
-    """A random velocity with every contact frame at rest (in the null space of the contact Jacobians),
-    as rigid contacts keep them: then Pinocchio's 6-D constraint (spatial acceleration) and the scene's
-    (classical acceleration) are the same condition."""
-    J = contact_jacobian(model, q, frames, sizes)
-    _, sv, Vt = np.linalg.svd(J)
-    null = Vt[int((sv > 1e-10).sum()) :].T
-    return null @ rng.normal(size=null.shape[1])
 
 
 def static_compensation(model: pin.Model, q: np.ndarray, frames: list[str], sizes: list[int]):

@@ -1,4 +1,5 @@
-"""``wbcpy demo`` runs all four models to completion and writes four non-trivial PNG plots."""
+"""``wbcpy demo`` runs every part to completion and writes a non-trivial PNG plot and an HTML animation
+per simulated part (the Talos part needs example-robot-data, a test dependency)."""
 
 from __future__ import annotations
 
@@ -12,22 +13,31 @@ import pytest
 
 from wbcpy.cli import main
 from wbcpy.demo import run_demo
+from wbcpy.robots import example_robot_data_dir
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def test_demo_completes_and_writes_four_valid_plots(tmp_path: Path) -> None:
+def test_demo_completes_and_writes_valid_plots_and_animations(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib", reason="plots need the wbcpy[plot] extra")
     import matplotlib.image as mpimg
 
+    if example_robot_data_dir() is None:
+        pytest.skip("the Talos part needs example-robot-data")
     out = io.StringIO()
     result = run_demo(tmp_path, out=out, progress=False)
     text = out.getvalue()
-    for section in ("1. jspace", "2. arl", "3. AccelerationScene", "4. MultiRefMinJerkCtrl", "5. plots"):
+    sections = ("1. jspace", "2. arl", "3. AccelerationScene", "4. MultiRefMinJerkCtrl")
+    sections += ("5. InverseDynamicsScene", "6. plots", "7. animations")
+    for section in sections:
         assert section in text
     assert result.ok, text
     assert result.reach.position_error < 1e-3
-    assert len(result.plots) == 4
+    assert result.talos.ok and "— ok" in text
+    assert [p.name for p in result.plots] == ["scene.png", "reach.png", "talos.png"]
+    if result.animations:  # (the viz extra is a test dependency too)
+        assert [p.name for p in result.animations] == ["scene_reach.html", "reach.html", "talos.html"]
+        assert result.animations[2].stat().st_size > 1_000_000  # Talos's meshes are in it
     for path in result.plots:
         data = path.read_bytes()
         assert data[:8] == PNG_SIGNATURE, path
@@ -41,7 +51,7 @@ def test_demo_completes_and_writes_four_valid_plots(tmp_path: Path) -> None:
 
 
 def test_demo_without_plots_via_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["demo", "--no-plots", "--quiet", "--out", str(tmp_path / "x")])
+    code = main(["demo", "--no-plots", "--quiet", "--out", str(tmp_path / "x")])  # every part
     captured = capsys.readouterr()
     assert code == 0, captured.out
     assert "plots: off" in captured.out

@@ -52,7 +52,7 @@ def test_3d_axes_have_equal_scales() -> None:
 
 
 def test_demo_reach_speed_is_bell_shaped(tmp_path: Path) -> None:
-    result = run_demo(tmp_path, plots=False, out=io.StringIO(), progress=False)
+    result = run_demo(tmp_path, plots=False, out=io.StringIO(), progress=False, parts=("reach",))
     reach = result.reach
     error, speed = reach_profiles(reach)
     tips = np.asarray(reach.tips)

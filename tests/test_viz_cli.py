@@ -126,7 +126,9 @@ def test_demo_writes_both_animations_beside_its_plots(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     from wbcpy.demo import run_demo
 
-    result = run_demo(tmp_path, progress=False, out=io.StringIO())
+    result = run_demo(
+        tmp_path, progress=False, out=io.StringIO(), parts=("scene", "reach")
+    )  # (talos: test_demo)
     assert [p.name for p in result.animations] == ["scene_reach.html", "reach.html"]
     assert all(p.parent == tmp_path and p.stat().st_size > 100_000 for p in result.animations)
     assert _duration(result.animations[0]) == pytest.approx(
@@ -142,7 +144,7 @@ def test_demo_without_the_viz_extra_skips_the_animations(
 
     monkeypatch.setitem(sys.modules, "meshcat", None)
     log = io.StringIO()
-    result = run_demo(tmp_path, progress=False, out=log)
+    result = run_demo(tmp_path, progress=False, out=log, parts=("scene", "reach"))
     assert result.ok and result.animations == []
     assert 'animations: skipped, the viz extra is not installed (pip install "wbcpy[viz]")' in log.getvalue()
     assert not list(tmp_path.glob("*.html"))

@@ -38,11 +38,13 @@ except _NotInstalled:  # pragma: no cover - a source tree that was never install
 
 __all__ = [
     "AccelerationScene",
+    "AccelerationSceneTSID",
     "Chain",
     "ConcurrentUseError",
     "ConfigError",
     "ConfigKeyError",
     "InvalidValueError",
+    "InverseDynamicsScene",
     "QPSolveError",
     "RobotModel",
     "SRDFError",
@@ -62,7 +64,13 @@ __all__ = [
 #: sub-packages and modules imported on first access (``wbcpy.jspace``...), so ``import wbcpy`` stays light
 _SUBMODULES = ("arl", "chain", "cli", "collision", "controllers", "ik", "jspace", "qp", "scenes", "tasks")
 #: classes imported on first access: name -> module that defines or re-exports it
-_LAZY = {"AccelerationScene": ".scenes", "VelocityScene": ".scenes", "Chain": ".chain"}
+_LAZY = {
+    "AccelerationScene": ".scenes",
+    "InverseDynamicsScene": ".scenes",
+    "AccelerationSceneTSID": ".scenes",
+    "VelocityScene": ".scenes",
+    "Chain": ".chain",
+}
 
 if TYPE_CHECKING:  # what editors and type checkers see; keep in step with _SUBMODULES and _LAZY
     from . import arl as arl
@@ -77,6 +85,8 @@ if TYPE_CHECKING:  # what editors and type checkers see; keep in step with _SUBM
     from . import tasks as tasks
     from .chain import Chain as Chain
     from .scenes import AccelerationScene as AccelerationScene
+    from .scenes import AccelerationSceneTSID as AccelerationSceneTSID
+    from .scenes import InverseDynamicsScene as InverseDynamicsScene
     from .scenes import VelocityScene as VelocityScene
 
 

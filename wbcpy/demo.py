@@ -1,16 +1,22 @@
-"""``wbcpy demo``: a short run of the four programming models on the robots shipped in ``robots/``.
+"""``wbcpy demo``: a short run of the programming models on the shipped robots and on Talos.
 
 1. jspace (Stanford-WBC): the PUMA 560 at a named configuration — M, g, b and the end-effector Jacobian.
 2. arl (AUTh-ARL): the bimanual robot as named kinematic chains — its chain table.
-3. AccelerationScene (ARC-OPT wbc): a 3 s closed-loop reach of the 7-DOF arm (Cartesian task over a
+3. AccelerationScene (ARC-OPT wbc): a 1.2 s closed-loop reach of the 7-DOF arm (Cartesian task over a
    posture task, joint limits on) with the chosen QP backend — status table and time per control step.
 4. MultiRefMinJerkCtrl (iCub iKin): a minimum-jerk reach of the same arm — steps to target, final error.
-5. PNG plots in the output folder (task errors and joint trajectories of 3, tip path and joint
-   trajectories of 4), unless plots are off or matplotlib is missing.
-6. Self-contained HTML animations of 3 and 4 beside the plots (:mod:`wbcpy.viz`), unless plots are off or
-   the ``viz`` extra is missing.
+5. InverseDynamicsScene (ARC-OPT AccelerationSceneTSID, TSID): Talos shifts its weight onto the left foot,
+   lifts the right foot and puts it down, simulated as a torque-controlled robot with rigid contacts
+   (:mod:`wbcpy.demo_talos`) — contact wrenches in their cones, torques in limits (needs
+   example-robot-data: ``pip install "wbcpy[demo]"``; skipped with a note without it).
+6. PNG plots in the output folder (3: task errors and joints; 4: tip path, error and speed; 5: COM over the
+   support polygons, normal forces, torques against limits), unless plots are off or matplotlib is
+   missing.
+7. Self-contained HTML animations of 3, 4 and 5 beside the plots (:mod:`wbcpy.viz`), unless plots are off
+   or the ``viz`` extra is missing.
 
-Everything runs offline on the shipped URDFs; no extra package is needed but matplotlib for the plots.
+Parts 1–4 run offline on the shipped URDFs. ``pip install "wbcpy[demo]"`` installs everything the demo
+uses (matplotlib, meshcat, example-robot-data).
 
 The demo is the list :data:`PARTS` of ``(key, function)`` pairs run in order; each function takes the
 :class:`DemoContext` (output stream, solver, progress flag, results so far) and returns its result, kept in
@@ -31,11 +37,14 @@ import numpy as np
 import pinocchio as pin
 
 from .arl import Model as ArlModel
+from .demo_talos import TalosRun as TalosRunType
+from .demo_talos import animate_talos
+from .file_writers import FileWriters
 from .ik import CtrlPose, MultiRefMinJerkCtrl
 from .ik.reaching import ReachResult, run_reach
 from .jspace import Model as JspaceModel
 from .jspace import State
-from .plotting import have_matplotlib, joint_units, plot_joint_trajectories, plot_reach, plot_task_errors
+from .plotting import have_matplotlib, plot_contact_run, plot_reach, plot_scene_summary
 from .reporting import STATUS_UNITS, ProgressBar, model_chain_table
 from .robots import load_robot, shipped_robots_dir
 from .scenes import SceneSimulation, load_scene_file
@@ -55,8 +64,8 @@ ARM_Q0 = (0.3, 0.6, -0.2, -1.2, 0.3, 0.8, 0.1)
 DEMO_SCENE: dict = {
     "robot": "lwr4",
     "q0": list(ARM_Q0),
-    "dt": 0.002,
-    "duration": 3.0,
+    "dt": 0.005,
+    "duration": 1.2,
     "joint_limits": True,
     "tasks": [
         {
@@ -111,6 +120,11 @@ class DemoResult:
         return self.parts["scene"]
 
     @property
+    def talos(self) -> Any:
+        """The Talos run of part 5 (:class:`~wbcpy.demo_talos.TalosRun`; True when it was skipped)."""
+        return self.parts["talos"]
+
+    @property
     def reach(self) -> ReachResult:
         """The min-jerk reach of part 4 (its controller is ``parts["reach_ctrl"]``)."""
         return self.parts["reach"]
@@ -123,10 +137,14 @@ class DemoResult:
         The posture task sits on the lower priority level and cannot reach its target while the
         end-effector task holds: its error is reported but not judged.
         """
-        ee = [v for k, v in self.scene.final_errors().items() if k.startswith("ee ")]
-        limits_ok = max(self.scene.limit_violation.values(), default=0.0) <= 1e-9
-        others = [_part_ok(r) for k, r in self.parts.items() if k not in ("scene", "reach")]
-        return bool(ee) and max(ee) < 1e-3 and limits_ok and self.reach.reached and all(others)
+        checks = [_part_ok(r) for k, r in self.parts.items() if k not in ("scene", "reach")]
+        if "scene" in self.parts:
+            ee = [v for k, v in self.scene.final_errors().items() if k.startswith("ee ")]
+            checks.append(bool(ee) and max(ee) < 1e-3)
+            checks.append(max(self.scene.limit_violation.values(), default=0.0) <= 1e-9)
+        if "reach" in self.parts:
+            checks.append(self.reach.reached)
+        return all(checks)
 
 
 def _part_ok(result: Any) -> bool:
@@ -219,70 +237,107 @@ def _reach_part(ctx: DemoContext) -> ReachResult:
     return result
 
 
+def _talos_part(ctx: DemoContext) -> Any:
+    out = ctx.out
+    from .robots import example_robot_data_dir
+
+    if example_robot_data_dir() is None:
+        out.write('== 5. InverseDynamicsScene — Talos: skipped, example-robot-data is not installed '
+                  '(pip install "wbcpy[demo]")\n\n')  # fmt: skip
+        return True
+    from .demo_talos import run_talos
+
+    out.write(
+        "== 5. InverseDynamicsScene — Talos (half_sitting, soles μ = 0.3, URDF torque limits): COM over the "
+        "left foot, lift the right foot 5 cm, put it down, shift back; rigid-contact simulation of τ\n"
+    )
+    run = run_talos(ctx.solver)
+    mg = run.mass * 9.81
+    v = run.violation
+    out.write(
+        f"feet never slip or tip: contact wrenches outside their cones by ≤ {v['friction cone']:.2g} N, "
+        f"normal forces outside their bounds by {v['normal force']:.2g} N (m g = {mg:.0f} N)\n"
+        f"torques: largest |τ| / limit {np.max(np.abs(run.tau) / run.effort_limit):.2f}; COM inside the "
+        f"support polygon by ≥ {100 * run.com_margin:.1f} cm; lifted foot at its target apex within "
+        f"{1000 * run.foot_error:.1f} mm\n"
+        f"update()+solve() per control step: median {np.median(run.step_us):.0f} µs, "
+        f"p95 {np.percentile(run.step_us, 95):.0f} µs ({len(run.step_us)} steps of "
+        f"{run.time[1] - run.time[0]:g} s) — {'ok' if run.ok else 'FAILED'}\n\n"
+    )
+    return run
+
+
 #: the demo, in order: (key of the result, part); see the module docstring
 PARTS: list[tuple[str, Callable[[DemoContext], Any]]] = [
     ("jspace", _jspace_part),
     ("arl", _arl_part),
     ("scene", _scene_part),
     ("reach", _reach_part),
+    ("talos", _talos_part),
 ]
 
 
-def _plots(out: TextIO, folder: Path, scene: SimulationResult, reach: ReachResult, chain: Any) -> list[Path]:
+def _plots(out: TextIO, folder: Path, parts: dict[str, Any]) -> list[Path]:
+    """Step 6: one light PNG per simulated part (a few axes each: matplotlib's cost is per axes)."""
     folder.mkdir(parents=True, exist_ok=True)
-    robot = load_robot("lwr4")
-    files = {
-        "scene_task_errors.png": lambda p: plot_task_errors(
-            p, scene.time, scene.errors, "AccelerationScene reach: target errors"
-        ),
-        "scene_joint_trajectories.png": lambda p: plot_joint_trajectories(
-            p,
-            scene.time,
-            scene.q_path,
-            robot.joint_names,
-            robot.lower_position_limit,
-            robot.upper_position_limit,
-            "AccelerationScene reach: joints",
-            joint_units(robot, robot.joint_names),
-        ),
-        "reach_tip_path.png": lambda p: plot_reach(p, reach, chain, joints=False),
-        "reach_joint_trajectories.png": lambda p: plot_joint_trajectories(
-            p,
-            reach.time,
-            reach.q,
-            chain.joint_names,
-            chain.lower,
-            chain.upper,
-            "min-jerk reach: joints",
-            joint_units(chain),
-        ),
-    }
+    files: dict[str, Callable[[Path], Any]] = {}
+    if "scene" in parts:
+        scene, robot = parts["scene"], load_robot("lwr4")
+        files["scene.png"] = lambda p: plot_scene_summary(
+            p, scene.time, scene.errors, scene.q_path, robot.joint_names, robot.lower_position_limit,
+            robot.upper_position_limit, "AccelerationScene reach: target errors and joints",
+        )  # fmt: skip
+    if "reach" in parts:
+        files["reach.png"] = lambda p: plot_reach(p, parts["reach"], parts["reach_ctrl"].chain, joints=False)
+    if isinstance(parts.get("talos"), TalosRunType):
+        files["talos.png"] = lambda p: plot_contact_run(p, parts["talos"])
     written = []
     for name, draw in files.items():
         path = folder / name
         draw(path)
         written.append(path)
-    out.write("== 5. plots\n" + "".join(f"wrote {p}\n" for p in written))
+    out.write("== 6. plots\n" + "".join(f"wrote {p}\n" for p in written))
     return written
 
 
-def _animations(
-    out: TextIO, folder: Path, scene: SimulationResult, reach: ReachResult, ctrl: MultiRefMinJerkCtrl
-) -> list[Path]:
-    """Step 6: one HTML animation per entry of ``animations`` (file name -> writer)."""
-    from .viz import INSTALL_HINT, animate_reach, animate_scene, have_viz
+def _animation_writers(parts: dict[str, Any]) -> dict[str, Callable[[Path], Path]]:
+    """Step 7: one HTML animation per entry (file name -> writer)."""
+    from .viz import animate_reach, animate_scene
 
-    if not have_viz():
-        out.write(f"== 6. animations: skipped, the viz extra is not installed ({INSTALL_HINT})\n")
-        return []
-    folder.mkdir(parents=True, exist_ok=True)
-    animations = {
-        "scene_reach.html": lambda p: animate_scene(load_scene_file(DEMO_SCENE), scene, p),
-        "reach.html": lambda p: animate_reach(ctrl.chain, reach, p),
-    }
-    written = [write(folder / name) for name, write in animations.items()]
-    out.write("== 6. animations (open from disk, no network)\n" + "".join(f"wrote {p}\n" for p in written))
-    return written
+    animations: dict[str, Callable[[Path], Path]] = {}
+    if "scene" in parts:
+        animations["scene_reach.html"] = lambda p: animate_scene(
+            load_scene_file(DEMO_SCENE), parts["scene"], p
+        )
+    if "reach" in parts:
+        animations["reach.html"] = lambda p: animate_reach(parts["reach_ctrl"].chain, parts["reach"], p)
+    if isinstance(parts.get("talos"), TalosRunType):
+        animations["talos.html"] = lambda p: animate_talos(parts["talos"], p)
+    return animations
+
+
+class _Animations:
+    """Step 7, written in a forked process while this one draws the plots (:mod:`wbcpy.file_writers`)."""
+
+    def __init__(self, out: TextIO, folder: Path, parts: dict[str, Any], background: bool) -> None:
+        from .viz import INSTALL_HINT, have_viz
+
+        self.out, self._writers = out, None
+        if not have_viz():
+            out.write(f"== 7. animations: skipped, the viz extra is not installed ({INSTALL_HINT})\n")
+            return
+        folder.mkdir(parents=True, exist_ok=True)
+        self._writers = FileWriters(_animation_writers(parts), folder, background)
+
+    def result(self) -> list[Path]:
+        """The files written (waits for them); raises WbcpyError when a writer failed."""
+        if self._writers is None:
+            return []
+        paths = self._writers.result()
+        self.out.write(
+            "== 7. animations (open from disk, no network)\n" + "".join(f"wrote {p}\n" for p in paths)
+        )
+        return paths
 
 
 def run_demo(
@@ -291,27 +346,32 @@ def run_demo(
     plots: bool = True,
     out: TextIO | None = None,
     progress: bool = True,
+    parts: tuple[str, ...] | None = None,
+    background: bool = True,
 ) -> DemoResult:
     """Run the demo's :data:`PARTS`, printing to ``out`` (default stdout); returns what they computed.
 
     Args:
         out_dir: folder for the PNG plots (created when needed).
-        solver: QP backend of the AccelerationScene (None: the default backend).
+        solver: QP backend of the scenes (None: the default backend).
         plots: write the plots (skipped with a note when matplotlib is missing).
         progress: draw a progress bar on stderr during the scene simulation.
+        parts: keys of the parts to run (default: all, in :data:`PARTS` order).
+        background: write the HTML animations in a forked process while the plots are drawn (where
+            fork exists); False: one after the other, in this process.
     """
     ctx = DemoContext(out if out is not None else sys.stdout, solver, progress)
     for key, part in PARTS:
-        ctx.results[key] = part(ctx)
+        if parts is None or key in parts:
+            ctx.results[key] = part(ctx)
     result = DemoResult(ctx.results)
+    animations = _Animations(ctx.out, Path(out_dir), ctx.results, background) if plots else None
     if not plots:
-        ctx.out.write("== 5. plots: off (--no-plots)\n")
+        ctx.out.write("== 6. plots: off (--no-plots)\n")
     elif not have_matplotlib():
-        ctx.out.write("== 5. plots: skipped, matplotlib is not installed (pip install 'wbcpy[plot]')\n")
+        ctx.out.write("== 6. plots: skipped, matplotlib is not installed (pip install 'wbcpy[plot]')\n")
     else:
-        chain = ctx.results["reach_ctrl"].chain
-        result.plots = _plots(ctx.out, Path(out_dir), result.scene, result.reach, chain)
-    if plots:
-        result.animations = _animations(ctx.out, Path(out_dir), result.scene, result.reach,
-                                        ctx.results["reach_ctrl"])  # fmt: skip
+        result.plots = _plots(ctx.out, Path(out_dir), ctx.results)
+    if animations is not None:
+        result.animations = animations.result()
     return result

@@ -8,7 +8,8 @@ when matplotlib is not installed.
   the joint type on its axis (rad, or m for prismatic joints), no legend over the data;
 * 3-D tip paths with equal scales on the three axes (a straight segment looks straight);
 * a reach: the tip path, the Cartesian position error and the tip speed over time (the bell-shaped speed
-  profile is what minimum-jerk motion looks like), and the joint panels.
+  profile is what minimum-jerk motion looks like), and the joint panels;
+* a run with contacts: the COM over the support polygons from above, normal forces, torques over limits.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ __all__ = [
     "have_matplotlib",
     "joint_figure",
     "joint_units",
+    "plot_contact_run",
     "plot_joint_trajectories",
     "plot_reach",
+    "plot_scene_summary",
     "plot_task_errors",
     "plot_tip_path",
     "reach_profiles",
@@ -240,3 +243,97 @@ def joint_units(chain_or_robot: Any, names: Sequence[str] | None = None) -> list
         )
         out.append("m" if prismatic else "rad")
     return out
+
+
+def plot_contact_run(path: str | Path, run: Any, title: str = "Talos: weight shift and foot lift") -> bool:
+    """An inverse-dynamics run with contacts (:class:`~wbcpy.demo_talos.TalosRun`) in one image.
+
+    Panels: the COM path seen from above over the soles (support polygons, m); the normal force of each
+    foot over time (N; gaps while a foot is lifted, the lifted interval shaded); every joint's |τ| over
+    its limit (thin lines, the largest one bold; 1 = at the limit).
+    """
+    if not have_matplotlib():
+        return False
+    fig = _figure((15, 4.6))
+    fig.subplots_adjust(left=0.05, right=0.98, bottom=0.13, top=0.86, wspace=0.28)
+    fig.suptitle(title)
+    top, forces, torques = (fig.add_subplot(1, 3, i) for i in (1, 2, 3))
+    for (name, corners), colour in zip(run.soles.items(), ("tab:blue", "tab:orange"), strict=False):
+        ring = np.vstack((corners, corners[:1]))
+        top.fill(ring[:, 0], ring[:, 1], color=colour, alpha=0.2, label=f"{name} (start)")
+    top.plot(run.com[:, 0], run.com[:, 1], color="k", lw=1.5, label="COM (ground projection)")
+    top.plot(run.foot[:, 0], run.foot[:, 1], ls=":", color="tab:orange", label="right sole path")
+    top.set_aspect("equal", adjustable="datalim")
+    top.set_xlabel("x [m]")
+    top.set_ylabel("y [m]")
+    top.set_title("COM over the support polygons (from above)", fontsize="medium")
+    top.legend(fontsize="x-small", loc="upper right")
+    lifted = ~run.active.all(axis=1)
+    if lifted.any():
+        t_lift = run.time[lifted]
+        forces.axvspan(t_lift[0], t_lift[-1], color="grey", alpha=0.15, label="right foot lifted")
+    for name, w in run.wrenches.items():
+        forces.plot(run.time, w[:, 2], lw=1.5, label=f"{name} f_z")
+    forces.axhline(run.mass * 9.81, ls="--", color="grey", lw=0.9, label="m g")
+    forces.set_xlabel("time [s]")
+    forces.set_ylabel("normal force [N]")
+    forces.set_title("normal force per foot (contact frame)", fontsize="medium")
+    forces.legend(fontsize="x-small")
+    ratio = np.abs(run.tau) / run.effort_limit
+    t = run.time[1:]
+    torques.plot(t, ratio, color="tab:grey", lw=0.5, alpha=0.6)
+    torques.plot(t, ratio.max(axis=1), color="tab:red", lw=1.8, label="largest |τ| / limit")
+    torques.axhline(1.0, ls="--", color="k", lw=0.9, label="limit")
+    torques.set_ylim(0.0, 1.1)
+    torques.set_xlabel("time [s]")
+    torques.set_ylabel("|τ| / τ_max")
+    torques.set_title("joint torques against their limits", fontsize="medium")
+    torques.legend(fontsize="x-small", loc="upper right")
+    for ax in (top, forces, torques):
+        ax.grid(True, alpha=0.3)
+    fig.savefig(path, dpi=90)
+    return True
+
+
+def plot_scene_summary(
+    path: str | Path,
+    time: np.ndarray,
+    errors: Mapping[str, np.ndarray],
+    q: np.ndarray,
+    names: Sequence[str],
+    lower: np.ndarray,
+    upper: np.ndarray,
+    title: str,
+) -> bool:
+    """A scene simulation in one light image: target errors over time (log scale) and every joint's
+    position within its limits, (q − lower) / (upper − lower) ∈ [0, 1] (the limits dashed at 0 and 1).
+
+    Args:
+        time: (T,) s. errors: error series by label (unit in the label). q: (T, n) joint positions.
+        names: n joint names. lower, upper: (n,) finite position limits.
+    """
+    if not have_matplotlib():
+        return False
+    fig = _figure((12, 4.4))
+    fig.subplots_adjust(left=0.07, right=0.8, bottom=0.13, top=0.86, wspace=0.3)
+    fig.suptitle(title)
+    err, joints = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    for label, series in errors.items():
+        err.semilogy(time, np.maximum(np.asarray(series), 1e-12), label=label)
+    err.set_xlabel("time [s]")
+    err.set_ylabel("target error (unit per series)")
+    err.legend(fontsize="x-small")
+    span = np.where(upper > lower, upper - lower, 1.0)
+    for i, name in enumerate(names):
+        joints.plot(time, (q[:, i] - lower[i]) / span[i], lw=1.2, label=name)
+    for limit in (0.0, 1.0):
+        joints.axhline(limit, ls="--", color="k", lw=0.9)
+    joints.set_ylim(-0.05, 1.05)
+    joints.set_xlabel("time [s]")
+    joints.set_ylabel("(q − lower) / (upper − lower)")
+    joints.set_title("joints within their limits (dashed)", fontsize="medium")
+    joints.legend(fontsize="x-small", loc="center left", bbox_to_anchor=(1.02, 0.5))
+    for ax in (err, joints):
+        ax.grid(True, alpha=0.3)
+    fig.savefig(path, dpi=90)
+    return True

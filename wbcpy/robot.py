@@ -243,7 +243,11 @@ class RobotModel(RobotStateViews):
     def __deepcopy__(self, memo: dict[int, Any]) -> RobotModel:
         """An independent robot on a copy of the ``pin.Model``, at the same state."""
         return _restore(
-            _copy.deepcopy(self.model, memo), self.name, self.source, self.package_dirs, self._state_args(),
+            _copy.deepcopy(self.model, memo),
+            self.name,
+            self.source,
+            self.package_dirs,
+            self._state_args(),
             self._description(),
         )
 

@@ -13,11 +13,13 @@ def register(subparsers: Any) -> None:
     """Add the ``demo`` command."""
     parser = subparsers.add_parser(
         "demo",
-        help="run all four models on the shipped robots (jspace, arl, AccelerationScene, min-jerk IK)",
+        help="run the models on the shipped robots and Talos (jspace, arl, scenes, min-jerk IK)",
         description=(
-            "Short run of wbcpy's four programming models on the robots shipped in robots/: jspace dynamics "
-            "of the PUMA 560, the arl chain table of the bimanual robot, an AccelerationScene reach and a "
-            "minimum-jerk reach of the 7-DOF arm, and PNG plots of both reaches."
+            "Short run of wbcpy's programming models: jspace dynamics of the PUMA 560, the arl chain table "
+            "of the bimanual robot, an AccelerationScene reach and a minimum-jerk reach of the 7-DOF arm, "
+            "Talos shifting its weight and lifting a foot with an InverseDynamicsScene in rigid-contact "
+            "simulation (needs example-robot-data: pip install 'wbcpy[demo]'), PNG plots and HTML "
+            "animations of the runs."
         ),
     )
     parser.add_argument(

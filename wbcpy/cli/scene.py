@@ -14,8 +14,14 @@ a checked joint limit was violated, a collision pair penetrated (velocity scenes
 finite; 2 for bad arguments or a bad scene file (one line on stderr). A ``q0`` outside the joint
 limits is reported as a warning before the run.
 
+A scene file with ``contacts`` runs an InverseDynamicsScene on a physical plant: its joint torques are
+integrated by rigid-contact dynamics (``ContactSimulation``); the run also fails (exit status 1) when a
+simulated contact wrench leaves its friction cone or normal-force bounds, or a torque its limit, by more
+than 1e-6·m·g.
+
 The file format is documented in :mod:`wbcpy.scenes.scene_file` and in ``examples/scene_reach.yaml``
-(velocity scenes: :mod:`wbcpy.scenes.velocity_file`, ``examples/velocity_obstacle.yaml``).
+(velocity scenes: :mod:`wbcpy.scenes.velocity_file`, ``examples/velocity_obstacle.yaml``; contacts:
+``examples/talos_balance.yaml``).
 """
 
 from __future__ import annotations
@@ -62,10 +68,12 @@ def run(args: argparse.Namespace) -> int:
     scene, robot = setup.scene, setup.robot
     for note in setup.warnings:
         print(f"wbcpy scene: warning: {note}", file=sys.stderr)
+    frames = getattr(scene, "active_contact_frames", None)
+    contacts = "" if frames is None else f", contacts on {', '.join(frames) or 'none'}"
     print(
         f"scene {config.name}: {scene.task_level} scene, robot {robot.name!r} ({robot.nv} DOF), "
         f"solver {scene.solver.name}, dt {setup.dt:g} s, {setup.steps} steps ({setup.steps * setup.dt:g} s), "
-        f"joint limits {'on' if scene.joint_limits else 'off'}, {len(setup.targets)} tasks"
+        f"joint limits {'on' if scene.joint_limits else 'off'}, {len(setup.targets)} tasks{contacts}"
     )
     result = SceneSimulation(setup).run(progress=None if args.quiet else ProgressBar(setup.steps))
     print()
@@ -94,6 +102,13 @@ def _report(result: SimulationResult, scene: Any, config: Path, robot: Any, plot
         violated = max(viol.values(), default=0.0) > 1e-9
         print(f"joint limits: {'VIOLATED' if violated else 'respected'} (largest excess: {worst})")
         code = 1 if violated else code
+    contact = {k: v for k, v in viol.items() if k in ("friction cone", "normal force", "effort")}
+    if contact:
+        worst = ", ".join(f"{k} {v:.3g}" for k, v in contact.items())
+        violated = max(contact.values()) > 1e-6 * robot.total_mass * 9.81
+        verdict = "VIOLATED" if violated else "within limits"
+        print(f"contact wrenches and torques: {verdict} (largest excess: {worst})")
+        code = 1 if violated else code
     if result.min_distance is not None:
         hit = result.min_distance <= 0.0
         print(
@@ -119,11 +134,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``scene`` command."""
     parser = subparsers.add_parser(
         "scene",
-        help="simulate an acceleration or velocity scene from a YAML file (targets, closed loop)",
+        help="simulate an acceleration, contact or velocity scene from a YAML file (targets, closed loop)",
         description=(
             "Run a closed-loop simulation of the scene in CONFIG.yaml: PD references towards the task "
             "targets, update()+solve(), semi-implicit Euler integration of q̈ (with `scene: velocity`: "
-            "velocity laws, q̇ integrated). See examples/scene_reach.yaml and examples/velocity_obstacle.yaml."
+            "velocity laws, q̇ integrated; with `contacts`: the InverseDynamicsScene's torques in "
+            "rigid-contact simulation). See examples/scene_reach.yaml, examples/velocity_obstacle.yaml and "
+            "examples/talos_balance.yaml."
         ),
     )
     parser.add_argument("config", metavar="CONFIG.yaml", help="scene file")

@@ -171,8 +171,10 @@ class Model:
             position, velocity = pos.copy(), vel.copy()
             if not (
                 position.size == 0
-                or ((_max(position) <= _LIMIT and _min(position) >= -_LIMIT)
-                and (_max(velocity) <= _LIMIT and _min(velocity) >= -_LIMIT))
+                or (
+                    (_max(position) <= _LIMIT and _min(position) >= -_LIMIT)
+                    and (_max(velocity) <= _LIMIT and _min(velocity) >= -_LIMIT)
+                )
             ):
                 check_state_pair(position, velocity)
         else:

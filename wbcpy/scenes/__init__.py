@@ -1,6 +1,8 @@
 """Scenes: prioritised tasks turned into a hierarchical QP and solved by a swappable backend.
 
 * :class:`AccelerationScene` — decision variable q̈ (DFKI/ARC-OPT ``wbc::AccelerationScene``).
+* :class:`InverseDynamicsScene` (alias :class:`AccelerationSceneTSID`) — q̈, contact wrenches and joint
+  torques under rigid contacts, friction cones and torque limits (ARC-OPT ``AccelerationSceneTSID``, TSID).
 * :class:`VelocityScene` — decision variable q̇: differential IK with joint limits and collision
   avoidance (ARC-OPT ``VelocitySceneQP``, pink, mink); :class:`VelocitySceneStatus` its status.
 * :class:`Scene` — the shared base (tasks, references, weights, status).
@@ -17,6 +19,7 @@ from __future__ import annotations
 from .acceleration_scene import SCENE_OPTIONS, AccelerationScene
 from .contact_simulation import ContactSimulation
 from .contacts import PointContact, SurfaceContact, WrenchReference
+from .inverse_dynamics_scene import AccelerationSceneTSID, InverseDynamicsScene
 from .joint_command import JointCommand, NoSolutionError
 from .joint_limits import JointLimitBounds
 from .scene import Scene
@@ -29,7 +32,9 @@ __all__ = [
     "SCENE_OPTIONS",
     "VELOCITY_SCENE_OPTIONS",
     "AccelerationScene",
+    "AccelerationSceneTSID",
     "ContactSimulation",
+    "InverseDynamicsScene",
     "JointCommand",
     "JointLimitBounds",
     "NoSolutionError",

@@ -15,6 +15,10 @@ write the rows of their level. :class:`OwnProblem` remembers the arrays of the p
 that ``solve()`` recognises it (and skips the structural validation), and :func:`joint_regularization`
 turns joint weights into the regularisation λ/ω and the locked DOFs.
 
+Buffers have ``n_columns`` ≥ nv columns (an inverse-dynamics scene adds contact wrenches after q̈):
+a task writes its rows into the first nv columns, unless it names other columns (a ``columns`` slice,
+e.g. a wrench task); such tasks have constant rows, like joint tasks.
+
 The plan is rebuilt when a task's version changes (weights, activation, first reference), when the
 timed-out state of a task with a timeout changes, or when the scene drops it (configure, joint
 weights).
@@ -22,7 +26,7 @@ weights).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,23 +55,26 @@ class LevelPlan:
         priority: the task priority of the level.
         A, y: persistent (m, nv) / (m,) buffers (constant rows written once).
         dynamic: (task, A rows, y rows) of the tasks whose rows depend on the state.
-        joint: (task, y rows) of the joint tasks (constant rows, targets rewritten every update).
+        joint: (task, y rows) of the tasks with constant rows (joint tasks, tasks with ``columns``:
+            targets rewritten every update).
     """
 
     __slots__ = ("A", "dynamic", "joint", "priority", "y")
 
-    def __init__(self, priority: int, tasks: list[Task], nv: int) -> None:
+    def __init__(self, priority: int, tasks: list[Task], nv: int, n_columns: int | None = None) -> None:
         m = sum(t.n_rows for t in tasks)
         self.priority = priority
-        self.A = np.zeros((m, nv))
+        self.A = np.zeros((m, n_columns or nv))
         self.y = np.zeros(m)
         self.dynamic: list[tuple[Task, np.ndarray, np.ndarray]] = []
-        self.joint: list[tuple[Task, np.ndarray]] = []
+        self.joint: list[tuple[Any, np.ndarray]] = []  # JointTask or a task with columns: write_targets
         k = 0
         for t in tasks:
             r = t.n_rows
-            rows, target = self.A[k : k + r], self.y[k : k + r]
-            if t.type == "jnt":
+            cols = getattr(t, "columns", None)
+            rows = self.A[k : k + r, :nv] if cols is None else self.A[k : k + r, cols]
+            target = self.y[k : k + r]
+            if t.type == "jnt" or cols is not None:
                 t.write_rows(rows, target)
                 self.joint.append((t, target))
             else:
@@ -82,11 +89,13 @@ class ScenePlan:
         groups: the scene's tasks grouped by priority, highest first.
         now: the scene clock at the update that builds the plan (timeouts).
         nv: number of q̈ variables.
+        n_columns: columns of the row buffers (default nv).
     """
 
-    __slots__ = ("inactive", "levels", "priorities", "timed", "versions")
+    __slots__ = ("inactive", "levels", "n_columns", "priorities", "timed", "versions")
 
-    def __init__(self, groups: list[list[Task]], now: float, nv: int) -> None:
+    def __init__(self, groups: list[list[Task]], now: float, nv: int, n_columns: int | None = None) -> None:
+        self.n_columns = n_columns or nv
         self.levels: list[LevelPlan] = []
         self.priorities: list[int] = []
         self.inactive: list[Task] = []
@@ -103,7 +112,7 @@ class ScenePlan:
                 else:
                     self.inactive.append(t)
             if active:
-                self.levels.append(LevelPlan(group[0].priority, active, nv))
+                self.levels.append(LevelPlan(group[0].priority, active, nv, n_columns))
                 self.priorities.append(group[0].priority)
 
     def build_levels(self, reg: np.ndarray, nv: int) -> tuple[list[QPLevel], list[int]]:
@@ -126,7 +135,7 @@ class ScenePlan:
         for task in self.inactive:  # no rows, but their status reports A x + bias
             task.compute()
         if not levels:
-            return [QPLevel(np.zeros((0, nv)), np.zeros(0), reg)], [-1]
+            return [QPLevel(np.zeros((0, self.n_columns)), np.zeros(0), reg)], [-1]
         return levels, self.priorities
 
     def valid(self, now: float) -> bool:

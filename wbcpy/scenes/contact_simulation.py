@@ -1,6 +1,6 @@
 """Contact simulation: joint torques integrated with Pinocchio's rigid constraint dynamics.
 
-The plant a torque controller (:class:`InverseDynamicsScene`) drives. One step with period dt:
+The plant a torque controller (:class:`~wbcpy.scenes.InverseDynamicsScene`) drives. One step with period dt:
 
 1. forward dynamics with rigid contacts (``pin.constraintDynamics``, one ``RigidConstraintModel`` per
    active contact: ``CONTACT_6D`` for a :class:`~wbcpy.scenes.contacts.SurfaceContact`, ``CONTACT_3D``
@@ -39,7 +39,7 @@ from ..errors import ConfigError, InvalidValueError, UnknownNameError
 from ..robot import RobotModel
 from .contacts import Contact, as_contacts
 
-__all__ = ["ContactSimulation"]
+__all__ = ["ContactPlant", "ContactSimulation"]
 
 _LOCAL = pin.ReferenceFrame.LOCAL
 
@@ -191,11 +191,13 @@ class ContactSimulation:
         """Frames of the active contacts, in contact order."""
         return [c.frame for c in self._contacts if c.active]
 
-    def set_contact_active(self, frame: str, active: bool) -> None:
+    def set_contact_active(self, frame: str, active: bool, impact: bool = True) -> None:
         """Lift (False) or put down (True) a contact; a contact put down is anchored where it is now.
 
-        There is no impact model: a contact put down keeps the velocity its frame has (put feet down at
-        rest, or damp it with ``kd > 0``).
+        Putting a contact down is an inelastic impact (``impact=True``, restitution 0): the velocity jumps
+        to the one closest to it in the kinetic-energy metric at which every active contact frame is at
+        rest (Pinocchio's ``impulseDynamics``, v⁺ = v − M⁻¹Jᵀ(JM⁻¹Jᵀ)⁻¹ J v). With ``impact=False`` the
+        velocity is kept (the frame keeps moving through its anchor unless ``kd > 0``).
 
         Raises:
             UnknownNameError: ``frame`` has no contact (a KeyError).
@@ -213,6 +215,19 @@ class ContactSimulation:
             self._anchors[frame] = self._placement(frame)
         contact.active = bool(active)
         self._build()
+        if active and impact:
+            self._impact()
+
+    def _impact(self) -> None:
+        """Inelastic impact of the active contacts (see :meth:`set_contact_active`)."""
+        model, data = self._model, self._data
+        pin.computeJointJacobians(model, data, self.q)
+        pin.updateFramePlacements(model, data)
+        J = np.vstack(
+            [pin.getFrameJacobian(model, data, model.getFrameId(c.frame), _LOCAL)[: c.size]
+             for c in self._contacts if c.active]
+        )  # fmt: skip
+        self.v = np.array(pin.impulseDynamics(model, data, self.q, self.v, J, 0.0), dtype=float)
 
     # ------------------------------------------------------------------ dynamics
     def _torque(self, tau: Any) -> np.ndarray:
@@ -273,3 +288,58 @@ class ContactSimulation:
         self.time += self.dt
         self.wrenches = wrenches
         return {k: w.copy() for k, w in wrenches.items()}
+
+
+class ContactPlant:
+    """The plant of a closed loop around an :class:`~wbcpy.scenes.InverseDynamicsScene`: a
+    :class:`ContactSimulation` of the robot driven by the scene's τ, whose contacts follow the scene's
+    (``set_contact_active``), recording how far the simulated contact wrenches and the torques leave their
+    limits.
+
+    Attributes:
+        sim: the contact simulation.
+        violation: largest excess over the run so far: ``friction cone`` (N: the largest
+            ``u·w / ‖u‖`` over the unit rows u of every active contact's cone, i.e. how far outside — a
+            slipping or tipping foot), ``normal force`` (N, outside [fz_min, fz_max]) and ``effort``
+            (N·m or N, |τ| above the scene's limits).
+    """
+
+    def __init__(self, scene: Any, q0: Any, v0: Any, dt: float, kp: float = 0.0, kd: float = 0.0) -> None:
+        contacts = scene.contacts
+        self.scene = scene
+        self.sim = ContactSimulation(scene.robot, contacts, q0, v0, dt, kp, kd)
+        self._limits = {}
+        for c in contacts:
+            U = c.cone()
+            self._limits[c.frame] = (U / np.linalg.norm(U, axis=1, keepdims=True), c.fz_min, c.fz_max)
+        self._effort = scene.effort_limit
+        self.violation = {"friction cone": 0.0, "normal force": 0.0, "effort": 0.0}
+
+    def sync(self) -> tuple[np.ndarray, np.ndarray]:
+        """Give the simulation the scene's active contacts (a contact put down is an inelastic impact:
+        the velocity jumps); returns the state (q, v), which the controller should see before it solves."""
+        sim = self.sim
+        active = self.scene.active_contact_frames
+        if active != sim.active_frames:
+            for frame in set(active) ^ set(sim.active_frames):
+                sim.set_contact_active(frame, frame in active)
+        return sim.q, sim.v
+
+    def step(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Apply the scene's last τ for one step (after :meth:`sync`); returns the new (q, v) and the
+        simulated q̈."""
+        sim, scene = self.sim, self.scene
+        self.sync()
+        tau = scene.get_joint_torques()
+        wrenches = sim.step(tau)
+        viol = self.violation
+        for frame, w in wrenches.items():
+            U, lo, hi = self._limits[frame]
+            viol["friction cone"] = max(viol["friction cone"], float((U @ w).max()))
+            viol["normal force"] = max(viol["normal force"], lo - w[2], w[2] - hi)
+        if self._effort is not None:
+            viol["effort"] = max(viol["effort"], float(np.max(np.abs(tau) - self._effort)))
+        qdd = sim.qdd
+        if qdd is None:  # pragma: no cover - step() sets it
+            raise RuntimeError("the contact simulation did not step")
+        return sim.q, sim.v, qdd

@@ -1,4 +1,4 @@
-"""JointCommand: the solver output of a scene as named joint accelerations or velocities."""
+"""JointCommand: the solver output of a scene as named joint accelerations or velocities (and torques)."""
 
 from __future__ import annotations
 
@@ -28,11 +28,14 @@ class JointCommand:
         names: one name per actuated DOF.
         acceleration: q̈ of those DOFs (rad/s² or m/s²), or None for a velocity command.
         velocity: q̇ of those DOFs (rad/s or m/s), or None for an acceleration command.
+        effort: τ of those DOFs (N·m or N) from an ``InverseDynamicsScene``; None from scenes that do not
+            compute torques.
     """
 
     names: list[str]
     acceleration: np.ndarray | None = None
     velocity: np.ndarray | None = None
+    effort: np.ndarray | None = None
 
     @property
     def values(self) -> np.ndarray:

@@ -150,12 +150,16 @@ class Scene:
             if cfg.name in seen:
                 raise ConfigError(f"tasks[{i}].name", f"duplicate task name {cfg.name!r}")
             seen.add(cfg.name)
-            tasks.append(make_task(self.robot, cfg, prefix=f"tasks[{i}].", level=self.task_level))
+            tasks.append(self._make_task(cfg, prefix=f"tasks[{i}]."))
         self._configs = cfgs
         self._tasks = tasks
         self._by_name = {t.name: t for t in tasks}
         self._groups = [[t for t in tasks if t.priority == p] for p in sorted({t.priority for t in tasks})]
         self._reset_output()
+
+    def _make_task(self, cfg: TaskConfig, prefix: str) -> Task:
+        """The task of one validated config (subclasses build the task types only they know)."""
+        return make_task(self.robot, cfg, prefix=prefix, level=self.task_level)
 
     def get_wbc_config(self) -> list[TaskConfig]:
         """Copies of the task configs as configured (weights/activation as given to :meth:`configure`)."""

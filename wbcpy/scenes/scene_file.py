@@ -16,6 +16,9 @@ Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises
     joint_limits: true          # position/velocity/acceleration limits as bounds on q̈
     acceleration_limit: null    # a_max, scalar or per DOF; null = 10 × velocity limit
     braking: true               # viability stage of the joint-limit bounds
+    contacts: [{type: surface, frame: left_sole_link, half_size: [0.1, 0.065], mu: 0.3}]
+                                # an InverseDynamicsScene, simulated with rigid contacts (its τ)
+    effort_limits: true         # with contacts: |τ| ≤ URDF limits, or {joint: limit}
     tasks:                      # TaskConfig fields + PD target and gains
       - name: ee
         type: cart
@@ -34,6 +37,7 @@ Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises
       - name: com
         type: com
         target: {offset: [0, 0, -0.05]}   # or [x, y, z] / {position: [...]}; world axes
+      - {name: lf, type: wrench, frame: left_sole_link, target: [0, 0, 400, 0, 0, 0]}  # contacts only
 
 Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation).
 
@@ -64,9 +68,12 @@ from ..robot import RobotModel
 from ..robots import load_robot
 from ..tasks import CartesianTask, ComTask, JointTask, Task, TaskConfig
 from .acceleration_scene import AccelerationScene
+from .contact_file import CONTACT_FILE_KEYS, make_contact_scene, wants_contact_scene, wrench_target
+from .contacts import WrenchReference
 from .scene_values import flag, is_number, numbers, positive
 from .velocity_file import VELOCITY_FILE_KEYS, make_velocity_scene, scene_kind, velocity_law
 from .velocity_scene import VelocityScene
+from .wrench_task import WrenchTask
 
 __all__ = ["MAX_STEPS", "SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file", "q0_limit_warnings"]
 
@@ -84,6 +91,7 @@ SCENE_FILE_KEYS = (
     "joint_limits",
     "acceleration_limit",
     "braking",
+    *CONTACT_FILE_KEYS,
     "tasks",
     "scene",
     *VELOCITY_FILE_KEYS,
@@ -100,12 +108,13 @@ class TaskTarget:
     Attributes:
         task: the scene task.
         controller: :class:`JointPD`, :class:`CartesianPD` or :class:`ComPD` (a velocity law for a
-            velocity scene).
-        target: joint positions (n), a ``pin.SE3`` (tip in root coordinates) or a COM position (3).
+            velocity scene; None for a wrench task).
+        target: joint positions (n), a ``pin.SE3`` (tip in root coordinates), a COM position (3) or a
+            wrench (contact axes).
     """
 
     task: Task
-    controller: Any  # JointPD | CartesianPD | ComPD, or a velocity law of wbcpy.controllers
+    controller: Any  # JointPD | CartesianPD | ComPD, a velocity law of wbcpy.controllers, or None
     target: Any
 
     @property
@@ -114,11 +123,16 @@ class TaskTarget:
         return self.task.name
 
     def reference(self) -> Any:
-        """The PD reference for the robot's current state."""
+        """The PD reference for the robot's current state (a wrench task: its wrench)."""
+        if self.controller is None:
+            return WrenchReference(self.target)
         return self.controller.reference(self.task, self.target)  # type: ignore[arg-type]
 
     def error_labels(self) -> list[str]:
-        """Labels of :meth:`errors` (Cartesian tasks report position and rotation separately)."""
+        """Labels of :meth:`errors` (Cartesian tasks report position and rotation separately; wrench
+        tasks none: their status reports the wrench error)."""
+        if isinstance(self.task, WrenchTask):
+            return []
         if isinstance(self.task, CartesianTask):
             return [f"{self.name} position [m]", f"{self.name} rotation [rad]"]
         unit = "[m]" if isinstance(self.task, ComTask) else "[rad|m]"
@@ -127,6 +141,8 @@ class TaskTarget:
     def errors(self) -> list[float]:
         """Current target errors (Euclidean norms) for the robot's current state."""
         task = self.task
+        if isinstance(task, WrenchTask):
+            return []
         if isinstance(task, CartesianTask):
             M = task.pose()
             return [
@@ -242,6 +258,8 @@ def _velocity_target(task: Task, spec: Mapping[str, Any], field: str) -> TaskTar
 def _make_target(task: Task, spec: Mapping[str, Any], field: str, kind: str = "acceleration") -> TaskTarget:
     if kind == "velocity":
         return _velocity_target(task, spec, field)
+    if isinstance(task, WrenchTask):  # a fixed wrench, no PD law
+        return TaskTarget(task, None, wrench_target(task, spec, field))
     if "max_velocity" in spec:
         raise ConfigError(f"{field}.max_velocity", "only a velocity scene's tasks take it")
     kp = spec.get("kp", 100.0)
@@ -397,6 +415,7 @@ def load_scene_file(
     n_steps = _steps(doc, step, steps)
     configs, pd_specs = _split_tasks(doc.get("tasks"))
     robot = load_robot(robot_name, **({} if floating is None else {"floating_base": floating}))
+    contacts = wants_contact_scene(doc, kind)  # (raises for a velocity scene)
     scene: AccelerationScene | VelocityScene
     if kind == "velocity":
         scene = make_velocity_scene(robot, doc, solver or doc.get("solver"), step)
@@ -404,7 +423,10 @@ def load_scene_file(
         options = {
             k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
         }
-        scene = AccelerationScene(robot, solver=solver or doc.get("solver"), dt=step, **options)
+        if contacts:
+            scene = make_contact_scene(robot, doc, solver or doc.get("solver"), step, options)
+        else:
+            scene = AccelerationScene(robot, solver=solver or doc.get("solver"), dt=step, **options)
     scene.configure(configs)
     q0, v0 = _initial_state(robot, doc)
     robot.update(q0, v0)

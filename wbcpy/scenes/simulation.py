@@ -9,7 +9,11 @@ One step with control period dt:
 The robot is an ideal acceleration-controlled plant (no dynamics, no contacts): this checks the
 controller and the task maths, not a physical robot. A velocity scene (``scene.task_level ==
 "velocity"``) gives q̇ instead, from velocity laws: q ← q ⊕ q̇ dt, v ← q̇ (an ideal velocity-controlled
-plant); with collision avoidance the smallest pair distance met at an update is recorded.
+plant); with collision avoidance the smallest pair distance met at an update is recorded. An
+:class:`~wbcpy.scenes.InverseDynamicsScene` (a scene file with ``contacts``) drives a physical plant:
+its joint torques τ are integrated by rigid-contact dynamics
+(:class:`~wbcpy.scenes.contact_simulation.ContactPlant`), and the run records how far the simulated
+contact wrenches leave their cones and the torques their limits.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import numpy as np
 import pinocchio as pin
 
 from ..tasks import TasksStatus
+from .contact_simulation import ContactPlant
+from .inverse_dynamics_scene import InverseDynamicsScene
 from .scene_file import SceneSetup
 
 __all__ = ["SceneSimulation", "SimulationResult"]
@@ -39,7 +45,8 @@ class SimulationResult:
         status: the scene's task status after the last step.
         q_path: (steps + 1, nq) configurations of every sample (initial state included).
         limit_violation: largest violation of position (rad|m), velocity (rad/s) and acceleration
-            (rad/s²) limits over the run (0 when none was exceeded; acceleration limits are the scene's).
+            (rad/s²) limits over the run (0 when none was exceeded; acceleration limits are the scene's);
+            contact scenes add ``friction cone``, ``normal force`` (N) and ``effort`` (N·m or N).
         min_distance: smallest signed distance of a collision pair at an update (m), or None without
             collision avoidance.
     """
@@ -94,6 +101,9 @@ class SceneSimulation:
         self.violation = {"position": 0.0, "velocity": 0.0}
         if not self._velocity:
             self.violation["acceleration"] = 0.0
+        scene = setup.scene
+        contacts = isinstance(scene, InverseDynamicsScene)
+        self.plant = ContactPlant(scene, self.q, self.v, setup.dt) if contacts else None
         robot.update(self.q, self.v)
 
     def errors(self) -> dict[str, float]:
@@ -123,6 +133,10 @@ class SceneSimulation:
             self.v = out
             self.q = pin.integrate(robot.model, self.q, out * dt)
             robot.update(self.q, self.v)
+        elif self.plant is not None:  # a torque-controlled robot: its τ through rigid-contact dynamics
+            q, v, out = self.plant.step()
+            self.q, self.v = q.copy(), v.copy()
+            robot.update(self.q, self.v, out)
         else:
             self.v = self.v + out * dt
             self.q = pin.integrate(robot.model, self.q, self.v * dt)
@@ -147,6 +161,9 @@ class SceneSimulation:
             viol["velocity"] = max(viol["velocity"], float(np.nanmax(np.abs(self.v) - self._vmax)))
             if self._amax is not None and self.setup.scene.joint_limits:
                 viol["acceleration"] = max(viol["acceleration"], float(np.nanmax(np.abs(qdd) - self._amax)))
+
+    def _violations(self) -> dict[str, float]:
+        return self.violation if self.plant is None else {**self.violation, **self.plant.violation}
 
     def run(
         self, steps: int | None = None, progress: Callable[[int, int], None] | None = None
@@ -175,6 +192,6 @@ class SceneSimulation:
             v=self.v.copy(),
             status=status,
             q_path=q_path,
-            limit_violation={k: max(v, 0.0) for k, v in self.violation.items()},
+            limit_violation={k: max(v, 0.0) for k, v in self._violations().items()},
             min_distance=self.min_distance,
         )

@@ -1,6 +1,7 @@
 """Tasks of a scene: configuration, references, task rows and status (acceleration or velocity level).
 
-* :class:`TaskConfig` — name, type (``jnt``/``cart``/``com``), priority, weights, activation, timeout, frames.
+* :class:`TaskConfig` — name, type (``jnt``/``cart``/``com``/``wrench``), priority, weights, activation,
+  timeout, frames (wrench tasks are built by ``wbcpy.scenes.InverseDynamicsScene``).
 * :class:`JointReference`, :class:`CartesianReference`, :class:`ComReference` — acceleration references
   with optional position/velocity and a time stamp.
 * :class:`JointTask`, :class:`CartesianTask`, :class:`ComTask` — the rows A q̈ ≈ y of each type.
@@ -9,6 +10,7 @@
 
 from __future__ import annotations
 
+from ..errors import ConfigError
 from .cartesian_task import CartesianTask
 from .com_task import ComTask
 from .config import TASK_TYPES, TaskConfig
@@ -46,5 +48,12 @@ _TASK_CLASSES: dict[str, type[Task]] = {"jnt": JointTask, "cart": CartesianTask,
 
 def make_task(robot: object, config: TaskConfig, prefix: str = "", level: str = "acceleration") -> Task:
     """Build the task object of ``config`` for ``robot`` (robot-dependent checks happen here), working at
-    ``level`` (``"acceleration"`` or ``"velocity"``, the scene's decision variable)."""
+    ``level`` (``"acceleration"`` or ``"velocity"``, the scene's decision variable).
+
+    Raises:
+        ConfigError: a ``wrench`` task (it needs the contacts of an ``InverseDynamicsScene``, which
+            builds it) or any robot-dependent check.
+    """
+    if config.type not in _TASK_CLASSES:
+        raise ConfigError(f"{prefix}type", f"{config.type} tasks need an InverseDynamicsScene (contacts)")
     return _TASK_CLASSES[config.type](robot, config, prefix, level)  # type: ignore[call-arg]

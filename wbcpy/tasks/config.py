@@ -1,7 +1,7 @@
 """TaskConfig: the description of one task of a scene (ARC-OPT ``wbc::TaskConfig``).
 
-A task config is plain data: a name, a type (``"jnt"``, ``"cart"`` or ``"com"``), a priority, per-row
-weights, an activation, a timeout and the frames or joints it acts on. It is built directly, from a
+A task config is plain data: a name, a type (``"jnt"``, ``"cart"``, ``"com"`` or ``"wrench"``), a priority,
+per-row weights, an activation, a timeout and the frames or joints it acts on. It is built directly, from a
 dict (:meth:`TaskConfig.from_dict`) or from a YAML list (:meth:`TaskConfig.from_yaml`).
 
 Construction checks everything that does not need a robot (type, priority, activation, weight count and
@@ -26,8 +26,8 @@ from ..errors import ConfigError, ConfigKeyError
 
 __all__ = ["TASK_TYPES", "TaskConfig"]
 
-#: task type -> number of task rows (None: one per joint)
-TASK_TYPES: dict[str, int | None] = {"jnt": None, "cart": 6, "com": 3}
+#: task type -> number of task rows (None: one per joint; wrench: 6, or 3 for a point contact)
+TASK_TYPES: dict[str, int | None] = {"jnt": None, "cart": 6, "com": 3, "wrench": 6}
 
 
 def _is_blank(value: Any) -> bool:
@@ -51,6 +51,8 @@ class TaskConfig:
         root: root frame of a ``cart`` task (default: the robot's base link).
         tip: tip frame of a ``cart`` task (required for ``cart``).
         ref_frame: frame whose axes references and weights of a ``cart`` task are given in (default: root).
+        frame: the contact frame of a ``wrench`` task (an InverseDynamicsScene's contact; its wrench has 6
+            rows for a surface contact, 3 for a point contact: give 3 weights then).
     """
 
     name: str
@@ -63,6 +65,7 @@ class TaskConfig:
     root: str | None = None
     tip: str | None = None
     ref_frame: str | None = None
+    frame: str | None = None
 
     def __post_init__(self) -> None:
         if self.joint_names is None:
@@ -78,7 +81,9 @@ class TaskConfig:
     # ------------------------------------------------------------------ validation
     @property
     def n_variables(self) -> int:
-        """Number of task rows: len(joint_names), 6 or 3."""
+        """Number of task rows: len(joint_names), 6 or 3 (wrench: 3 when 3 weights are given, else 6)."""
+        if self.type == "wrench" and isinstance(self.weights, list) and len(self.weights) == 3:
+            return 3
         rows = TASK_TYPES.get(self.type)
         return len(self.joint_names) if rows is None else rows
 
@@ -129,6 +134,11 @@ class TaskConfig:
                 raise ConfigError(f"{prefix}{key}", f"must be a frame name, got {value!r}")
         if self.type == "cart" and not self.tip:
             raise ConfigError(f"{prefix}tip", "a cart task needs a tip frame")
+        if self.type == "wrench":
+            if not isinstance(self.frame, str) or not self.frame:
+                raise ConfigError(f"{prefix}frame", f"a wrench task needs a contact frame: {self.frame!r}")
+        elif not _is_blank(self.frame):
+            raise ConfigError(f"{prefix}frame", f"only wrench tasks take a frame ({self.type} task)")
 
     def _validate_weights(self, prefix: str) -> None:
         w = self.weights

@@ -8,7 +8,8 @@ For every task (all types, active or not) :class:`TaskStatus` holds
 * ``error`` — ``y_ref − y_solution`` per row;
 
 plus the weights, activation, priority, the timed-out flag and ``state`` (``"active"``, ``"inactive"``
-for activation 0, ``"no_reference"`` or ``"timed_out"``). :class:`TasksStatus` collects them (in
+for activation 0, ``"no_reference"``, ``"timed_out"``, or ``"contact_inactive"`` for a wrench task whose
+contact is lifted). :class:`TasksStatus` collects them (in
 configuration order) with the solver's per-level statuses, and prints one table row per task.
 """
 

@@ -1,0 +1,342 @@
+"""InverseDynamicsScene: q̈, contact wrenches and joint torques (ARC-OPT ``AccelerationSceneTSID``, TSID).
+
+Variables ``x = (q̈, w_1, …, w_k)``: joint accelerations and one wrench per active contact
+(:class:`~wbcpy.scenes.contact_constraints.ContactLayout`). The hierarchy handed to the QP layer is
+
+* level 0 (and every level below): the hard constraints — unactuated rows of the equations of motion,
+  rigid contacts ``J_c q̈ + a_c = 0`` (contact axes, classical acceleration), friction cones, normal-force
+  bounds, effort limits ``|τ| ≤ τ_max`` as rows in (q̈, w), joint-limit bounds on q̈ —
+  :mod:`~wbcpy.scenes.contact_constraints`;
+* one level per task priority, exactly as in :class:`~wbcpy.scenes.AccelerationScene`: task rows on q̈
+  (wrench tasks: rows on their contact's wrench, :mod:`~wbcpy.scenes.wrench_task`) and the regulariser
+  λ/ω_j on q̈ only, never on the wrenches;
+* exactness: the last task level writes its regulariser as rows √(λ/ω_j) e_j with target 0 (same cost)
+  instead of a diagonal term, so that "lower levels keep A x = A x*" fixes q̈ at that level's optimum
+  (DOFs that an active joint-task row of that level selects keep the diagonal term: that row fixes them
+  already);
+* a final level min Σ_c ‖w_c‖²: among the wrenches that realise the optimal q̈ (and the wrench tasks'
+  optimal values), the least-norm one.
+
+τ follows from the actuated rows of the equations of motion, ``τ = M_a q̈ + h_a − Σ_c J_c,aᵀ w_c``.
+Per control step::
+
+    robot.update(q, v)
+    scene.set_reference("com", ComReference(a_com))     # PD laws: wbcpy.controllers
+    cmd = scene.solve(scene.update())                   # cmd.acceleration, cmd.effort (actuated DOFs)
+    scene.get_contact_wrenches()                        # {frame: wrench} of the active contacts
+
+Without contacts and with a fixed base this is AccelerationScene with torques τ = M q̈ + h.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError, ConfigKeyError, InvalidValueError
+from ..qp import HierarchicalQP, QPLevel, QPSolver, default_solver
+from ..robot import RobotModel
+from ..tasks import JointTask, Task, TaskConfig
+from ._plan import ScenePlan
+from .acceleration_scene import AccelerationScene
+from .contact_constraints import ContactConstraints, ContactLayout
+from .contacts import Contact, as_contacts
+from .effort_limits import effort_limit_vector
+from .joint_command import JointCommand, NoSolutionError
+from .wrench_task import WrenchTask
+
+__all__ = ["AccelerationSceneTSID", "InverseDynamicsScene"]
+
+
+#: backend options the scene's levels need: its level 0 is semidefinite in the wrench split (no row
+#: covers it), where DAQP runs proximal-point iterations whose default stopping tolerance leaves a
+#: stationarity error of ~1e-4 relative that the KKT certificate rightly rejects; 1e-12 costs a few
+#: iterations more
+BACKEND_OPTIONS: dict[str, dict[str, Any]] = {"daqp": {"eta_prox": 1e-12}}
+
+
+def _solver(solver: Any) -> Any:
+    """A backend name (or None: the default backend) as a QPSolver with :data:`BACKEND_OPTIONS`."""
+    if solver is None or (isinstance(solver, str) and solver):
+        name = solver if solver is not None else default_solver()
+        return QPSolver(name, **BACKEND_OPTIONS.get(name, {}))  # (an unknown name: ConfigKeyError)
+    return solver
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+class _LayoutRows:
+    """Constant arrays of one (layout, joint weights) pair, shared read-only by the levels handed out."""
+
+    __slots__ = ("last", "n", "nv", "reg", "reg_q", "wrench", "zeros_n", "zeros_w")
+
+    def __init__(self, reg_q: np.ndarray, nv: int, n: int) -> None:
+        self.reg_q, self.nv, self.n = reg_q, nv, n
+        reg = np.zeros(n)
+        reg[:nv] = reg_q
+        self.reg = _readonly(reg)
+        self.last: tuple | None = None  # (plan, λ rows, their targets, r) of the last task level
+        self.zeros_n = _readonly(np.zeros(n))
+        mw = n - nv
+        wrench = np.zeros((mw, n))
+        wrench[np.arange(mw), nv + np.arange(mw)] = 1.0
+        self.wrench = _readonly(wrench)
+        self.zeros_w = _readonly(np.zeros(mw))
+
+    def last_level(self, plan: ScenePlan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(λ rows, zero targets, diagonal r) of the plan's last task level (cached per plan): the
+        regulariser λ/ω_j stays diagonal on the DOFs an active joint-task row of that level selects, and
+        is a row √(λ/ω_j) e_j on the others (same cost; the rows then fix every q̈ direction below)."""
+        if self.last is None or self.last[0] is not plan:
+            nv, n = self.nv, self.n
+            covered = np.zeros(nv, dtype=bool)
+            for task, _ in plan.levels[-1].joint if plan.levels else ():
+                if isinstance(task, JointTask):
+                    covered[task.v_indices[task.weights > 0.0]] = True
+            free = np.flatnonzero(~covered)
+            lam = np.zeros((free.size, n))
+            lam[np.arange(free.size), free] = np.sqrt(self.reg_q[free])
+            reg = np.zeros(n)
+            reg[:nv][covered] = self.reg_q[covered]
+            self.last = (plan, _readonly(lam), _readonly(np.zeros(free.size)), _readonly(reg))
+        return self.last[1:]
+
+
+class InverseDynamicsScene(AccelerationScene):
+    """Prioritised tasks under rigid contacts, friction and torque limits; outputs q̈, τ and wrenches.
+
+    Attributes (besides AccelerationScene's):
+        effort_limits: the option as given (False, True or a mapping).
+        effort_limit: |τ| limit per actuated DOF (inf: none), or None without effort limits.
+    """
+
+    def __init__(
+        self,
+        robot: RobotModel,
+        solver: Any = None,
+        dt: float = 0.001,
+        regularization: float = 1e-8,
+        joint_limits: bool = False,
+        effort_limits: Any = False,
+        clock: Callable[[], float] = time.monotonic,
+        **options: Any,
+    ) -> None:
+        """Create a scene without contacts and tasks; call :meth:`set_contacts` and :meth:`configure`.
+
+        Args:
+            robot: the robot (a free-flyer joint is unactuated; every other DOF has an actuator).
+            solver: as :class:`AccelerationScene`; a backend name (or None) gets the options of
+                :data:`BACKEND_OPTIONS` (daqp: ``eta_prox=1e-12``); a QPSolver is used as given.
+            dt, regularization, joint_limits, clock, options: as :class:`AccelerationScene`.
+            effort_limits: False, True (URDF limits) or ``{joint_name: limit}`` (N·m or N; the others keep
+                their URDF limit): hard bounds |τ_j| ≤ limit (:mod:`~wbcpy.scenes.effort_limits`).
+
+        Raises:
+            ConfigError: an invalid option (field named); ConfigKeyError for unknown names.
+        """
+        super().__init__(robot, _solver(solver), dt, regularization, joint_limits, clock, **options)
+        self.effort_limit = effort_limit_vector(robot, effort_limits, self._actuated)
+        self.effort_limits = effort_limits
+        self._contacts: list[Contact] = []
+        self._layout_changed()
+
+    # ------------------------------------------------------------------ contacts
+    def set_contacts(self, contacts: Any) -> None:
+        """Replace the contacts (SurfaceContact / PointContact objects or mappings with ``type``).
+
+        Raises:
+            ConfigError: an invalid contact field (``contacts[i].field``), two contacts on one frame, or a
+                configured wrench task whose frame would lose its contact (or change its wrench size).
+            ConfigKeyError: an unknown frame, type or key. Nothing changes on error.
+        """
+        new = as_contacts(self.robot, contacts)
+        by_frame = {c.frame: c for c in new}
+        for t in self._wrench_tasks():
+            c = by_frame.get(t.frame)
+            if c is None or c.size != t.n:
+                why = "has no contact" if c is None else f"has a {c.type} contact ({c.size} wrench entries)"
+                raise ConfigError(
+                    "contacts", f"wrench task {t.name!r} needs its frame {t.frame!r}, which then {why}"
+                )
+        self._contacts = new
+        self._layout_changed()
+
+    @property
+    def contacts(self) -> list[Contact]:
+        """Copies of the contacts (with their current ``active`` flags)."""
+        return [c.copy() for c in self._contacts]
+
+    @property
+    def active_contact_frames(self) -> list[str]:
+        """Frames of the active contacts, in contact order (a new list)."""
+        return [c.frame for c in self._layout.contacts]
+
+    def set_contact_active(self, frame: str, active: bool) -> None:
+        """Lift (False) or put back (True) the contact on ``frame``.
+
+        Raises:
+            ConfigKeyError: ``frame`` has no contact (field ``frame``; also a KeyError).
+            ConfigError: ``active`` is not a bool.
+        """
+        contact = next((c for c in self._contacts if isinstance(frame, str) and c.frame == frame), None)
+        if contact is None:
+            raise ConfigKeyError("frame", "contact frame", frame, [c.frame for c in self._contacts])
+        if not isinstance(active, (bool, np.bool_)):
+            raise ConfigError("active", f"must be true or false, got {active!r}")
+        if contact.active != bool(active):
+            contact.active = bool(active)
+            self._layout_changed()
+
+    def _layout_changed(self) -> None:
+        layout = self._layout = ContactLayout(self._dof_names, self._contacts)
+        self._constraints = ContactConstraints(self.robot, layout, self._actuated, self.effort_limit)
+        self._wrench_bounds = layout.wrench_bounds()
+        for t in self._wrench_tasks():
+            contact = next(c for c in self._contacts if c.frame == t.frame)
+            t.bind(contact, layout.columns(t.frame))
+        self._rows: _LayoutRows | None = None
+        self._plan = None
+
+    def _wrench_tasks(self) -> list[WrenchTask]:
+        return [t for t in getattr(self, "_tasks", ()) if isinstance(t, WrenchTask)]
+
+    # ------------------------------------------------------------------ configuration
+    def _make_task(self, cfg: TaskConfig, prefix: str) -> Task:
+        if cfg.type != "wrench":
+            return super()._make_task(cfg, prefix)
+        contact = next((c for c in self._contacts if c.frame == cfg.frame), None)
+        if contact is None:
+            raise ConfigKeyError(
+                f"{prefix}frame", "contact frame", cfg.frame, [c.frame for c in self._contacts]
+            )
+        return WrenchTask(self.robot, cfg, contact, prefix)
+
+    def configure(self, configs: Any) -> None:
+        """As :meth:`AccelerationScene.configure`, plus ``wrench`` tasks on the contacts' frames.
+
+        Raises:
+            ConfigError: as AccelerationScene; a wrench task whose frame has no contact
+                (:class:`ConfigKeyError`, field ``tasks[i].frame``) or whose weight count is not the
+                contact's wrench size.
+        """
+        super().configure(configs)
+        self._layout_changed()
+
+    def _joint_weights_changed(self) -> None:
+        super()._joint_weights_changed()
+        self._rows = None
+
+    def _reset_output(self) -> None:
+        super()._reset_output()
+        self._tau: np.ndarray | None = None
+        self._wrenches: dict[str, np.ndarray] | None = None
+        self._torque_rows: tuple[np.ndarray, np.ndarray, ContactLayout] | None = None
+
+    # ------------------------------------------------------------------ problem
+    def _layout_rows(self) -> _LayoutRows:
+        if self._rows is None:
+            self._rows = _LayoutRows(self._reg, self.robot.nv, self._layout.n)
+        return self._rows
+
+    def _full_bounds(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        lb, ub = self._bounds()
+        wb = self._wrench_bounds
+        nv, mw = self.robot.nv, self._layout.n - self.robot.nv
+        if wb is None and lb is None:
+            return None, None
+        qlb = lb if lb is not None else np.full(nv, -np.inf)
+        qub = ub if ub is not None else np.full(nv, np.inf)
+        wlb, wub = wb if wb is not None else (np.full(mw, -np.inf), np.full(mw, np.inf))
+        return np.concatenate((qlb, wlb)), np.concatenate((qub, wub))
+
+    def update(self) -> HierarchicalQP:
+        """Build the hierarchical QP over (q̈, wrenches) from the robot's state and the references.
+
+        Returns:
+            A :class:`~wbcpy.qp.HierarchicalQP` (see the module docstring for its levels); its variable
+            names are the DOF names, then ``<frame>:fx`` … of the active contacts.
+
+        Raises:
+            StateNotSetError: the robot has no state yet.
+            ConfigError: the scene has no tasks (configure() was never called).
+        """
+        robot = self.robot
+        measured = robot.state_view("scene update")[2]
+        if not self._tasks:
+            raise ConfigError("tasks", "the scene has no tasks: call configure() first")
+        now = float(self._clock())
+        layout, rows = self._layout, self._layout_rows()
+        plan = self._plan
+        if plan is None or not plan.valid(now):
+            plan = self._plan = ScenePlan(self._groups, now, robot.nv, layout.n)
+        E, f, C, lo, hi, T, h_a = self._constraints.update()  # first: computeAllTerms serves the tasks too
+        levels, prios = plan.build_levels(rows.reg, robot.nv)
+        lam, lam_y, lam_r = rows.last_level(plan)  # λ as rows: the next level keeps q̈ at this optimum
+        last = levels[-1]
+        levels[-1] = QPLevel(np.concatenate((last.A, lam)), np.concatenate((last.y, lam_y)), lam_r)
+        first = levels[0]
+        first.E, first.f, first.C, first.lbC, first.ubC = E, f, C, lo, hi
+        if layout.n > robot.nv:
+            levels.append(QPLevel(rows.wrench.copy(), rows.zeros_w.copy(), rows.zeros_n))
+        lb, ub = self._full_bounds()
+        self._torque_rows = (T, h_a, layout)
+        return self._keep_problem(HierarchicalQP(levels, layout.names, lb, ub), list(prios), now, measured)
+
+    # ------------------------------------------------------------------ solution
+    def _set_solution(self, x: np.ndarray) -> None:
+        if self._torque_rows is None or x.shape[0] != self._torque_rows[2].n:
+            n = None if self._torque_rows is None else self._torque_rows[2].n
+            raise InvalidValueError(
+                "hqp", (n,), x.shape, reason="not a problem of this scene's last update()"
+            )
+        T, h_a, layout = self._torque_rows
+        tau = T @ x
+        tau += h_a
+        wrenches = {c.frame: x[s].copy() for c, s in zip(layout.contacts, layout.slices, strict=True)}
+        for t in self._wrench_tasks():
+            t.solution = wrenches.get(t.frame)
+        self._qdd = x[: layout.nv].copy()
+        self._tau = tau
+        self._wrenches = wrenches
+
+    def _command(self) -> JointCommand:
+        qdd, tau = self._qdd, self._tau
+        if qdd is None or tau is None:
+            raise NoSolutionError()
+        return JointCommand(list(self._actuated_names), qdd[self._actuated_index].copy(), effort=tau.copy())
+
+    def get_joint_torques(self) -> np.ndarray:
+        """τ of the actuated DOFs (N·m or N) of the last solve (a new array; same as ``cmd.effort``).
+
+        Raises:
+            NoSolutionError: before the first successful :meth:`solve`.
+        """
+        if self._tau is None:
+            raise NoSolutionError("joint torques")
+        return self._tau.copy()
+
+    def get_contact_wrenches(self) -> dict[str, np.ndarray]:
+        """``{frame: wrench}`` of the contacts active at the last solve: what the environment exerts on
+        the robot, contact-frame axes, about its origin (force over torque; the force for a point contact).
+
+        Raises:
+            NoSolutionError: before the first successful :meth:`solve`.
+        """
+        if self._wrenches is None:
+            raise NoSolutionError("contact wrenches")
+        return {k: w.copy() for k, w in self._wrenches.items()}
+
+    getJointTorques = get_joint_torques  # alias
+    getContactWrenches = get_contact_wrenches  # alias
+    setContacts = set_contacts  # alias
+    setContactActive = set_contact_active  # alias
+
+
+#: ARC-OPT's name of this scene
+AccelerationSceneTSID = InverseDynamicsScene
