@@ -49,9 +49,7 @@ _ACC_LAWS = {"cart": "CartesianPD", "jnt": "JointPD", "com": "ComPD"}
 _VEL_LAWS = {"cart": "CartesianVelocityLaw", "jnt": "JointVelocityLaw", "com": "ComVelocityLaw"}
 
 
-def _gain(gain: np.ndarray | None, n: int, name: str) -> np.ndarray | None:
-    if gain is None:
-        return None
+def _gain(gain: np.ndarray, n: int, name: str) -> np.ndarray:
     if gain.ndim == 1 and gain.shape[0] != n:
         raise ConfigError(name, f"expected a scalar or {n} values, got {gain.shape[0]}")
     return np.broadcast_to(gain, (n,)).astype(np.float64)
@@ -74,7 +72,7 @@ class ReferenceBinding:
 
     def __init__(self, scene: Scene, name: str, law: Any, target: Any, target_velocity: Any = None,
                  target_acceleration: Any = None) -> None:  # fmt: skip
-        task = scene.get_task(name)
+        task: Any = scene.get_task(name)
         velocity_level = scene.task_level == "velocity"
         expected = (_VEL_LAWS if velocity_level else _ACC_LAWS).get(task.type)
         if expected is None or type(law).__name__ != expected:
@@ -148,14 +146,15 @@ class ReferenceBinding:
             field = "velocity" if self._velocity_level else "acceleration"
             if self._kind == "cart":
                 field = "twist" if self._velocity_level else "acceleration"
-            self.scene.set_reference(task.name, _REFS[self._kind](**{field: np.zeros(task.n)}))
-            self._view = task.target_view()
+            ref: Any = _REFS[self._kind]
+            self.scene.set_reference(task.name, ref(**{field: np.zeros(task.n)}))
+            self._view: np.ndarray = task.target_view()
 
     # ------------------------------------------------------------------ hot path
     def update(self) -> None:
         """Evaluate the law at the robot's current state and write it into the task's reference."""
         e, rate = self._error_and_rate()
-        out = self._view
+        out: np.ndarray = self._view
         np.multiply(self._kp, e, out=out)
         if rate is not None:
             np.multiply(self._kd, rate, out=self._tmp)
@@ -165,13 +164,15 @@ class ReferenceBinding:
             ratio = float(np.max(np.abs(out) / self._limit))
             if ratio > 1.0:
                 out /= ratio
-        if self._kind == "cart" and not self._fast and self.task.ref_id != self.task.root_id:
-            out[:] = self.task.to_ref_axes(out)  # the law acts in root axes, references are in ref axes
+        task: Any = self.task
+        if self._kind == "cart" and not self._fast and task.ref_id != task.root_id:
+            out[:] = task.to_ref_axes(out)  # the law acts in root axes, references are in ref axes
         self.task.stamp(self.scene.clock())
 
     def _error_and_rate(self) -> tuple[np.ndarray, np.ndarray | None]:
         """(error, current rate or None at velocity level) of the task at the robot's state."""
-        task, robot, e = self.task, self.task.robot, self._e
+        task: Any = self.task
+        robot, e = task.robot, self._e
         need_rate = not self._velocity_level
         if self._kind == "cart":
             if not self._fast:
