@@ -84,11 +84,10 @@ class ReferenceBinding:
         self.scene, self.task, self.law = scene, task, law
         self._velocity_level = velocity_level
         self._kp = _gain(law.kp, n, "kp")
-        self._kd = None if velocity_level else _gain(law.kd, n, "kd")
+        self._kd = np.zeros(n) if velocity_level else _gain(law.kd, n, "kd")
         self._kff = _gain(law.kff, n, "kff")
-        self._limit = _gain(
-            getattr(law, "max_velocity" if velocity_level else "max_acceleration"), n, "limit"
-        )
+        limit = getattr(law, "max_velocity" if velocity_level else "max_acceleration")
+        self._limit = None if limit is None else _gain(limit, n, "limit")
         self._e = np.zeros(n)
         self._tmp = np.zeros(n)
         self._const = np.zeros(n)
