@@ -369,15 +369,8 @@ def certify(q: StdQP, x: np.ndarray, y, z, z_box, tol: float) -> Certificate:
         if q.lb is None and q.ub is None and z is not None:
             return _certify_rows(q, x, z, tol)
     r, scale = _gradient(q.H, q.g, x, q)
-    pscale_x = 1.0 + np.abs(x)
-    primal = 0.0
-    if q.A is not None and q.meq:
-        ax = q.A @ x
-        primal = _violation(ax, q.b, q.b, 1.0 + _mat_abs_dot(q.A, x))
-        if y is not None:
-            r += q.A.T @ y
-            scale += _mat_abs_dot(q.A.T, y)
-    cterm = None
+    primal = _equalities_term(q, x, y, r, scale)
+    rows = None
     if q.C is not None and q.mc:
         cx = q.C @ x
         cscale = 1.0 + _mat_abs_dot(q.C, x)
@@ -385,25 +378,40 @@ def certify(q: StdQP, x: np.ndarray, y, z, z_box, tol: float) -> Certificate:
         if z is not None:
             r += q.C.T @ z
             scale += _mat_abs_dot(q.C.T, z)
-            cterm = (cx, cscale)
+            rows = (cx, cscale)
     if q.has_bounds:
-        primal = max(primal, _violation(x, q.lb, q.ub, pscale_x))
+        primal = max(primal, _violation(x, q.lb, q.ub, 1.0 + np.abs(x)))
         if z_box is not None:
             r += z_box
             scale += np.abs(z_box)
     dual, marginal = _dual_error(r, scale, tol, q, x)
     scale += _FLOOR
-    dscale = 1.0 + float(np.max(scale, initial=0.0))
+    compl = _complementarity(q, x, z, z_box, rows, scale)
+    ok = primal <= tol and dual <= tol and compl <= tol  # (False for NaN)
+    return Certificate(ok, primal, dual, compl, z_box, z, 1.0 + float(np.max(scale, initial=0.0)), marginal)
+
+
+def _equalities_term(q: StdQP, x: np.ndarray, y, r: np.ndarray, scale: np.ndarray) -> float:
+    """Add Aᵀy to the stationarity residual r (and its scale); return the equalities' violation."""
+    if q.A is None or not q.meq:
+        return 0.0
+    if y is not None:
+        r += q.A.T @ y
+        scale += _mat_abs_dot(q.A.T, y)
+    return _violation(q.A @ x, q.b, q.b, 1.0 + _mat_abs_dot(q.A, x))
+
+
+def _complementarity(q: StdQP, x: np.ndarray, z, z_box, rows, scale: np.ndarray) -> float:
+    """Largest sign / complementarity error of the row and bound multipliers (see :func:`_sign_error`)."""
     compl = 0.0
-    if cterm is not None:
+    if rows is not None:
         # row i's stationarity terms |z_i||C_ij| against the scale of each column j it touches
         absC = abs(q.C).toarray() if sp.issparse(q.C) else np.abs(q.C)
         rel = np.abs(z) * (absC / scale).max(axis=1, initial=0.0)
-        compl = _sign_error(z, cterm[0], q.lbC, q.ubC, cterm[1], rel)
+        compl = _sign_error(z, rows[0], q.lbC, q.ubC, rows[1], rel)
     if z_box is not None and q.has_bounds:
-        compl = max(compl, _sign_error(z_box, x, q.lb, q.ub, pscale_x, np.abs(z_box) / scale))
-    ok = primal <= tol and dual <= tol and compl <= tol  # (False for NaN)
-    return Certificate(ok, primal, dual, compl, z_box, z, dscale, marginal)
+        compl = max(compl, _sign_error(z_box, x, q.lb, q.ub, 1.0 + np.abs(x), np.abs(z_box) / scale))
+    return compl
 
 
 # ---------------------------------------------------------------------------------------------------- refine
@@ -547,40 +555,52 @@ def refine(q: StdQP, x0: np.ndarray, tol: float, z0: np.ndarray | None = None,
     sc = _start_sides(cx0, P.lbC, P.ubC, z0, start_tol) if P.C.shape[0] else np.zeros(0, dtype=np.int8)
     steps = 2 * (P.n + P.C.shape[0]) + 4 if max_steps is None else max_steps
     seen: set[bytes] = set()
-    best = None
+    best: list[Any] = []  # [cost, result] of the cheapest marginal point
     for _ in range(steps):
         key = sb.tobytes() + sc.tobytes()
         if key in seen:
             break
         seen.add(key)
-        fixed = sb != 0
-        xB = np.where(sb < 0, P.lb, P.ub)[fixed]
-        act = sc != 0
-        M = np.vstack([P.A, P.C[act]])
-        rhs = np.concatenate([P.b, np.where(sc < 0, P.lbC, P.ubC)[act]])
-        candidates = _eq_qp(P, fixed, xB, M, rhs)
+        candidates = _active_set_solutions(P, sb, sc)
         if not candidates:  # an inconsistent (or unbounded) active set: start again from fewer constraints
-            if sc.any():
-                sc[:] = 0
-            elif sb.any():
-                sb[:] = 0
-            else:
+            if not (sc.any() or sb.any()):
                 break
+            (sc if sc.any() else sb)[:] = 0
             continue
-        for x in candidates:
-            y, z, zb = _multipliers(P, x, sb, sc)
-            cert = certify(q, x, y if q.meq else None, z if q.mc else None, zb if q.has_bounds else None, tol)
-            if cert.ok and not cert.marginal and not _wrong_signs(sb, sc, z, zb, cert.dual_scale):
-                return x, y, z, zb, cert
-            if cert.ok:  # marginal or a sign wrong within tolerance: keep the cheapest, go on
-                cost = _cost(P, x)
-                if best is None or cost < best[0]:
-                    best = (cost, (x, y, z, zb, cert))
+        done = _certified_candidate(q, P, candidates, sb, sc, tol, best)
+        if done is not None:
+            return done
         x = candidates[0]
-        y, z, zb = _multipliers(P, x, sb, sc)
+        _y, z, zb = _multipliers(P, x, sb, sc)
         if not _update_active_set(P, x, z, zb, sb, sc, tol):
             break
-    return None if best is None else best[1]
+    return best[1] if best else None
+
+
+def _active_set_solutions(P: _Dense, sb: np.ndarray, sc: np.ndarray) -> list[np.ndarray]:
+    """Minimisers of the cost with the active set (sb, sc) held as equalities (:func:`_eq_qp`)."""
+    fixed = sb != 0
+    xB = np.where(sb < 0, P.lb, P.ub)[fixed]
+    act = sc != 0
+    M = np.vstack([P.A, P.C[act]])
+    rhs = np.concatenate([P.b, np.where(sc < 0, P.lbC, P.ubC)[act]])
+    return _eq_qp(P, fixed, xB, M, rhs)
+
+
+def _certified_candidate(q: StdQP, P: _Dense, candidates: list[np.ndarray], sb: np.ndarray, sc: np.ndarray,
+                         tol: float, best: list[Any]) -> tuple | None:  # fmt: skip
+    """A candidate certified strictly with the right signs, or None; the cheapest marginal one is kept
+    in ``best`` (a two-item list: cost, result)."""
+    for x in candidates:
+        y, z, zb = _multipliers(P, x, sb, sc)
+        cert = certify(q, x, y if q.meq else None, z if q.mc else None, zb if q.has_bounds else None, tol)
+        if cert.ok and not cert.marginal and not _wrong_signs(sb, sc, z, zb, cert.dual_scale):
+            return x, y, z, zb, cert
+        if cert.ok:  # marginal or a sign wrong within tolerance: keep the cheapest, go on
+            cost = _cost(P, x)
+            if not best or cost < best[0]:
+                best[:] = [cost, (x, y, z, zb, cert)]
+    return None
 
 
 def _cost(P: _Dense, x: np.ndarray) -> float:

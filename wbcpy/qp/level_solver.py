@@ -66,6 +66,12 @@ def _finite(x: np.ndarray) -> bool:
     return bool(_and_reduce(np.isfinite(x)))
 
 
+def _usable(raw: RawResult, n: int) -> bool:
+    """The answer has a finite x of the right shape and the backend reports success (or an early stop)."""
+    x = raw.x
+    return (raw.ok or raw.inaccurate) and x is not None and x.ndim == 1 and x.shape[0] == n and _finite(x)
+
+
 def _guarded(call: Callable[[], RawResult]) -> RawResult:
     try:
         return call()
@@ -175,10 +181,9 @@ class LevelSolver:
              notes: list[str]) -> Solved | None:  # fmt: skip
         """Certify (refining when allowed) one backend answer; None (and a note) when it fails."""
         x = raw.x
-        usable = raw.ok or raw.inaccurate
-        if x is None or not usable or x.shape[0] != q.n or x.ndim != 1 or not _finite(x):
-            label = who if fallback is None else fallback
-            notes.append(f"{label}: {raw.status}" + ("" if x is None or usable else " (not solved)"))
+        label = who if fallback is None else fallback
+        if not _usable(raw, q.n):
+            notes.append(f"{label}: {raw.status}" + (" (not solved)" if x is not None else ""))
             return None
         status = raw.status if raw.ok else f"{raw.status} (inaccurate)"
         cert = None
@@ -187,23 +192,33 @@ class LevelSolver:
             if cert.ok and not (cert.marginal and self.polish):
                 return self._solved(x, cert, status, raw, who, fallback)
         if self.polish:
-            ref = refine(q, x, self.kkt_tol, raw.z, raw.z_box)
-            if ref is not None:
-                xr, _y, z, zb, c = ref
-                c.z, c.z_box = (z if q.mc else None), (zb if q.has_bounds else None)
-                if cert is not None and cert.ok and c.marginal and cost(q, x) < cost(q, xr):
-                    return self._solved(x, cert, status, raw, who, fallback)  # both within rounding
-                return self._solved(xr, c, f"{status} (refined)", raw, who, fallback)
-            if cert is None:
-                cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
-            if cert.ok:  # refinement found no better active set, but the answer is a KKT point
-                return self._solved(x, cert, f"{status} (unrefined)", raw, who, fallback)
-        label = who if fallback is None else fallback
+            found = self._refined(q, raw, cert, status, who, fallback)
+            if isinstance(found, Solved):
+                return found
+            cert = found
         notes.append(
             f"{label}: {status}; KKT certificate failed (relative residuals: primal {cert.primal:.3g}, "
             f"dual {cert.dual:.3g}, complementarity {cert.complementarity:.3g}; tolerance {self.kkt_tol:g})"
         )
         return None
+
+    def _refined(self, q: StdQP, raw: RawResult, cert: Certificate | None, status: str, who: str,
+                 fallback: str | None) -> Solved | Certificate:  # fmt: skip
+        """The answer refined on its active set (or, when refinement finds nothing better, the answer
+        itself if it is a KKT point); otherwise the failed certificate of the answer."""
+        x = raw.x
+        ref = refine(q, x, self.kkt_tol, raw.z, raw.z_box)
+        if ref is not None:
+            xr, _y, z, zb, c = ref
+            c.z, c.z_box = (z if q.mc else None), (zb if q.has_bounds else None)
+            if cert is not None and cert.ok and c.marginal and cost(q, x) < cost(q, xr):
+                return self._solved(x, cert, status, raw, who, fallback)  # both within rounding
+            return self._solved(xr, c, f"{status} (refined)", raw, who, fallback)
+        if cert is None:
+            cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
+        if cert.ok:  # refinement found no better active set, but the answer is a KKT point
+            return self._solved(x, cert, f"{status} (unrefined)", raw, who, fallback)
+        return cert
 
 
 def _guarded_fallback(b: Backend, q: StdQP, x0: np.ndarray | None) -> tuple[str, RawResult] | None:

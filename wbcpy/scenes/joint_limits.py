@@ -207,5 +207,4 @@ def _clip_min_max(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, out: np.ndarray
     return np.maximum(out, lo, out=out)
 
 
-# numpy's clip ufunc (one pass, no Python wrapper); min + max where it is not exposed
-_clip = getattr(getattr(getattr(np, "_core", None), "umath", None), "clip", None) or _clip_min_max
+_clip = _clip_min_max  # (two public ufunc calls; np.clip's Python wrapper costs more on these tiny arrays)
