@@ -19,7 +19,7 @@ from ..errors import WbcpyError
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: command modules, in the order ``wbcpy --help`` lists them
-COMMANDS = ("info", "dynamics", "solvers", "scene", "reach", "demo")
+COMMANDS = ("info", "dynamics", "solvers", "scene", "reach", "demo", "sweep")
 
 
 class CLIError(Exception):

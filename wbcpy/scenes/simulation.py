@@ -101,20 +101,28 @@ class SceneSimulation:
             QPSolveError: the backend failed (the state is not advanced).
         """
         setup = self.setup
-        scene, robot, dt = setup.scene, setup.robot, setup.dt
+        scene = setup.scene
         for target in setup.targets:
             scene.set_reference(target.name, target.reference())
         t0 = time.perf_counter()
         scene.update()
         scene.solve()
         elapsed = (time.perf_counter() - t0) * 1e6
-        qdd = scene.get_solver_output_raw()
+        self.advance(scene.get_solver_output_raw())
+        return elapsed
+
+    def advance(self, qdd: np.ndarray) -> None:
+        """Integrate one step with the joint accelerations ``qdd`` (nv) and track the limit excess.
+
+        :meth:`step` calls it with the scene's answer; a caller that handles a ``QPSolveError`` itself
+        can apply another command (e.g. the scene's last good output).
+        """
+        robot, dt = self.setup.robot, self.setup.dt
         self.v = self.v + qdd * dt
         self.q = pin.integrate(robot.model, self.q, self.v * dt)
         self.time += dt
         robot.update(self.q, self.v, qdd)
         self._track_violation(qdd)
-        return elapsed
 
     def _track_violation(self, qdd: np.ndarray) -> None:
         viol = self.violation
