@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from wbcpy.cli import main
 from wbcpy.errors import ConfigError, ConfigKeyError
-from wbcpy.sweep import DEFAULT_METRICS, METRICS, Run, SweepSpec, load_sweep
+from wbcpy.sweep import DEFAULT_METRICS, METRICS, SweepSpec, load_sweep, run_one
 from wbcpy.sweep.paths import check_path, set_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -244,9 +244,16 @@ def test_cli_without_dask_says_how_to_install_it(tmp_path, capsys, monkeypatch):
     assert err.count("\n") == 1 and "pip install 'wbcpy[sweep]'" in err
 
 
-def test_example_sweep_file_loads():
+def test_example_sweep_shows_the_gain_trade_off():
     spec = load_sweep(ROOT / "examples" / "sweep_gains.yaml")
     assert list(spec.grid) == ["tasks.ee.kp", "tasks.ee.kd", "tasks.posture.activation"]
     assert spec.n_runs == 3 * 3 * 3 * 2
     assert yaml.safe_load((ROOT / "examples" / "sweep_gains.yaml").read_text())["scene"] == "scene_reach.yaml"
-    assert isinstance(next(spec.runs()), Run)
+    stiff = spec.run(2 * 18 + 1 * 6 + 0 * 2)  # kp 400, kd 20 (critical damping), light posture
+    soft = spec.run(0 * 18 + 2 * 6 + 2 * 2 + 1)  # kp 25, kd 40 (overdamped), heavy posture
+    assert stiff.params == {"tasks.ee.kp": 400, "tasks.ee.kd": 20, "tasks.posture.activation": 0.001}
+    assert soft.params == {"tasks.ee.kp": 25, "tasks.ee.kd": 40, "tasks.posture.activation": 0.1}
+    good, bad = run_one(spec, stiff), run_one(spec, soft)
+    assert good["status"] == bad["status"] == "ok"
+    assert good["success"] == 1 and good["final_error.ee.position"] < 1e-3
+    assert bad["success"] == 0 and bad["final_error.ee.position"] > 1e-2

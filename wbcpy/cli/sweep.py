@@ -75,7 +75,7 @@ def _summary(rows: list[dict[str, str]], new: int, elapsed: float, out: Path) ->
     failed = [r for r in rows if r.get("status") != "ok"]
     rate = new / elapsed if elapsed > 0 else float("nan")
     print(
-        f"{len(rows)} runs in {out} ({new} run now in {elapsed:.1f} s, {rate:.2f} runs/s): "
+        f"{len(rows)} runs in {out} ({new} run by this call in {elapsed:.1f} s, {rate:.2f} runs/s): "
         f"{len(rows) - len(failed)} ok, {len(failed)} failed"
     )
     for row in sorted(failed, key=lambda r: int(r["run_id"]))[:5]:

@@ -11,6 +11,15 @@ with its values, simulates it and computes its metrics; runs are spread over a D
 * :data:`METRICS` — the metric list (:mod:`wbcpy.sweep.metrics`).
 * :func:`plot_sweep` — a metric over one or two swept parameters (matplotlib).
 
+Extension point for contact scenes (``examples/sweep_push.yaml``: Talos standing, random pushes, success
+rate against push size — not written yet, there is no contact scene in scene files): a ``random.push``
+option in :class:`RandomSpec` and :func:`~wbcpy.sweep.run.build_setup`, the per-step torque ratio and
+normal force recorded into :class:`~wbcpy.sweep.metrics.ContactRecord` by
+:func:`~wbcpy.sweep.run.simulate`; the two contact metrics are declared in :data:`METRICS` already.
+
+Scripts that call :func:`run_sweep` without a client start worker processes with ``spawn``: keep the
+call under ``if __name__ == "__main__":``.
+
 ``load_sweep`` and ``run_one`` need no Dask; ``run_sweep`` needs the ``sweep`` extra
 (``pip install 'wbcpy[sweep]'``: ``dask[distributed]``, tqdm, threadpoolctl).
 """

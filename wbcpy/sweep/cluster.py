@@ -54,8 +54,7 @@ class PinBlasThreads(WorkerPlugin):
         from threadpoolctl import threadpool_limits
 
         os.environ.update(BLAS_ENV)
-        # kept on the worker: the limits hold for the worker's life
-        worker.wbcpy_blas_limits = threadpool_limits(limits=1)
+        self._limits = threadpool_limits(limits=1)  # held by the plugin: the limits last the worker's life
 
 
 @contextmanager
