@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _sweep_helpers import write_sweep
@@ -74,10 +75,11 @@ def local2() -> Iterator[distributed.Client]:
 
 
 def _stop(procs: list[subprocess.Popen]) -> None:
-    for proc in reversed(procs):
+    """Terminate the scheduler first (its workers then close at once), then the workers; kill stragglers."""
+    for proc in procs:
         if proc.poll() is None:
             proc.terminate()
-    for proc in reversed(procs):
+    for proc in procs:
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
@@ -191,6 +193,48 @@ def test_killing_a_worker_mid_sweep_loses_and_repeats_no_run(tmp_path, local2):
     local2.wait_for_workers(2, timeout=90)  # the nanny restarted the killed process
     after = local2.run(os.getpid)
     assert victim not in after.values() and len(after) == 2
+
+
+def _inject_failure(log: str, bad_run: int) -> Callable[[], None]:
+    """A function for ``client.run``: make the sweep task of run ``bad_run`` raise outside run_one."""
+
+    def patch() -> None:
+        import wbcpy.sweep.runner as runner
+
+        original = runner.run_one
+
+        def failing(spec: Any, run: Any) -> Any:
+            if run.run_id == bad_run:
+                with open(log, "a") as fh:
+                    fh.write(f"{os.getpid()}\n")
+                raise RuntimeError("injected task failure")
+            return original(spec, run)
+
+        failing.original = original
+        runner.run_one = failing
+
+    return patch
+
+
+def _restore() -> None:
+    import wbcpy.sweep.runner as runner
+
+    runner.run_one = getattr(runner.run_one, "original", runner.run_one)
+
+
+def test_a_task_failing_outside_run_one_is_retried_then_recorded(tmp_path, local2):
+    spec = load_sweep(write_sweep(tmp_path, {"steps": 5, "grid": {"tasks.ee.kp": [10, 20, 30, 40]}}))
+    log = tmp_path / "attempts.txt"
+    local2.run(_inject_failure(str(log), bad_run=2))
+    try:
+        rows = run_sweep(spec, client=local2, out=tmp_path / "r.csv", retries=2)
+    finally:
+        local2.run(_restore)
+    assert len(log.read_text().split()) == 3  # the first attempt and two retries
+    assert [r["run_id"] for r in rows] == [0, 1, 2, 3]
+    assert rows[2]["status"] == "RuntimeError: injected task failure" and rows[2]["worker"] == ""
+    assert all(r["status"] == "ok" for i, r in enumerate(rows) if i != 2)
+    assert _by_id(tmp_path / "r.csv")[2]["status"] == "RuntimeError: injected task failure"
 
 
 def test_failed_runs_progress_bar_and_plot_through_the_cli(tmp_path, external, capsys):

@@ -191,10 +191,8 @@ def _tolerances(doc: Mapping[str, Any], series: tuple[Series, ...]) -> dict[str,
     """Series name → tolerance: the defaults, then the file's ``tolerances`` section."""
     out: dict[str, float] = {}
     for s in series:
-        if s.name.endswith((".position", ".rotation")):
-            out[s.name] = DEFAULT_TOLERANCE[s.name.rsplit(".", 1)[1]]
-        elif s.unit == "m":
-            out[s.name] = DEFAULT_TOLERANCE["com"]
+        if s.kind in DEFAULT_TOLERANCE:  # joint tasks (postures) are not checked by default
+            out[s.name] = DEFAULT_TOLERANCE[s.kind]
     given = doc.get("tolerances") or {}
     if not isinstance(given, Mapping):
         raise ConfigError("tolerances", "expected a mapping task name -> tolerance")
@@ -203,7 +201,7 @@ def _tolerances(doc: Mapping[str, Any], series: tuple[Series, ...]) -> dict[str,
         if task not in tasks:
             raise ConfigKeyError(f"tolerances.{task}", "task", task, tasks)
         mine = [s for s in series if s.task == task]
-        pair = _tolerance_pair(value, f"tolerances.{task}", cartesian=len(mine) == 2)
+        pair = _tolerance_pair(value, f"tolerances.{task}", cartesian=mine[0].kind == "position")
         for s, tol in zip(mine, (pair or (None, None))[: len(mine)], strict=True):
             if tol is None:
                 out.pop(s.name, None)

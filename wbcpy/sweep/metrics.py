@@ -100,12 +100,17 @@ class Series:
     Attributes:
         name: ``<task>.position``, ``<task>.rotation`` or ``<task>``.
         task: the task's name.
-        unit: ``"m"`` or ``"rad"`` (joint tasks: ``"rad"``; prismatic joints are in m).
+        kind: ``"position"`` or ``"rotation"`` (Cartesian task), ``"com"`` or ``"joint"``.
     """
 
     name: str
     task: str
-    unit: str
+    kind: str
+
+    @property
+    def unit(self) -> str:
+        """``"rad"`` for rotations and joint tasks (prismatic joints: m), else ``"m"``."""
+        return "rad" if self.kind in ("rotation", "joint") else "m"
 
 
 def series_of(setup: SceneSetup) -> tuple[Series, ...]:
@@ -114,9 +119,12 @@ def series_of(setup: SceneSetup) -> tuple[Series, ...]:
     for target in setup.targets:
         name, task = target.name, target.task
         if isinstance(task, CartesianTask):
-            out += [Series(f"{name}.position", name, "m"), Series(f"{name}.rotation", name, "rad")]
+            out += [
+                Series(f"{name}.position", name, "position"),
+                Series(f"{name}.rotation", name, "rotation"),
+            ]
         else:
-            out.append(Series(name, name, "m" if isinstance(task, ComTask) else "rad"))
+            out.append(Series(name, name, "com" if isinstance(task, ComTask) else "joint"))
     return tuple(out)
 
 

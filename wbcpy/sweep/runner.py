@@ -45,6 +45,15 @@ def _run_task(spec: SweepSpec, run: Run) -> dict[str, Any]:
     return row
 
 
+def _failure(future: Any, result: Any) -> BaseException:
+    """The exception of a task that did not finish (as_completed gives (type, exception, traceback))."""
+    if isinstance(result, BaseException):
+        return result
+    if isinstance(result, tuple) and len(result) == 3 and isinstance(result[1], BaseException):
+        return result[1]
+    return RuntimeError(f"task ended with status {future.status!r}")
+
+
 def _rows(client: Any, spec: SweepSpec, runs: Iterator[Run], window: int, retries: int) -> Iterator[dict]:
     """Submit ``runs`` keeping at most ``window`` in flight; yield rows in completion order."""
     from distributed import as_completed
@@ -67,7 +76,11 @@ def _rows(client: Any, spec: SweepSpec, runs: Iterator[Run], window: int, retrie
             if future.status == "finished" and isinstance(result, dict):
                 row = result
             else:
-                row = {**row_params(spec, run), "status": describe_error(result), "worker": ""}
+                row = {
+                    **row_params(spec, run),
+                    "status": describe_error(_failure(future, result)),
+                    "worker": "",
+                }
             future.release()
             following = next(runs, None)
             if following is not None:
