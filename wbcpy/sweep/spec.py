@@ -171,7 +171,8 @@ class SweepSpec:
     def describe(self) -> str:
         """One line: runs, grid sizes, samples, steps."""
         grid = " × ".join(f"{p} ({len(v)})" for p, v in self.grid.items()) or "no grid"
-        samples = f", {self.n_samples} random samples each" if self.random is not None else ""
+        plural = "s" if self.n_samples > 1 else ""
+        samples = f", {self.n_samples} random sample{plural} each" if self.random is not None else ""
         steps = f", {self.steps} steps per run" if self.steps is not None else ""
         return f"{self.n_runs} runs: {grid}{samples}{steps}"
 
