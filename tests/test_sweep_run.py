@@ -227,3 +227,14 @@ def test_plots_are_pngs(tmp_path, monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)
     assert not plot_sweep(tmp_path / "none.png", ROWS, "err", ["a"])
     assert not (tmp_path / "none.png").exists()
+
+
+def test_contact_metrics_come_from_the_contact_record():
+    from wbcpy.sweep.metrics import ContactRecord, RunRecord, Series, compute_metrics
+
+    series = (Series("ee.position", "ee", "position"),)
+    record = RunRecord(np.zeros((3, 1)), np.ones(2), 0.0, {}, 0, ContactRecord(0.75, 120.5))
+    names = ["max_torque_ratio", "min_normal_force"]
+    assert compute_metrics(record, names, series, {}) == {"max_torque_ratio": 0.75, "min_normal_force": 120.5}
+    record.contact = None  # a run that recorded no contact data leaves the cells empty
+    assert compute_metrics(record, names, series, {}) == {}

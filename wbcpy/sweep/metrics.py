@@ -23,10 +23,11 @@ The two solve-time metrics are wall-clock quantities: they differ between runs o
 and are left out of :func:`deterministic_columns`. Every other column is a pure function of the run's
 parameters and seed (bit-identical on any worker).
 
-The two contact metrics need a scene with contacts (``InverseDynamicsScene``, not available in scene
-files yet): asking for them on a scene without contacts is a :class:`~wbcpy.errors.ConfigError`. When
-contact scenes reach scene files, :class:`RunRecord` gains the per-step torque ratio and normal force
-(``contact`` below) and :func:`compute_metrics` fills the two columns — the only extension needed.
+The two contact metrics need a contact scene (``InverseDynamicsScene``), which scene files cannot
+describe yet: asking for them is a :class:`~wbcpy.errors.ConfigError` for now. Extension point: when
+contact scenes reach scene files, :func:`wbcpy.sweep.run.simulate` records max |τ_j|/τ_max,j and the
+smallest normal force into :class:`ContactRecord` (``RunRecord.contact``), ``load_sweep`` accepts the two
+names for such scenes, and :func:`compute_metrics` already fills their columns from the record.
 """
 
 from __future__ import annotations
