@@ -275,6 +275,7 @@ def test_resume_after_an_interrupted_sweep_runs_only_the_missing_ids(tmp_path, e
     assert sorted(r["run_id"] for r in rows) == sorted(set(range(40)) - first)
     table = _by_id(out)
     assert sorted(table) == list(range(40)) and all(r["status"] == "ok" for r in table.values())
+    assert run_sweep(spec, scheduler="tcp://127.0.0.1:1", out=out, resume=True) == []  # nothing left to run
 
 
 def test_every_worker_runs_blas_on_one_thread(local2, external):

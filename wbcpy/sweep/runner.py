@@ -135,6 +135,8 @@ def run_sweep(
     except ImportError as exc:
         raise ImportError(f"wbcpy sweeps need Dask: pip install 'wbcpy[sweep]' ({exc})") from None
     done = completed_ids(out, spec.columns) if out is not None and resume else set()
+    if sum(1 for i in done if 0 <= i < spec.n_runs) == spec.n_runs:
+        return []  # every run is in the file already: no cluster needed
     todo = (r for r in spec.runs() if r.run_id not in done)
     rows: list[dict[str, Any]] = []
     with (
