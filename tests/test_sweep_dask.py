@@ -237,6 +237,21 @@ def test_a_task_failing_outside_run_one_is_retried_then_recorded(tmp_path, local
     assert _by_id(tmp_path / "r.csv")[2]["status"] == "RuntimeError: injected task failure"
 
 
+def test_rows_survive_a_failing_gather(tmp_path, local2, monkeypatch):
+    # seen once with tornado 6.6: an AssertionError inside the client's comm while fetching a result
+    spec = load_sweep(write_sweep(tmp_path, {"steps": 5, "grid": {"tasks.ee.kp": [10, 20, 30, 40, 50]}}))
+    calls = []
+
+    def broken_gather(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        raise AssertionError("injected comm failure")
+
+    monkeypatch.setattr(local2, "gather", broken_gather)
+    rows = run_sweep(spec, client=local2)
+    assert calls and [r["run_id"] for r in rows] == list(range(5))
+    assert all(r["status"] == "ok" and r["worker"] in ("0", "1") for r in rows)
+
+
 def test_failed_runs_progress_bar_and_plot_through_the_cli(tmp_path, external, capsys):
     sweep = {"steps": 20, "grid": {"tasks.ee.kp": [50, 100, float("nan")], "tasks.ee.kd": [10, 20]}}
     path = write_sweep(tmp_path, sweep)

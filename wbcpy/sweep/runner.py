@@ -4,6 +4,9 @@ The sweep is shipped once (as the result of a small task, so the scheduler can r
 worker holding it dies); each run is a task ``run_one(spec, run)`` with a fixed key. At most ``window``
 runs are in flight: a sweep of millions of runs never builds millions of futures. As each run completes
 its row is written to the result file (flushed), the progress bar advances and ``on_row`` is called.
+Rows are fetched from the workers in the caller's thread (one gather per batch of finished runs, then
+run by run with retries if that fails), so a communication error is handled where it is seen and can
+never leave the sweep waiting for a row that will not come.
 
 Fault tolerance: a run that raises inside the scene records the error in its row (:func:`run_one`
 catches it); a worker process that dies has its runs reassigned by the scheduler (its nanny restarts
@@ -45,12 +48,41 @@ def _run_task(spec: SweepSpec, run: Run) -> dict[str, Any]:
     return row
 
 
-def _failure(future: Any, result: Any) -> BaseException:
-    """The exception of a task that did not finish (as_completed gives (type, exception, traceback))."""
-    if isinstance(result, BaseException):
-        return result
-    if isinstance(result, tuple) and len(result) == 3 and isinstance(result[1], BaseException):
-        return result[1]
+#: attempts at fetching a finished run's row from its worker before the row records the failure
+FETCH_ATTEMPTS = 3
+
+
+def _fetch(client: Any, futures: list[Any]) -> list[Any]:
+    """Rows of finished futures: one gather; if it fails, each future alone, ``FETCH_ATTEMPTS`` times.
+
+    A row that cannot be fetched is returned as the exception. Fetching happens here, in the caller's
+    thread, so a communication error is seen and handled: a result can never be lost silently.
+    """
+    try:
+        return list(client.gather(futures))
+    except Exception:  # fall back to one future at a time
+        pass
+    out: list[Any] = []
+    for future in futures:
+        error: Exception | None = None
+        for _ in range(FETCH_ATTEMPTS):
+            try:
+                out.append(future.result())
+                break
+            except Exception as exc:
+                error = exc
+        else:
+            out.append(error)
+    return out
+
+
+def _task_error(future: Any) -> BaseException:
+    """The exception of a task that erred or was cancelled (e.g. ``KilledWorker``)."""
+    if future.status == "error":
+        try:
+            return future.exception()
+        except Exception as exc:
+            return exc
     return RuntimeError(f"task ended with status {future.status!r}")
 
 
@@ -69,23 +101,23 @@ def _rows(client: Any, spec: SweepSpec, runs: Iterator[Run], window: int, retrie
         pending[future.key] = (future, run)
         return future
 
-    queue = as_completed([submit(r) for r in islice(runs, window)], with_results=True, raise_errors=False)
+    queue = as_completed([submit(r) for r in islice(runs, window)])
     try:
-        for future, result in queue:
-            _, run = pending.pop(future.key)
-            if future.status == "finished" and isinstance(result, dict):
-                row = result
-            else:
-                row = {
-                    **row_params(spec, run),
-                    "status": describe_error(_failure(future, result)),
-                    "worker": "",
-                }
-            future.release()
-            following = next(runs, None)
-            if following is not None:
-                queue.add(submit(following))
-            yield row
+        for batch in queue.batches():
+            finished = [f for f in batch if f.status == "finished"]
+            fetched = dict(zip([f.key for f in finished], _fetch(client, finished), strict=True))
+            for future in batch:
+                _, run = pending.pop(future.key)
+                result = fetched[future.key] if future.key in fetched else _task_error(future)
+                if isinstance(result, dict):
+                    row = result
+                else:
+                    row = {**row_params(spec, run), "status": describe_error(result), "worker": ""}
+                future.release()
+                following = next(runs, None)
+                if following is not None:
+                    queue.add(submit(following))
+                yield row
     finally:
         if pending:
             client.cancel([f for f, _ in pending.values()])
