@@ -78,7 +78,9 @@ def main() -> None:
                 run_sweep(load_sweep(make_sweep(Path(tmp), 5)), client=client)
             wall: dict[int, list[float]] = {1: [], 2: []}
             inside: dict[int, list[float]] = {1: [], 2: []}
+            loads: list[float] = []
             for _ in range(args.repeat):
+                loads.append(os.getloadavg()[0])
                 for workers, client in clients.items():
                     out = Path(tmp) / f"r{workers}.csv"
                     t0 = time.perf_counter()
@@ -122,6 +124,7 @@ def main() -> None:
         f"speed-up 2 vs 1 worker: median {np.median(ratios):.2f}× (per repeat: "
         f"{', '.join(f'{r:.2f}' for r in ratios)}); target ≥ 1.7×"
     )
+    print(f"1-minute load average at the start of each repeat: {', '.join(f'{x:.2f}' for x in loads)}")
     print(f"floor run time p95: {1e3 * p95:.1f} ms")
 
 
