@@ -17,7 +17,9 @@ Rows
   time a worker slot spends per run on anything but ``run_one`` (scheduling, transfers, idle tail).
 
 Target (issue 15): speed-up ≥ 1.7× from 1 to 2 workers on a 2-core machine. The machine is shared:
-the script prints the load average before and after; quote figures from a quiet machine.
+the script prints the load average of every repeat and the machine's parallel capacity before and
+after (two CPU-bound processes against one: the ceiling of any 2-worker speed-up at that moment);
+quote figures from a quiet machine.
 
 Run: ``python benchmarks/bench_sweep.py [--repeat N] [--steps N]``.
 """
@@ -57,12 +59,36 @@ def make_sweep(folder: Path, steps: int) -> Path:
     return path
 
 
+SPIN = (
+    "import time\nt = time.process_time()\nx = 0\nwhile time.process_time() - t < 1.5:\n    x += 1\nprint(x)"
+)
+
+
+def parallel_capacity() -> float:
+    """How many cores the machine gives right now: 2 × (work of one process) / (work of two at once).
+
+    Two concurrent processes spin for 1.5 s of CPU time each; on an idle 2-core machine their wall
+    time equals one process's, on a busy one it grows. The result bounds any 2-worker speed-up.
+    """
+    import subprocess
+
+    def spin(k: int) -> float:
+        t0 = time.perf_counter()
+        procs = [subprocess.Popen([sys.executable, "-c", SPIN], stdout=subprocess.DEVNULL) for _ in range(k)]
+        for p in procs:
+            p.wait()
+        return time.perf_counter() - t0
+
+    return 2.0 * spin(1) / spin(2)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed sweeps per worker count (default 5)")
     parser.add_argument("--steps", type=int, default=400, help="steps per run (default 400)")
     args = parser.parse_args()
     print(f"cores usable: {len(os.sched_getaffinity(0))}, load average before: {os.getloadavg()}")
+    capacity = [parallel_capacity()]
     with tempfile.TemporaryDirectory() as tmp:
         spec = load_sweep(make_sweep(Path(tmp), args.steps))
         n = spec.n_runs
@@ -89,7 +115,12 @@ def main() -> None:
                     inside[workers].append(float(np.mean([r["wall_time"] for r in rows])))
                     if any(r["status"] != "ok" for r in rows):
                         raise SystemExit("a benchmark run failed")
+    capacity.append(parallel_capacity())
     print(f"load average after: {os.getloadavg()}")
+    print(
+        "parallel capacity of the machine (2 spinning processes vs 1; 2.0 = two free cores): "
+        f"before {capacity[0]:.2f}, after {capacity[1]:.2f}"
+    )
     print()
     header = ("case", "runs/s median", "wall median s", "wall p95 s", "run median ms", "overhead/run ms")
     table = [header]
