@@ -172,8 +172,10 @@ def run_sweep(
     todo = (r for r in spec.runs() if r.run_id not in done)
     rows: list[dict[str, Any]] = []
     with (
+        sweep_client(
+            client, workers, scheduler
+        ) as dask_client,  # first: no file is touched without a cluster
         ResultWriter(out, spec.columns, append=resume) as writer,
-        sweep_client(client, workers, scheduler) as dask_client,
         tqdm(
             total=spec.n_runs,
             initial=len(done),
