@@ -120,14 +120,25 @@ class SceneSimulation:
             QPSolveError: the backend failed (the state is not advanced).
         """
         setup = self.setup
-        scene, robot, dt = setup.scene, setup.robot, setup.dt
+        scene = setup.scene
         for target in setup.targets:
             scene.set_reference(target.name, target.reference())
         t0 = time.perf_counter()
         scene.update()
         scene.solve()
         elapsed = (time.perf_counter() - t0) * 1e6
-        out = scene.get_solver_output_raw()
+        self.advance(scene.get_solver_output_raw())
+        return elapsed
+
+    def advance(self, out: np.ndarray) -> None:
+        """Integrate one step with the scene's answer ``out`` and track the limit excess.
+
+        ``out`` is q̈ (nv, rad/s²) for an acceleration scene and v (nv, rad/s) for a velocity scene; a
+        contact scene's plant is driven by the scene's joint torques (its last solved ones). :meth:`step`
+        calls it with the scene's answer; a caller that handles a ``QPSolveError`` itself can apply another
+        command (e.g. the scene's last good output).
+        """
+        robot, dt, scene = self.setup.robot, self.setup.dt, self.setup.scene
         if self._velocity:
             self._track_distance(scene)
             self.v = out
@@ -143,7 +154,6 @@ class SceneSimulation:
             robot.update(self.q, self.v, out)
         self.time += dt
         self._track_violation(out)
-        return elapsed
 
     def _track_distance(self, scene: object) -> None:
         collision = getattr(scene, "collision", None)

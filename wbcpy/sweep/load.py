@@ -1,0 +1,274 @@
+"""``load_sweep``: read and check a sweep file.
+
+Format (``scene`` and one of ``grid``/``random`` are required; an unknown key is an error)::
+
+    scene: scene_reach.yaml      # a scene file as `wbcpy scene` reads it (relative to this file)
+    steps: 500                   # optional: number of steps of every run (overrides duration/steps)
+    set:                         # optional: dotted path -> value, applied to every run (not a column)
+      tasks.posture.priority: 0
+    grid:                        # dotted path -> list of values; runs = Cartesian product
+      tasks.ee.kp: [50, 100]
+      tasks.ee.kd: [10, 20]
+    random:                      # optional, crossed with the grid
+      n: 3                       # samples per grid combination
+      seed: 1                    # sweep seed (default 0)
+      q0_noise: 0.02             # uniform ± per DOF added to q0 (a number or one per DOF; default 0)
+    metrics: [final_error, success]   # default: every metric that needs no contacts (wbcpy.sweep.METRICS)
+    tolerances:                  # optional, for `success`: task -> tolerance; null = not checked
+      ee: [0.001, 0.01]          # cart: [position m, rotation rad] or one number for both; jnt/com: one
+
+Dotted paths are described in :mod:`wbcpy.sweep.paths`. Default tolerances: 1 mm and 0.01 rad for every
+Cartesian task, 1 mm for every COM task; joint tasks (postures) are not checked unless listed.
+
+The scene is built once with the ``set`` values (a *dry build*) to check it and to learn its target-error
+series; grid values are not checked here: a run whose values break the scene (a gain of NaN) records the
+error in its row.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import ConfigError, ConfigKeyError, WbcpyError
+from ..scenes import SceneSetup, load_scene_file
+from .metrics import DEFAULT_METRICS, METRICS, Series, series_of
+from .paths import Key, check_path, overlapping, set_path
+from .spec import RandomSpec, SweepSpec
+
+__all__ = ["RANDOM_KEYS", "SWEEP_KEYS", "load_sweep"]
+
+SWEEP_KEYS = ("scene", "steps", "set", "grid", "random", "metrics", "tolerances")
+RANDOM_KEYS = ("n", "seed", "q0_noise")
+#: default `success` tolerances: Cartesian position [m], rotation [rad], COM [m]
+DEFAULT_TOLERANCE = {"position": 1e-3, "rotation": 1e-2, "com": 1e-3}
+
+
+def _read_yaml(path: Path, field: str, what: str) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(field, f"cannot read {what} {str(path)!r} ({exc.strerror or exc})") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(field, f"invalid YAML in {str(path)!r} ({str(exc).splitlines()[0]})") from None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _scene_doc(doc: Mapping[str, Any], base_dir: Path) -> tuple[str, dict[str, Any]]:
+    """Read the scene file; a URDF path in it is replaced by the URDF text."""
+    if "scene" not in doc:
+        raise ConfigError("scene", "missing (required): the scene file to sweep")
+    if not isinstance(doc["scene"], str) or not doc["scene"]:
+        raise ConfigError("scene", f"expected the path of a scene file, got {doc['scene']!r}")
+    path = (base_dir / doc["scene"]).expanduser()
+    scene = _read_yaml(path, "scene", "scene file")
+    if not isinstance(scene, Mapping):
+        raise ConfigError("scene", f"{str(path)!r} is not a YAML mapping (a scene file)")
+    scene = copy.deepcopy(dict(scene))
+    robot = scene.get("robot")
+    if isinstance(robot, str) and robot.endswith(".urdf") and (path.parent / robot).is_file():
+        scene["robot"] = (path.parent / robot).read_text(encoding="utf-8")
+    return str(path), scene
+
+
+def _grid(doc: Mapping[str, Any], scene: Mapping[str, Any]) -> tuple[dict, dict]:
+    grid = doc.get("grid")
+    if grid is None:
+        return {}, {}
+    if not isinstance(grid, Mapping) or not grid:
+        raise ConfigError("grid", "expected a non-empty mapping of dotted path -> list of values")
+    values: dict[str, tuple[Any, ...]] = {}
+    keys: dict[str, tuple[Key, ...]] = {}
+    for path, items in grid.items():
+        field = f"grid.{path}"
+        keys[path] = check_path(scene, path, field)
+        if not isinstance(items, list) or not items:
+            raise ConfigError(field, f"expected a non-empty list of values, got {items!r}")
+        values[path] = tuple(items)
+    return values, keys
+
+
+def _fixed(doc: Mapping[str, Any], scene: Mapping[str, Any]) -> dict[str, tuple[tuple[Key, ...], Any]]:
+    fixed = doc.get("set")
+    if fixed is None:
+        return {}
+    if not isinstance(fixed, Mapping) or not fixed:
+        raise ConfigError("set", "expected a non-empty mapping of dotted path -> value")
+    return {path: (check_path(scene, path, f"set.{path}"), value) for path, value in fixed.items()}
+
+
+def _random(doc: Mapping[str, Any]) -> RandomSpec | None:
+    spec = doc.get("random")
+    if spec is None:
+        return None
+    if not isinstance(spec, Mapping):
+        raise ConfigError("random", "expected a mapping with n, seed and q0_noise")
+    for key in spec:
+        if key not in RANDOM_KEYS:
+            raise ConfigKeyError(f"random.{key}", "random option", key, RANDOM_KEYS)
+    n, seed, noise = spec.get("n"), spec.get("seed", 0), spec.get("q0_noise", 0.0)
+    if not _is_int(n) or n < 1:
+        raise ConfigError("random.n", f"must be an integer ≥ 1 (samples per grid point), got {n!r}")
+    if not _is_int(seed) or seed < 0:
+        raise ConfigError("random.seed", f"must be an integer ≥ 0, got {seed!r}")
+    if isinstance(noise, list):
+        if not noise or not all(_is_number(x) and x >= 0 for x in noise):
+            raise ConfigError("random.q0_noise", f"expected finite numbers ≥ 0 (one per DOF), got {noise!r}")
+        noise = tuple(float(x) for x in noise)
+    elif not _is_number(noise) or noise < 0:
+        raise ConfigError("random.q0_noise", f"must be a finite number ≥ 0 or a list, got {noise!r}")
+    else:
+        noise = float(noise)
+    return RandomSpec(n=n, seed=seed, q0_noise=noise)
+
+
+def _build(doc: dict[str, Any], steps: int | None) -> tuple[SceneSetup | None, WbcpyError | None]:
+    try:
+        return load_scene_file(doc, steps=steps), None
+    except WbcpyError as exc:
+        return None, exc
+
+
+def _dry_build(scene: dict[str, Any], fixed: dict, steps: int | None, label: str) -> SceneSetup:
+    """Build the scene with the ``set`` values; a failure names the scene or the first bad ``set`` key."""
+    doc = copy.deepcopy(scene)
+    for keys, value in fixed.values():
+        set_path(doc, keys, value)
+    setup, error = _build(doc, steps)
+    if setup is not None:
+        return setup
+    doc = copy.deepcopy(scene)
+    if _build(doc, steps)[1] is None:  # the file builds: one of the `set` values breaks it
+        for path, (keys, value) in fixed.items():
+            set_path(doc, keys, value)
+            failure = _build(doc, steps)[1]
+            if failure is not None:
+                raise ConfigError(f"set.{path}", str(failure))
+    raise ConfigError("scene", f"{label}: {error}")
+
+
+def _metrics(doc: Mapping[str, Any]) -> tuple[str, ...]:
+    names = doc.get("metrics")
+    if names is None:
+        return DEFAULT_METRICS
+    if not isinstance(names, list) or not names:
+        raise ConfigError("metrics", f"expected a non-empty list of metric names, got {names!r}")
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or name not in METRICS:
+            raise ConfigKeyError(f"metrics[{i}]", "metric", name, METRICS)
+        if names.index(name) != i:
+            raise ConfigError(f"metrics[{i}]", f"{name!r} is listed twice")
+        if METRICS[name].needs_contacts:  # extension point: see wbcpy.sweep.metrics.ContactRecord
+            raise ConfigError(
+                f"metrics[{i}]", f"{name!r} needs a contact scene; scene files have no contacts yet"
+            )
+    return tuple(names)
+
+
+def _tolerance_pair(value: Any, field: str, cartesian: bool) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    if cartesian and isinstance(value, list):
+        if len(value) != 2 or not all(_is_number(x) and x >= 0 for x in value):
+            raise ConfigError(field, f"expected [position m, rotation rad] (numbers ≥ 0), got {value!r}")
+        return float(value[0]), float(value[1])
+    if not _is_number(value) or value < 0:
+        raise ConfigError(field, f"expected a number ≥ 0 or null, got {value!r}")
+    return float(value), float(value)
+
+
+def _tolerances(doc: Mapping[str, Any], series: tuple[Series, ...]) -> dict[str, float]:
+    """Series name → tolerance: the defaults, then the file's ``tolerances`` section."""
+    out: dict[str, float] = {}
+    for s in series:
+        if s.kind in DEFAULT_TOLERANCE:  # joint tasks (postures) are not checked by default
+            out[s.name] = DEFAULT_TOLERANCE[s.kind]
+    given = doc.get("tolerances") or {}
+    if not isinstance(given, Mapping):
+        raise ConfigError("tolerances", "expected a mapping task name -> tolerance")
+    tasks = list(dict.fromkeys(s.task for s in series))
+    for task, value in given.items():
+        if task not in tasks:
+            raise ConfigKeyError(f"tolerances.{task}", "task", task, tasks)
+        mine = [s for s in series if s.task == task]
+        pair = _tolerance_pair(value, f"tolerances.{task}", cartesian=mine[0].kind == "position")
+        for s, tol in zip(mine, (pair or (None, None))[: len(mine)], strict=True):
+            if tol is None:
+                out.pop(s.name, None)
+            else:
+                out[s.name] = tol
+    return out
+
+
+def load_sweep(source: str | Path | Mapping[str, Any], base_dir: str | Path | None = None) -> SweepSpec:
+    """Read a sweep file (or its parsed content), check it, and resolve its scene.
+
+    Args:
+        source: path of the YAML sweep file, or its content as a mapping.
+        base_dir: folder the ``scene`` path is relative to when ``source`` is a mapping (default: the
+            current directory); for a file, the file's folder.
+
+    Raises:
+        ConfigError: unreadable file or invalid YAML, unknown keys (:class:`ConfigKeyError`), bad dotted
+            paths, empty grids, bad values, or a scene file that does not build — naming the key.
+    """
+    if isinstance(source, Mapping):
+        doc, label = source, "<dict>"
+        folder = Path(base_dir) if base_dir is not None else Path.cwd()
+    else:
+        path = Path(source).expanduser()
+        doc, label, folder = _read_yaml(path, str(path), "sweep file"), str(path), path.parent
+    if not isinstance(doc, Mapping):
+        raise ConfigError(label, "a sweep file must be a YAML mapping")
+    for key in doc:
+        if key not in SWEEP_KEYS:
+            raise ConfigKeyError(str(key), "sweep option", key, SWEEP_KEYS)
+    scene_label, scene = _scene_doc(doc, folder)
+    steps = doc.get("steps")
+    if steps is not None and (not _is_int(steps) or steps < 1):
+        raise ConfigError("steps", f"must be an integer ≥ 1, got {steps!r}")
+    fixed = _fixed(doc, scene)
+    grid, grid_keys = _grid(doc, scene)
+    labelled = {f"set.{p}": keys for p, (keys, _) in fixed.items()}
+    labelled.update({f"grid.{p}": keys for p, keys in grid_keys.items()})
+    clash = overlapping(labelled)
+    if clash is not None:
+        raise ConfigError(clash[1], f"addresses the same scene entry as {clash[0]!r}")
+    random = _random(doc)
+    if not grid and random is None:
+        raise ConfigError("grid", "a sweep needs a grid or a random section")
+    setup = _dry_build(scene, fixed, steps, scene_label)
+    if random is not None and isinstance(random.q0_noise, tuple) and len(random.q0_noise) != setup.robot.nv:
+        raise ConfigError("random.q0_noise", f"expected {setup.robot.nv} values (one per DOF)")
+    series = series_of(setup)
+    metrics = _metrics(doc)
+    tolerances = _tolerances(doc, series)
+    if "success" in metrics and not tolerances:
+        if "metrics" in doc:
+            raise ConfigError("tolerances", "`success` needs at least one checked task (give a tolerance)")
+        metrics = tuple(m for m in metrics if m != "success")  # default list: nothing to check
+    return SweepSpec(
+        source=label,
+        scene_source=scene_label,
+        scene_doc=scene,
+        steps=steps,
+        grid=grid,
+        grid_keys=grid_keys,
+        fixed=list(fixed.values()),
+        random=random,
+        metrics=metrics,
+        series=series,
+        tolerances=tolerances,
+    )
