@@ -3,12 +3,12 @@
 A step is what README's scene loop does every period at the measured state: ``robot.update(q, v)``, the PD
 references from the robot's state (``CartesianPD``/``JointPD``/``ComPD`` bound to their tasks with
 ``scene.bind``, the documented hot-loop API: ``binding.update()`` writes the reference in place),
-``scene.update()`` and ``scene.solve()``. ``--checked`` uses ``scene.set_reference(name,
-law.reference(task, target))`` instead (the checked API, every input validated at every step). The peers do the same work their own way
-(benchmarks/_peers.py): TSID's ``computeProblemData`` (its tasks hold the PD laws) + ``SolverHQuadProgFast``,
-pink's ``Configuration.update`` + ``solve_ik``. Every controller replays the states of its own closed-loop
-run (the plant is not timed), and all cases are measured interleaved in alternating blocks, so the ratios
-are side-by-side figures.
+``scene.update()`` and ``scene.solve()``. ``--checked`` uses ``scene.set_reference(name, law.reference(task,
+target))`` instead (the checked API, every input validated at every step). The peers do the same work their
+own way (benchmarks/_peers.py): TSID's ``computeProblemData`` (its tasks hold the PD laws) +
+``SolverHQuadProgFast``, pink's ``Configuration.update`` + ``solve_ik``. Every controller replays the states
+of its own closed-loop run (the plant is not timed), and all cases are measured interleaved in alternating
+blocks, so the ratios are side-by-side figures.
 
 Cases (issue 11):
 

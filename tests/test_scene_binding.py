@@ -39,7 +39,7 @@ def _scene(robot, cls=AccelerationScene, **kw):
 def _target(task) -> pin.SE3:
     pose = task.pose()
     return pin.SE3(
-        pin.exp3(np.array([0.1, -0.2, 0.05])) @ pose.rotation, pose.translation + [0.05, -0.1, 0.2]
+        pin.exp3(np.array([0.1, -0.2, 0.05])) @ pose.rotation, pose.translation + np.array([0.05, -0.1, 0.2])
     )
 
 
@@ -53,8 +53,12 @@ def test_pd_bindings_equal_the_checked_references(floating):
             "posture": JointPD(kp=10, kd=6.3), "com": ComPD(kp=[5, 6, 7], kd=3)}  # fmt: skip
     robot.update(*random_state(robot, rng))
     joints = scene.get_task("posture")
-    targets = {"ee": _target(scene.get_task("ee")), "rel": _target(scene.get_task("rel")),
-               "posture": joints.positions() + 0.1, "com": scene.get_task("com").position() + 0.01}  # fmt: skip
+    targets = {
+        "ee": _target(scene.get_task("ee")),
+        "rel": _target(scene.get_task("rel")),
+        "posture": joints.positions() + 0.1,
+        "com": scene.get_task("com").position() + 0.01,
+    }
     ff = {"ee": (rng.normal(size=6), rng.normal(size=6)), "rel": (None, None),
           "posture": (rng.normal(size=joints.n), None), "com": (None, rng.normal(size=3))}  # fmt: skip
     bindings = {k: scene.bind(k, laws[k], targets[k], *ff[k]) for k in laws}
@@ -104,8 +108,13 @@ def test_velocity_bindings_equal_the_checked_references():
     robot = lwr4()
     rng = np.random.default_rng(5)
     scene = VelocityScene(robot, clock=lambda: 3.0)
-    scene.configure([TaskConfig("ee", "cart", tip="lwr_ee"), TaskConfig("post", "jnt", joint_names=robot.joint_names),
-                     TaskConfig("com", "com")])  # fmt: skip
+    scene.configure(
+        [
+            TaskConfig("ee", "cart", tip="lwr_ee"),
+            TaskConfig("post", "jnt", joint_names=robot.joint_names),
+            TaskConfig("com", "com"),
+        ]
+    )
     robot.update(random_state(robot, rng)[0])
     laws = {"ee": CartesianVelocityLaw(kp=5, max_velocity=0.3), "post": JointVelocityLaw(kp=2),
             "com": ComVelocityLaw(kp=1)}  # fmt: skip
@@ -152,9 +161,14 @@ def test_binding_on_a_humanoid(example_robot):
     talos.update(q0, 0.1 * rng.normal(size=talos.nv))
     scene = AccelerationScene(talos)
     joints = [n for n in talos.joint_names if n != "root_joint"]
-    scene.configure([TaskConfig("com", "com"), TaskConfig("lf", "cart", root="universe", tip="left_sole_link"),
-                     TaskConfig("rf", "cart", tip="right_sole_link"),  # relative to the moving pelvis
-                     TaskConfig("post", "jnt", joint_names=joints)])  # fmt: skip
+    scene.configure(
+        [
+            TaskConfig("com", "com"),
+            TaskConfig("lf", "cart", root="universe", tip="left_sole_link"),
+            TaskConfig("rf", "cart", tip="right_sole_link"),  # relative to the moving pelvis
+            TaskConfig("post", "jnt", joint_names=joints),
+        ]
+    )
     lf = scene.get_task("lf")
     target = lf.pose()
     laws = {"com": ComPD(kp=100, kd=20), "lf": CartesianPD(kp=100, kd=20), "rf": CartesianPD(kp=50, kd=10),

@@ -177,7 +177,8 @@ def public_names(package: str) -> list[PublicName]:
         first = group[0]
         owner = _defining_module(first.obj) or (key[0] if isinstance(key, tuple) else None)
         own = [e for e in group if e.module == owner and is_public(e.module)]
-        own.sort(key=lambda e: e.name != getattr(e.obj, "__name__", e.name))  # a class's own name before aliases
+        # a class's own name before its aliases
+        own.sort(key=lambda e: e.name != getattr(e.obj, "__name__", e.name))
         home = own[0] if own else min(group, key=lambda e: (e.module.count("."), e.module, e.name))
         for entry in group:
             entry.home_module, entry.home_name = home.module, home.name
