@@ -1,6 +1,6 @@
 """Soak test (not part of CI): long closed loops, watching memory, NaNs and step-time drift.
 
-Three loops, each ``--steps`` control steps (default 1e5) of the code a user writes:
+Four loops, each ``--steps`` control steps (default 1e5) of the code a user writes:
 
 * ``arm``: the ``examples/scene_reach.yaml`` AccelerationScene on lwr4 (Cartesian ``ee`` task over a
   ``posture`` task, joint limits on, default backend), CartesianPD/JointPD references, semi-implicit Euler
@@ -8,6 +8,11 @@ Three loops, each ``--steps`` control steps (default 1e5) of the code a user wri
 * ``talos``: an AccelerationScene on Talos with its free-flyer (example-robot-data): COM and both soles at
   level 0, posture of the 32 actuated joints at level 1, joint limits on; the COM target sways ±3 cm
   sideways (period 2 s), the soles hold their initial poses; dt = 1 ms.
+* ``contact``: an InverseDynamicsScene on Talos standing on both soles (SRDF ``half_sitting``, surface
+  contacts 0.2 × 0.13 m, μ = 0.3, effort limits on): COM (PD, kp 100, kd 20) swaying ±2 cm sideways
+  (period 2 s) and posture (weight 1e-3, PD towards half_sitting) in one level; its joint torques τ drive
+  Pinocchio's rigid-contact dynamics (:class:`~wbcpy.scenes.contact_simulation.ContactPlant`), dt = 1 ms.
+  A step is the controller and the plant; a non-finite q, v, q̈, τ or contact wrench counts as bad.
 * ``multiref``: ``MultiRefMinJerkCtrl`` on the lwr4 chain, Ts = 10 ms, the target pose moving on the same
   circle; the joint target comes from the controller's bounded DLS IK (a new IK every 10 steps).
 
@@ -15,7 +20,9 @@ Every ``--block`` steps (default 1e4) it prints the resident set size (RSS, MB, 
 the number of steps with a non-finite q, v or q̈ so far, and the median / p95 step time of the block;
 the last line gives the drift (last block's median over the first's) and the RSS growth.
 
-Run: ``python benchmarks/soak.py [--steps N] [--block N] [--loops arm talos multiref]``.
+The contact loop also prints the plant's largest friction-cone / normal-force / effort excess over the run.
+
+Run: ``python benchmarks/soak.py [--steps N] [--block N] [--loops arm talos contact multiref]``.
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ from wbcpy import AccelerationScene, RobotModel, load_robot
 from wbcpy.controllers import CartesianPD, ComPD, JointPD
 from wbcpy.errors import UnknownNameError
 from wbcpy.ik import MultiRefMinJerkCtrl
+from wbcpy.scenes import InverseDynamicsScene, SurfaceContact
+from wbcpy.scenes.contact_simulation import ContactPlant
 from wbcpy.tasks import TaskConfig
 
 DT = 0.001
@@ -139,6 +148,43 @@ def talos_loop() -> Callable[[int], bool]:
     return step
 
 
+def contact_loop() -> Callable[[int], bool]:
+    """One control + plant step of Talos standing on its soles (InverseDynamicsScene, contact plant)."""
+    robot = load_robot("talos")
+    q0 = robot.reference_configuration("half_sitting")
+    robot.update(q0, np.zeros(robot.nv))
+    soles = ("left_sole_link", "right_sole_link")
+    scene = InverseDynamicsScene(robot, dt=DT, effort_limits=True)
+    scene.set_contacts([SurfaceContact(f, half_size=(0.1, 0.065), mu=0.3) for f in soles])
+    joints = [n for n in robot.joint_names if robot.model.joints[robot.joint_id(n)].nv == 1]
+    scene.configure(
+        [
+            {"name": "com", "type": "com"},
+            {"name": "posture", "type": "jnt", "joint_names": joints, "weights": [1e-3] * len(joints)},
+        ]
+    )
+    com_task, posture_task = scene.get_task("com"), scene.get_task("posture")
+    com0, posture0 = robot.com(), q0[7:].copy()
+    com_pd, posture_pd = ComPD(kp=100.0, kd=20.0), JointPD(kp=10.0, kd=2.0 * np.sqrt(10.0))
+    plant = ContactPlant(scene, q0, np.zeros(robot.nv), DT)
+    w = np.pi  # rad/s: period 2 s
+
+    def step(k: int) -> bool:
+        t = k * DT
+        sway = np.array([0.0, 0.02 * np.sin(w * t), 0.0])
+        vel = np.array([0.0, 0.02 * w * np.cos(w * t), 0.0])
+        scene.set_reference("com", com_pd.reference(com_task, com0 + sway, vel, -(w**2) * sway))
+        scene.set_reference("posture", posture_pd.reference(posture_task, posture0))
+        tau = scene.solve(scene.update()).effort
+        q, v, qdd = plant.step()
+        robot.update(q, v)
+        values = [q, v, qdd, tau, *plant.sim.wrenches.values()]
+        return all(np.isfinite(x).all() for x in values)
+
+    step.plant = plant  # type: ignore[attr-defined]  # its violation record is printed at the end
+    return step
+
+
 def multiref_loop() -> Callable[[int], bool]:
     """One iterate() of the min-jerk controller towards a moving target (IK joint targets)."""
     chain = load_robot("lwr4").chain("lwr_base_link", "lwr_ee")
@@ -154,7 +200,7 @@ def multiref_loop() -> Callable[[int], bool]:
     return step
 
 
-LOOPS = {"arm": arm_loop, "talos": talos_loop, "multiref": multiref_loop}
+LOOPS = {"arm": arm_loop, "talos": talos_loop, "contact": contact_loop, "multiref": multiref_loop}
 
 
 def soak(name: str, steps: int, block: int) -> None:
@@ -183,6 +229,10 @@ def soak(name: str, steps: int, block: int) -> None:
         f"{name}: drift {medians[-1] / medians[0]:.2f}× (last block median / first), "
         f"RSS {rss_mb() - rss0:+.1f} MB over the run, {bad} non-finite steps"
     )
+    plant = getattr(step, "plant", None)
+    if plant is not None:
+        excess = ", ".join(f"{k} {v:.3g}" for k, v in plant.violation.items())
+        print(f"{name}: largest excess over the run: {excess}")
 
 
 def main(argv: list[str] | None = None) -> int:
