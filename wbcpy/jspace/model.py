@@ -51,6 +51,9 @@ _EMPTY.setflags(write=False)
 _NO_FORCE = (0,)
 _LIMIT = STATE_LIMIT
 _max, _min = np.maximum.reduce, np.minimum.reduce
+_Record = tuple[Any, np.ndarray, np.ndarray, np.ndarray, float]
+#: set_states remembered for get_state (another thread may set this many while one get_state runs)
+_HISTORY = 4
 
 
 class Model:
@@ -90,9 +93,10 @@ class Model:
         self._to_q = robot.names.dofs.q_from_dof
         # DOF whose gravity torque is zeroed: None, or a read-only bool mask (replaced, never written)
         self._gravity_mask: np.ndarray | None = None
-        # the State given to the last set_state, published as one tuple (before the robot's state) with the
-        # configuration array handed to the robot: (q, position, velocity, force, time)
-        self._rec: tuple[Any, np.ndarray, np.ndarray, np.ndarray, float] = (None, _EMPTY, _EMPTY, _EMPTY, 0.0)
+        # the States given to the last _HISTORY set_states, newest first, each published as one tuple with
+        # the configuration array handed to the robot, (q, position, velocity, force, time), before the
+        # robot's state: a reader that sees the robot at a configuration finds its record here
+        self._recs: tuple[_Record, ...] = ((None, _EMPTY, _EMPTY, _EMPTY, 0.0),)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -123,10 +127,12 @@ class Model:
         return (_restore, self._reduce_args())
 
     def _reduce_args(self) -> tuple[Any, ...]:
-        rec = self._rec
-        state = tuple(x.copy() if isinstance(x, np.ndarray) else x for x in rec[1:])
         robot = self._robot
-        return (robot, self._gravity_mask, state, robot.has_state and robot.q_view is rec[0])
+        rec = self._record()
+        current = rec is not None
+        rec = rec or self._recs[0]
+        state = tuple(x.copy() if isinstance(x, np.ndarray) else x for x in rec[1:])
+        return (robot, self._gravity_mask, state, current)
 
     @property
     def robot(self) -> RobotModel:
@@ -184,7 +190,11 @@ class Model:
         if time.__class__ is not float or time - time != 0.0:  # not a float, or NaN/inf
             time = as_float(time, "state.time")
         q = position if self._identity_dofs else self._to_q(position)
-        self._rec = (q, position, velocity, _EMPTY if force.size == 0 else force, time)
+        recs = self._recs
+        self._recs = (
+            (q, position, velocity, _EMPTY if force.size == 0 else force, time),
+            *recs[: _HISTORY - 1],
+        )
         self._robot.set_state_unchecked(q, velocity)
 
     #: ``update(state)``: same as :meth:`set_state` (kinematics and dynamics follow lazily).
@@ -193,21 +203,39 @@ class Model:
     def get_state(self) -> State:
         """A copy of the current state.
 
-        The State given to the last :meth:`set_state` whose configuration the robot still holds. If the
-        :class:`~wbcpy.RobotModel` was updated directly since (or, with several threads, a set_state is
-        overtaken three times in a row), the state is rebuilt from the robot: per-DOF position and
-        velocity of one state, empty force, time 0.
+        The State given to the :meth:`set_state` whose configuration the robot holds, with its force and
+        time, also while other threads call :meth:`set_state`. If the :class:`~wbcpy.RobotModel` was
+        updated directly since (or other threads called :meth:`set_state` more than three times during
+        each of three attempts), the state is rebuilt from the robot: per-DOF position and velocity of one
+        state, empty force, time 0.
 
         Raises:
             StateNotSetError: no state was set yet.
         """
+        rec = self._record()
+        if rec is not None:
+            return State(*rec[1:])
         robot = self._robot
-        for _ in range(3):  # a set_state of another thread publishes its State first, then the robot's
-            rec = self._rec
-            if robot.has_state and robot.q_view is rec[0]:
-                return State(*rec[1:])
         current = robot.state  # one consistent (q, v); StateNotSetError before any state
         return State(robot.dof_from_q(current.q), current.v)
+
+    def _record(self) -> _Record | None:
+        """The set_state record of the robot's current configuration (None: the robot was updated
+        directly, or has no state).
+
+        The robot's configuration is read first, the records after: a set_state publishes its record
+        before the robot's state, so the record of a configuration the robot holds is already among the
+        records, unless more than ``_HISTORY - 1`` later set_states overtook this read (then it retries).
+        """
+        robot = self._robot
+        for _ in range(3):
+            if not robot.has_state:
+                return None
+            q = robot.q_view
+            for rec in self._recs:
+                if rec[0] is q:
+                    return rec
+        return None
 
     # ------------------------------------------------------------------ sizes, names, nodes
     def get_n_nodes(self) -> int:
@@ -453,5 +481,5 @@ def _restore(robot: RobotModel, mask: np.ndarray | None, state: tuple[Any, ...],
         model._gravity_mask = np.array(mask, dtype=bool)
         model._gravity_mask.setflags(write=False)
     if current:
-        model._rec = (robot.q_view, *state)
+        model._recs = ((robot.q_view, *state),)
     return model
