@@ -39,8 +39,9 @@ def random_state(
     lo = np.where(finite, lo + pad, -1.0)
     hi = np.where(finite, hi - pad, 1.0)
     q = rng.uniform(lo, hi)
-    if robot.floating_base:
-        q[3:7] = pin.Quaternion(pin.SE3.Random().rotation).coeffs()
+    if robot.floating_base:  # a uniform random orientation from rng (not Pinocchio's global generator)
+        quat = rng.normal(size=4)
+        q[3:7] = quat / np.linalg.norm(quat)
     q = pin.normalize(model, q)
     v = rng.normal(size=robot.nv)
     return q, v

@@ -4,6 +4,9 @@
 * ``example_robot``: a loader ``example_robot(name, **kwargs) -> RobotModel`` for example-robot-data
   robots (``panda``, ``ur5``, ``talos``, ...); it skips the calling test, with the reason, when
   example-robot-data (or that robot) is not installed. Each call returns a fresh ``RobotModel``.
+* every test starts with Pinocchio's global random generator seeded (autouse): ``pin.SE3.Random()``,
+  ``pin.randomConfiguration`` and the like draw from it, and without a seed a test's inputs would depend
+  on which tests ran before it.
 """
 
 from __future__ import annotations
@@ -12,10 +15,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pinocchio as pin
 import pytest
 
 from wbcpy import RobotModel
 from wbcpy.robots import example_robot_data_dir, load_robot, shipped_robots_dir
+
+
+@pytest.fixture(autouse=True)
+def _seed_pinocchio_random() -> None:
+    """Seed Pinocchio's global generator (C ``rand``) so every test draws the same inputs in any order."""
+    pin.seed(0)
 
 
 @pytest.fixture(scope="session")
