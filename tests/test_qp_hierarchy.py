@@ -86,11 +86,23 @@ def _check(hqp: HierarchicalQP) -> None:
         return  # infeasible, or every backend declined: nothing returned, nothing wrong
     xs = np.array(list(results.values()))
     spread = np.abs(xs - xs[0]).max()
-    assert spread <= 1e-5 * (1.0 + np.abs(xs).max()), f"backends disagree by {spread:.3g}: {results}"
+    tol = _resolution(hqp, xs[0])
+    assert spread <= tol, f"backends disagree by {spread:.3g} (resolution {tol:.3g}): {results}"
     if all(lv.regularization.min() > 0 for lv in hqp.levels):
         ref = quadprog_lexicographic(hqp)
         if ref is not None:
-            np.testing.assert_allclose(xs[0], ref, atol=1e-5 * (1.0 + np.abs(ref).max()))
+            np.testing.assert_allclose(xs[0], ref, atol=tol)
+
+
+def _resolution(hqp: HierarchicalQP, x: np.ndarray) -> float:
+    """How far apart two optima may be in double precision: 1e-5 (1 + |x|), or, where only the last
+    level's regulariser r fixes a direction, the step δ whose cost r δ² is the cost's rounding
+    (δ = √(ε c / r)) — a rank-1 level over 7 variables with r = 1e-8 resolves x only to ~1e-3."""
+    last = hqp.levels[-1]
+    c = float(np.sum((last.A @ x - last.y) ** 2) + last.regularization @ x**2)
+    r = float(last.regularization.min())
+    flat = 10.0 * np.sqrt(np.finfo(float).eps * (1.0 + c) / r) if r > 0 else 0.0
+    return max(1e-5 * (1.0 + float(np.abs(x).max())), flat)
 
 
 @settings(
@@ -168,3 +180,26 @@ def test_constraint_only_levels_and_no_rows_anywhere():
     below = QPLevel(np.array([[1.0, -1.0, 0.0]]), np.array([1.0]), np.full(n, LAM))
     x = QPSolver().solve_hierarchy(HierarchicalQP([only, below], ["a", "b", "c"]))
     assert x.sum() >= 3.0 - 1e-9 and abs(x[0] - x[1] - 1.0) < 1e-7
+
+
+@pytest.mark.parametrize(("eps", "r"), [(1.0, 1e-3), (1e-3, 1e-8)])
+def test_a_bound_only_the_regulariser_presses_stays_free_below(eps, r):
+    """Level 0, ‖ε(a + b) − εY‖² + r(a² + b²) with b ≤ B, sits at b = B only because of its regulariser
+    (any a + b = const is as good for its row); level 1 wants b = T < B and may move b down while keeping
+    a + b. Found by tests/test_random_scenes.py (a weak COM task over joints at their limits): the bound
+    was carried down as an equality and level 1 stayed at b = B. Closed form: level 0 gives
+    a0 = ε²(Y − B)/(ε² + r), c = a0 + B; level 1 minimises (b − T)² + r((c − b)² + b²):
+    b = (T + r c)/(1 + 2r), a = c − b."""
+    Y, B, T = 1.0 / eps, 0.2 / eps, -1.0 / eps
+    big = 10.0 * Y
+    reg = np.full(2, r)
+    hqp = HierarchicalQP(
+        [QPLevel(eps * np.array([[1.0, 1.0]]), np.array([eps * Y]), reg),
+         QPLevel(np.array([[0.0, 1.0]]), np.array([T]), reg)],
+        ["a", "b"], np.array([-big, -big]), np.array([big, B]),
+    )  # fmt: skip
+    c = eps**2 * (Y - B) / (eps**2 + r) + B
+    b = (T + r * c) / (1.0 + 2.0 * r)
+    for name in SOLVERS:
+        x = QPSolver(name).solve_hierarchy(hqp.copy())
+        np.testing.assert_allclose(x, [c - b, b], rtol=1e-7, err_msg=name)

@@ -10,10 +10,17 @@ Level p solves::
 
 on the affine set x = x̄ + Z w of :class:`~wbcpy.qp.nullspace.NullSpace` (x̄ the previous level's optimum,
 Z an orthonormal basis of what the equalities leave free), so the backend never sees equality rows that
-are linearly dependent on each other or on active bounds. A constraint whose multiplier is strongly
-positive (> 1e-6 · the stationarity scale) stays active on the level's whole optimal set and is carried
-down as an equality; the others stay inequalities. Since x̄ satisfies every higher constraint, level 0 is
-never degraded by a lower one. Variables with lb = ub are eliminated first (:mod:`wbcpy.qp.fixed`).
+are linearly dependent on each other or on active bounds. The levels below keep the rows' optimum
+A_p x = A_p x*_p, so their feasible set is S = {x feasible : A_h x = A_h x*_h, h ≤ p}; every constraint
+stays in it as an inequality. A level without regularisation on the free variables (a pure
+least-squares level) also carries the constraints whose multiplier is strongly positive (> 1e-6 · the
+stationarity scale) down as equalities: a strictly positive multiplier of the rows' problem keeps its
+constraint active on the rows' whole optimal set, which is S. A regularised level does not: its
+multipliers belong to ‖A x − y‖² + Σ r x², whose optimum is one point of S, and a constraint the
+regulariser presses against (a joint held at its limit by λ‖q̈‖² while a weak task leaves it free) can be
+left inside S — carrying it would take that freedom from the levels below. Since x̄ satisfies every
+higher constraint, level 0 is never degraded by a lower one. Variables with lb = ub are eliminated first
+(:mod:`wbcpy.qp.fixed`).
 
 Levels without rows are skipped (their constraints still hold below), except the last level that has
 rows or constraints: it is solved, so that every constraint is enforced (a level without rows minimises
@@ -166,11 +173,40 @@ def solve_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float) -> t
                         sol.primal, sol.dual, sol.fallback))  # fmt: skip
         ns.xbar = _clip(sol.x if ns.Z is None and ns.xbar is None else ns.lift(sol.x), split.lb, split.ub)
         if p < last:
-            zb = sol.z_box if sol.z_box is not None else _box_multipliers(sol, built)
-            rows = [A, *_strong_rows(built, sol.z, zb, sol.dual_scale, stack, split.nf)]
+            rows = [A]
+            if not split.take(level.regularization).any():  # multipliers of the rows' own problem
+                zb = sol.z_box if sol.z_box is not None else _box_multipliers(sol, built)
+                rows += _strong_rows(built, sol.z, zb, sol.dual_scale, stack, split.nf)
             ns.add_rows(np.vstack(rows) if len(rows) > 1 else A)
     x = ns.point() if last >= 0 else _clip(np.zeros(split.nf), split.lb, split.ub)
-    return split.merge(x), tuple(records)
+    x = split.merge(x)
+    bad = _violated_constraints(hqp, x, solver.kkt_tol)
+    if bad is not None:
+        raise LevelFailedError(bad[0], bad[1], records)
+    return x, tuple(records)
+
+
+def _violated_constraints(hqp: HierarchicalQP, x: np.ndarray, tol: float) -> tuple[int, str] | None:
+    """(level, what) of the first level whose equalities or inequalities the answer violates (relative
+    to the magnitudes of their terms), None when it meets them all: each level was certified in its own
+    coordinates x̄ + Z w, and this last guard against what lifting and cancellation could lose costs one
+    product per constraint block."""
+    ax = np.abs(x)
+    for p, level in enumerate(hqp.levels):
+        if level.E is not None and level.E.shape[0]:
+            off = np.abs(level.E @ x - level.f) - tol * (1.0 + np.abs(level.E) @ ax + np.abs(level.f))
+            if off.max() > 0.0:
+                return p, f"equality constraints violated in the answer ({off.max():.3g} beyond tolerance)"
+        if level.C is not None and level.C.shape[0]:
+            cx = level.C @ x
+            slack = tol * (1.0 + np.abs(level.C) @ ax)
+            with np.errstate(invalid="ignore"):  # (inf sides)
+                bad = (cx < level.lbC - slack - tol * np.abs(level.lbC)) | (
+                    cx > level.ubC + slack + tol * np.abs(level.ubC)
+                )
+            if bad.any():
+                return p, "inequality constraints violated in the answer"
+    return None
 
 
 def _skip_reason(level: QPLevel, p: int, last: int, ns: NullSpace, split: FixedSplit) -> str | None:

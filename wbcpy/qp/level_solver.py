@@ -25,6 +25,8 @@ import numpy as np
 from .backends import Backend, make_backend
 from .kkt import Certificate, RawResult, StdQP, certify, cost, refine
 
+_EPS = float(np.finfo(np.float64).eps)
+
 __all__ = ["LevelSolver", "SolveFailedError", "Solved"]
 
 
@@ -70,6 +72,37 @@ def _usable(raw: RawResult, n: int) -> bool:
     """The answer has a finite x of the right shape and the backend reports success (or an early stop)."""
     x = raw.x
     return (raw.ok or raw.inaccurate) and x is not None and x.ndim == 1 and x.shape[0] == n and _finite(x)
+
+
+def _max_abs(M: Any) -> float:
+    """Largest |entry| of a dense or sparse matrix (0 for None or an empty one)."""
+    if M is None or M.shape[0] == 0 or M.shape[1] == 0:
+        return 0.0
+    data = M.data if hasattr(M, "tocsc") else M
+    return float(np.abs(data).max(initial=0.0))
+
+
+def _finite_max(*vectors: np.ndarray | None) -> float:
+    out = 0.0
+    for v in vectors:
+        if v is not None and v.size:
+            a = np.abs(v)
+            out = max(out, float(a[np.isfinite(a)].max(initial=0.0)))
+    return out
+
+
+def _resolvable(q: StdQP, x: np.ndarray, tol: float) -> bool:
+    """False when x is so large that its own rounding, ε ‖M‖ ‖x‖ (M = H, A, C), exceeds the tolerance on
+    the scale of the problem's data (1 + the largest |g|, |b| or finite side): its residuals then pass a
+    certificate relative to the magnitude of their terms without saying anything. A semidefinite level
+    whose optimal set is unbounded can get such an answer from an interior-point backend (clarabel: 9e18
+    along the free wrench split of a contact scene, the levels below losing the dynamics equalities to
+    cancellation); another attempt (refinement, fallback, rescue) is made instead."""
+    xmax = float(np.abs(x).max(initial=0.0))
+    data = 1.0 + _finite_max(q.g, q.b, q.lbC, q.ubC, q.lb, q.ub)
+    H = q.H  # positive semidefinite: its largest |entry| is on the diagonal
+    hmax = float((H.diagonal() if hasattr(H, "diagonal") else np.diag(H)).max(initial=0.0))
+    return _EPS * xmax * max(hmax, _max_abs(q.A), _max_abs(q.C)) <= tol * data
 
 
 def _guarded(call: Callable[[], RawResult]) -> RawResult:
@@ -189,12 +222,16 @@ class LevelSolver:
         cert = None
         if exact or not self.polish:
             cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
-            if cert.ok and not (cert.marginal and self.polish):
+            if cert.ok and not (cert.marginal and self.polish) and _resolvable(q, x, self.kkt_tol):
                 return self._solved(x, cert, status, raw, who, fallback)
         if self.polish:
             found = self._refined(q, raw, cert, status, who, fallback)
             if isinstance(found, Solved):
-                return found
+                if _resolvable(q, found.x, self.kkt_tol):
+                    return found
+                notes.append(f"{label}: {status}; |x| = {np.abs(found.x).max():.3g} beyond what the data "
+                             "resolves")  # fmt: skip
+                return None
             cert = found
         notes.append(
             f"{label}: {status}; KKT certificate failed (relative residuals: primal {cert.primal:.3g}, "
