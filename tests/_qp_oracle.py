@@ -71,52 +71,141 @@ def quadprog_lexicographic(hqp: HierarchicalQP) -> np.ndarray | None:
     return x
 
 
+def _inequality_rows(C, lo, hi, lb, ub):
+    """quadprog's G x ≥ h rows of lo ≤ C x ≤ hi and lb ≤ x ≤ ub (finite sides only)."""
+    n = lb.shape[0]
+    G, h = [], []
+    for M, side, sign in ((C, lo, 1.0), (C, hi, -1.0), (np.eye(n), lb, 1.0), (np.eye(n), ub, -1.0)):
+        fin = np.isfinite(side)
+        G.append(sign * M[fin])
+        h.append(sign * side[fin])
+    return np.vstack(G), np.concatenate(h)
+
+
+def _level_point(hqp: HierarchicalQP, p: int, x: np.ndarray, lb, ub, keep: np.ndarray) -> np.ndarray | None:
+    """Level p's own optimum among the points that keep x's values of levels ≤ p: z = argmin Σ r_p z²
+    (+ 1e-9 max r ‖z − x‖² to make it unique) over level p's constraints (sides relaxed by 1e-8 of their
+    scale: x meets them only to rounding) with A_h z = A_h x (h ≤ p).
+    On that set the rows' cost is constant, so z is level p's optimum whenever x is lexicographically
+    optimal. x itself for a level without regulariser; None when quadprog fails."""
+    import quadprog
+
+    r = hqp.levels[p].regularization
+    if not r.any():
+        return x
+    E, f, C, lo, hi = _level_data(hqp, p)
+    fixed = lb == ub  # as equalities at x's values; the other sides relaxed by 1e-8 of their scale
+    rows = np.vstack([keep, hqp.levels[p].A, np.eye(x.shape[0])[fixed]])
+    eq, beq = _independent(np.vstack([E, rows]), np.concatenate([f, rows @ x]))
+    eps = 1e-9 * float(r.max())
+    relax = 1e-8 * (1.0 + np.abs(C) @ np.abs(x))
+    box = 1e-8 * (1.0 + np.abs(x).max(initial=0.0))
+    Gi, hi_ = _inequality_rows(C, lo - relax, hi + relax, np.where(fixed, -np.inf, lb - box),
+                               np.where(fixed, np.inf, ub + box))  # fmt: skip
+    G, h = np.vstack([eq, Gi]), np.concatenate([beq, hi_])
+    try:
+        return quadprog.solve_qp(np.diag(r + eps), eps * x, G.T if G.shape[0] else None,
+                                 h if G.shape[0] else None, eq.shape[0])[0]  # fmt: skip
+    except ValueError:
+        return None
+
+
+def _active_columns(x, cx, C, lo, hi, lb, ub, act):
+    """Columns Mᵀ of the active inequality sides and bounds at x, with the sign bounds of their
+    multipliers (≤ 0 on a lower side, ≥ 0 on an upper side: stationarity grad + Mᵀμ = 0). "Active":
+    within ``act`` of the solution's scale (1 + max|x| for a bound, 1 + |C||x| for a row): x is
+    determined only to that precision when its entries span many orders of magnitude."""
+    n = x.shape[0]
+    cols, lower, upper = [], [], []
+    near_x = act * (1 + np.abs(x).max(initial=0.0))
+    near = act * (1 + np.abs(C) @ np.abs(x))
+    for mask_lo, mask_hi, M in (
+        (cx - lo <= near, hi - cx <= near, C),
+        (x - lb <= near_x, ub - x <= near_x, np.eye(n)),
+    ):
+        cols += [M[mask_lo].T, M[mask_hi].T]
+        lower += [np.full(mask_lo.sum(), -np.inf), np.zeros(mask_hi.sum())]
+        upper += [np.zeros(mask_lo.sum()), np.full(mask_hi.sum(), np.inf)]
+    return cols, lower, upper
+
+
+def _worst_stationarity(Mt, bounds, grad, allow, rounding):
+    """Largest |Mᵀμ + grad|_i / allow_i over the multipliers μ (signs bounded) fitted in that metric."""
+    if not Mt.shape[1]:
+        return np.abs(grad) / allow
+    res = lsq_linear(Mt / allow[:, None], -grad / allow, bounds=bounds, method="bvls", tol=1e-14,
+                     max_iter=100000)  # fmt: skip
+    allow = allow + rounding * (np.abs(Mt) @ np.abs(res.x))
+    return np.abs(Mt @ res.x + grad) / allow
+
+
+def _feasibility(hqp: HierarchicalQP, x: np.ndarray, lb, ub, act: float, rounding: float) -> str | None:
+    """None when x satisfies the bounds and every level's equalities and inequalities."""
+    if (x < lb - act * (1 + np.abs(x))).any() or (x > ub + act * (1 + np.abs(x))).any():
+        return "bounds violated"
+    for p in range(len(hqp.levels)):
+        E, f, C, lo, hi = _level_data(hqp, p)
+        off = np.abs(E @ x - f) - act * (1 + np.abs(f).max(initial=0.0)) - rounding * np.abs(E) @ np.abs(x)
+        if (off > 0).any():
+            return f"level {p}: equalities violated"
+        cx = C @ x
+        if (cx < lo - act * (1 + np.abs(cx))).any() or (cx > hi + act * (1 + np.abs(cx))).any():
+            return f"level {p}: inequalities violated"
+    return None
+
+
 def verify_lexicographic(
-    hqp: HierarchicalQP, x: np.ndarray, tol: float = 1e-6, act: float = 1e-7
+    hqp: HierarchicalQP, x: np.ndarray, tol: float = 1e-6, act: float = 1e-7, rounding: float = 0.0
 ) -> str | None:
-    """None when x is the lexicographic optimum (KKT conditions of every level hold at x, multipliers of
-    the active inequalities with the right signs found by bounded least squares), else the first
-    violation found."""
+    """None when x is the lexicographic optimum (KKT conditions of every level hold, multipliers of the
+    active inequalities with the right signs found by bounded least squares), else the first violation.
+
+    Level p minimises ‖A_p x − y_p‖² + Σ r_p x² under the constraints of levels ≤ p and A_h x = A_h x*_h
+    (h < p); the levels below keep the rows' values A_p x = A_p x*_p, not the regulariser's optimum. So
+    where level p's KKT conditions fail at x (the levels below moved x along directions only the
+    regulariser of level p cared about), they are checked at level p's own optimum z among the points
+    that keep x's values (:func:`_level_point`); the last level is checked at x.
+
+    Each level's stationarity residual may reach ``tol`` times the level's scale (1 + max|AᵀAz| +
+    max|Aᵀy|). With ``rounding > 0`` each entry i may also reach ``rounding`` times the magnitude of the
+    terms it was formed from, (|A|ᵀ(|A||z| + |y|) + r|z| + |M||μ|)_i — what representing an exact optimum
+    in floating point leaves behind when |z| is large (weak directions of ill-conditioned levels) —, the
+    multipliers μ are fitted in that per-entry metric, and equalities may be off by ``rounding`` |E||x|."""
     n = hqp.n
     lb = hqp.lb if hqp.lb is not None else np.full(n, -np.inf)
     ub = hqp.ub if hqp.ub is not None else np.full(n, np.inf)
-    if (x < lb - act * (1 + np.abs(x))).any() or (x > ub + act * (1 + np.abs(x))).any():
-        return "bounds violated"
+    why = _feasibility(hqp, x, lb, ub, act, rounding)
+    if why is not None:
+        return why
     keep = np.zeros((0, n))
+    last = len(hqp.levels) - 1
     for p, level in enumerate(hqp.levels):
-        E, f, C, lo, hi = _level_data(hqp, p)
-        if E.shape[0] and np.abs(E @ x - f).max() > act * (1 + np.abs(f).max()):
-            return f"level {p}: equalities violated"
-        cx = C @ x
-        if C.shape[0] and (
-            (cx < lo - act * (1 + np.abs(cx))).any() or (cx > hi + act * (1 + np.abs(cx))).any()
-        ):
-            return f"level {p}: inequalities violated"
-        A, y, r = level.A, level.y, level.regularization
-        grad = A.T @ (A @ x - y) + r * x
-        cols, lower, upper = [E.T, keep.T], [np.full(E.shape[0] + keep.shape[0], -np.inf)], []
-        upper.append(np.full(E.shape[0] + keep.shape[0], np.inf))
-        near = act * (1 + np.abs(cx))
-        for mask_lo, mask_hi, M in (
-            (cx - lo <= near, hi - cx <= near, C),
-            (x - lb <= act * (1 + np.abs(x)), ub - x <= act * (1 + np.abs(x)), np.eye(n)),
-        ):
-            cols.append(M[mask_lo].T)  # multiplier ≤ 0 (lower side), stationarity grad + Mᵀμ = 0
-            lower.append(np.full(mask_lo.sum(), -np.inf))
-            upper.append(np.zeros(mask_lo.sum()))
-            cols.append(M[mask_hi].T)
-            lower.append(np.zeros(mask_hi.sum()))
-            upper.append(np.full(mask_hi.sum(), np.inf))
-        Mt = np.hstack(cols)
-        scale = 1.0 + np.abs(A.T @ (A @ x)).max(initial=0) + np.abs(A.T @ y).max(initial=0)
-        if Mt.shape[1]:
-            res = lsq_linear(Mt, -grad, bounds=(np.concatenate(lower), np.concatenate(upper)),
-                             method="bvls", tol=1e-14, max_iter=100000)  # fmt: skip
-            resid = np.abs(Mt @ res.x + grad).max()
-        else:
-            resid = np.abs(grad).max()
-        if resid > tol * scale:
-            return f"level {p}: stationarity residual {resid:.3g} (scale {scale:.3g})"
-        if A.shape[0]:
-            keep = np.vstack([keep, A])
+        excess = _stationarity_at(hqp, p, x, x, keep, lb, ub, tol, act, rounding)
+        if p < last and excess.max(initial=0.0) > 1.0:  # the levels below moved x: judge at z
+            z = _level_point(hqp, p, x, lb, ub, keep)
+            if z is not None:  # (z is itself computed to ~1e-8: constraints within 10 act count as active)
+                excess = _stationarity_at(hqp, p, x, z, keep, lb, ub, tol, 10.0 * act, rounding)
+        if excess.max(initial=0.0) > 1.0:
+            i = int(np.argmax(excess))
+            return f"level {p}: stationarity residual at {i} is {excess[i]:.3g} × the allowed"
+        if level.A.shape[0]:
+            keep = np.vstack([keep, level.A])
     return None
+
+
+def _stationarity_at(hqp, p, x, z, keep, lb, ub, tol, act, rounding) -> np.ndarray:
+    """Level p's stationarity residuals at z (a point with A_h z = A_h x, h ≤ p) over what is allowed."""
+    E, _, C, lo, hi = _level_data(hqp, p)
+    level = hqp.levels[p]
+    A, y, r = level.A, level.y, level.regularization
+    grad = A.T @ (A @ x - y) + r * z  # A z = A x: x's residual, free of z's rounding
+    scale = 1.0 + np.abs(A.T @ (A @ x)).max(initial=0) + np.abs(A.T @ y).max(initial=0)
+    allow = tol * scale + rounding * (np.abs(A.T) @ (np.abs(A) @ np.abs(z) + np.abs(y)) + r * np.abs(z))
+    cols, lower, upper = _active_columns(z, C @ z, C, lo, hi, lb, ub, act)
+    free = E.shape[0] + keep.shape[0]
+    Mt = np.hstack([E.T, keep.T, *cols])
+    bounds = (
+        np.concatenate([np.full(free, -np.inf), *lower]),
+        np.concatenate([np.full(free, np.inf), *upper]),
+    )
+    return _worst_stationarity(Mt, bounds, grad, allow, rounding)
