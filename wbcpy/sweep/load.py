@@ -31,7 +31,7 @@ import copy
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import yaml
 
@@ -58,11 +58,11 @@ def _read_yaml(path: Path, field: str, what: str) -> Any:
         raise ConfigError(field, f"invalid YAML in {str(path)!r} ({str(exc).splitlines()[0]})") from None
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
