@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pinocchio as pin
+from numpy.typing import NDArray
 
 from ..description import srdf_file
 from ..errors import ConfigError
@@ -234,7 +235,9 @@ class CollisionConstraint:
             np.minimum(lower, reach, out=lower)
         return C, lower
 
-    def _witness_normals(self, active: list[int], d: np.ndarray, points: np.ndarray) -> np.ndarray:
+    def _witness_normals(
+        self, active: list[int], d: NDArray[np.float64], points: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
         """Unit normals (k, 3) from a to b of the active pairs, given their witness points (2k, 3).
 
         n = (p_b − p_a)/d for separated pairs; for touching or penetrating ones (d ≤ ε) the formula when

@@ -7,17 +7,20 @@ COM position), where e = x_d − x.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import as_vector
+from ..tasks import ComReference, JointReference, Task
 from ._gains import as_gain, broadcast_gain, optional_vector, saturate
 
 __all__ = ["PDLaw", "VectorPD"]
 
-_Task = TypeVar("_Task")
-_Ref = TypeVar("_Ref")
+_Task = TypeVar("_Task", bound=Task)
+#: the references a vector PD law builds (their fields: acceleration, position, velocity, time)
+_Ref = TypeVar("_Ref", bound=JointReference | ComReference)
 
 
 class PDLaw:
@@ -32,7 +35,9 @@ class PDLaw:
     #: is only known at each call (per-axis gains are then checked against it there)
     _axes: ClassVar[int | None] = None
 
-    def __init__(self, kp: Any, kd: Any, kff: Any = 1.0, max_acceleration: Any = None) -> None:
+    def __init__(
+        self, kp: ArrayLike, kd: ArrayLike, kff: ArrayLike = 1.0, max_acceleration: ArrayLike | None = None
+    ) -> None:
         """Raises ConfigError for negative or non-finite gains (or a non-positive saturation)."""
         self.kp = as_gain(kp, "kp")
         self.kd = as_gain(kd, "kd")
@@ -71,15 +76,15 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
     """
 
     #: the reference type :meth:`reference` builds
-    _reference_cls: ClassVar[type]
+    _reference_cls: type[_Ref]
 
     def compute(
         self,
-        position: Any,
-        velocity: Any,
-        target_position: Any,
-        target_velocity: Any = None,
-        target_acceleration: Any = None,
+        position: ArrayLike,
+        velocity: ArrayLike,
+        target_position: ArrayLike,
+        target_velocity: ArrayLike | None = None,
+        target_acceleration: ArrayLike | None = None,
     ) -> np.ndarray:
         """The acceleration reference (n) for the current and target states, in their units and axes.
 
@@ -105,9 +110,9 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
     def reference(
         self,
         task: _Task,
-        target_position: Any,
-        target_velocity: Any = None,
-        target_acceleration: Any = None,
+        target_position: ArrayLike,
+        target_velocity: ArrayLike | None = None,
+        target_acceleration: ArrayLike | None = None,
         time: float | None = None,
     ) -> _Ref:
         """A reference for ``task`` from the robot's current state (it also stores the target position,

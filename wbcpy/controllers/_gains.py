@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_real_array, as_vector, short_repr
 from ..errors import ConfigError, InvalidValueError
@@ -12,7 +13,11 @@ from ..errors import ConfigError, InvalidValueError
 __all__ = ["as_gain", "broadcast_gain", "optional_vector", "saturate"]
 
 
-def as_gain(value: Any, name: str, allow_none: bool = False) -> np.ndarray | None:
+@overload
+def as_gain(value: ArrayLike, name: str, allow_none: Literal[False] = False) -> NDArray[np.float64]: ...
+@overload
+def as_gain(value: ArrayLike | None, name: str, allow_none: Literal[True]) -> NDArray[np.float64] | None: ...
+def as_gain(value: ArrayLike | None, name: str, allow_none: bool = False) -> NDArray[np.float64] | None:
     """A gain as a float array (scalar → 0-d), finite and ≥ 0 (> 0 for a saturation limit).
 
     Raises:
@@ -53,6 +58,6 @@ def saturate(u: np.ndarray, limit: np.ndarray | None) -> np.ndarray:
     return u
 
 
-def optional_vector(x: Any, n: int, name: str) -> np.ndarray:
+def optional_vector(x: ArrayLike | None, n: int, name: str) -> np.ndarray:
     """``as_vector(x, n, name)``, or n zeros when ``x`` is None (an omitted target velocity/acceleration)."""
     return np.zeros(n) if x is None else as_vector(x, n, name)

@@ -18,10 +18,11 @@ coordinates too; the result is rotated into the task's ``ref_frame`` axes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pinocchio as pin
+from numpy.typing import ArrayLike
 
 from .._validation import as_vector
 from ..errors import InvalidValueError
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["CartesianPD", "pose_error"]
 
 
-def _se3(x: Any, name: str) -> pin.SE3:
+def _se3(x: object, name: str) -> pin.SE3:
     if isinstance(x, pin.SE3):
         if not np.isfinite(x.homogeneous).all():
             raise InvalidValueError(name, "finite", None, reason="contains NaN or inf")
@@ -64,10 +65,10 @@ class CartesianPD(PDLaw):
     def compute(
         self,
         pose: pin.SE3,
-        twist: Any,
+        twist: ArrayLike,
         target_pose: pin.SE3,
-        target_twist: Any = None,
-        target_acceleration: Any = None,
+        target_twist: ArrayLike | None = None,
+        target_acceleration: ArrayLike | None = None,
     ) -> np.ndarray:
         """The acceleration reference (6, linear over angular) in the axes of the inputs."""
         M = _se3(pose, "pose")
@@ -83,8 +84,8 @@ class CartesianPD(PDLaw):
         self,
         task: CartesianTask,
         target_pose: pin.SE3,
-        target_twist: Any = None,
-        target_acceleration: Any = None,
+        target_twist: ArrayLike | None = None,
+        target_acceleration: ArrayLike | None = None,
         time: float | None = None,
     ) -> CartesianReference:
         """A :class:`CartesianReference` for ``task`` (root coordinates in, ref_frame axes out)."""
