@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import coal
 import numpy as np
 import pinocchio as pin
+from numpy.typing import NDArray
 
 from .._validation import check_config_mapping
 from ..errors import ConfigError, ConfigKeyError
@@ -219,7 +220,7 @@ class Obstacle:
         }
 
 
-def _triple(value: object, field_name: str) -> np.ndarray:
+def _triple(value: object, field_name: str) -> NDArray[np.float64]:
     try:
         arr = np.array(value, dtype=float)
     except (TypeError, ValueError):

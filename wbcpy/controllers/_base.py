@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import ClassVar, Generic, TypeVar
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_vector
 from ..tasks import ComReference, JointReference, Task
@@ -49,7 +49,13 @@ class PDLaw:
                 if gain is not None:
                     broadcast_gain(gain, self._axes, name)
 
-    def _law(self, error: np.ndarray, v: np.ndarray, vd: np.ndarray, ad: np.ndarray) -> np.ndarray:
+    def _law(
+        self,
+        error: NDArray[np.float64],
+        v: NDArray[np.float64],
+        vd: NDArray[np.float64],
+        ad: NDArray[np.float64],
+    ) -> NDArray[np.float64]:
         """K_ff a_d + K_d (v_d − v) + K_p e as a new array of n = len(e) values, saturated.
 
         Raises:
@@ -85,7 +91,7 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
         target_position: ArrayLike,
         target_velocity: ArrayLike | None = None,
         target_acceleration: ArrayLike | None = None,
-    ) -> np.ndarray:
+    ) -> NDArray[np.float64]:
         """The acceleration reference (n) for the current and target states, in their units and axes.
 
         Omitted target velocity and acceleration are zero.
@@ -103,7 +109,7 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
 
     update = compute  # alias (ARC-OPT controllers call it update)
 
-    def _task_state(self, task: _Task) -> tuple[np.ndarray, np.ndarray]:
+    def _task_state(self, task: _Task) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The task's current (position, velocity)."""
         raise NotImplementedError
 

@@ -41,14 +41,14 @@ def as_gain(value: ArrayLike | None, name: str, allow_none: bool = False) -> NDA
     return arr
 
 
-def broadcast_gain(gain: np.ndarray, n: int, name: str) -> np.ndarray:
+def broadcast_gain(gain: NDArray[np.float64], n: int, name: str) -> NDArray[np.float64]:
     """Broadcast a scalar or per-axis gain to n axes (per-axis gains must have n entries)."""
     if gain.ndim == 1 and gain.shape[0] != n:
         raise ConfigError(name, f"expected a scalar or {n} values, got {gain.shape[0]}")
     return np.broadcast_to(gain, (n,))
 
 
-def saturate(u: np.ndarray, limit: np.ndarray | None) -> np.ndarray:
+def saturate(u: NDArray[np.float64], limit: NDArray[np.float64] | None) -> NDArray[np.float64]:
     """Scale ``u`` so that |u_i| ≤ limit_i for every i, keeping its direction (ARC-OPT's saturation)."""
     if limit is None:
         return u
@@ -58,6 +58,6 @@ def saturate(u: np.ndarray, limit: np.ndarray | None) -> np.ndarray:
     return u
 
 
-def optional_vector(x: ArrayLike | None, n: int, name: str) -> np.ndarray:
+def optional_vector(x: ArrayLike | None, n: int, name: str) -> NDArray[np.float64]:
     """``as_vector(x, n, name)``, or n zeros when ``x`` is None (an omitted target velocity/acceleration)."""
     return np.zeros(n) if x is None else as_vector(x, n, name)

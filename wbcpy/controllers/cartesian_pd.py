@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pinocchio as pin
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_vector
 from ..errors import InvalidValueError
@@ -44,7 +44,7 @@ def _se3(x: object, name: str) -> pin.SE3:
     raise InvalidValueError(name, "pin.SE3", type(x).__name__, reason="expected a pin.SE3")
 
 
-def pose_error(target: pin.SE3, pose: pin.SE3) -> np.ndarray:
+def pose_error(target: pin.SE3, pose: pin.SE3) -> NDArray[np.float64]:
     """(p_d − p, log₃(R_d Rᵀ)) (6): position error over rotation vector, in the poses' axes."""
     out = np.empty(6)
     out[:3] = target.translation - pose.translation
@@ -69,7 +69,7 @@ class CartesianPD(PDLaw):
         target_pose: pin.SE3,
         target_twist: ArrayLike | None = None,
         target_acceleration: ArrayLike | None = None,
-    ) -> np.ndarray:
+    ) -> NDArray[np.float64]:
         """The acceleration reference (6, linear over angular) in the axes of the inputs."""
         M = _se3(pose, "pose")
         Md = _se3(target_pose, "target_pose")

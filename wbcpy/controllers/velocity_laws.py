@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pinocchio as pin
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_vector, check_finite
 from ..errors import InvalidValueError
@@ -73,7 +73,7 @@ class VelocityLaw:
                 if gain is not None:
                     broadcast_gain(gain, self._axes, name)
 
-    def law(self, error: ArrayLike, target_velocity: ArrayLike | None = None) -> np.ndarray:
+    def law(self, error: ArrayLike, target_velocity: ArrayLike | None = None) -> NDArray[np.float64]:
         """K_ff ẋ_d + K_p e (n = len(e) values, a new array), saturated.
 
         Raises:
@@ -81,7 +81,7 @@ class VelocityLaw:
         """
         return self._apply(as_vector(error, self._axes, "error"), target_velocity)
 
-    def _apply(self, e: np.ndarray, target_velocity: ArrayLike | None) -> np.ndarray:
+    def _apply(self, e: NDArray[np.float64], target_velocity: ArrayLike | None) -> NDArray[np.float64]:
         """The law on an error array of this law's own (finite float64, n values), turned in place into
         the reference."""
         n = e.shape[0]
@@ -107,7 +107,7 @@ class _VectorVelocityLaw(VelocityLaw):
 
     def compute(
         self, position: ArrayLike, target_position: ArrayLike, target_velocity: ArrayLike | None = None
-    ) -> np.ndarray:
+    ) -> NDArray[np.float64]:
         """The velocity reference for the current and target positions (their units and axes).
 
         Raises:
@@ -120,8 +120,8 @@ class _VectorVelocityLaw(VelocityLaw):
     update = compute  # alias (ARC-OPT controllers call it update)
 
     def _reference_of(
-        self, x: np.ndarray, target_position: ArrayLike, target_velocity: ArrayLike | None
-    ) -> tuple[np.ndarray, np.ndarray]:
+        self, x: NDArray[np.float64], target_position: ArrayLike, target_velocity: ArrayLike | None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(velocity reference, validated target) for the current state x (trusted: the task's)."""
         xd = as_vector(target_position, x.shape[0], "target_position")
         return self._apply(xd - x, target_velocity), xd
@@ -171,7 +171,7 @@ class CartesianVelocityLaw(VelocityLaw):
 
     def compute(
         self, pose: pin.SE3, target_pose: pin.SE3, target_twist: ArrayLike | None = None
-    ) -> np.ndarray:
+    ) -> NDArray[np.float64]:
         """The twist reference (6, m/s over rad/s) in the axes of the poses.
 
         Raises:

@@ -56,7 +56,9 @@ class JointLimitBounds:
         braking: whether the viability stage is applied.
     """
 
-    def __init__(self, robot: RobotModel, dt: float, acceleration_limit: ArrayLike | None = None, braking: bool = True):
+    def __init__(
+        self, robot: RobotModel, dt: float, acceleration_limit: ArrayLike | None = None, braking: bool = True
+    ):
         """Precompute limit arrays and index maps.
 
         Args:

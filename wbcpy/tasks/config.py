@@ -30,7 +30,7 @@ __all__ = ["TASK_TYPES", "TaskConfig"]
 TASK_TYPES: dict[str, int | None] = {"jnt": None, "cart": 6, "com": 3, "wrench": 6}
 
 
-def _is_blank(value: Any) -> bool:
+def _is_blank(value: object) -> bool:
     return value is None or value == "" or (isinstance(value, (list, tuple)) and len(value) == 0)
 
 

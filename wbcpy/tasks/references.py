@@ -21,6 +21,7 @@ once ``clock() - time > timeout``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 import pinocchio as pin
 from numpy.typing import ArrayLike, NDArray
@@ -98,7 +99,11 @@ class ComReference:
 #: a task reference of any task type
 Reference = JointReference | CartesianReference | ComReference
 
-_REF_CLASS: dict[str, type[Reference]] = {"jnt": JointReference, "cart": CartesianReference, "com": ComReference}
+_REF_CLASS: dict[str, type[Reference]] = {
+    "jnt": JointReference,
+    "cart": CartesianReference,
+    "com": ComReference,
+}
 
 
 def _optional(x: ArrayLike | None, n: int, name: str) -> NDArray[np.float64] | None:
