@@ -31,7 +31,7 @@ import copy
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import yaml
 
@@ -43,7 +43,9 @@ from .spec import RandomSpec, SweepSpec
 
 __all__ = ["RANDOM_KEYS", "SWEEP_KEYS", "load_sweep"]
 
+#: the top-level keys a sweep file may have (an unknown key is an error)
 SWEEP_KEYS = ("scene", "steps", "set", "grid", "random", "metrics", "tolerances")
+#: the keys of a sweep file's ``random`` section
 RANDOM_KEYS = ("n", "seed", "q0_noise")
 #: default `success` tolerances: Cartesian position [m], rotation [rad], COM [m]
 DEFAULT_TOLERANCE = {"position": 1e-3, "rotation": 1e-2, "com": 1e-3}
@@ -58,11 +60,11 @@ def _read_yaml(path: Path, field: str, what: str) -> Any:
         raise ConfigError(field, f"invalid YAML in {str(path)!r} ({str(exc).splitlines()[0]})") from None
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -83,7 +85,9 @@ def _scene_doc(doc: Mapping[str, Any], base_dir: Path) -> tuple[str, dict[str, A
     return str(path), scene
 
 
-def _grid(doc: Mapping[str, Any], scene: Mapping[str, Any]) -> tuple[dict, dict]:
+def _grid(
+    doc: Mapping[str, Any], scene: Mapping[str, Any]
+) -> tuple[dict[str, tuple[Any, ...]], dict[str, tuple[Key, ...]]]:
     grid = doc.get("grid")
     if grid is None:
         return {}, {}
@@ -141,7 +145,9 @@ def _build(doc: dict[str, Any], steps: int | None) -> tuple[SceneSetup | None, W
         return None, exc
 
 
-def _dry_build(scene: dict[str, Any], fixed: dict, steps: int | None, label: str) -> SceneSetup:
+def _dry_build(
+    scene: dict[str, Any], fixed: dict[str, tuple[tuple[Key, ...], Any]], steps: int | None, label: str
+) -> SceneSetup:
     """Build the scene with the ``set`` values; a failure names the scene or the first bad ``set`` key."""
     doc = copy.deepcopy(scene)
     for keys, value in fixed.values():

@@ -72,6 +72,7 @@ class Metric:
     needs_contacts: bool = False
 
 
+#: every metric a sweep can record, by name (sweep files list them under ``metrics``)
 METRICS: dict[str, Metric] = {
     m.name: m
     for m in (

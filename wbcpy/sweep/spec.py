@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .metrics import Series, deterministic_columns, metric_columns
 from .paths import Key
@@ -46,9 +47,9 @@ class RandomSpec:
         """The generator of sample ``sample`` (the same for every grid combination)."""
         return np.random.default_rng([self.seed, sample])
 
-    def q0_offset(self, sample: int, nv: int) -> np.ndarray:
+    def q0_offset(self, sample: int, nv: int) -> NDArray[np.float64]:
         """Uniform noise in [−q0_noise, q0_noise] per DOF for sample ``sample`` (nv values)."""
-        half = np.broadcast_to(np.asarray(self.q0_noise, dtype=float), (nv,))
+        half = np.broadcast_to(np.asarray(self.q0_noise, dtype=np.float64), (nv,))
         return self.rng(sample).uniform(-1.0, 1.0, nv) * half
 
 
