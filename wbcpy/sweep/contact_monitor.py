@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pinocchio as pin
 
-from ..scenes import SceneSimulation
+from ..scenes import InverseDynamicsScene, SceneSimulation
 from .metrics import FOOTING_TOLERANCE, ContactRecord
 
 __all__ = ["ContactMonitor"]
@@ -34,11 +34,12 @@ class ContactMonitor:
         Raises:
             ValueError: ``sim`` has no plant (not a contact scene).
         """
-        if sim.plant is None:
+        scene = sim.setup.scene
+        if sim.plant is None or not isinstance(scene, InverseDynamicsScene):
             raise ValueError("ContactMonitor needs the simulation of a contact scene (sim.plant is None)")
         self._sim = sim
         self._plant = sim.plant
-        self._scene = sim.setup.scene
+        self._scene = scene
         model = sim.setup.robot.model
         weight = pin.computeTotalMass(model) * float(np.linalg.norm(model.gravity.linear))
         self._tolerance = FOOTING_TOLERANCE * weight

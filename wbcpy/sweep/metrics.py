@@ -94,7 +94,7 @@ METRICS: dict[str, Metric] = {
         Metric("rms_error", "RMS of the target error over the run, per task series and overall [m, rad]"),
         Metric("max_acceleration", "largest |q̈| over steps and DOF [rad/s², m/s²]"),
         Metric("limit_violations", "largest excess over position, velocity, acceleration limits"),
-        Metric("success", "1 when every checked task ends within its tolerance"),
+        Metric("success", "1 when every checked task ends within its tolerance (and the robot stands)"),
         Metric("qp_failures", "number of steps whose QP failed (QPSolveError)"),
         Metric("solve_time_median", "median update()+solve() time per step [µs]", deterministic=False),
         Metric("solve_time_p95", "95th percentile of update()+solve() per step [µs]", deterministic=False),

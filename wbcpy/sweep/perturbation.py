@@ -101,12 +101,12 @@ class Push:
 
     Attributes:
         step: the step before which it is applied.
-        impulse: P (3, N·s, world axes).
+        impulse: P (N·s, world axes: x, y, z).
         frame: the frame pushed at its origin (None: the floating base).
     """
 
     step: int
-    impulse: np.ndarray
+    impulse: tuple[float, float, float]
     frame: str | None
 
 
@@ -160,8 +160,8 @@ class RandomSpec:
         push = self.push
         if push is None or not push.magnitude:
             return None
-        step = round(push.time / dt)
-        return Push(step, push.magnitude * self.push_direction(sample), push.frame)
+        x, y, z = (float(c) for c in push.magnitude * self.push_direction(sample))
+        return Push(round(push.time / dt), (x, y, z), push.frame)
 
     def with_value(self, path: str, value: Any, field: str) -> RandomSpec:
         """A copy with the option at ``path`` (below ``random``, e.g. ``push.magnitude``) set to ``value``.
