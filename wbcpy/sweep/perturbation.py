@@ -180,32 +180,36 @@ class RandomSpec:
         return dataclasses.replace(self, push=dataclasses.replace(self.push, **{path[5:]: parsed}))
 
 
-def _push(spec: Any) -> PushSpec | None:
+def _section(spec: Any, field: str, keys: tuple[str, ...], kind: str) -> Mapping[str, Any] | None:
+    """``spec`` when it is None or a mapping of some of ``keys``; else a ConfigError naming the key."""
     if spec is None:
         return None
     if not isinstance(spec, Mapping):
-        raise ConfigError("random.push", "expected a mapping with magnitude (N·s), time (s) and frame")
+        raise ConfigError(field, f"expected a mapping with {', '.join(keys)}")
     for key in spec:
-        if key not in PUSH_KEYS:
-            raise ConfigKeyError(f"random.push.{key}", "push option", key, PUSH_KEYS)
+        if key not in keys:
+            raise ConfigKeyError(f"{field}.{key}", kind, key, keys)
+    return spec
+
+
+def _push(section: Any) -> PushSpec | None:
+    spec = _section(section, "random.push", PUSH_KEYS, "push option")
+    if spec is None:
+        return None
     values = {k: _CHECKS[f"push.{k}"](spec[k], f"random.push.{k}") for k in PUSH_KEYS if k in spec}
     return PushSpec(**values)
 
 
-def parse_random(spec: Any) -> RandomSpec | None:
+def parse_random(section: Any) -> RandomSpec | None:
     """Check a sweep file's ``random`` section (None when absent).
 
     Raises:
         ConfigError: a key that is not an option (:class:`ConfigKeyError` naming ``random.<key>``), or a
             bad value (naming its key).
     """
+    spec = _section(section, "random", RANDOM_KEYS, "random option")
     if spec is None:
         return None
-    if not isinstance(spec, Mapping):
-        raise ConfigError("random", "expected a mapping with n, seed, q0_noise and push")
-    for key in spec:
-        if key not in RANDOM_KEYS:
-            raise ConfigKeyError(f"random.{key}", "random option", key, RANDOM_KEYS)
     n, seed = spec.get("n"), spec.get("seed", 0)
     if not is_int(n) or n < 1:
         raise ConfigError("random.n", f"must be an integer ≥ 1 (samples per grid point), got {n!r}")
