@@ -134,6 +134,8 @@ def test_scene_simulation_pushes_the_plant_and_the_controller_sees_it(talos) -> 
     np.testing.assert_array_equal(sim.v, sim.plant.sim.v)
     np.testing.assert_array_equal(setup.robot.v, sim.v)  # the controller's robot has the pushed state
     assert sim.v[0] > 0.05  # the base moves forward
+    setup.scene.set_contact_active(SOLES[1], False)  # the scene lifts a foot: the push meets one sole
+    assert list(sim.push([0.0, 5.0, 0.0])) == [SOLES[0]] and sim.plant.sim.active_frames == [SOLES[0]]
     with pytest.raises(ConfigError) as info:
         SceneSimulation(load_scene_file(reach_scene())).push([1.0, 0.0, 0.0], "lwr_ee")
     assert info.value.field == "push"  # an acceleration scene has no plant to push

@@ -147,6 +147,7 @@ class SceneSimulation:
         """
         if self.plant is None:
             raise ConfigError("push", "only a contact scene (InverseDynamicsScene) has a plant to push")
+        self.plant.sync()  # the scene's active contacts take the push
         impulses = self.plant.sim.push(impulse, frame)
         self.v = self.plant.sim.v.copy()
         self.setup.robot.update(self.q, self.v)
