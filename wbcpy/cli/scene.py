@@ -30,12 +30,14 @@ import argparse
 import math
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..reporting import STATUS_UNITS, ProgressBar
 from .common import CLIError, check_plot_path, check_solver, format_table
 
 if TYPE_CHECKING:
+    from ..robot import RobotModel
+    from ..scenes import AccelerationScene, VelocityScene
     from ..scenes.simulation import SimulationResult
 
 __all__ = ["ProgressBar", "register", "run", "save_plot"]
@@ -72,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     contacts = "" if frames is None else f", contacts on {', '.join(frames) or 'none'}"
     print(
         f"scene {config.name}: {scene.task_level} scene, robot {robot.name!r} ({robot.nv} DOF), "
-        f"solver {scene.solver.name}, dt {setup.dt:g} s, {setup.steps} steps ({setup.steps * setup.dt:g} s), "
+        f"solver {_solver_name(scene)}, dt {setup.dt:g} s, "
+        f"{setup.steps} steps ({setup.steps * setup.dt:g} s), "
         f"joint limits {'on' if scene.joint_limits else 'off'}, {len(setup.targets)} tasks{contacts}"
     )
     result = SceneSimulation(setup).run(progress=None if args.quiet else ProgressBar(setup.steps))
@@ -83,14 +86,25 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _report(result: SimulationResult, scene: Any, config: Path, robot: Any, plot: Path | None) -> int:
+def _solver_name(scene: AccelerationScene | VelocityScene) -> str:
+    """The name of the scene's QP backend (a duck-typed backend without a ``name``: ``"?"``)."""
+    return str(getattr(scene.solver, "name", "?"))
+
+
+def _report(
+    result: SimulationResult,
+    scene: AccelerationScene | VelocityScene,
+    config: Path,
+    robot: RobotModel,
+    plot: Path | None,
+) -> int:
     print(result.status.table())
     print(getattr(result.status, "units", STATUS_UNITS))
     summary = result.status.solver_summary()
     if summary:
         print(summary)
     print()
-    finals = [[k, float(v[0]), float(v[-1])] for k, v in result.errors.items()]
+    finals = [(k, float(v[0]), float(v[-1])) for k, v in result.errors.items()]
     print(format_table(["target error", "initial", "final"], finals))
     code = 0
     if not all(math.isfinite(row[2]) for row in finals):
@@ -117,10 +131,10 @@ def _report(result: SimulationResult, scene: Any, config: Path, robot: Any, plot
         code = 1 if hit else code
     print(
         f"update()+solve() per step: median {result.median_step_us:.1f} µs, p95 {result.p95_step_us:.1f} µs "
-        f"({scene.solver.name})"
+        f"({_solver_name(scene)})"
     )
     if plot is not None:
-        if save_plot(result, plot, f"{config.name}: {robot.name}, {scene.solver.name}"):
+        if save_plot(result, plot, f"{config.name}: {robot.name}, {_solver_name(scene)}"):
             print(f"plot saved to {plot}")
         else:
             print(
@@ -130,7 +144,7 @@ def _report(result: SimulationResult, scene: Any, config: Path, robot: Any, plot
     return code
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``scene`` command."""
     parser = subparsers.add_parser(
         "scene",

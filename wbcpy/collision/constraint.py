@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pinocchio as pin
+from numpy.typing import NDArray
 
 from ..description import srdf_file
 from ..errors import ConfigError
@@ -76,9 +77,9 @@ class CollisionPairStatus:
     link_b: str
     distance: float
     penetrating: bool
-    point_a: np.ndarray
-    point_b: np.ndarray
-    normal: np.ndarray
+    point_a: NDArray[np.float64]
+    point_b: NDArray[np.float64]
+    normal: NDArray[np.float64]
     lower: float
 
 
@@ -174,8 +175,8 @@ class CollisionConstraint:
 
     # ------------------------------------------------------------------ per step
     def compute(
-        self, dt: float, lb: np.ndarray | None = None, ub: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
+        self, dt: float, lb: NDArray[np.float64] | None = None, ub: NDArray[np.float64] | None = None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The rows of the pairs within the influence distance, for the robot's current state.
 
         Args:
@@ -234,7 +235,9 @@ class CollisionConstraint:
             np.minimum(lower, reach, out=lower)
         return C, lower
 
-    def _witness_normals(self, active: list[int], d: np.ndarray, points: np.ndarray) -> np.ndarray:
+    def _witness_normals(
+        self, active: list[int], d: NDArray[np.float64], points: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
         """Unit normals (k, 3) from a to b of the active pairs, given their witness points (2k, 3).
 
         n = (p_b − p_a)/d for separated pairs; for touching or penetrating ones (d ≤ ε) the formula when
@@ -255,7 +258,9 @@ class CollisionConstraint:
                 self._centre_normal(active[i], i, points, normals)
         return normals
 
-    def _centre_normal(self, pair: int, row: int, points: np.ndarray, normals: np.ndarray) -> None:
+    def _centre_normal(
+        self, pair: int, row: int, points: NDArray[np.float64], normals: NDArray[np.float64]
+    ) -> None:
         a, b = self._pairs[pair]
         gdata, objs = self.geometry_data, self.geometry_model.geometryObjects
         centres = [gdata.oMg[int(g)].act(objs[int(g)].geometry.aabb_center) for g in (a, b)]
@@ -266,7 +271,7 @@ class CollisionConstraint:
         normals[row] = delta / norm if norm > _NORMAL_EPS else (0.0, 0.0, 1.0)
 
     # ------------------------------------------------------------------ results of the last compute
-    def distances(self) -> np.ndarray:
+    def distances(self) -> NDArray[np.float64]:
         """Signed distances (m) of every selected pair at the last :meth:`compute` (a new array)."""
         return self._dist.copy()
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 import pinocchio as pin
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_vector
 from ..errors import ConfigError, InvalidValueError, UnknownNameError
@@ -52,10 +53,15 @@ def _gain(value: Any, field: str) -> float:
     return float(value)
 
 
-def _vector(x: Any, n: int | None, name: str) -> np.ndarray:
+def _vector(x: ArrayLike, n: int | None, name: str) -> NDArray[np.float64]:
     """``x`` itself when it is a finite float64 vector of length n (read only here), else a checked copy."""
-    fast = x.__class__ is np.ndarray and x.ndim == 1 and x.dtype == np.float64
-    if fast and (n is None or x.shape[0] == n) and math.isfinite(x.dot(x)):
+    if (
+        type(x) is np.ndarray
+        and x.ndim == 1
+        and x.dtype == np.float64
+        and (n is None or x.shape[0] == n)
+        and math.isfinite(x.dot(x))
+    ):
         return x
     return as_vector(x, n, name)
 

@@ -30,6 +30,7 @@ import pinocchio as pin
 
 from ..errors import ConfigError
 from ..tasks import TasksStatus
+from .acceleration_scene import AccelerationScene
 from .contact_simulation import ContactPlant
 from .inverse_dynamics_scene import InverseDynamicsScene
 from .scene_file import SceneSetup
@@ -97,7 +98,8 @@ class SceneSimulation:
         robot = setup.robot
         self._vmax = robot.velocity_limit
         self._velocity = setup.scene.task_level == "velocity"
-        self._amax = None if self._velocity else setup.scene.limits.acceleration_limit
+        scene = setup.scene
+        self._amax = scene.limits.acceleration_limit if isinstance(scene, AccelerationScene) else None
         self.min_distance: float | None = None
         lo, hi = robot.lower_position_limit, robot.upper_position_limit
         self._q_lim = np.flatnonzero(np.isfinite(lo) | np.isfinite(hi))

@@ -81,7 +81,9 @@ def _scene_doc(doc: Mapping[str, Any], base_dir: Path) -> tuple[str, dict[str, A
     return str(path), scene
 
 
-def _grid(doc: Mapping[str, Any], scene: Mapping[str, Any]) -> tuple[dict, dict]:
+def _grid(
+    doc: Mapping[str, Any], scene: Mapping[str, Any]
+) -> tuple[dict[str, tuple[Any, ...]], dict[str, tuple[Key, ...]]]:
     grid = doc.get("grid")
     if grid is None:
         return {}, {}
@@ -115,7 +117,9 @@ def _build(doc: dict[str, Any], steps: int | None) -> tuple[SceneSetup | None, W
         return None, exc
 
 
-def _dry_build(scene: dict[str, Any], fixed: dict, steps: int | None, label: str) -> SceneSetup:
+def _dry_build(
+    scene: dict[str, Any], fixed: dict[str, tuple[tuple[Key, ...], Any]], steps: int | None, label: str
+) -> SceneSetup:
     """Build the scene with the ``set`` values; a failure names the scene or the first bad ``set`` key."""
     doc = copy.deepcopy(scene)
     for keys, value in fixed.values():

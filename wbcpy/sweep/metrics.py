@@ -86,7 +86,7 @@ class Metric:
     needs: str = ""
 
 
-#: every metric a sweep file may name, by name (definitions in the module docstring)
+#: every metric a sweep can record, by name (sweep files list them under ``metrics``)
 METRICS: dict[str, Metric] = {
     m.name: m
     for m in (

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..errors import ConfigError, ConfigKeyError
 from ..scenes import InverseDynamicsScene, SceneSetup
@@ -145,12 +146,12 @@ class RandomSpec:
         """The generator of sample ``sample`` (the same for every grid combination)."""
         return np.random.default_rng([self.seed, sample])
 
-    def q0_offset(self, sample: int, nv: int) -> np.ndarray:
+    def q0_offset(self, sample: int, nv: int) -> NDArray[np.float64]:
         """Uniform noise in [−q0_noise, q0_noise] per DOF for sample ``sample`` (nv values)."""
-        half = np.broadcast_to(np.asarray(self.q0_noise, dtype=float), (nv,))
+        half = np.broadcast_to(np.asarray(self.q0_noise, dtype=np.float64), (nv,))
         return self.rng(sample).uniform(-1.0, 1.0, nv) * half
 
-    def push_direction(self, sample: int) -> np.ndarray:
+    def push_direction(self, sample: int) -> NDArray[np.float64]:
         """The unit horizontal direction (cos θ, sin θ, 0) of sample ``sample``'s push."""
         theta = np.random.default_rng([self.seed, sample, PUSH_STREAM]).uniform(0.0, 2.0 * math.pi)
         return np.array([math.cos(theta), math.sin(theta), 0.0])

@@ -120,9 +120,9 @@ def plot_sweep(
         ax.set_xlabel(params[0])
         ax.set_ylabel(params[1])
         fig.colorbar(image, ax=ax, label=label)
+        shade = np.asarray(image.norm(mean))  # the cells' positions on the colour scale, 0..1
         for (i, j), value in np.ndenumerate(mean):
-            shade = np.asarray(image.norm(value), dtype=float)
-            dark = math.isnan(value) or bool(shade < 0.6)  # white text on the dark end of viridis
+            dark = math.isnan(value) or shade[i, j] < 0.6  # white text on the dark end of viridis
             text = "–" if math.isnan(value) else f"{value:.3g}"
             ax.text(i, j, text, ha="center", va="center", color="w" if dark else "k")
     ax.set_title(title or f"{label} over {' × '.join(params)}")

@@ -30,7 +30,7 @@ __all__ = ["TASK_TYPES", "TaskConfig"]
 TASK_TYPES: dict[str, int | None] = {"jnt": None, "cart": 6, "com": 3, "wrench": 6}
 
 
-def _is_blank(value: Any) -> bool:
+def _is_blank(value: object) -> bool:
     return value is None or value == "" or (isinstance(value, (list, tuple)) and len(value) == 0)
 
 
@@ -68,14 +68,17 @@ class TaskConfig:
     frame: str | None = None
 
     def __post_init__(self) -> None:
-        if self.joint_names is None:
+        # callers pass what YAML or numpy gives (None, tuples, arrays): normalised here, checked by validate()
+        names: object = self.joint_names
+        if names is None:
             self.joint_names = []
-        elif isinstance(self.joint_names, (list, tuple)):
-            self.joint_names = list(self.joint_names)
-        if isinstance(self.weights, tuple):
-            self.weights = list(self.weights)
-        elif self.weights is not None and hasattr(self.weights, "tolist"):
-            self.weights = list(self.weights.tolist())
+        elif isinstance(names, (list, tuple)):
+            self.joint_names = list(names)
+        weights: object = self.weights
+        if isinstance(weights, tuple):
+            self.weights = list(weights)
+        elif weights is not None and hasattr(weights, "tolist"):
+            self.weights = list(weights.tolist())
         self.validate()
 
     # ------------------------------------------------------------------ validation
