@@ -43,7 +43,7 @@ from ..errors import ConfigError, ConfigKeyError, WbcpyError
 from ..scenes import SceneSetup, load_scene_file
 from .metrics import METRICS, Series, scene_capabilities, series_of
 from .paths import Key, check_path, overlapping, set_path
-from .perturbation import check_random, parse_random
+from .perturbation import RandomSpec, check_random, parse_random
 from .spec import SweepSpec
 from .values import is_int, is_number
 
@@ -192,6 +192,64 @@ def _tolerances(doc: Mapping[str, Any], series: tuple[Series, ...]) -> dict[str,
     return out
 
 
+def _document(source: str | Path | Mapping[str, Any], base_dir: str | Path | None) -> tuple[Any, str, Path]:
+    """The sweep document, its label and the folder its ``scene`` path is relative to."""
+    if isinstance(source, Mapping):
+        return source, "<dict>", Path(base_dir) if base_dir is not None else Path.cwd()
+    path = Path(source).expanduser()
+    return _read_yaml(path, str(path), "sweep file"), str(path), path.parent
+
+
+def _check_keys(doc: Any, label: str) -> None:
+    if not isinstance(doc, Mapping):
+        raise ConfigError(label, "a sweep file must be a YAML mapping")
+    for key in doc:
+        if key not in SWEEP_KEYS:
+            raise ConfigKeyError(str(key), "sweep option", key, SWEEP_KEYS)
+
+
+def _steps(doc: Mapping[str, Any]) -> int | None:
+    steps = doc.get("steps")
+    if steps is not None and (not is_int(steps) or steps < 1):
+        raise ConfigError("steps", f"must be an integer ≥ 1, got {steps!r}")
+    return steps
+
+
+def _check_disjoint(
+    fixed: dict[str, tuple[tuple[Key, ...], Any]], grid_keys: dict[str, tuple[Key, ...]]
+) -> None:
+    """No two ``set``/``grid`` paths address the same scene entry."""
+    labelled = {f"set.{p}": keys for p, (keys, _) in fixed.items()}
+    labelled.update({f"grid.{p}": keys for p, keys in grid_keys.items()})
+    clash = overlapping(labelled)
+    if clash is not None:
+        raise ConfigError(clash[1], f"addresses the same scene entry as {clash[0]!r}")
+
+
+def _random(
+    doc: Mapping[str, Any], grid: dict[str, tuple[Any, ...]], grid_keys: dict[str, tuple[Key, ...]]
+) -> tuple[RandomSpec | None, dict[str, tuple[Any, ...]]]:
+    """The ``random`` section and the grid entries that sweep its options (``random.…`` paths)."""
+    random = parse_random(doc.get("random"))
+    if not grid and random is None:
+        raise ConfigError("grid", "a sweep needs a grid or a random section")
+    swept = {p: v for p, v in grid.items() if p not in grid_keys}
+    if swept and random is None:
+        raise ConfigError(f"grid.{next(iter(swept))}", "the sweep file has no random section to sweep")
+    return random, swept
+
+
+def _without_unchecked_success(
+    doc: Mapping[str, Any], metrics: tuple[str, ...], tolerances: dict[str, float]
+) -> tuple[str, ...]:
+    """``success`` needs a checked task: an error when listed, dropped from the default list."""
+    if "success" not in metrics or tolerances:
+        return metrics
+    if "metrics" in doc:
+        raise ConfigError("tolerances", "`success` needs at least one checked task (give a tolerance)")
+    return tuple(m for m in metrics if m != "success")  # default list: nothing to check
+
+
 def load_sweep(source: str | Path | Mapping[str, Any], base_dir: str | Path | None = None) -> SweepSpec:
     """Read a sweep file (or its parsed content), check it, and resolve its scene.
 
@@ -204,44 +262,21 @@ def load_sweep(source: str | Path | Mapping[str, Any], base_dir: str | Path | No
         ConfigError: unreadable file or invalid YAML, unknown keys (:class:`ConfigKeyError`), bad dotted
             paths, empty grids, bad values, or a scene file that does not build — naming the key.
     """
-    if isinstance(source, Mapping):
-        doc, label = source, "<dict>"
-        folder = Path(base_dir) if base_dir is not None else Path.cwd()
-    else:
-        path = Path(source).expanduser()
-        doc, label, folder = _read_yaml(path, str(path), "sweep file"), str(path), path.parent
-    if not isinstance(doc, Mapping):
-        raise ConfigError(label, "a sweep file must be a YAML mapping")
-    for key in doc:
-        if key not in SWEEP_KEYS:
-            raise ConfigKeyError(str(key), "sweep option", key, SWEEP_KEYS)
+    doc, label, folder = _document(source, base_dir)
+    _check_keys(doc, label)
     scene_label, scene = _scene_doc(doc, folder)
-    steps = doc.get("steps")
-    if steps is not None and (not is_int(steps) or steps < 1):
-        raise ConfigError("steps", f"must be an integer ≥ 1, got {steps!r}")
+    steps = _steps(doc)
     fixed = _fixed(doc, scene)
     grid, grid_keys = _grid(doc, scene)
-    labelled = {f"set.{p}": keys for p, (keys, _) in fixed.items()}
-    labelled.update({f"grid.{p}": keys for p, keys in grid_keys.items()})
-    clash = overlapping(labelled)
-    if clash is not None:
-        raise ConfigError(clash[1], f"addresses the same scene entry as {clash[0]!r}")
-    random = parse_random(doc.get("random"))
-    if not grid and random is None:
-        raise ConfigError("grid", "a sweep needs a grid or a random section")
-    swept = {p: v for p, v in grid.items() if p not in grid_keys}
-    if swept and random is None:
-        raise ConfigError(f"grid.{next(iter(swept))}", "the sweep file has no random section to sweep")
+    _check_disjoint(fixed, grid_keys)
+    random, swept = _random(doc, grid, grid_keys)
     setup = _dry_build(scene, fixed, steps, scene_label)
     if random is not None:
         check_random(random, setup, swept)
     series = series_of(setup)
     metrics = _metrics(doc, setup)
     tolerances = _tolerances(doc, series)
-    if "success" in metrics and not tolerances:
-        if "metrics" in doc:
-            raise ConfigError("tolerances", "`success` needs at least one checked task (give a tolerance)")
-        metrics = tuple(m for m in metrics if m != "success")  # default list: nothing to check
+    metrics = _without_unchecked_success(doc, metrics, tolerances)
     return SweepSpec(
         source=label,
         scene_source=scene_label,
