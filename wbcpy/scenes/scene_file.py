@@ -390,6 +390,49 @@ def _split_tasks(tasks: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     return configs, pd_specs
 
 
+def _scene_document(source: str | Path | Mapping[str, Any]) -> tuple[Mapping[str, Any], str, Path]:
+    """The scene document with only known keys, its label and the folder relative paths start from."""
+    if isinstance(source, Mapping):
+        doc, label, base_dir = source, "<dict>", Path(".")
+    else:
+        path = Path(source).expanduser()
+        doc, label, base_dir = load_yaml_file(path), str(path), path.parent
+    if not isinstance(doc, Mapping):
+        raise ConfigError(label, "a scene file must be a YAML mapping")
+    for key in doc:
+        if key not in SCENE_FILE_KEYS:
+            raise ConfigKeyError(str(key), "scene option", key, SCENE_FILE_KEYS, show_all=True)
+    return doc, label, base_dir
+
+
+def _robot_name(doc: Mapping[str, Any], base_dir: Path) -> str:
+    """The registry name, or the URDF path resolved against the file's folder when that file exists."""
+    if "robot" not in doc:
+        raise ConfigError("robot", "missing (required)")
+    robot_name = doc["robot"]
+    if not isinstance(robot_name, str):
+        raise ConfigError("robot", f"expected a robot name or URDF path, got {safe_repr(robot_name)}")
+    candidate = base_dir / robot_name
+    if robot_name.endswith(".urdf") and candidate.is_file():
+        return str(candidate)
+    return robot_name
+
+
+def _make_scene(
+    robot: RobotModel, doc: Mapping[str, Any], kind: str, contacts: bool, solver: str | None, step: float
+) -> AccelerationScene | VelocityScene:
+    """The velocity, contact (InverseDynamicsScene) or acceleration scene the file asks for."""
+    solver = solver or doc.get("solver")
+    if kind == "velocity":
+        return make_velocity_scene(robot, doc, solver, step)
+    options = {
+        k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
+    }
+    if contacts:
+        return make_contact_scene(robot, doc, solver, step, options)
+    return AccelerationScene(robot, solver=solver, dt=step, **options)
+
+
 def load_scene_file(
     source: str | Path | Mapping[str, Any],
     solver: str | None = None,
@@ -407,28 +450,8 @@ def load_scene_file(
             task configuration error (field named).
         URDFError, UnknownNameError: the robot cannot be loaded.
     """
-    base_dir = Path(".")
-    label = "<dict>"
-    if isinstance(source, Mapping):
-        doc = source
-    else:
-        path = Path(source).expanduser()
-        label = str(path)
-        base_dir = path.parent
-        doc = load_yaml_file(path)
-    if not isinstance(doc, Mapping):
-        raise ConfigError(label, "a scene file must be a YAML mapping")
-    for key in doc:
-        if key not in SCENE_FILE_KEYS:
-            raise ConfigKeyError(str(key), "scene option", key, SCENE_FILE_KEYS, show_all=True)
-    if "robot" not in doc:
-        raise ConfigError("robot", "missing (required)")
-    if not isinstance(doc["robot"], str):
-        raise ConfigError("robot", f"expected a robot name or URDF path, got {safe_repr(doc['robot'])}")
-    robot_name = doc["robot"]
-    candidate = base_dir / robot_name
-    if robot_name.endswith(".urdf") and candidate.is_file():
-        robot_name = str(candidate)
+    doc, label, base_dir = _scene_document(source)
+    robot_name = _robot_name(doc, base_dir)
     floating = flag(doc, "floating_base")
     kind = scene_kind(doc)
     for key in ("joint_limits", "braking", "velocity_limits"):
@@ -438,17 +461,7 @@ def load_scene_file(
     configs, pd_specs = _split_tasks(doc.get("tasks"))
     robot = load_robot(robot_name, **({} if floating is None else {"floating_base": floating}))
     contacts = wants_contact_scene(doc, kind)  # (raises for a velocity scene)
-    scene: AccelerationScene | VelocityScene
-    if kind == "velocity":
-        scene = make_velocity_scene(robot, doc, solver or doc.get("solver"), step)
-    else:
-        options = {
-            k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
-        }
-        if contacts:
-            scene = make_contact_scene(robot, doc, solver or doc.get("solver"), step, options)
-        else:
-            scene = AccelerationScene(robot, solver=solver or doc.get("solver"), dt=step, **options)
+    scene = _make_scene(robot, doc, kind, contacts, solver, step)
     scene.configure(configs)
     q0, v0 = _initial_state(robot, doc)
     robot.update(q0, v0)
