@@ -43,7 +43,7 @@ way or as task errors beyond their tolerances at the end (a COM far from its tar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,6 +231,71 @@ def _success(final: np.ndarray, series: Sequence[Series], tolerances: dict[str, 
     return 1
 
 
+def _timed(record: RunRecord) -> np.ndarray:
+    """Step times of the steps whose QP succeeded [µs]."""
+    timed: np.ndarray = record.step_us[np.isfinite(record.step_us)]
+    return timed
+
+
+def _final_error(record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]) -> dict[str, Any]:
+    return _per_series("final_error", record.errors[-1], series)
+
+
+def _rms_error(record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]) -> dict[str, Any]:
+    return _per_series("rms_error", np.sqrt(np.mean(record.errors**2, axis=0)), series)
+
+
+def _max_acceleration(
+    record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]
+) -> dict[str, Any]:
+    return {"max_acceleration": float(record.max_abs_acceleration)}
+
+
+def _limit_violations(
+    record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]
+) -> dict[str, Any]:
+    return {f"limit_violation.{k}": float(record.violation.get(k, 0.0)) for k in LIMIT_KINDS}
+
+
+def _success_column(
+    record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]
+) -> dict[str, Any]:
+    standing = record.contact is None or record.contact.footing_lost is None
+    return {"success": _success(record.errors[-1], series, tolerances) if standing else 0}
+
+
+def _qp_failures(record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]) -> dict[str, Any]:
+    return {"qp_failures": int(record.qp_failures)}
+
+
+def _solve_time_median(
+    record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]
+) -> dict[str, Any]:
+    timed = _timed(record)
+    return {"solve_time_median": float(np.median(timed)) if timed.size else float("nan")}
+
+
+def _solve_time_p95(
+    record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]
+) -> dict[str, Any]:
+    timed = _timed(record)
+    return {"solve_time_p95": float(np.percentile(timed, 95)) if timed.size else float("nan")}
+
+
+#: metric name -> its columns from (record, series, tolerances); the contact metrics (``needs``) are
+#: read from :class:`ContactRecord` by name
+_COLUMNS: dict[str, Callable[[RunRecord, Sequence[Series], dict[str, float]], dict[str, Any]]] = {
+    "final_error": _final_error,
+    "rms_error": _rms_error,
+    "max_acceleration": _max_acceleration,
+    "limit_violations": _limit_violations,
+    "success": _success_column,
+    "qp_failures": _qp_failures,
+    "solve_time_median": _solve_time_median,
+    "solve_time_p95": _solve_time_p95,
+}
+
+
 def compute_metrics(
     record: RunRecord, metrics: Sequence[str], series: Sequence[Series], tolerances: dict[str, float]
 ) -> dict[str, Any]:
@@ -246,25 +311,10 @@ def compute_metrics(
         column → value (floats, and ints for ``success`` and ``qp_failures``).
     """
     out: dict[str, Any] = {}
-    timed = record.step_us[np.isfinite(record.step_us)]
     for name in metrics:
-        if name == "final_error":
-            out.update(_per_series(name, record.errors[-1], series))
-        elif name == "rms_error":
-            out.update(_per_series(name, np.sqrt(np.mean(record.errors**2, axis=0)), series))
-        elif name == "max_acceleration":
-            out[name] = float(record.max_abs_acceleration)
-        elif name == "limit_violations":
-            out.update({f"limit_violation.{k}": float(record.violation.get(k, 0.0)) for k in LIMIT_KINDS})
-        elif name == "success":
-            standing = record.contact is None or record.contact.footing_lost is None
-            out[name] = _success(record.errors[-1], series, tolerances) if standing else 0
-        elif name == "qp_failures":
-            out[name] = int(record.qp_failures)
-        elif name == "solve_time_median":
-            out[name] = float(np.median(timed)) if timed.size else float("nan")
-        elif name == "solve_time_p95":
-            out[name] = float(np.percentile(timed, 95)) if timed.size else float("nan")
+        columns = _COLUMNS.get(name)
+        if columns is not None:
+            out.update(columns(record, series, tolerances))
         elif METRICS[name].needs and record.contact is not None:
             out[name] = float(getattr(record.contact, name))
     return out
