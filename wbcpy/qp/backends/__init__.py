@@ -19,7 +19,7 @@ from .proximal import PiqpBackend, ProxqpBackend
 __all__ = ["ADAPTERS", "PREFERENCE", "Backend", "GenericBackend", "make_backend"]
 
 #: backend name -> its dedicated adapter class (every other backend goes through GenericBackend)
-ADAPTERS: dict[str, type[Backend]] = {
+ADAPTERS: dict[str, type[Backend[Any]]] = {
     cls.name: cls
     for cls in (DaqpBackend, QuadprogBackend, ProxqpBackend, PiqpBackend, OsqpBackend, ClarabelBackend)
 }
@@ -36,7 +36,7 @@ PREFERENCE: tuple[str, ...] = ("daqp", "quadprog", "proxqp", "piqp", "osqp", "cl
 
 def make_backend(
     name: str, warm_start: bool, options: dict[str, Any], via_qpsolvers: bool = False
-) -> Backend:
+) -> Backend[Any]:
     """Instantiate the adapter for ``name`` (the generic qpsolvers one if forced or no dedicated one)."""
     if via_qpsolvers or name not in ADAPTERS:
         return GenericBackend(name, warm_start, options)
