@@ -198,10 +198,8 @@ def _mat_abs_dot(M: Matrix, v: np.ndarray) -> np.ndarray:
     return out
 
 
-def _finite_abs(v: np.ndarray | None) -> np.ndarray | float:
+def _finite_abs(v: np.ndarray) -> np.ndarray:
     """|v| with infinite entries (absent sides) counted as 0."""
-    if v is None:
-        return 0.0
     a: np.ndarray = np.abs(v)
     a[~np.isfinite(a)] = 0.0
     return a
