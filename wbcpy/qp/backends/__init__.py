@@ -26,7 +26,7 @@ ADAPTERS: dict[str, type[Backend[Any]]] = {
 
 #: Default-backend preference, fastest first, measured with ``benchmarks/bench_qp_backends.py`` (median
 #: µs per solve, 7-DOF arm one-level problem / Talos 38-DOF two-level hierarchy with bounds):
-#: daqp 12 / 99 (dense fast path of wbcpy.qp.fast_daqp), quadprog 41 / 259, proxqp 42 / 653,
+#: daqp 12 / 99, quadprog 41 / 259, proxqp 42 / 653,
 #: piqp 39 / 669, osqp 49 / 770, clarabel 297 / 2411 (the raw Pinocchio floor, computeAllTerms, is
 #: 3.5 / 15.8 µs on the same machine).
 #: osqp is the one backend always installed (core dependency), so it is the default of a minimal
