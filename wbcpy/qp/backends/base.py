@@ -1,4 +1,4 @@
-"""Base class of the backend adapters: one solve in four steps, and the helpers the adapters share.
+"""Base class of the backend adapters: one solve in three steps, and the helpers the adapters share.
 
 An adapter turns a :class:`~wbcpy.qp.kkt.StdQP` into one backend call in the matrix format that backend
 prefers (dense for the dense active-set and proximal solvers, CSC for the sparse ones), with tolerances
@@ -9,7 +9,7 @@ Every adapter solves the same way (:meth:`Backend.solve`):
 
 1. :meth:`Backend._run` — set the problem up in the backend's format (updating a persistent workspace
    when the structure allows it, warm-starting when asked) and call the backend; it reports a
-   :class:`Run`: the backend's status code, its text, iterations, x and the multipliers as reported;
+   :data:`Run` tuple: the backend's status code, its text, iterations, x and the multipliers as reported;
 2. the adapter's :attr:`Backend.statuses` table maps the status code onto an :class:`Outcome` (a code
    not in the table is a failure); a failure, or a run without x or multipliers, forgets the workspace
    (:meth:`Backend.reset`) and returns a failed :class:`~wbcpy.qp.kkt.RawResult`;
