@@ -28,15 +28,14 @@ fallbacks): the backend-specific code is only that call.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import numpy as np
 
 from .fixed import FixedSplit
 from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_level
-from .level_solver import LevelSolver, SolveFailedError
+from .level_solver import LevelSolver, Solved, SolveFailedError
 from .nullspace import InconsistentEqualitiesError, NullSpace
-from .problem import HierarchicalQP, QPLevel
+from .problem import HierarchicalQP, QPLevel, StatusRecord
 
 __all__ = ["LevelFailedError", "solve_levels"]
 
@@ -47,7 +46,7 @@ STRONG = 1e-6
 class LevelFailedError(Exception):
     """Level ``level`` could not be solved (status text attached); the caller raises QPSolveError."""
 
-    def __init__(self, level: int, status: str, records: list[tuple]) -> None:
+    def __init__(self, level: int, status: str, records: list[StatusRecord]) -> None:
         super().__init__(status)
         self.level, self.status, self.records = level, status, records
 
@@ -62,11 +61,13 @@ def _last_level_to_solve(levels: list[QPLevel]) -> int:
 
 
 def _add_constraints(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: ConstraintStack) -> None:
-    if level.E is not None and level.E.shape[0]:
-        ns.add_equalities(split.cols(level.E), level.f - split.shift(level.E))
-    if level.C is not None and level.C.shape[0]:
-        shift = split.shift(level.C)
-        stack.add(split.cols(level.C), level.lbC - shift, level.ubC - shift)
+    """Impose the level's equality constraints on the null space and stack its inequality rows."""
+    E, f, C, lo, hi = level.E, level.f, level.C, level.lbC, level.ubC
+    if E is not None and f is not None and E.shape[0]:
+        ns.add_equalities(split.cols(E), f - split.shift(E))
+    if C is not None and lo is not None and hi is not None and C.shape[0]:
+        shift = split.shift(C)
+        stack.add(split.cols(C), lo - shift, hi - shift)
 
 
 def _strong_rows(built: LevelQP, z: np.ndarray | None, zb: np.ndarray | None, scale: float,
@@ -80,17 +81,18 @@ def _strong_rows(built: LevelQP, z: np.ndarray | None, zb: np.ndarray | None, sc
             rows.append(np.eye(nf)[idx])
     if z is not None and z.size:
         strong = np.abs(z) > tau
-        nc = 0 if built.c_rows is None else built.c_rows.size
+        c_rows, b_rows = built.c_rows, built.b_rows
+        nc = 0 if c_rows is None else c_rows.size
         ci = np.flatnonzero(strong[:nc])
-        if ci.size:
-            rows.append(stack.C[built.c_rows[ci]])
+        if ci.size and c_rows is not None and stack.rows is not None:
+            rows.append(stack.rows[0][c_rows[ci]])
         bi = np.flatnonzero(strong[nc:])
-        if bi.size:
-            rows.append(np.eye(nf)[built.b_rows[bi]])
+        if bi.size and b_rows is not None:
+            rows.append(np.eye(nf)[b_rows[bi]])
     return rows
 
 
-def _box_multipliers(sol: Any, built: LevelQP) -> np.ndarray | None:
+def _box_multipliers(sol: Solved, built: LevelQP) -> np.ndarray | None:
     """Bound multipliers −(Hx + g) on the bounds x sits at, from a box certificate's gradient."""
     q, t = built.q, sol.gradient
     if t is None or (q.lb is None and q.ub is None):
@@ -112,10 +114,11 @@ def _check_point(ns: NullSpace, stack: ConstraintStack, split: FixedSplit) -> No
     with np.errstate(invalid="ignore"):
         bad = split.lb is not None and bool((x < split.lb - tol * (1.0 + np.abs(split.lb))).any())
         bad |= split.ub is not None and bool((x > split.ub + tol * (1.0 + np.abs(split.ub))).any())
-        if stack.C is not None:
-            cx = stack.C @ x
-            bad |= bool((cx < stack.lo - tol * (1.0 + np.abs(cx))).any())
-            bad |= bool((cx > stack.hi + tol * (1.0 + np.abs(cx))).any())
+        if stack.rows is not None:
+            C, lo, hi = stack.rows
+            cx = C @ x
+            bad |= bool((cx < lo - tol * (1.0 + np.abs(cx))).any())
+            bad |= bool((cx > hi + tol * (1.0 + np.abs(cx))).any())
     if bad:
         raise InfeasibleConstantError()
 
@@ -128,7 +131,9 @@ def _clip(x: np.ndarray, lb: np.ndarray | None, ub: np.ndarray | None) -> np.nda
     return x
 
 
-def solve_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float) -> tuple[np.ndarray, list[tuple]]:
+def solve_levels(
+    hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float
+) -> tuple[np.ndarray, tuple[StatusRecord, ...]]:
     """Solve a validated hierarchy; returns (x, status records) or raises.
 
     Status records are tuples (solver, status, iterations, time, level, n_eq, n_variables, primal, dual,
@@ -143,7 +148,7 @@ def solve_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float) -> t
     last = _last_level_to_solve(levels)
     ns = NullSpace(split.nf, rank_tol)
     stack = ConstraintStack()
-    records: list[tuple] = []
+    records: list[StatusRecord] = []
     for p, level in enumerate(levels):
         t0 = time.perf_counter()
         try:
@@ -184,7 +189,8 @@ def _skip_reason(level: QPLevel, p: int, last: int, ns: NullSpace, split: FixedS
 
 
 def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: ConstraintStack,
-                 solver: LevelSolver, p: int) -> tuple[Any, LevelQP, np.ndarray]:  # fmt: skip
+                 solver: LevelSolver, p: int) -> tuple[Solved, LevelQP, np.ndarray]:  # fmt: skip
+    """Build level p's QP in the free directions and solve it: (answer, built level, its rows A)."""
     A = split.cols(level.A)
     y = level.y - split.shift(level.A) if split.fixed is not None else level.y
     r = split.take(level.regularization)
