@@ -136,6 +136,56 @@ def run_case(solver: QPSolver, problems: list, budget: float, max_calls: int) ->
         return f"{type(exc).__name__}: {str(exc)[:60]}"
 
 
+def _print_row(pname: str, label: str, timings: np.ndarray, floor: float, status: str) -> float:
+    """One table row (median, p95, ratio to the floor); returns the median [µs]."""
+    med, p95 = float(np.median(timings)), float(np.percentile(timings, 95))
+    print(f"{pname:22s} {label:24s} {med:10.1f} {p95:10.1f} {med / floor:8.1f}  {status}")
+    return med
+
+
+def _raw_daqp_row(pname: str, level: QPLevel, floor: float, budget: float, max_calls: int) -> None:
+    """The bare ``daqp.solve`` C call on the level's H, g (no validation, no checks)."""
+    import daqp
+
+    H = level.A.T @ level.A + np.diag(level.regularization)
+    g = -(level.y @ level.A)
+    no_rows, empty, sense = np.zeros((0, H.shape[0])), np.zeros(0), np.zeros(0, dtype=np.intc)
+    args = (H, g, no_rows, empty, empty, sense)
+    raw = timeit(lambda args=args: daqp.solve(*args), budget, max_calls)
+    _print_row(pname, "raw daqp.solve", raw, floor, "bare C call")
+
+
+def _bench_problem(
+    pname: str, problems: list, floor: float, solvers: list[str], budget: float, max_calls: int
+) -> dict[str, float]:
+    """The rows of one problem (every backend, dedicated and via qpsolvers): label -> median µs."""
+    rows = [(name, QPSolver(name)) for name in solvers]
+    rows += [(f"{name} (via qpsolvers)", QPSolver(name, via_qpsolvers=True)) for name in solvers]
+    medians: dict[str, float] = {}
+    for label, solver in rows:
+        res = run_case(solver, problems, budget, max_calls)
+        if isinstance(res, str):
+            print(f"{pname:22s} {label:24s} {'-':>10s} {'-':>10s} {'-':>8s}  {res}")
+            continue
+        last = solver.statuses[-1].status if solver.statuses else ""
+        medians[label] = _print_row(pname, label, res, floor, last[:40])
+    if pname == "arm7 1-level" and "daqp" in solvers:
+        _raw_daqp_row(pname, problems[0].levels[0], floor, budget, max_calls)
+    print()
+    return medians
+
+
+def _print_ranking(solvers: list[str], medians: dict[str, dict[str, float]]) -> None:
+    print("ranking of the dedicated adapters (median µs, arm7 1-level / talos38 2-level):")
+    key_problems = [p for p in ("arm7 1-level", "talos38 2-level") if p in medians]
+    ranking = sorted(
+        (name for name in solvers if all(name in medians[p] for p in key_problems)),
+        key=lambda name: sum(medians[p][name] for p in key_problems),
+    )
+    for name in ranking:
+        print(f"  {name:10s} " + " / ".join(f"{medians[p][name]:.1f}" for p in key_problems))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter time budget per row")
@@ -157,40 +207,10 @@ def main() -> None:
     print("-" * len(header))
     medians: dict[str, dict[str, float]] = {}
     for pname, problems in arm + talos:
-        floor = floors[pname.split()[0]]
-        rows = [(name, QPSolver(name)) for name in solvers]
-        rows += [(f"{name} (via qpsolvers)", QPSolver(name, via_qpsolvers=True)) for name in solvers]
-        for label, solver in rows:
-            res = run_case(solver, problems, budget, max_calls)
-            if isinstance(res, str):
-                print(f"{pname:22s} {label:24s} {'-':>10s} {'-':>10s} {'-':>8s}  {res}")
-                continue
-            med, p95 = float(np.median(res)), float(np.percentile(res, 95))
-            medians.setdefault(pname, {})[label] = med
-            last = solver.statuses[-1].status if solver.statuses else ""
-            print(f"{pname:22s} {label:24s} {med:10.1f} {p95:10.1f} {med / floor:8.1f}  {last[:40]}")
-        if pname == "arm7 1-level" and "daqp" in solvers:
-            import daqp
-
-            p = problems[0].levels[0]
-            H = p.A.T @ p.A + np.diag(p.regularization)
-            g = -(p.y @ p.A)
-            no_rows, empty, sense = np.zeros((0, H.shape[0])), np.zeros(0), np.zeros(0, dtype=np.intc)
-            args = (H, g, no_rows, empty, empty, sense)
-            raw = timeit(lambda args=args: daqp.solve(*args), budget, max_calls)
-            med, p95 = float(np.median(raw)), float(np.percentile(raw, 95))
-            print(
-                f"{pname:22s} {'raw daqp.solve':24s} {med:10.1f} {p95:10.1f} {med / floor:8.1f}  bare C call"
-            )
-        print()
-    print("ranking of the dedicated adapters (median µs, arm7 1-level / talos38 2-level):")
-    key_problems = [p for p in ("arm7 1-level", "talos38 2-level") if p in medians]
-    ranking = sorted(
-        (name for name in solvers if all(name in medians[p] for p in key_problems)),
-        key=lambda name: sum(medians[p][name] for p in key_problems),
-    )
-    for name in ranking:
-        print(f"  {name:10s} " + " / ".join(f"{medians[p][name]:.1f}" for p in key_problems))
+        found = _bench_problem(pname, problems, floors[pname.split()[0]], solvers, budget, max_calls)
+        if found:  # (a problem every backend failed on has no entry)
+            medians[pname] = found
+    _print_ranking(solvers, medians)
     print(f"wbcpy.qp.backends.PREFERENCE = {PREFERENCE}")
 
 

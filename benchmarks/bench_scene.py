@@ -188,25 +188,29 @@ def _talos_state(robot, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarra
     return robot.q_from_dof(dofs), rng.normal(scale=0.1, size=robot.nv)
 
 
-def _run_robot(name: str, solvers: list[str], repeat: int) -> list[Row]:
-    rng = np.random.default_rng(0)
-    default = default_solver()
-    pink_default = pink_default_solver()
+def _robot_case(name: str, rng: np.random.Generator):
+    """(robot, q, v, floor step, scene factory, title) of the ``arm`` or the ``talos`` case."""
     if name == "arm":
         robot = load_robot("lwr4")
         q, v = ARM_Q.copy(), rng.normal(scale=0.3, size=robot.nv)
         floor_fn = _floor(robot, q, v, ["lwr_ee"], com=False)
-        make = _arm_scene
         label = "lwr4: level 0 = ee (6 rows, w 1) + posture (7 rows, w 1e-3); joint limits"
-    else:
-        robot = load_robot("talos")
-        q, v = _talos_state(robot, rng)
-        floor_fn = _floor(robot, q, v, ["left_sole_link", "right_sole_link"], com=True)
-        make = _talos_scene
-        label = "talos: level 0 = com + 2 soles (15 rows), level 1 = posture (32 rows); joint limits"
-    robot.update(q, v)
-    labels = [FLOOR, "robot.update + scene.update()"]
-    fns: list[Callable[[], None]] = [floor_fn, _scene_step(make(robot, solvers[0]), q, v, solve=False)]
+        return robot, q, v, floor_fn, _arm_scene, label
+    robot = load_robot("talos")
+    q, v = _talos_state(robot, rng)
+    floor_fn = _floor(robot, q, v, ["left_sole_link", "right_sole_link"], com=True)
+    label = "talos: level 0 = com + 2 soles (15 rows), level 1 = posture (32 rows); joint limits"
+    return robot, q, v, floor_fn, _talos_scene, label
+
+
+def _cases(
+    name: str, robot, q: np.ndarray, v: np.ndarray, make, solvers: list[str], pink_default: str | None
+) -> tuple[list[str], list[Callable[[], None]]]:
+    """Labels and steps after the floor: update alone, update + solve per backend (a backend that fails
+    is skipped), and for the arm pink per backend, pink's default backend and a 2-level scene."""
+    default = default_solver()
+    labels = ["robot.update + scene.update()"]
+    fns: list[Callable[[], None]] = [_scene_step(make(robot, solvers[0]), q, v, solve=False)]
     for solver in solvers:
         scene = make(robot, solver)
         try:
@@ -224,23 +228,38 @@ def _run_robot(name: str, solvers: list[str], repeat: int) -> list[Row]:
         two = _arm_scene(robot, solvers[0], levels=2)
         labels.append(f"update + solve, 2 levels (posture w 1 at priority 1) [{solvers[0]}]")
         fns.append(_scene_step(two, q, v, solve=True))
+    return labels, fns
+
+
+def _notes(lab: str, tim: Timing, by_label: dict[str, Timing], pink_default: str | None) -> str:
+    """The note of one row: how a wbcpy step compares to pink on the same and on pink's default backend."""
+    notes = []
+    if lab.startswith("update + solve"):
+        solver = lab.rsplit("[", 1)[1].split("]")[0]
+        peer = by_label.get(f"pink update + solve_ik [{solver}]")
+        if peer is not None:
+            notes.append(f"{tim.median_us / peer.median_us:.2f}× pink[{solver}]")
+        pink_def = by_label.get(f"pink update + solve_ik [{pink_default}]")
+        if pink_def is not None and solver != pink_default:
+            notes.append(f"{tim.median_us / pink_def.median_us:.2f}× pink[{pink_default}]")
+    elif lab.startswith("pink") and pink_default is not None and lab.endswith(f"[{pink_default}]"):
+        notes.append("pink's default backend")
+    return ", ".join(notes)
+
+
+def _run_robot(name: str, solvers: list[str], repeat: int) -> list[Row]:
+    rng = np.random.default_rng(0)
+    pink_default = pink_default_solver()
+    robot, q, v, floor_fn, make, label = _robot_case(name, rng)
+    robot.update(q, v)
+    labels, fns = _cases(name, robot, q, v, make, solvers, pink_default)
+    labels, fns = [FLOOR, *labels], [floor_fn, *fns]
     timings = measure_interleaved(fns, n_repeat=repeat, warmup=50, block=25)
     by_label = dict(zip(labels, timings, strict=True))
     floor = timings[0]
-    pink_def = by_label.get(f"pink update + solve_ik [{pink_default}]")
     rows = [Row(labels[0], floor)]
     for lab, tim in zip(labels[1:], timings[1:], strict=True):
-        notes = []
-        if lab.startswith("update + solve"):
-            solver = lab.rsplit("[", 1)[1].split("]")[0]
-            peer = by_label.get(f"pink update + solve_ik [{solver}]")
-            if peer is not None:
-                notes.append(f"{tim.median_us / peer.median_us:.2f}× pink[{solver}]")
-            if pink_def is not None and solver != pink_default:
-                notes.append(f"{tim.median_us / pink_def.median_us:.2f}× pink[{pink_default}]")
-        elif lab.startswith("pink") and pink_default is not None and lab.endswith(f"[{pink_default}]"):
-            notes.append("pink's default backend")
-        rows.append(Row(lab, tim, floor, ", ".join(notes)))
+        rows.append(Row(lab, tim, floor, _notes(lab, tim, by_label, pink_default)))
     print_table(rows, title=f"\n{label} ({robot.nv} DOF), state set anew every call; ratio = median / floor")
     _summary(rows, floor, by_label, pink_default)
     return rows

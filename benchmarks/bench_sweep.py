@@ -82,49 +82,45 @@ def parallel_capacity() -> float:
     return 2.0 * spin(1) / spin(2)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5, help="timed sweeps per worker count (default 5)")
-    parser.add_argument("--steps", type=int, default=400, help="steps per run (default 400)")
-    args = parser.parse_args()
-    print(f"cores usable: {len(os.sched_getaffinity(0))}, load average before: {os.getloadavg()}")
-    capacity = [parallel_capacity()]
-    with tempfile.TemporaryDirectory() as tmp:
-        spec = load_sweep(make_sweep(Path(tmp), args.steps))
-        n = spec.n_runs
-        runs = list(spec.runs())
-        run_one(spec, runs[0])  # warm-up: imports, first robot load
-        t0 = time.perf_counter()
-        floor = np.array([run_one(spec, r)["wall_time"] for r in runs])
-        serial = time.perf_counter() - t0
-        print(f"{n} runs × {args.steps} steps; in-process run_one: {serial:.2f} s ({n / serial:.2f} runs/s)")
-        with sweep_client(workers=1) as one, sweep_client(workers=2) as two:
-            clients = {1: one, 2: two}
-            for client in clients.values():  # workers import wbcpy and build a scene once
-                run_sweep(load_sweep(make_sweep(Path(tmp), 5)), client=client)
-            wall: dict[int, list[float]] = {1: [], 2: []}
-            inside: dict[int, list[float]] = {1: [], 2: []}
-            loads: list[float] = []
-            for _ in range(args.repeat):
-                loads.append(os.getloadavg()[0])
-                for workers, client in clients.items():
-                    out = Path(tmp) / f"r{workers}.csv"
-                    t0 = time.perf_counter()
-                    rows = run_sweep(spec, client=client, out=out)
-                    wall[workers].append(time.perf_counter() - t0)
-                    inside[workers].append(float(np.mean([r["wall_time"] for r in rows])))
-                    if any(r["status"] != "ok" for r in rows):
-                        raise SystemExit("a benchmark run failed")
-    capacity.append(parallel_capacity())
-    print(f"load average after: {os.getloadavg()}")
-    print(
-        "parallel capacity of the machine (2 spinning processes vs 1; 2.0 = two free cores): "
-        f"before {capacity[0]:.2f}, after {capacity[1]:.2f}"
-    )
-    print()
+def _time_in_process(spec, runs: list) -> tuple[np.ndarray, float]:
+    """The floor: every run called in this process after a warm-up (run times [s], total wall time [s])."""
+    run_one(spec, runs[0])  # warm-up: imports, first robot load
+    t0 = time.perf_counter()
+    floor = np.array([run_one(spec, r)["wall_time"] for r in runs])
+    return floor, time.perf_counter() - t0
+
+
+def _time_clusters(
+    spec, tmp: Path, repeat: int
+) -> tuple[dict[int, list[float]], dict[int, list[float]], list[float]]:
+    """Sweeps on 1 and 2 local workers, alternately: wall times, mean run times inside the workers [s],
+    and the 1-minute load average at the start of each repeat."""
+    wall: dict[int, list[float]] = {1: [], 2: []}
+    inside: dict[int, list[float]] = {1: [], 2: []}
+    loads: list[float] = []
+    with sweep_client(workers=1) as one, sweep_client(workers=2) as two:
+        clients = {1: one, 2: two}
+        for client in clients.values():  # workers import wbcpy and build a scene once
+            run_sweep(load_sweep(make_sweep(tmp, 5)), client=client)
+        for _ in range(repeat):
+            loads.append(os.getloadavg()[0])
+            for workers, client in clients.items():
+                out = tmp / f"r{workers}.csv"
+                t0 = time.perf_counter()
+                rows = run_sweep(spec, client=client, out=out)
+                wall[workers].append(time.perf_counter() - t0)
+                inside[workers].append(float(np.mean([r["wall_time"] for r in rows])))
+                if any(r["status"] != "ok" for r in rows):
+                    raise SystemExit("a benchmark run failed")
+    return wall, inside, loads
+
+
+def _print_table(
+    n: int, floor: np.ndarray, wall: dict[int, list[float]], inside: dict[int, list[float]]
+) -> None:
     header = ("case", "runs/s median", "wall median s", "wall p95 s", "run median ms", "overhead/run ms")
     table = [header]
-    med, p95 = np.median(floor), np.percentile(floor, 95)
+    med = np.median(floor)
     table.append(("in-process run_one", f"{1 / np.mean(floor):.2f}", "", "", f"{1e3 * med:.1f}", "0 (floor)"))
     for workers in (1, 2):
         w = np.array(wall[workers])
@@ -149,6 +145,29 @@ def main() -> None:
         )
         if k == 0:
             print("  ".join("-" * wd for wd in widths))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="timed sweeps per worker count (default 5)")
+    parser.add_argument("--steps", type=int, default=400, help="steps per run (default 400)")
+    args = parser.parse_args()
+    print(f"cores usable: {len(os.sched_getaffinity(0))}, load average before: {os.getloadavg()}")
+    capacity = [parallel_capacity()]
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = load_sweep(make_sweep(Path(tmp), args.steps))
+        n = spec.n_runs
+        floor, serial = _time_in_process(spec, list(spec.runs()))
+        print(f"{n} runs × {args.steps} steps; in-process run_one: {serial:.2f} s ({n / serial:.2f} runs/s)")
+        wall, inside, loads = _time_clusters(spec, Path(tmp), args.repeat)
+    capacity.append(parallel_capacity())
+    print(f"load average after: {os.getloadavg()}")
+    print(
+        "parallel capacity of the machine (2 spinning processes vs 1; 2.0 = two free cores): "
+        f"before {capacity[0]:.2f}, after {capacity[1]:.2f}"
+    )
+    print()
+    _print_table(n, floor, wall, inside)
     ratios = np.array(wall[1]) / np.array(wall[2])
     print()
     print(
@@ -156,7 +175,7 @@ def main() -> None:
         f"{', '.join(f'{r:.2f}' for r in ratios)}); target ≥ 1.7×"
     )
     print(f"1-minute load average at the start of each repeat: {', '.join(f'{x:.2f}' for x in loads)}")
-    print(f"floor run time p95: {1e3 * p95:.1f} ms")
+    print(f"floor run time p95: {1e3 * np.percentile(floor, 95):.1f} ms")
 
 
 if __name__ == "__main__":

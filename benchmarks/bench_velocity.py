@@ -13,9 +13,10 @@ Everything is measured side by side in one process (interleaved blocks), ``--run
   ``panda_hand``, weights 1) and ``jnt`` over the 9 joints (weights 1e-6 = pink's cost², wbcpy weights
   act linearly on the squared residual, pink's costs on the residual), ``regularization=1e-12`` (pink's
   damping), ``dt = 0.01``, ``limit_gain = 0.5``, position and velocity limits. The step a user writes:
-  ``robot.update(q)``, ``CartesianVelocityLaw(kp=FRAME_GAIN/dt).reference(task, target)`` and
-  ``JointVelocityLaw(kp=1/dt)`` (pink's posture gain 1) → ``set_reference``, ``update``, ``solve``,
-  ``q = pin.integrate(model, q, q̇ dt)``.
+  ``robot.update(q)``, ``CartesianVelocityLaw(kp=FRAME_GAIN/dt)`` and ``JointVelocityLaw(kp=1/dt)``
+  (pink's posture gain 1) bound to their tasks (``scene.bind``, README's hot-loop API; the moving target
+  through ``binding.set_target``, validated), ``update``, ``solve``, ``q = pin.integrate(model, q, q̇ dt)``.
+  ``--checked``: the laws' ``reference(task, target)`` → ``scene.set_reference`` instead.
 * ``... + 3 self-collision pairs``: pink's ``SelfCollisionBarrier(3, gain=DAMPER_GAIN/dt, d_min=0.01,
   safe_displacement_gain=0)`` on ``SELF_PAIRS`` (convex hulls of the Panda's collision meshes) — the row
   J q̇ ≥ −(γ/dt)(d − d_min) — and wbcpy's ``CollisionAvoidance(pairs=SELF_PAIRS, safety_distance=0.01,
@@ -71,6 +72,9 @@ SELF_PAIRS = [
 ]
 CIRCLE_RADIUS = 0.1
 CIRCLE_STEPS = 200  # one turn in 2 s at dt = 0.01
+
+
+CHECKED = False  # --checked: references through set_reference (the checked API) instead of bindings
 
 
 def circle_targets(start: pin.SE3, n: int = CIRCLE_STEPS, radius: float = CIRCLE_RADIUS) -> list[pin.SE3]:
@@ -138,6 +142,18 @@ class WbcpyLoop:
         robot.update(self.q)
         self.targets = circle_targets(self.ee.pose())  # (the Panda's base frame is the world frame)
         self.k = 0
+        # the hot-loop API (README): laws bound to their tasks; the moving target set (validated) per step
+        self.ee_binding = scene.bind("ee", self.law, self.targets[0])
+        self.post_binding = scene.bind("post", self.posture_law, PANDA_Q)
+
+    def references(self, target: pin.SE3) -> None:
+        """The tasks' references at the robot's current state: bindings, or the checked API (--checked)."""
+        if CHECKED:
+            self.scene.set_reference("ee", self.law.reference(self.ee, target))
+            self.scene.set_reference("post", self.posture_law.reference(self.post, PANDA_Q))
+        else:
+            self.ee_binding.set_target(target)  # validates the target, then evaluates the law
+            self.post_binding.update()
 
     def step(self, target: pin.SE3 | None = None) -> None:
         """One control step: references from the state, set_reference, update, solve, integrate."""
@@ -146,8 +162,7 @@ class WbcpyLoop:
             target = self.targets[self.k % CIRCLE_STEPS]
             self.k += 1
         robot.update(self.q)
-        scene.set_reference("ee", self.law.reference(self.ee, target))
-        scene.set_reference("post", self.posture_law.reference(self.post, PANDA_Q))
+        self.references(target)
         qdot = scene.solve(scene.update()).velocity
         self.q = pin.integrate(robot.model, self.q, qdot * DT)
 
@@ -156,8 +171,7 @@ class WbcpyLoop:
         robot, scene, clock = self.robot, self.scene, time.perf_counter
         names = [
             "robot.update",
-            "references (laws)",
-            "set_reference",
+            "references (laws, set_reference)",
             "scene.update",
             "scene.solve",
             "integrate",
@@ -168,19 +182,15 @@ class WbcpyLoop:
             t0 = clock()
             robot.update(self.q)
             t1 = clock()
-            ref_ee = self.law.reference(self.ee, target)
-            ref_post = self.posture_law.reference(self.post, PANDA_Q)
+            self.references(target)
             t2 = clock()
-            scene.set_reference("ee", ref_ee)
-            scene.set_reference("post", ref_post)
-            t3 = clock()
             hqp = scene.update()
-            t4 = clock()
+            t3 = clock()
             qdot = scene.solve(hqp).velocity
-            t5 = clock()
+            t4 = clock()
             self.q = pin.integrate(robot.model, self.q, qdot * DT)
-            t6 = clock()
-            samples[i] = (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5)
+            t5 = clock()
+            samples[i] = (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)
         us = samples * 1e6
         return {
             k: Timing(float(np.median(us[:, j])), float(np.percentile(us[:, j], 95)), n)
@@ -371,7 +381,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=2000, help="samples per case and run (default 2000)")
     parser.add_argument("--runs", type=int, default=3, help="interleaved runs (default 3)")
     parser.add_argument("--gains", type=float, nargs="+", default=[0.1, 0.5, 1.0], help="frame task gains")
+    parser.add_argument("--checked", action="store_true", help="references through set_reference")
     args = parser.parse_args(argv)
+    global CHECKED
+    CHECKED = args.checked
     robot = load_robot("panda")
     try:
         import pink  # noqa: F401

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -121,49 +122,78 @@ def _stats(xs: list[float]) -> str:
     return f"{np.median(xs):6.2f} / {np.percentile(xs, 95):6.2f}"
 
 
+class _Measured(NamedTuple):
+    """One backend's figures: install, then the start-up/export runs and the renders of the exports."""
+
+    install_s: float
+    added_mb: float
+    count: int
+    runs: list[dict[str, float]]
+    renders: list[tuple[float, float | None]]
+
+    def rendered(self) -> list[tuple[float, float | None]]:
+        """The renders that finished (a timed-out one has no drawn share)."""
+        return [r for r in self.renders if r[1] is not None]
+
+    def median(self, key: str) -> float:
+        return float(np.median([r[key] for r in self.runs]))
+
+
+def _measure(tmp: Path, backend: str, robot: str, repeat: int) -> _Measured:
+    """Install ``backend`` in a fresh venv, then ``repeat`` start-up + export runs, each rendered."""
+    py, install_s, added_mb, count = _venv(tmp / backend, backend)
+    runs, renders = [], []
+    for k in range(repeat):
+        html = tmp / f"{backend}{k}.html"
+        proc = subprocess.run(
+            [str(py), "-c", _CHILD, backend, robot, str(html)], capture_output=True, text=True
+        )
+        if proc.returncode != 0:
+            sys.exit(f"{backend}: measurement failed:\n{proc.stderr[-3000:]}")
+        runs.append(json.loads(next(x for x in proc.stdout.splitlines() if x.startswith("{"))))
+        if Path(CHROMIUM).is_file():
+            renders.append(_render(html, tmp / f"{backend}{k}.png"))
+    return _Measured(install_s, added_mb, count, runs, renders)
+
+
+def _print_row(backend: str, m: _Measured) -> None:
+    done = m.rendered()
+    render = _stats([r[0] for r in done]) if done else "   n/a"
+    drawn = f"{100 * np.median([r[1] for r in done]):7.1f}" if done else "    n/a"
+    startup, export = _stats([r["startup"] for r in m.runs]), _stats([r["export"] for r in m.runs])
+    size = np.median([r["bytes"] for r in m.runs]) / 1e6
+    print(
+        f"{backend:8} {m.install_s:9.1f} {m.added_mb:6.0f} {m.count:4d} {startup:>15} {export:>15} "
+        f"{size:7.2f} {render:>15} {drawn:>8} {len(m.renders) - len(done)}"
+    )
+
+
+def _print_ratios(m: _Measured, v: _Measured) -> None:
+    """viser / meshcat: install time, size, start-up and (when both rendered) render time."""
+    ratio = v.median("startup") / m.median("startup")
+    install, size = v.install_s / m.install_s, v.added_mb / m.added_mb
+    print(f"viser / meshcat: install {install:.2f}x, size {size:.2f}x, start-up {ratio:.2f}x")
+    done_m, done_v = [r[0] for r in m.rendered()], [r[0] for r in v.rendered()]
+    if done_m and done_v:
+        render_ratio = np.median(done_v) / np.median(done_m)
+        print(f"viser / meshcat: render of the exported page {render_ratio:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", default="talos", choices=["talos", "panda"])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--backends", nargs="+", default=["meshcat", "viser"], choices=list(_PACKAGES))
     args = parser.parse_args()
-    rows = {}
     with tempfile.TemporaryDirectory(prefix="bench-viz-") as tmp:
-        for backend in args.backends:
-            py, install_s, added_mb, count = _venv(Path(tmp) / backend, backend)
-            runs, renders = [], []
-            for k in range(args.repeat):
-                html = Path(tmp) / f"{backend}{k}.html"
-                proc = subprocess.run(
-                    [str(py), "-c", _CHILD, backend, args.robot, str(html)], capture_output=True, text=True
-                )
-                if proc.returncode != 0:
-                    sys.exit(f"{backend}: measurement failed:\n{proc.stderr[-3000:]}")
-                runs.append(json.loads(next(x for x in proc.stdout.splitlines() if x.startswith("{"))))
-                if Path(CHROMIUM).is_file():
-                    renders.append(_render(html, Path(tmp) / f"{backend}{k}.png"))
-            rows[backend] = (install_s, added_mb, count, runs, renders)
+        rows = {b: _measure(Path(tmp), b, args.robot, args.repeat) for b in args.backends}
     print(f"robot: {args.robot} (example-robot-data), {args.repeat} runs; median / p95 where two numbers")
     print(f"{'viewer':8} {'install s':>9} {'+MB':>6} {'pkgs':>4} {'start-up s':>15} {'export s':>15} "
           f"{'HTML MB':>7} {'render s':>15} {'drawn %':>8} timeouts")  # fmt: skip
-    for backend, (install_s, added_mb, count, runs, renders) in rows.items():
-        done = [r for r in renders if r[1] is not None]
-        render = _stats([r[0] for r in done]) if done else "   n/a"
-        drawn = f"{100 * np.median([r[1] for r in done]):7.1f}" if done else "    n/a"
-        startup, export = _stats([r["startup"] for r in runs]), _stats([r["export"] for r in runs])
-        size = np.median([r["bytes"] for r in runs]) / 1e6
-        print(
-            f"{backend:8} {install_s:9.1f} {added_mb:6.0f} {count:4d} {startup:>15} {export:>15} {size:7.2f} "
-            f"{render:>15} {drawn:>8} {len(renders) - len(done)}"
-        )
+    for backend, measured in rows.items():
+        _print_row(backend, measured)
     if {"meshcat", "viser"} <= rows.keys():
-        m, v = rows["meshcat"], rows["viser"]
-        ratio = np.median([r["startup"] for r in v[3]]) / np.median([r["startup"] for r in m[3]])
-        print(f"viser / meshcat: install {v[0] / m[0]:.2f}x, size {v[1] / m[1]:.2f}x, start-up {ratio:.2f}x")
-        done_m, done_v = [r[0] for r in m[4] if r[1] is not None], [r[0] for r in v[4] if r[1] is not None]
-        if done_m and done_v:
-            render_ratio = np.median(done_v) / np.median(done_m)
-            print(f"viser / meshcat: render of the exported page {render_ratio:.2f}x")
+        _print_ratios(rows["meshcat"], rows["viser"])
 
 
 if __name__ == "__main__":

@@ -137,6 +137,15 @@ def test_configuration_is_immutable_and_private() -> None:
         avoid.gain = 0.9  # type: ignore[misc]
 
 
+def test_named_pairs_are_the_listed_pairs_and_none_for_self() -> None:
+    listed = CollisionAvoidance(pairs=[["link_a", "ball"], ("link_b", "link_c")], obstacles=[BALL])
+    assert listed.named_pairs == (("link_a", "ball"), ("link_b", "link_c"))
+    assert not listed.self_collision
+    every = CollisionAvoidance(pairs="self")
+    assert every.self_collision and every.named_pairs == ()
+    assert CollisionAvoidance(pairs=None, obstacles=[BALL]).named_pairs == ()
+
+
 # ---------------------------------------------------------------------- names and pairs on the test arm
 def test_self_pairs_of_the_arm(arm: RobotModel) -> None:
     cc = CollisionConstraint(arm, CollisionAvoidance(pairs="self"))

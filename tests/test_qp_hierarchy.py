@@ -85,24 +85,38 @@ def _check(hqp: HierarchicalQP) -> None:
     if not results:
         return  # infeasible, or every backend declined: nothing returned, nothing wrong
     xs = np.array(list(results.values()))
+    costs = np.array([_level_costs(hqp, x) for x in xs])  # backends × levels
+    cost_spread = np.abs(costs - costs[0]).max(axis=0) / (1.0 + np.abs(costs).max(axis=0))
+    assert (cost_spread <= 1e-5).all(), f"level costs disagree by {cost_spread}: {results}"
     spread = np.abs(xs - xs[0]).max()
-    tol = _resolution(hqp, xs[0])
-    assert spread <= tol, f"backends disagree by {spread:.3g} (resolution {tol:.3g}): {results}"
+    if spread > 1e-5 * (1.0 + np.abs(xs).max()):
+        # x is determined beyond the rows only by λ = 1e-8 (e.g. fewer rows than variables): points
+        # whose level costs agree and that each pass the independent KKT check above are
+        # all optima of the problem as double precision resolves it (seed 995, degenerate, semidefinite:
+        # daqp and quadprog 5.6e-5 away from the refined answers, the same cost to 12 digits)
+        assert _lambda_determined(hqp), f"backends disagree by {spread:.3g}: {results}"
     if all(lv.regularization.min() > 0 for lv in hqp.levels):
         ref = quadprog_lexicographic(hqp)
         if ref is not None:
-            np.testing.assert_allclose(xs[0], ref, atol=tol)
+            ref_costs = np.array(_level_costs(hqp, ref))
+            assert (np.abs(costs[0] - ref_costs) <= 1e-5 * (1.0 + np.abs(ref_costs))).all()
+            if not _lambda_determined(hqp):
+                np.testing.assert_allclose(xs[0], ref, atol=1e-5 * (1.0 + np.abs(ref).max()))
 
 
-def _resolution(hqp: HierarchicalQP, x: np.ndarray) -> float:
-    """How far apart two optima may be in double precision: 1e-5 (1 + |x|), or, where only the last
-    level's regulariser r fixes a direction, the step δ whose cost r δ² is the cost's rounding
-    (δ = √(ε c / r)) — a rank-1 level over 7 variables with r = 1e-8 resolves x only to ~1e-3."""
-    last = hqp.levels[-1]
-    c = float(np.sum((last.A @ x - last.y) ** 2) + last.regularization @ x**2)
-    r = float(last.regularization.min())
-    flat = 10.0 * np.sqrt(np.finfo(float).eps * (1.0 + c) / r) if r > 0 else 0.0
-    return max(1e-5 * (1.0 + float(np.abs(x).max())), flat)
+def _level_costs(hqp: HierarchicalQP, x: np.ndarray) -> list[float]:
+    """½‖A_p x − y_p‖² + ½ Σ r_p x² of every level p."""
+    return [
+        0.5 * float(np.sum((lv.A @ x - lv.y) ** 2) + np.sum(lv.regularization * x * x)) for lv in hqp.levels
+    ]
+
+
+def _lambda_determined(hqp: HierarchicalQP) -> bool:
+    """True when some direction of x is fixed by no row, equality or constraint of any level (only by the
+    regularisation λ ≤ 1e-8): then x is determined only up to what λ resolves in double precision."""
+    rows = [lv.A for lv in hqp.levels] + [lv.E for lv in hqp.levels if lv.E is not None]
+    rows += [lv.C for lv in hqp.levels if lv.C is not None]
+    return np.linalg.matrix_rank(np.vstack(rows)) < hqp.n if rows else True
 
 
 @settings(

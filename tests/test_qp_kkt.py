@@ -283,3 +283,52 @@ def test_no_import_cycles():
             visit(m, [m])
     qp_cycles = [c for c in cycles if any(x.startswith("wbcpy.qp") for x in c)]
     assert not qp_cycles, qp_cycles
+    # the library's demo module and the command line (which runs it) import one way only: cli → demo
+    demo_cli = [
+        c for c in cycles if any(x == "wbcpy.demo" for x in c) and any(x.startswith("wbcpy.cli") for x in c)
+    ]
+    assert not demo_cli, demo_cli
+    assert "wbcpy.demo" in graph["wbcpy.cli.demo"] and not any(
+        t.startswith("wbcpy.cli") for t in graph["wbcpy.demo"]
+    )
+
+
+def test_no_private_numpy_or_backend_api():
+    """wbcpy uses the public API of NumPy and of the QP backends: no ``np._core`` (numpy's private
+    ufunc module), no private member of an imported third-party module, and no private ``_solver`` of a
+    backend's workspace object (OSQP's ``ws._solver``); wbcpy's own ``self._x`` members are fine."""
+    import ast
+    from pathlib import Path
+
+    import wbcpy
+
+    third_party = {"numpy", "scipy", "pinocchio", "osqp", "qpsolvers", "daqp", "proxsuite", "piqp",
+                   "clarabel", "quadprog", "coal", "hppfcl"}  # fmt: skip
+    found = []
+    for path in Path(wbcpy.__file__).parent.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        aliases = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                mod = node.module if isinstance(node, ast.ImportFrom) else None
+                for a in node.names:
+                    full = f"{mod}.{a.name}" if mod else a.name
+                    if full.split(".")[0] in third_party:
+                        aliases.add(a.asname or a.name.split(".")[0])
+                        if any(
+                            part.startswith("_") and not part.startswith("__") for part in full.split(".")
+                        ):
+                            found.append(f"{path.name}:{node.lineno} imports {full}")
+        for node in ast.walk(tree):
+            if (
+                not isinstance(node, ast.Attribute)
+                or not node.attr.startswith("_")
+                or node.attr.startswith("__")
+            ):
+                continue
+            base = node.value
+            if isinstance(base, ast.Name) and base.id in aliases:
+                found.append(f"{path.name}:{node.lineno} {base.id}.{node.attr}")
+            elif node.attr == "_solver" and not (isinstance(base, ast.Name) and base.id == "self"):
+                found.append(f"{path.name}:{node.lineno} {ast.unparse(base)}._solver")
+    assert not found, found

@@ -75,11 +75,13 @@ def local2() -> Iterator[distributed.Client]:
 
 
 def _stop(procs: list[subprocess.Popen]) -> None:
-    """Terminate the scheduler first (its workers then close at once), then the workers; kill stragglers."""
-    for proc in procs:
+    """Terminate the workers (they leave a live scheduler at once), then the scheduler; kill stragglers."""
+    for proc in procs[1:]:
         if proc.poll() is None:
             proc.terminate()
-    for proc in procs:
+    for proc in [*procs[1:], procs[0]]:
+        if proc is procs[0] and proc.poll() is None:
+            proc.terminate()
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:

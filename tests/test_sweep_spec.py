@@ -115,7 +115,7 @@ def test_spec_pickles_and_carries_the_urdf_text(tmp_path):
 
 def test_defaults_and_tolerances(tmp_path):
     spec = load_sweep(write_sweep(tmp_path, {"grid": {"tasks.ee.kp": [10]}}))
-    assert spec.metrics == DEFAULT_METRICS and not any(METRICS[m].needs_contacts for m in spec.metrics)
+    assert spec.metrics == DEFAULT_METRICS and not any(METRICS[m].needs for m in spec.metrics)
     assert spec.steps is None and spec.random is None and "sample" not in spec.columns
     assert spec.tolerances == {"ee.position": 1e-3, "ee.rotation": 1e-2}  # posture not checked
     tolerances = {"ee": 0.01, "posture": 0.2}

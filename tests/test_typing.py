@@ -62,6 +62,8 @@ def test_strictly_typed_user_code_sees_wbcpy_types(tmp_path: Path) -> None:
             reveal_type(robot.nv)
             reveal_type(jspace.Model)
             reveal_type(wbcpy.ik.MultiRefMinJerkCtrl)
+            reveal_type(wbcpy.controllers.JointPD(kp=100.0, kd=20.0).kp)
+            reveal_type(scene.solver)
             """),
         encoding="utf-8",
     )
@@ -72,6 +74,9 @@ def test_strictly_typed_user_code_sees_wbcpy_types(tmp_path: Path) -> None:
     assert 'Revealed type is "def (robot: wbcpy.robot.RobotModel' in out  # the class wbcpy.Chain
     assert 'Revealed type is "numpy.ndarray' in out
     assert 'Revealed type is "int"' in out  # robot.nv
+    # a gain is a float64 array (never None), a scene's solver what the scene calls (not Any)
+    assert 'Revealed type is "numpy.ndarray[tuple[Any, ...], numpy.dtype[numpy.float64]]"' in out
+    assert 'Revealed type is "wbcpy.scenes.scene.HierarchySolver"' in out
     assert "missing library stubs or py.typed" not in out
 
 

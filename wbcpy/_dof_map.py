@@ -30,6 +30,40 @@ def _quaternion_of_rotation_vector(r: np.ndarray) -> list[float]:
     return [s * rx, s * ry, s * rz, math.cos(0.5 * theta)]
 
 
+#: the multi-DOF joints a DOF facade converts, tried in this order: (kind, part of Pinocchio's joint
+#: shortname, nq required (None: any), suffixes of the DOF names, unit-norm block of q as (offset from
+#: idx_q, length))
+_OTHER_JOINTS: tuple[tuple[str, str, int | None, tuple[str, ...], tuple[int, int]], ...] = (
+    ("freeflyer", "FreeFlyer", None, _FF_SUFFIX, (3, 4)),
+    ("spherical", "Spherical", 4, _FF_SUFFIX[3:], (0, 4)),
+    ("planar", "Planar", None, _PLANAR_SUFFIX, (2, 2)),
+)
+
+
+def _other_joint(shortname: str, nq: int, jname: str) -> tuple[str, tuple[str, ...], tuple[int, int]]:
+    """(kind, DOF name suffixes, unit block) of a multi-DOF joint from :data:`_OTHER_JOINTS`.
+
+    Raises:
+        InvalidValueError: a joint type the DOF facades do not support (composite, mimic...).
+    """
+    for kind, part, need_nq, suffixes, block in _OTHER_JOINTS:
+        if part in shortname and need_nq in (None, nq):
+            return kind, suffixes, block
+    raise InvalidValueError(  # pragma: no cover - exotic joints are not supported by DOF facades
+        "model",
+        "supported joint types",
+        shortname,
+        reason=f"joint {jname!r}: per-DOF conversion of {shortname} is not supported",
+    )
+
+
+def _contiguous_run(sq: np.ndarray, sv: np.ndarray) -> tuple[slice, slice] | None:
+    """The 1-DOF joints as one slice of q and one of v, when both index arrays are contiguous runs."""
+    if sq.size and np.all(np.diff(sq) == 1) and np.all(np.diff(sv) == 1):
+        return slice(int(sq[0]), int(sq[-1]) + 1), slice(int(sv[0]), int(sv[-1]) + 1)
+    return None
+
+
 class DofMap:
     """Index bookkeeping between per-DOF vectors (nv) and configurations (nq) of one ``pin.Model``.
 
@@ -44,6 +78,7 @@ class DofMap:
         self._cont_q: list[int] = []
         self._cont_v: list[int] = []
         self._other: list[tuple[str, int, int]] = []  # (kind, idx_q, idx_v)
+        other_blocks: list[tuple[int, int]] = []  # their unit-norm blocks of q: (start, length)
         names: list[str] = []
         lower = np.full(model.nv, -np.inf)
         upper = np.full(model.nv, np.inf)
@@ -51,7 +86,6 @@ class DofMap:
             joint = model.joints[jid]
             jname = model.names[jid]
             iq, iv, nq, nv = joint.idx_q, joint.idx_v, joint.nq, joint.nv
-            kind = joint.shortname()
             if nv == 0:
                 continue
             if nq == nv == 1:
@@ -65,43 +99,20 @@ class DofMap:
                 self._cont_q.append(iq)
                 self._cont_v.append(iv)
                 names.append(jname)
-            elif "FreeFlyer" in kind:
-                self._other.append(("freeflyer", iq, iv))
-                names.extend(f"{jname}:{s}" for s in _FF_SUFFIX)
-            elif "Spherical" in kind and nq == 4:
-                self._other.append(("spherical", iq, iv))
-                names.extend(f"{jname}:{s}" for s in _FF_SUFFIX[3:])
-            elif "Planar" in kind:
-                self._other.append(("planar", iq, iv))
-                names.extend(f"{jname}:{s}" for s in _PLANAR_SUFFIX)
-            else:  # pragma: no cover - exotic joints (composite, mimic...) are not supported by DOF facades
-                raise InvalidValueError(
-                    "model",
-                    "supported joint types",
-                    kind,
-                    reason=f"joint {jname!r}: per-DOF conversion of {kind} is not supported",
-                )
+            else:
+                kind, suffixes, (offset, length) = _other_joint(joint.shortname(), nq, jname)
+                self._other.append((kind, iq, iv))
+                other_blocks.append((iq + offset, length))
+                names.extend(f"{jname}:{s}" for s in suffixes)
         self.nq, self.nv = model.nq, model.nv
         self._sq = np.array(simple_q, dtype=np.intp)
         self._sv = np.array(simple_v, dtype=np.intp)
         self._cq = np.array(self._cont_q, dtype=np.intp)
         self._cv = np.array(self._cont_v, dtype=np.intp)
         # the 1-DOF joints usually form one contiguous run in q and in v: copy it as a slice
-        self._simple_run: tuple[slice, slice] | None = None
-        if self._sq.size and np.all(np.diff(self._sq) == 1) and np.all(np.diff(self._sv) == 1):
-            self._simple_run = (
-                slice(int(self._sq[0]), int(self._sq[-1]) + 1),
-                slice(int(self._sv[0]), int(self._sv[-1]) + 1),
-            )
+        self._simple_run = _contiguous_run(self._sq, self._sv)
         # unit-norm blocks of q: (start, length)
-        self._unit_blocks = [(int(iq), 2) for iq in self._cont_q]
-        for kind, iq, _ in self._other:
-            if kind in ("freeflyer",):
-                self._unit_blocks.append((iq + 3, 4))
-            elif kind == "spherical":
-                self._unit_blocks.append((iq, 4))
-            else:
-                self._unit_blocks.append((iq + 2, 2))
+        self._unit_blocks = [(int(iq), 2) for iq in self._cont_q] + other_blocks
         self.dof_names = names
         self.lower, self.upper = lower, upper
 

@@ -18,7 +18,7 @@ import copy as _copy
 import functools
 import operator
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from .errors import ConcurrentUseError
 
@@ -34,11 +34,21 @@ __all__ = [
     "snapshot_fields",
 ]
 
-_F = TypeVar("_F", bound=Callable[..., Any])
 _T = TypeVar("_T")
+_R = TypeVar("_R")
+_P = ParamSpec("_P")
 
 
-def exclusive(method: _F) -> _F:
+class _Guarded(Protocol):
+    """An object whose methods :func:`exclusive` guards: it holds the token list ``_idle``."""
+
+    _idle: list[None]
+
+
+_G = TypeVar("_G", bound=_Guarded)
+
+
+def exclusive(method: Callable[Concatenate[_G, _P], _R]) -> Callable[Concatenate[_G, _P], _R]:
     """Wrap ``method`` so that it raises :class:`ConcurrentUseError` while another call is running.
 
     The object must have an ``_idle`` list attribute holding one token (``[None]``) when idle.
@@ -46,7 +56,7 @@ def exclusive(method: _F) -> _F:
     name = method.__name__
 
     @functools.wraps(method)
-    def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def guarded(self: _G, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         idle = self._idle
         try:
             idle.pop()  # take the token (atomic): only one call at a time can hold it
@@ -57,7 +67,7 @@ def exclusive(method: _F) -> _F:
         finally:
             idle.append(None)
 
-    return guarded  # type: ignore[return-value]
+    return guarded
 
 
 def guarded_getter(path: str, doc: str, copy: bool = True) -> Callable[[Any], Any]:

@@ -316,8 +316,14 @@ def as_se3(value: Any, name: str) -> pin.SE3:
 
 def check_rotation(R: np.ndarray, name: str) -> None:
     """Raise :class:`InvalidValueError` unless the finite 3×3 ``R`` is a rotation (see :func:`as_se3`)."""
-    err = float(np.abs(R.T @ R - np.eye(3)).max())
-    if not (err <= ROTATION_TOL and np.linalg.det(R) > 0.0):
+    # nine Python floats: a 3×3 check in scalar arithmetic costs a fraction of the numpy calls
+    a, b, c, d, e, f, g, h, i = R.ravel().tolist()
+    err = max(
+        abs(a * a + d * d + g * g - 1.0), abs(b * b + e * e + h * h - 1.0), abs(c * c + f * f + i * i - 1.0),
+        abs(a * b + d * e + g * h), abs(a * c + d * f + g * i), abs(b * c + e * f + h * i),
+    )  # fmt: skip
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    if not (err <= ROTATION_TOL and det > 0.0):
         raise InvalidValueError(
             name,
             "a rotation matrix",

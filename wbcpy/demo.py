@@ -61,7 +61,7 @@ PUMA_POSES: dict[str, tuple[float, ...]] = {
 ARM_Q0 = (0.3, 0.6, -0.2, -1.2, 0.3, 0.8, 0.1)
 
 #: the AccelerationScene of step 3 (format of ``wbcpy scene`` files, see examples/scene_reach.yaml)
-DEMO_SCENE: dict = {
+DEMO_SCENE: dict[str, Any] = {
     "robot": "lwr4",
     "q0": list(ARM_Q0),
     "dt": 0.005,
@@ -117,7 +117,8 @@ class DemoResult:
     @property
     def scene(self) -> SimulationResult:
         """The AccelerationScene simulation of part 3."""
-        return self.parts["scene"]
+        result: SimulationResult = self.parts["scene"]
+        return result
 
     @property
     def talos(self) -> Any:
@@ -127,7 +128,8 @@ class DemoResult:
     @property
     def reach(self) -> ReachResult:
         """The min-jerk reach of part 4 (its controller is ``parts["reach_ctrl"]``)."""
-        return self.parts["reach"]
+        result: ReachResult = self.parts["reach"]
+        return result
 
     @property
     def ok(self) -> bool:
@@ -195,7 +197,7 @@ def _scene_part(ctx: DemoContext) -> SimulationResult:
     scene = setup.scene
     out.write(
         f"== 3. AccelerationScene — lwr4 reach, Cartesian task over posture, joint limits on, "
-        f"{setup.steps} steps of {setup.dt:g} s, QP backend {scene.solver.name}\n"
+        f"{setup.steps} steps of {setup.dt:g} s, QP backend {getattr(scene.solver, 'name', '?')}\n"
     )
     result = SceneSimulation(setup).run(progress=ProgressBar(setup.steps) if ctx.progress else None)
     out.write(result.status.table() + "\n" + STATUS_UNITS + "\n")

@@ -73,6 +73,26 @@ def load_config(config: Mapping[str, Any] | str | Path) -> tuple[dict[str, Any],
     return data, folder
 
 
+def _chain_spec(item: Any, field: str) -> ChainSpec:
+    """One chain entry: a ``{name, base, tip}`` mapping or a ``(name, base, tip)`` sequence of strings."""
+    keys = ("name", "base", "tip")
+    if isinstance(item, Mapping):
+        extra = set(item) - set(keys)
+        if extra:
+            raise ConfigKeyError(field, "key", sorted(extra)[0], keys)
+        missing = [k for k in keys if k not in item]
+        if missing:
+            raise ConfigError(field, f"missing {', '.join(missing)}")
+        spec = tuple(item[k] for k in keys)
+    elif isinstance(item, Sequence) and not isinstance(item, (str, bytes)) and len(item) == 3:
+        spec = tuple(item)
+    else:
+        raise ConfigError(field, f"expected (name, base, tip) or a mapping, got {item!r}")
+    if not all(isinstance(s, str) and s for s in spec):
+        raise ConfigError(field, f"name, base and tip must be non-empty strings, got {spec!r}")
+    return spec[0], spec[1], spec[2]
+
+
 def parse_chain_specs(chains: Any) -> list[ChainSpec]:
     """Validate a list of chain specs: ``(name, base, tip)`` sequences or ``{name, base, tip}`` mappings.
 
@@ -84,25 +104,11 @@ def parse_chain_specs(chains: Any) -> list[ChainSpec]:
     specs: list[ChainSpec] = []
     seen: set[str] = set()
     for i, item in enumerate(chains):
-        field = f"chains[{i}]"
-        if isinstance(item, Mapping):
-            extra = set(item) - {"name", "base", "tip"}
-            if extra:
-                raise ConfigKeyError(field, "key", sorted(extra)[0], ("name", "base", "tip"))
-            missing = [k for k in ("name", "base", "tip") if k not in item]
-            if missing:
-                raise ConfigError(field, f"missing {', '.join(missing)}")
-            spec = (item["name"], item["base"], item["tip"])
-        elif isinstance(item, Sequence) and not isinstance(item, (str, bytes)) and len(item) == 3:
-            spec = tuple(item)
-        else:
-            raise ConfigError(field, f"expected (name, base, tip) or a mapping, got {item!r}")
-        if not all(isinstance(s, str) and s for s in spec):
-            raise ConfigError(field, f"name, base and tip must be non-empty strings, got {spec!r}")
+        spec = _chain_spec(item, f"chains[{i}]")
         if spec[0] in seen:
-            raise ConfigError(field, f"duplicate chain name {spec[0]!r}")
+            raise ConfigError(f"chains[{i}]", f"duplicate chain name {spec[0]!r}")
         seen.add(spec[0])
-        specs.append((spec[0], spec[1], spec[2]))
+        specs.append(spec)
     return specs
 
 

@@ -16,7 +16,7 @@ import importlib.util
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import WbcpyError
 
@@ -33,7 +33,7 @@ class CLIError(Exception):
 class _Parser(argparse.ArgumentParser):
     """ArgumentParser whose errors are one line on stderr and exit code 2."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 

@@ -30,12 +30,14 @@ import argparse
 import math
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..reporting import STATUS_UNITS, ProgressBar
 from .common import CLIError, check_plot_path, check_solver, format_table
 
 if TYPE_CHECKING:
+    from ..robot import RobotModel
+    from ..scenes import AccelerationScene, VelocityScene
     from ..scenes.simulation import SimulationResult
 
 __all__ = ["ProgressBar", "register", "run", "save_plot"]
@@ -72,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     contacts = "" if frames is None else f", contacts on {', '.join(frames) or 'none'}"
     print(
         f"scene {config.name}: {scene.task_level} scene, robot {robot.name!r} ({robot.nv} DOF), "
-        f"solver {scene.solver.name}, dt {setup.dt:g} s, {setup.steps} steps ({setup.steps * setup.dt:g} s), "
+        f"solver {_solver_name(scene)}, dt {setup.dt:g} s, "
+        f"{setup.steps} steps ({setup.steps * setup.dt:g} s), "
         f"joint limits {'on' if scene.joint_limits else 'off'}, {len(setup.targets)} tasks{contacts}"
     )
     result = SceneSimulation(setup).run(progress=None if args.quiet else ProgressBar(setup.steps))
@@ -83,54 +86,90 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _report(result: SimulationResult, scene: Any, config: Path, robot: Any, plot: Path | None) -> int:
+def _solver_name(scene: AccelerationScene | VelocityScene) -> str:
+    """The name of the scene's QP backend (a duck-typed backend without a ``name``: ``"?"``)."""
+    return str(getattr(scene.solver, "name", "?"))
+
+
+def _report(
+    result: SimulationResult,
+    scene: AccelerationScene | VelocityScene,
+    config: Path,
+    robot: RobotModel,
+    plot: Path | None,
+) -> int:
+    """Print the run's results; 1 when a check failed (every check is printed), else 0."""
     print(result.status.table())
     print(getattr(result.status, "units", STATUS_UNITS))
     summary = result.status.solver_summary()
     if summary:
         print(summary)
     print()
-    finals = [[k, float(v[0]), float(v[-1])] for k, v in result.errors.items()]
-    print(format_table(["target error", "initial", "final"], finals))
-    code = 0
-    if not all(math.isfinite(row[2]) for row in finals):
-        print("wbcpy scene: error: a final target error is not finite", file=sys.stderr)
-        code = 1
-    viol = result.limit_violation
-    if scene.joint_limits:
-        worst = ", ".join(f"{k} {v:.3g}" for k, v in viol.items())
-        violated = max(viol.values(), default=0.0) > 1e-9
-        print(f"joint limits: {'VIOLATED' if violated else 'respected'} (largest excess: {worst})")
-        code = 1 if violated else code
-    contact = {k: v for k, v in viol.items() if k in ("friction cone", "normal force", "effort")}
-    if contact:
-        worst = ", ".join(f"{k} {v:.3g}" for k, v in contact.items())
-        violated = max(contact.values()) > 1e-6 * robot.total_mass * 9.81
-        verdict = "VIOLATED" if violated else "within limits"
-        print(f"contact wrenches and torques: {verdict} (largest excess: {worst})")
-        code = 1 if violated else code
-    if result.min_distance is not None:
-        hit = result.min_distance <= 0.0
-        print(
-            f"collisions: closest pair distance {result.min_distance:.4g} m{' (PENETRATION)' if hit else ''}"
-        )
-        code = 1 if hit else code
+    failed = [
+        _target_errors_failed(result),
+        scene.joint_limits and _joint_limits_failed(result.limit_violation),
+        _contact_limits_failed(result.limit_violation, robot),
+        _collision_failed(result.min_distance),
+    ]
     print(
         f"update()+solve() per step: median {result.median_step_us:.1f} µs, p95 {result.p95_step_us:.1f} µs "
-        f"({scene.solver.name})"
+        f"({_solver_name(scene)})"
     )
     if plot is not None:
-        if save_plot(result, plot, f"{config.name}: {robot.name}, {scene.solver.name}"):
-            print(f"plot saved to {plot}")
-        else:
-            print(
-                "wbcpy scene: matplotlib is not installed; --plot skipped (pip install matplotlib)",
-                file=sys.stderr,
-            )
-    return code
+        _plot(result, plot, f"{config.name}: {robot.name}, {_solver_name(scene)}")
+    return 1 if any(failed) else 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def _target_errors_failed(result: SimulationResult) -> bool:
+    """Print the initial and final target errors; True when a final one is not finite."""
+    finals = [(k, float(v[0]), float(v[-1])) for k, v in result.errors.items()]
+    print(format_table(["target error", "initial", "final"], finals))
+    if all(math.isfinite(row[2]) for row in finals):
+        return False
+    print("wbcpy scene: error: a final target error is not finite", file=sys.stderr)
+    return True
+
+
+def _joint_limits_failed(viol: dict[str, float]) -> bool:
+    """Print the joint-limit check; True when a limit was exceeded by more than 1e-9."""
+    worst = ", ".join(f"{k} {v:.3g}" for k, v in viol.items())
+    violated = max(viol.values(), default=0.0) > 1e-9
+    print(f"joint limits: {'VIOLATED' if violated else 'respected'} (largest excess: {worst})")
+    return violated
+
+
+def _contact_limits_failed(viol: dict[str, float], robot: RobotModel) -> bool:
+    """Print the contact-wrench and torque check (contact scenes); True beyond 1e-6·m·g."""
+    contact = {k: v for k, v in viol.items() if k in ("friction cone", "normal force", "effort")}
+    if not contact:
+        return False
+    worst = ", ".join(f"{k} {v:.3g}" for k, v in contact.items())
+    violated = max(contact.values()) > 1e-6 * robot.total_mass * 9.81
+    verdict = "VIOLATED" if violated else "within limits"
+    print(f"contact wrenches and torques: {verdict} (largest excess: {worst})")
+    return violated
+
+
+def _collision_failed(min_distance: float | None) -> bool:
+    """Print the closest collision distance (collision avoidance on); True for a penetration."""
+    if min_distance is None:
+        return False
+    hit = min_distance <= 0.0
+    print(f"collisions: closest pair distance {min_distance:.4g} m{' (PENETRATION)' if hit else ''}")
+    return hit
+
+
+def _plot(result: SimulationResult, plot: Path, title: str) -> None:
+    if save_plot(result, plot, title):
+        print(f"plot saved to {plot}")
+    else:
+        print(
+            "wbcpy scene: matplotlib is not installed; --plot skipped (pip install matplotlib)",
+            file=sys.stderr,
+        )
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``scene`` command."""
     parser = subparsers.add_parser(
         "scene",

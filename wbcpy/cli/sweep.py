@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``sweep`` command."""
     parser = subparsers.add_parser(
         "sweep",

@@ -32,14 +32,13 @@ __all__ = ["SELF", "CollisionAvoidance"]
 SELF = "self"
 
 
-def _number(value: Any, field_name: str) -> float:
-    ok = not isinstance(value, bool) and isinstance(value, (int, float))
-    if not ok or not math.isfinite(value):
+def _number(value: object, field_name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ConfigError(field_name, f"must be a finite number, got {value!r}")
     return float(value)
 
 
-def _pairs(value: Any) -> str | tuple[tuple[str, str], ...]:
+def _pairs(value: object) -> str | tuple[tuple[str, str], ...]:
     if value is None:
         return ()
     if isinstance(value, str):
@@ -81,7 +80,7 @@ class CollisionAvoidance:
             and a normal, and distances are about 100× cheaper than between triangle meshes.
     """
 
-    pairs: Any = ()
+    pairs: str | Sequence[tuple[str, str]] = ()
     obstacles: Sequence[Obstacle] = field(default_factory=tuple)
     safety_distance: float = 0.01
     influence_distance: float = 0.1
@@ -91,7 +90,7 @@ class CollisionAvoidance:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pairs", _pairs(self.pairs))
-        obstacles = self.obstacles
+        obstacles: object = self.obstacles  # a caller's value, checked here
         if obstacles is None:
             obstacles = ()
         if isinstance(obstacles, (str, bytes, Mapping, Obstacle)) or not isinstance(obstacles, Sequence):
@@ -128,6 +127,11 @@ class CollisionAvoidance:
     def self_collision(self) -> bool:
         """True when ``pairs == "self"``."""
         return self.pairs == SELF
+
+    @property
+    def named_pairs(self) -> tuple[tuple[str, str], ...]:
+        """The ``(name_a, name_b)`` pairs listed in ``pairs``; empty when ``pairs == "self"``."""
+        return () if isinstance(self.pairs, str) else tuple(self.pairs)
 
     @classmethod
     def field_names(cls) -> list[str]:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pinocchio as pin
+from numpy.typing import NDArray
 
 from ..description import srdf_file
 from ..errors import ConfigError
@@ -76,10 +77,16 @@ class CollisionPairStatus:
     link_b: str
     distance: float
     penetrating: bool
-    point_a: np.ndarray
-    point_b: np.ndarray
-    normal: np.ndarray
+    point_a: NDArray[np.float64]
+    point_b: NDArray[np.float64]
+    normal: NDArray[np.float64]
     lower: float
+
+
+def _check_dt(dt: object) -> None:
+    """Raise ConfigError unless ``dt`` is a finite number > 0 (a real number, not a bool)."""
+    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not 0.0 < dt < math.inf:
+        raise ConfigError("dt", f"must be a finite number > 0, got {dt!r}")
 
 
 class CollisionConstraint:
@@ -174,8 +181,8 @@ class CollisionConstraint:
 
     # ------------------------------------------------------------------ per step
     def compute(
-        self, dt: float, lb: np.ndarray | None = None, ub: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
+        self, dt: float, lb: NDArray[np.float64] | None = None, ub: NDArray[np.float64] | None = None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The rows of the pairs within the influence distance, for the robot's current state.
 
         Args:
@@ -192,8 +199,8 @@ class CollisionConstraint:
             ConfigError: dt not a finite number > 0.
             StateNotSetError: the robot has no state yet.
         """
-        if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not 0.0 < dt < math.inf:
-            raise ConfigError("dt", f"must be a finite number > 0, got {dt!r}")
+        if dt.__class__ is not float or not 0.0 < dt < math.inf:  # (a valid float passes this one test)
+            _check_dt(dt)
         robot = self.robot
         J = robot.joint_jacobians_view()  # also brings data.oMi to the current state
         geom, gdata = self.geometry_model, self.geometry_data
@@ -210,13 +217,13 @@ class CollisionConstraint:
         C, lower = self._C[:k], self._lower[:k]
         if not k:
             return C, lower
-        everyone = k == len(dist)  # (few pairs, all near: no gathers)
-        if not everyone:
+        if k == len(dist):  # (few pairs, all near: no gathers)
+            masks = self._masks
+        else:
             results = [results[i] for i in active]
             dist = [dist[i] for i in active]
-        d = np.array(dist)
-        points = np.array([r.getNearestPoint1() for r in results] + [r.getNearestPoint2() for r in results])
-        normals = self._witness_normals(active, d, points)
+            masks = self._masks[active + [i + len(self._dist) for i in active]]
+        d, points, normals = self._witnesses(active, results, dist)
         self._points, self._normals = points, normals
         # side b gives +n, side a −n: C = Σ_sides [±n; p × ±n]ᵀ J restricted to the DOFs that move the body
         signed = np.concatenate((-normals, normals))
@@ -224,7 +231,7 @@ class CollisionConstraint:
         if J.ndim == 1:  # (the bindings give a 6-vector when nv = 1)
             J = J[:, None]
         rows = np.concatenate((signed, cross), axis=1) @ J
-        rows *= self._masks if everyone else self._masks[active + [i + len(self._dist) for i in active]]
+        rows *= masks
         np.add(rows[:k], rows[k:], out=C)
         np.multiply(d, -avoid.gain / dt, out=lower)
         lower += avoid.gain * avoid.safety_distance / dt  # −γ (d − d_s)/dt
@@ -234,17 +241,22 @@ class CollisionConstraint:
             np.minimum(lower, reach, out=lower)
         return C, lower
 
-    def _witness_normals(self, active: list[int], d: np.ndarray, points: np.ndarray) -> np.ndarray:
-        """Unit normals (k, 3) from a to b of the active pairs, given their witness points (2k, 3).
+    def _witnesses(
+        self, active: list[int], results: list[Any], dist: list[float]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """Distances d (k), witness points (2k, 3: the a sides, then the b sides) and unit normals (k, 3)
+        from a to b of the active pairs, from their coal results and distances.
 
         n = (p_b − p_a)/d for separated pairs; for touching or penetrating ones (d ≤ ε) the formula when
         |d| > ε, else coal's normal, checked to be a unit vector, else the direction between the centres
         (the witness points then become the centres).
         """
+        d = np.array(dist)
+        points = np.array([r.getNearestPoint1() for r in results] + [r.getNearestPoint2() for r in results])
         k = d.shape[0]
         delta = points[k:] - points[:k]
         if d.min() > _NORMAL_EPS:
-            return delta / d[:, None]
+            return d, points, delta / d[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
             normals = delta / d[:, None]
         for i in np.flatnonzero(d <= _NORMAL_EPS).tolist():
@@ -253,9 +265,11 @@ class CollisionConstraint:
                 normals[i] = n
             else:  # coal gave no normal (non-convex meshes): between the centres
                 self._centre_normal(active[i], i, points, normals)
-        return normals
+        return d, points, normals
 
-    def _centre_normal(self, pair: int, row: int, points: np.ndarray, normals: np.ndarray) -> None:
+    def _centre_normal(
+        self, pair: int, row: int, points: NDArray[np.float64], normals: NDArray[np.float64]
+    ) -> None:
         a, b = self._pairs[pair]
         gdata, objs = self.geometry_data, self.geometry_model.geometryObjects
         centres = [gdata.oMg[int(g)].act(objs[int(g)].geometry.aabb_center) for g in (a, b)]
@@ -266,7 +280,7 @@ class CollisionConstraint:
         normals[row] = delta / norm if norm > _NORMAL_EPS else (0.0, 0.0, 1.0)
 
     # ------------------------------------------------------------------ results of the last compute
-    def distances(self) -> np.ndarray:
+    def distances(self) -> NDArray[np.float64]:
         """Signed distances (m) of every selected pair at the last :meth:`compute` (a new array)."""
         return self._dist.copy()
 

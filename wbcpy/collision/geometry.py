@@ -50,7 +50,8 @@ def load_collision_geometry(robot: RobotModel, convex_hull: bool = True) -> pin.
 
 def link_of_geometry(model: pin.Model, geom: pin.GeometryObject) -> str:
     """The name of the link (BODY frame) a geometry object is attached to."""
-    return model.frames[geom.parentFrame].name
+    name: str = model.frames[geom.parentFrame].name
+    return name
 
 
 def _parent_link(model: pin.Model, frame_id: int) -> int | None:

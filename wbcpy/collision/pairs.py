@@ -105,7 +105,7 @@ def _self_pairs(
 def _obstacle_pairs(
     geom: pin.GeometryModel, avoidance: CollisionAvoidance, n_robot: int
 ) -> list[tuple[int, int]]:
-    named = {n for pair in (() if avoidance.self_collision else avoidance.pairs) for n in pair}
+    named = {n for pair in avoidance.named_pairs for n in pair}
     movable = [i for i in range(n_robot) if _joint(geom, i) != 0]
     out: list[tuple[int, int]] = []
     for k, obstacle in enumerate(avoidance.obstacles):
@@ -147,7 +147,7 @@ def select_pairs(
         srdf = avoidance.srdf if avoidance.srdf is not None else robot_srdf
         pairs = _self_pairs(model, geom, n_robot, srdf)
     else:
-        pairs = _explicit_pairs(geom, index, avoidance.pairs, n_robot)
+        pairs = _explicit_pairs(geom, index, avoidance.named_pairs, n_robot)
     pairs += _obstacle_pairs(geom, avoidance, n_robot)
     seen: set[frozenset[int]] = set()
     unique: list[tuple[int, int]] = []

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import coal
 import numpy as np
 import pinocchio as pin
+from numpy.typing import NDArray
 
 from .._validation import check_config_mapping
 from ..errors import ConfigError, ConfigKeyError
@@ -28,10 +29,14 @@ from ..errors import ConfigError, ConfigKeyError
 __all__ = ["Box", "Capsule", "Obstacle", "Shape", "Sphere", "shape_from_dict"]
 
 
-def _length(value: Any, field_name: str) -> float:
+def _length(value: object, field_name: str) -> float:
     """A finite length > 0 (m), else ConfigError naming the field."""
-    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
-    if not ok or not math.isfinite(value) or value <= 0.0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(value)
+        or value <= 0.0
+    ):
         raise ConfigError(field_name, f"must be a finite length > 0 (m), got {value!r}")
     return float(value)
 
@@ -130,7 +135,7 @@ def shape_from_dict(data: Mapping[str, Any], prefix: str = "") -> Shape:
         raise ConfigError(f"{prefix}{exc.field}", exc.reason) from None
 
 
-def _placement(value: Any, field_name: str) -> pin.SE3:
+def _placement(value: object, field_name: str) -> pin.SE3:
     """A private copy of a finite, proper rigid transform."""
     if not isinstance(value, pin.SE3):
         raise ConfigError(field_name, f"expected a pin.SE3, got {type(value).__name__}")
@@ -215,7 +220,7 @@ class Obstacle:
         }
 
 
-def _triple(value: Any, field_name: str) -> np.ndarray:
+def _triple(value: object, field_name: str) -> NDArray[np.float64]:
     try:
         arr = np.array(value, dtype=float)
     except (TypeError, ValueError):

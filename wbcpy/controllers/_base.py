@@ -7,17 +7,20 @@ COM position), where e = x_d − x.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_vector
+from ..tasks import ComReference, JointReference, Task
 from ._gains import as_gain, broadcast_gain, optional_vector, saturate
 
 __all__ = ["PDLaw", "VectorPD"]
 
-_Task = TypeVar("_Task")
-_Ref = TypeVar("_Ref")
+_Task = TypeVar("_Task", bound=Task)
+#: the references a vector PD law builds (their fields: acceleration, position, velocity, time)
+_Ref = TypeVar("_Ref", bound=JointReference | ComReference)
 
 
 class PDLaw:
@@ -32,7 +35,9 @@ class PDLaw:
     #: is only known at each call (per-axis gains are then checked against it there)
     _axes: ClassVar[int | None] = None
 
-    def __init__(self, kp: Any, kd: Any, kff: Any = 1.0, max_acceleration: Any = None) -> None:
+    def __init__(
+        self, kp: ArrayLike, kd: ArrayLike, kff: ArrayLike = 1.0, max_acceleration: ArrayLike | None = None
+    ) -> None:
         """Raises ConfigError for negative or non-finite gains (or a non-positive saturation)."""
         self.kp = as_gain(kp, "kp")
         self.kd = as_gain(kd, "kd")
@@ -44,7 +49,13 @@ class PDLaw:
                 if gain is not None:
                     broadcast_gain(gain, self._axes, name)
 
-    def _law(self, error: np.ndarray, v: np.ndarray, vd: np.ndarray, ad: np.ndarray) -> np.ndarray:
+    def _law(
+        self,
+        error: NDArray[np.float64],
+        v: NDArray[np.float64],
+        vd: NDArray[np.float64],
+        ad: NDArray[np.float64],
+    ) -> NDArray[np.float64]:
         """K_ff a_d + K_d (v_d − v) + K_p e as a new array of n = len(e) values, saturated.
 
         Raises:
@@ -71,16 +82,16 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
     """
 
     #: the reference type :meth:`reference` builds
-    _reference_cls: ClassVar[type]
+    _reference_cls: type[_Ref]
 
     def compute(
         self,
-        position: Any,
-        velocity: Any,
-        target_position: Any,
-        target_velocity: Any = None,
-        target_acceleration: Any = None,
-    ) -> np.ndarray:
+        position: ArrayLike,
+        velocity: ArrayLike,
+        target_position: ArrayLike,
+        target_velocity: ArrayLike | None = None,
+        target_acceleration: ArrayLike | None = None,
+    ) -> NDArray[np.float64]:
         """The acceleration reference (n) for the current and target states, in their units and axes.
 
         Omitted target velocity and acceleration are zero.
@@ -98,16 +109,16 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
 
     update = compute  # alias (ARC-OPT controllers call it update)
 
-    def _task_state(self, task: _Task) -> tuple[np.ndarray, np.ndarray]:
+    def _task_state(self, task: _Task) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """The task's current (position, velocity)."""
         raise NotImplementedError
 
     def reference(
         self,
         task: _Task,
-        target_position: Any,
-        target_velocity: Any = None,
-        target_acceleration: Any = None,
+        target_position: ArrayLike,
+        target_velocity: ArrayLike | None = None,
+        target_acceleration: ArrayLike | None = None,
         time: float | None = None,
     ) -> _Ref:
         """A reference for ``task`` from the robot's current state (it also stores the target position,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_real_array, as_vector, short_repr
 from ..errors import ConfigError, InvalidValueError
@@ -12,7 +13,11 @@ from ..errors import ConfigError, InvalidValueError
 __all__ = ["as_gain", "broadcast_gain", "optional_vector", "saturate"]
 
 
-def as_gain(value: Any, name: str, allow_none: bool = False) -> np.ndarray | None:
+@overload
+def as_gain(value: ArrayLike, name: str, allow_none: Literal[False] = False) -> NDArray[np.float64]: ...
+@overload
+def as_gain(value: ArrayLike | None, name: str, allow_none: Literal[True]) -> NDArray[np.float64] | None: ...
+def as_gain(value: ArrayLike | None, name: str, allow_none: bool = False) -> NDArray[np.float64] | None:
     """A gain as a float array (scalar → 0-d), finite and ≥ 0 (> 0 for a saturation limit).
 
     Raises:
@@ -36,14 +41,14 @@ def as_gain(value: Any, name: str, allow_none: bool = False) -> np.ndarray | Non
     return arr
 
 
-def broadcast_gain(gain: np.ndarray, n: int, name: str) -> np.ndarray:
+def broadcast_gain(gain: NDArray[np.float64], n: int, name: str) -> NDArray[np.float64]:
     """Broadcast a scalar or per-axis gain to n axes (per-axis gains must have n entries)."""
     if gain.ndim == 1 and gain.shape[0] != n:
         raise ConfigError(name, f"expected a scalar or {n} values, got {gain.shape[0]}")
     return np.broadcast_to(gain, (n,))
 
 
-def saturate(u: np.ndarray, limit: np.ndarray | None) -> np.ndarray:
+def saturate(u: NDArray[np.float64], limit: NDArray[np.float64] | None) -> NDArray[np.float64]:
     """Scale ``u`` so that |u_i| ≤ limit_i for every i, keeping its direction (ARC-OPT's saturation)."""
     if limit is None:
         return u
@@ -53,6 +58,6 @@ def saturate(u: np.ndarray, limit: np.ndarray | None) -> np.ndarray:
     return u
 
 
-def optional_vector(x: Any, n: int, name: str) -> np.ndarray:
+def optional_vector(x: ArrayLike | None, n: int, name: str) -> NDArray[np.float64]:
     """``as_vector(x, n, name)``, or n zeros when ``x`` is None (an omitted target velocity/acceleration)."""
     return np.zeros(n) if x is None else as_vector(x, n, name)

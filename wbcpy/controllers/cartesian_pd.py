@@ -18,10 +18,11 @@ coordinates too; the result is rotated into the task's ``ref_frame`` axes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pinocchio as pin
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_vector
 from ..errors import InvalidValueError
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["CartesianPD", "pose_error"]
 
 
-def _se3(x: Any, name: str) -> pin.SE3:
+def _se3(x: object, name: str) -> pin.SE3:
     if isinstance(x, pin.SE3):
         if not np.isfinite(x.homogeneous).all():
             raise InvalidValueError(name, "finite", None, reason="contains NaN or inf")
@@ -43,7 +44,7 @@ def _se3(x: Any, name: str) -> pin.SE3:
     raise InvalidValueError(name, "pin.SE3", type(x).__name__, reason="expected a pin.SE3")
 
 
-def pose_error(target: pin.SE3, pose: pin.SE3) -> np.ndarray:
+def pose_error(target: pin.SE3, pose: pin.SE3) -> NDArray[np.float64]:
     """(p_d − p, log₃(R_d Rᵀ)) (6): position error over rotation vector, in the poses' axes."""
     out = np.empty(6)
     out[:3] = target.translation - pose.translation
@@ -64,11 +65,11 @@ class CartesianPD(PDLaw):
     def compute(
         self,
         pose: pin.SE3,
-        twist: Any,
+        twist: ArrayLike,
         target_pose: pin.SE3,
-        target_twist: Any = None,
-        target_acceleration: Any = None,
-    ) -> np.ndarray:
+        target_twist: ArrayLike | None = None,
+        target_acceleration: ArrayLike | None = None,
+    ) -> NDArray[np.float64]:
         """The acceleration reference (6, linear over angular) in the axes of the inputs."""
         M = _se3(pose, "pose")
         Md = _se3(target_pose, "target_pose")
@@ -83,8 +84,8 @@ class CartesianPD(PDLaw):
         self,
         task: CartesianTask,
         target_pose: pin.SE3,
-        target_twist: Any = None,
-        target_acceleration: Any = None,
+        target_twist: ArrayLike | None = None,
+        target_acceleration: ArrayLike | None = None,
         time: float | None = None,
     ) -> CartesianReference:
         """A :class:`CartesianReference` for ``task`` (root coordinates in, ref_frame axes out)."""

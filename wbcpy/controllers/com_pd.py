@@ -10,6 +10,7 @@ world axes, gains scalar or per axis (3), optional direction-keeping saturation.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..tasks import ComReference, ComTask
 from ._base import VectorPD
@@ -32,5 +33,5 @@ class ComPD(VectorPD[ComTask, ComReference]):
     _axes = 3
     _reference_cls = ComReference
 
-    def _task_state(self, task: ComTask) -> tuple[np.ndarray, np.ndarray]:
+    def _task_state(self, task: ComTask) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return task.position(), task.velocity()

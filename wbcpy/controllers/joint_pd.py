@@ -11,6 +11,7 @@ gains scalar or per joint; with ``max_acceleration`` the output is scaled (direc
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..tasks import JointReference, JointTask
 from ._base import VectorPD
@@ -32,5 +33,5 @@ class JointPD(VectorPD[JointTask, JointReference]):
 
     _reference_cls = JointReference
 
-    def _task_state(self, task: JointTask) -> tuple[np.ndarray, np.ndarray]:
+    def _task_state(self, task: JointTask) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return task.positions(), task.velocities()

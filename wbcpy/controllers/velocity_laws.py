@@ -20,10 +20,11 @@ one value per axis (K_p in 1/s); ``max_velocity`` optionally scales the output s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pinocchio as pin
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_vector, check_finite
 from ..errors import InvalidValueError
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["CartesianVelocityLaw", "ComVelocityLaw", "JointVelocityLaw", "VelocityLaw"]
 
 
-def _finite_pose(value: Any, name: str) -> pin.SE3:
+def _finite_pose(value: object, name: str) -> pin.SE3:
     """``value`` itself when it is a finite ``pin.SE3`` (as the PD laws accept poses), else
     :class:`InvalidValueError`."""
     if not isinstance(value, pin.SE3):
@@ -62,7 +63,7 @@ class VelocityLaw:
     #: number of axes when it is fixed (None: known at each call)
     _axes: ClassVar[int | None] = None
 
-    def __init__(self, kp: Any, kff: Any = 1.0, max_velocity: Any = None) -> None:
+    def __init__(self, kp: ArrayLike, kff: ArrayLike = 1.0, max_velocity: ArrayLike | None = None) -> None:
         self.kp = as_gain(kp, "kp")
         self.kff = as_gain(kff, "kff")
         self.max_velocity = as_gain(max_velocity, "max_velocity", allow_none=True)
@@ -72,7 +73,7 @@ class VelocityLaw:
                 if gain is not None:
                     broadcast_gain(gain, self._axes, name)
 
-    def law(self, error: Any, target_velocity: Any = None) -> np.ndarray:
+    def law(self, error: ArrayLike, target_velocity: ArrayLike | None = None) -> NDArray[np.float64]:
         """K_ff ẋ_d + K_p e (n = len(e) values, a new array), saturated.
 
         Raises:
@@ -80,7 +81,7 @@ class VelocityLaw:
         """
         return self._apply(as_vector(error, self._axes, "error"), target_velocity)
 
-    def _apply(self, e: np.ndarray, target_velocity: Any) -> np.ndarray:
+    def _apply(self, e: NDArray[np.float64], target_velocity: ArrayLike | None) -> NDArray[np.float64]:
         """The law on an error array of this law's own (finite float64, n values), turned in place into
         the reference."""
         n = e.shape[0]
@@ -104,7 +105,9 @@ class VelocityLaw:
 class _VectorVelocityLaw(VelocityLaw):
     """The law on a vector state x: e = x_d − x (joint positions, COM position)."""
 
-    def compute(self, position: Any, target_position: Any, target_velocity: Any = None) -> np.ndarray:
+    def compute(
+        self, position: ArrayLike, target_position: ArrayLike, target_velocity: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
         """The velocity reference for the current and target positions (their units and axes).
 
         Raises:
@@ -117,8 +120,8 @@ class _VectorVelocityLaw(VelocityLaw):
     update = compute  # alias (ARC-OPT controllers call it update)
 
     def _reference_of(
-        self, x: np.ndarray, target_position: Any, target_velocity: Any
-    ) -> tuple[np.ndarray, np.ndarray]:
+        self, x: NDArray[np.float64], target_position: ArrayLike, target_velocity: ArrayLike | None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(velocity reference, validated target) for the current state x (trusted: the task's)."""
         xd = as_vector(target_position, x.shape[0], "target_position")
         return self._apply(xd - x, target_velocity), xd
@@ -128,7 +131,11 @@ class JointVelocityLaw(_VectorVelocityLaw):
     """q̇_ref = K_ff q̇_d + K_p (q_d − q) of a ``jnt`` task's joints (rad/s; gains scalar or per joint)."""
 
     def reference(
-        self, task: JointTask, target_position: Any, target_velocity: Any = None, time: float | None = None
+        self,
+        task: JointTask,
+        target_position: ArrayLike,
+        target_velocity: ArrayLike | None = None,
+        time: float | None = None,
     ) -> JointReference:
         """A :class:`JointReference` (``velocity``) for ``task`` from the robot's current joint positions;
         the target position is stored as ``position``."""
@@ -142,7 +149,11 @@ class ComVelocityLaw(_VectorVelocityLaw):
     _axes = 3
 
     def reference(
-        self, task: ComTask, target_position: Any, target_velocity: Any = None, time: float | None = None
+        self,
+        task: ComTask,
+        target_position: ArrayLike,
+        target_velocity: ArrayLike | None = None,
+        time: float | None = None,
     ) -> ComReference:
         """A :class:`ComReference` (``velocity``) for ``task`` from the robot's current COM position."""
         vel, xd = self._reference_of(task.position(), target_position, target_velocity)
@@ -158,7 +169,9 @@ class CartesianVelocityLaw(VelocityLaw):
 
     _axes = 6
 
-    def compute(self, pose: pin.SE3, target_pose: pin.SE3, target_twist: Any = None) -> np.ndarray:
+    def compute(
+        self, pose: pin.SE3, target_pose: pin.SE3, target_twist: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
         """The twist reference (6, m/s over rad/s) in the axes of the poses.
 
         Raises:
@@ -173,7 +186,7 @@ class CartesianVelocityLaw(VelocityLaw):
         self,
         task: CartesianTask,
         target_pose: pin.SE3,
-        target_twist: Any = None,
+        target_twist: ArrayLike | None = None,
         time: float | None = None,
     ) -> CartesianReference:
         """A :class:`CartesianReference` (``twist``) for ``task``: the pose of the tip in root coordinates

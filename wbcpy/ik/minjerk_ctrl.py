@@ -218,6 +218,49 @@ class MinJerkVelCtrlForIdealPlant(_MinJerkVelCtrl):
         return num, den
 
 
+def _dimension_entries(params: Any, dim: int) -> list[tuple[int, str, Any]]:
+    """``(i, "dimension_i", entry)`` of the plant parameters given as a mapping or as a list of ``dim``."""
+    dim_names = [f"dimension_{i}" for i in range(dim)]
+    if isinstance(params, Mapping):
+        items: list[tuple[int, str, Any]] = []
+        for name, entry in params.items():
+            if name not in dim_names:
+                raise ConfigKeyError("plant parameters", "dimension", name, dim_names)
+            items.append((dim_names.index(name), str(name), entry))
+        return items
+    if isinstance(params, Sequence) and not isinstance(params, (str, bytes)):
+        if len(params) != dim:
+            raise ConfigError(
+                "plant parameters",
+                f"a list needs one entry per dimension ({dim}), got {len(params)}",
+            )
+        return [(i, f"dimension_{i}", entry) for i, entry in enumerate(params)]
+    raise ConfigError(
+        "plant parameters",
+        f'expected a mapping {{"dimension_i": {{...}}}} or a list of dicts, got {type(params).__name__}',
+    )
+
+
+def _apply_plant_entry(new: dict[str, np.ndarray], i: int, name: str, entry: Any) -> None:
+    """Write the Kp/Tz/Tw/Zeta values of dimension ``i`` into ``new`` and check Tz ≥ 0, Kp ≠ 0."""
+    if not isinstance(entry, Mapping):
+        raise ConfigError(name, f"expected a mapping of Kp/Tz/Tw/Zeta, got {type(entry).__name__}")
+    for key, raw in entry.items():
+        if key not in PLANT_PARAMETER_DEFAULTS:
+            raise ConfigKeyError(name, "plant parameter", key, list(PLANT_PARAMETER_DEFAULTS))
+        try:
+            val = as_float(raw, f"{name}.{key}")
+        except InvalidValueError as exc:
+            raise ConfigError(f"{name}.{key}", exc.reason or str(exc)) from None
+        new[key][i] = val
+    if new["Tz"][i] < 0.0:
+        raise ConfigError(
+            f"{name}.Tz", f"must be >= 0 (Tz < 0 makes the filter unstable), got {new['Tz'][i]}"
+        )
+    if new["Kp"][i] == 0.0:
+        raise ConfigError(f"{name}.Kp", "must be non-zero (the controller divides by Kp)")
+
+
 class MinJerkVelCtrlForNonIdealPlant(_MinJerkVelCtrl):
     """Min-jerk velocity controller that compensates a non-ideal plant (one third-order filter per component).
 
@@ -258,43 +301,8 @@ class MinJerkVelCtrlForNonIdealPlant(_MinJerkVelCtrl):
     def _parse_parameters(self, params: Any) -> dict[str, np.ndarray]:
         """Validate ``params`` fully and return the new per-dimension parameter arrays."""
         new = {key: np.full(self._dim, val) for key, val in PLANT_PARAMETER_DEFAULTS.items()}
-        dim_names = [f"dimension_{i}" for i in range(self._dim)]
-        if isinstance(params, Mapping):
-            items: list[tuple[int, str, Any]] = []
-            for name, entry in params.items():
-                if name not in dim_names:
-                    raise ConfigKeyError("plant parameters", "dimension", name, dim_names)
-                items.append((dim_names.index(name), str(name), entry))
-        elif isinstance(params, Sequence) and not isinstance(params, (str, bytes)):
-            if len(params) != self._dim:
-                raise ConfigError(
-                    "plant parameters",
-                    f"a list needs one entry per dimension ({self._dim}), got {len(params)}",
-                )
-            items = [(i, f"dimension_{i}", entry) for i, entry in enumerate(params)]
-        else:
-            raise ConfigError(
-                "plant parameters",
-                'expected a mapping {"dimension_i": {...}} or a list of dicts, '
-                f"got {type(params).__name__}",
-            )
-        for i, name, entry in items:
-            if not isinstance(entry, Mapping):
-                raise ConfigError(name, f"expected a mapping of Kp/Tz/Tw/Zeta, got {type(entry).__name__}")
-            for key, raw in entry.items():
-                if key not in PLANT_PARAMETER_DEFAULTS:
-                    raise ConfigKeyError(name, "plant parameter", key, list(PLANT_PARAMETER_DEFAULTS))
-                try:
-                    val = as_float(raw, f"{name}.{key}")
-                except InvalidValueError as exc:
-                    raise ConfigError(f"{name}.{key}", exc.reason or str(exc)) from None
-                new[key][i] = val
-            if new["Tz"][i] < 0.0:
-                raise ConfigError(
-                    f"{name}.Tz", f"must be >= 0 (Tz < 0 makes the filter unstable), got {new['Tz'][i]}"
-                )
-            if new["Kp"][i] == 0.0:
-                raise ConfigError(f"{name}.Kp", "must be non-zero (the controller divides by Kp)")
+        for i, name, entry in _dimension_entries(params, self._dim):
+            _apply_plant_entry(new, i, name, entry)
         return new
 
     @exclusive

@@ -177,7 +177,8 @@ class MultiRefMinJerkCtrl:
             self._q_set = q_set
             watch = self._watch
             e = loop.e
-            if watch.state is _DEADLOCK:  # q, x and e are frozen: only the state machine runs
+            state = watch.state
+            if state is _DEADLOCK:  # q, x and e are frozen: only the state machine runs
                 loop.comp[:] = 0.0
                 loop.comp_pending = False
                 watch.update(math.sqrt(e.dot(e)), _norm(loop.q - loop.q_old))
@@ -185,13 +186,13 @@ class MultiRefMinJerkCtrl:
             q_old = loop.q
             q = loop.step(p_d, R_d, q_set, xdot_t)
             dist = math.sqrt(e.dot(e))
-            state = watch.state  # the common cases of watch.update inlined (spec step 10)
-            if state is _INTARGET:
-                if not dist < watch.in_target_tol:
-                    watch.state = _RUNNING
-                watch.count = 0
-            elif state is _RUNNING and dist < watch.in_target_tol:
+            # watch.update for RUNNING and INTARGET, inlined (spec step 10): in target (reached or
+            # kept) → INTARGET; leaving it → RUNNING; both reset the counter; else the watchdog, if on
+            if dist < watch.in_target_tol:
                 watch.state = _INTARGET
+                watch.count = 0
+            elif state is _INTARGET:
+                watch.state = _RUNNING
                 watch.count = 0
             elif watch.watchdog_on:
                 watch.update(dist, _norm(q - q_old))

@@ -86,7 +86,9 @@ class Model:
         self._n_nodes = len(self._table.nodes)
         self._ndof = robot.nv
         self._shape = (self._ndof,)
-        self._fast = (self._shape, self._shape, _F64, _F64)  # (shapes, dtypes) of the set_state hot path
+        # (shapes, dtypes) of the set_state hot path; a model without DOF (no extremes to compare) always
+        # takes the general path
+        self._fast = (self._shape, self._shape, _F64, _F64) if self._ndof else None
         self._frame_ids = [n.frame_id for n in self._table.nodes]
         arange = np.arange(self._ndof, dtype=np.float64)
         self._identity_dofs = robot.nq == robot.nv and bool(np.array_equal(robot.q_from_dof(arange), arange))
@@ -176,11 +178,8 @@ class Model:
         ):  # hot path: copies, and extremes that compare False for NaN, inf and huge entries
             position, velocity = pos.copy(), vel.copy()
             if not (
-                position.size == 0
-                or (
-                    (_max(position) <= _LIMIT and _min(position) >= -_LIMIT)
-                    and (_max(velocity) <= _LIMIT and _min(velocity) >= -_LIMIT)
-                )
+                (_max(position) <= _LIMIT and _min(position) >= -_LIMIT)
+                and (_max(velocity) <= _LIMIT and _min(velocity) >= -_LIMIT)
             ):
                 check_state_pair(position, velocity)
         else:

@@ -46,8 +46,12 @@ class FixedSplit:
     def __init__(self, lb: np.ndarray | None, ub: np.ndarray | None, n: int) -> None:
         """Raises :class:`InfeasibleBoundsError` for inconsistent bounds."""
         self.n = n
-        self.free = self.fixed = self.values = None
+        self.free: np.ndarray | None = None
+        self.fixed: np.ndarray | None = None
+        self.values: np.ndarray | None = None
         self.nf = n
+        self.lb: np.ndarray | None
+        self.ub: np.ndarray | None
         if lb is not None and ub is not None and n and _min_reduce(ub - lb) > FIX_TOL:
             self.lb, self.ub = lb, ub  # the common case: consistent, nothing fixed (backends take ±inf)
             return

@@ -12,13 +12,14 @@ on the affine set x = x̄ + Z w of :class:`~wbcpy.qp.nullspace.NullSpace` (x̄ t
 Z an orthonormal basis of what the equalities leave free), so the backend never sees equality rows that
 are linearly dependent on each other or on active bounds. The levels below keep the rows' optimum
 A_p x = A_p x*_p, so their feasible set is S = {x feasible : A_h x = A_h x*_h, h ≤ p}; every constraint
-stays in it as an inequality. A level without regularisation on the free variables (a pure
-least-squares level) also carries the constraints whose multiplier is strongly positive (> 1e-6 · the
-stationarity scale) down as equalities: a strictly positive multiplier of the rows' problem keeps its
-constraint active on the rows' whole optimal set, which is S. A regularised level does not: its
-multipliers belong to ‖A x − y‖² + Σ r x², whose optimum is one point of S, and a constraint the
-regulariser presses against (a joint held at its limit by λ‖q̈‖² while a weak task leaves it free) can be
-left inside S — carrying it would take that freedom from the levels below. Since x̄ satisfies every
+stays in it as an inequality. Where the level's regulariser has no curvature along S (a pure
+least-squares level, or one whose regularised variables its rows fix — a contact scene's q̈, leaving the
+wrench split free), the constraints whose multiplier is strongly positive (> 1e-6 · the stationarity
+scale) are also carried down as equalities: a strictly positive multiplier of the rows' problem keeps its
+constraint active on the rows' whole optimal set, which is S, and the levels below get a smaller, less
+degenerate problem. Elsewhere they are not: those multipliers belong to ‖A x − y‖² + Σ r x², whose
+optimum is one point of S, and a constraint the regulariser presses against (a joint held at its limit
+by λ‖q̈‖² while a weak task leaves it free) must stay free for the levels below. Since x̄ satisfies every
 higher constraint, level 0 is never degraded by a lower one. Variables with lb = ub are eliminated first
 (:mod:`wbcpy.qp.fixed`).
 
@@ -35,15 +36,14 @@ fallbacks): the backend-specific code is only that call.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import numpy as np
 
 from .fixed import FixedSplit
 from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_level
-from .level_solver import LevelSolver, SolveFailedError
+from .level_solver import LevelSolver, Solved, SolveFailedError
 from .nullspace import InconsistentEqualitiesError, NullSpace
-from .problem import HierarchicalQP, QPLevel
+from .problem import HierarchicalQP, QPLevel, StatusRecord
 
 __all__ = ["LevelFailedError", "solve_levels"]
 
@@ -54,7 +54,7 @@ STRONG = 1e-6
 class LevelFailedError(Exception):
     """Level ``level`` could not be solved (status text attached); the caller raises QPSolveError."""
 
-    def __init__(self, level: int, status: str, records: list[tuple]) -> None:
+    def __init__(self, level: int, status: str, records: list[StatusRecord]) -> None:
         super().__init__(status)
         self.level, self.status, self.records = level, status, records
 
@@ -69,11 +69,13 @@ def _last_level_to_solve(levels: list[QPLevel]) -> int:
 
 
 def _add_constraints(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: ConstraintStack) -> None:
-    if level.E is not None and level.E.shape[0]:
-        ns.add_equalities(split.cols(level.E), level.f - split.shift(level.E))
-    if level.C is not None and level.C.shape[0]:
-        shift = split.shift(level.C)
-        stack.add(split.cols(level.C), level.lbC - shift, level.ubC - shift)
+    """Impose the level's equality constraints on the null space and stack its inequality rows."""
+    E, f, C, lo, hi = level.E, level.f, level.C, level.lbC, level.ubC
+    if E is not None and f is not None and E.shape[0]:
+        ns.add_equalities(split.cols(E), f - split.shift(E))
+    if C is not None and lo is not None and hi is not None and C.shape[0]:
+        shift = split.shift(C)
+        stack.add(split.cols(C), lo - shift, hi - shift)
 
 
 def _strong_rows(built: LevelQP, z: np.ndarray | None, zb: np.ndarray | None, scale: float,
@@ -87,17 +89,18 @@ def _strong_rows(built: LevelQP, z: np.ndarray | None, zb: np.ndarray | None, sc
             rows.append(np.eye(nf)[idx])
     if z is not None and z.size:
         strong = np.abs(z) > tau
-        nc = 0 if built.c_rows is None else built.c_rows.size
+        c_rows, b_rows = built.c_rows, built.b_rows
+        nc = 0 if c_rows is None else c_rows.size
         ci = np.flatnonzero(strong[:nc])
-        if ci.size:
-            rows.append(stack.C[built.c_rows[ci]])
+        if ci.size and c_rows is not None and stack.rows is not None:
+            rows.append(stack.rows[0][c_rows[ci]])
         bi = np.flatnonzero(strong[nc:])
-        if bi.size:
-            rows.append(np.eye(nf)[built.b_rows[bi]])
+        if bi.size and b_rows is not None:
+            rows.append(np.eye(nf)[b_rows[bi]])
     return rows
 
 
-def _box_multipliers(sol: Any, built: LevelQP) -> np.ndarray | None:
+def _box_multipliers(sol: Solved, built: LevelQP) -> np.ndarray | None:
     """Bound multipliers −(Hx + g) on the bounds x sits at, from a box certificate's gradient."""
     q, t = built.q, sol.gradient
     if t is None or (q.lb is None and q.ub is None):
@@ -119,10 +122,11 @@ def _check_point(ns: NullSpace, stack: ConstraintStack, split: FixedSplit) -> No
     with np.errstate(invalid="ignore"):
         bad = split.lb is not None and bool((x < split.lb - tol * (1.0 + np.abs(split.lb))).any())
         bad |= split.ub is not None and bool((x > split.ub + tol * (1.0 + np.abs(split.ub))).any())
-        if stack.C is not None:
-            cx = stack.C @ x
-            bad |= bool((cx < stack.lo - tol * (1.0 + np.abs(cx))).any())
-            bad |= bool((cx > stack.hi + tol * (1.0 + np.abs(cx))).any())
+        if stack.rows is not None:
+            C, lo, hi = stack.rows
+            cx = C @ x
+            bad |= bool((cx < lo - tol * (1.0 + np.abs(cx))).any())
+            bad |= bool((cx > hi + tol * (1.0 + np.abs(cx))).any())
     if bad:
         raise InfeasibleConstantError()
 
@@ -135,7 +139,9 @@ def _clip(x: np.ndarray, lb: np.ndarray | None, ub: np.ndarray | None) -> np.nda
     return x
 
 
-def solve_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float) -> tuple[np.ndarray, list[tuple]]:
+def solve_levels(
+    hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float
+) -> tuple[np.ndarray, tuple[StatusRecord, ...]]:
     """Solve a validated hierarchy; returns (x, status records) or raises.
 
     Status records are tuples (solver, status, iterations, time, level, n_eq, n_variables, primal, dual,
@@ -150,7 +156,7 @@ def solve_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float) -> t
     last = _last_level_to_solve(levels)
     ns = NullSpace(split.nf, rank_tol)
     stack = ConstraintStack()
-    records: list[tuple] = []
+    records: list[StatusRecord] = []
     for p, level in enumerate(levels):
         t0 = time.perf_counter()
         try:
@@ -173,11 +179,12 @@ def solve_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float) -> t
                         sol.primal, sol.dual, sol.fallback))  # fmt: skip
         ns.xbar = _clip(sol.x if ns.Z is None and ns.xbar is None else ns.lift(sol.x), split.lb, split.ub)
         if p < last:
-            rows = [A]
-            if not split.take(level.regularization).any():  # multipliers of the rows' own problem
+            ns.add_rows(A)  # ns.Z now spans S, what the levels below may still move along
+            if _regulariser_inert(split.take(level.regularization), ns):
                 zb = sol.z_box if sol.z_box is not None else _box_multipliers(sol, built)
-                rows += _strong_rows(built, sol.z, zb, sol.dual_scale, stack, split.nf)
-            ns.add_rows(np.vstack(rows) if len(rows) > 1 else A)
+                strong = _strong_rows(built, sol.z, zb, sol.dual_scale, stack, split.nf)
+                if strong:
+                    ns.add_rows(np.vstack(strong))
     x = ns.point() if last >= 0 else _clip(np.zeros(split.nf), split.lb, split.ub)
     x = split.merge(x)
     bad = _violated_constraints(hqp, x, solver.kkt_tol)
@@ -186,24 +193,39 @@ def solve_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float) -> t
     return x, tuple(records)
 
 
+def _regulariser_inert(r: np.ndarray, ns: NullSpace) -> bool:
+    """True when the level's regulariser r has no curvature along the directions its rows left free
+    (the columns of ns.Z after the rows were added): there its multipliers are the rows' own."""
+    if ns.k == 0 or not r.any():
+        return True
+    Z = ns.Z
+    if Z is None:
+        return False
+    return float(np.abs(r[:, None] * Z).max()) <= 1e-9 * float(r.max())
+
+
 def _violated_constraints(hqp: HierarchicalQP, x: np.ndarray, tol: float) -> tuple[int, str] | None:
     """(level, what) of the first level whose equalities or inequalities the answer violates (relative
     to the magnitudes of their terms), None when it meets them all: each level was certified in its own
     coordinates x̄ + Z w, and this last guard against what lifting and cancellation could lose costs one
     product per constraint block."""
-    ax = np.abs(x)
+    ax = None
     for p, level in enumerate(hqp.levels):
-        if level.E is not None and level.E.shape[0]:
-            off = np.abs(level.E @ x - level.f) - tol * (1.0 + np.abs(level.E) @ ax + np.abs(level.f))
+        if level.E is None and level.C is None:
+            continue
+        if ax is None:
+            ax = np.abs(x)
+        E, f = level.E, level.f
+        if E is not None and f is not None and E.shape[0]:
+            off = np.abs(E @ x - f) - tol * (1.0 + np.abs(E) @ ax + np.abs(f))
             if off.max() > 0.0:
                 return p, f"equality constraints violated in the answer ({off.max():.3g} beyond tolerance)"
-        if level.C is not None and level.C.shape[0]:
-            cx = level.C @ x
-            slack = tol * (1.0 + np.abs(level.C) @ ax)
+        C, lo, hi = level.C, level.lbC, level.ubC
+        if C is not None and lo is not None and hi is not None and C.shape[0]:
+            cx = C @ x
+            slack = tol * (1.0 + np.abs(C) @ ax)
             with np.errstate(invalid="ignore"):  # (inf sides)
-                bad = (cx < level.lbC - slack - tol * np.abs(level.lbC)) | (
-                    cx > level.ubC + slack + tol * np.abs(level.ubC)
-                )
+                bad = (cx < lo - slack - tol * np.abs(lo)) | (cx > hi + slack + tol * np.abs(hi))
             if bad.any():
                 return p, "inequality constraints violated in the answer"
     return None
@@ -220,7 +242,8 @@ def _skip_reason(level: QPLevel, p: int, last: int, ns: NullSpace, split: FixedS
 
 
 def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: ConstraintStack,
-                 solver: LevelSolver, p: int) -> tuple[Any, LevelQP, np.ndarray]:  # fmt: skip
+                 solver: LevelSolver, p: int) -> tuple[Solved, LevelQP, np.ndarray]:  # fmt: skip
+    """Build level p's QP in the free directions and solve it: (answer, built level, its rows A)."""
     A = split.cols(level.A)
     y = level.y - split.shift(level.A) if split.fixed is not None else level.y
     r = split.take(level.regularization)

@@ -34,14 +34,42 @@ the Hessian's condition number); it returns only certified points.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, TypeAlias
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-__all__ = ["Certificate", "RawResult", "StdQP", "certify", "certify_box", "cost", "refine"]
+__all__ = [
+    "Certificate",
+    "LeastSquares",
+    "Matrix",
+    "RawResult",
+    "StdQP",
+    "as_dense",
+    "certify",
+    "certify_box",
+    "cost",
+    "refine",
+]
+
+#: a dense float64 array or a scipy sparse matrix (CSC preferred)
+Matrix: TypeAlias = np.ndarray | sp.spmatrix | sp.sparray
+
+
+class LeastSquares(Protocol):
+    """Least-squares form of a QP's cost: H = RᵀR, g = −Rᵀd (see :class:`StdQP`)."""
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(R, d)."""
+        ...  # pragma: no cover - protocol
+
+    def gradient(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(H x + g, its componentwise scale), computed as Rᵀ(R x − d)."""
+        ...  # pragma: no cover - protocol
+
 
 #: absolute floor of the componentwise scales (entries whose every term is exactly zero)
 _FLOOR = 1e-300
@@ -57,26 +85,25 @@ class StdQP:
         mag: optional callable x ↦ the magnitudes of the terms H x + g was formed from (before
             cancellation in forming H and g): entries that cancelled down to rounding noise are judged
             against them.
-        ls: optional least-squares form of the cost, ``(R, d)`` with H = RᵀR and g = −Rᵀd, or an object
-            whose ``rows()`` returns it (built only when needed); used by :func:`refine` for accuracy.
+        ls: optional least-squares form of the cost (:class:`LeastSquares`: ``rows()`` gives ``(R, d)``
+            with H = RᵀR and g = −Rᵀd, built only when needed; ``gradient(x)`` gives H x + g in that
+            form); used by the certificate and by :func:`refine` for accuracy.
     """
 
     __slots__ = ("A", "C", "H", "b", "g", "lb", "lbC", "ls", "mag", "sparse", "ub", "ubC")
 
-    def __init__(self, H, g, A=None, b=None, C=None, lbC=None, ubC=None, lb=None, ub=None,
-                 sparse: bool = False, ls: Any = None, mag: Any = None) -> None:  # fmt: skip
+    def __init__(self, H: Matrix, g: np.ndarray, A: Matrix | None = None, b: np.ndarray | None = None,
+                 C: Matrix | None = None, lbC: np.ndarray | None = None, ubC: np.ndarray | None = None,
+                 lb: np.ndarray | None = None, ub: np.ndarray | None = None, sparse: bool = False,
+                 ls: LeastSquares | None = None,
+                 mag: Callable[[np.ndarray], np.ndarray] | None = None) -> None:  # fmt: skip
         self.H, self.g, self.A, self.b, self.C, self.lbC, self.ubC = H, g, A, b, C, lbC, ubC
         self.lb, self.ub, self.sparse, self.ls, self.mag = lb, ub, sparse, ls, mag
-
-    def rounding_magnitude(self, x: np.ndarray) -> np.ndarray | None:
-        """Per entry of Hx + g, the size of the terms H and g were *formed* from (before cancellation),
-        or None when unknown (then |H||x| + |g| is used)."""
-        return None if self.mag is None else self.mag(x)
 
     @property
     def n(self) -> int:
         """Number of variables."""
-        return self.g.shape[0]
+        return int(self.g.shape[0])
 
     @property
     def meq(self) -> int:
@@ -95,11 +122,8 @@ class StdQP:
 
     def dense(self) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
         """H, A, C as dense arrays."""
-
-        def d(M):
-            return M.toarray() if sp.issparse(M) else M
-
-        return d(self.H), d(self.A), d(self.C)
+        A, C = self.A, self.C
+        return as_dense(self.H), (None if A is None else as_dense(A)), (None if C is None else as_dense(C))
 
     def full_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """``(lb, ub)`` with ±inf filled in for a missing side."""
@@ -107,6 +131,13 @@ class StdQP:
         lb = self.lb if self.lb is not None else np.full(n, -np.inf)
         ub = self.ub if self.ub is not None else np.full(n, np.inf)
         return lb, ub
+
+
+def as_dense(M: Matrix) -> np.ndarray:
+    """M as a dense array (M itself when it is one)."""
+    if isinstance(M, np.ndarray):
+        return M
+    return np.asarray(M.toarray())
 
 
 @dataclass(slots=True)
@@ -161,18 +192,15 @@ class Certificate:
     gradient: np.ndarray | None = None
 
 
-def _mat_abs_dot(M, v: np.ndarray) -> np.ndarray:
+def _mat_abs_dot(M: Matrix, v: np.ndarray) -> np.ndarray:
     """|M| |v| for a dense or sparse M."""
-    if sp.issparse(M):
-        return abs(M) @ np.abs(v)
-    return np.abs(M) @ np.abs(v)
+    out: np.ndarray = abs(M) @ np.abs(v) if sp.issparse(M) else np.abs(M) @ np.abs(v)
+    return out
 
 
-def _finite_abs(v: np.ndarray | None) -> np.ndarray | float:
+def _finite_abs(v: np.ndarray) -> np.ndarray:
     """|v| with infinite entries (absent sides) counted as 0."""
-    if v is None:
-        return 0.0
-    a = np.abs(v)
+    a: np.ndarray = np.abs(v)
     a[~np.isfinite(a)] = 0.0
     return a
 
@@ -188,7 +216,8 @@ def _violation(v: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None, scal
     return worst
 
 
-def _sign_error(mult, v, lo, hi, scale_v, rel_mult) -> float:
+def _sign_error(mult: np.ndarray, v: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None,
+                scale_v: np.ndarray, rel_mult: np.ndarray) -> float:  # fmt: skip
     """Relative violation of dual feasibility and complementarity of multipliers ``mult`` on values ``v``.
 
     ``rel_mult`` is each multiplier's stationarity term relative to the stationarity scale of the
@@ -224,18 +253,17 @@ def _dual_error(r: np.ndarray, scale: np.ndarray, tol: float, q: StdQP | None = 
     err = float(np.max(a / (scale * (1.0 + c) + _FLOOR), initial=0.0))
     if err <= tol:
         return err, False
-    mag = scale + (q.rounding_magnitude(x) if q is not None and q.mag is not None else 0.0)
+    mag = scale + (q.mag(x) if q is not None and x is not None and q.mag is not None else 0.0)
     return float(np.max(a / (scale + c * mag + _FLOOR), initial=0.0)), True
 
 
-def _gradient(H, g, x: np.ndarray, q: StdQP | None) -> tuple[np.ndarray, np.ndarray]:
+def _gradient(H: Matrix, g: np.ndarray, x: np.ndarray, q: StdQP | None) -> tuple[np.ndarray, np.ndarray]:
     """Hx + g and its componentwise scale. In least-squares form (H = RᵀR, g = −Rᵀd, from ``q.ls``) the
     gradient is Rᵀ(Rx − d) with scale |Rᵀ||Rx − d|: the residuals of rows that are met vanish, so a weak
     row's error is not drowned by the size of strong rows' terms (|H||x| would be)."""
-    grad = getattr(q.ls, "gradient", None) if q is not None and q.ls is not None else None
-    if grad is not None:
-        return grad(x)
-    t = H @ x
+    if q is not None and q.ls is not None:
+        return q.ls.gradient(x)
+    t: np.ndarray = H @ x
     scale = _mat_abs_dot(H, x)
     scale += np.abs(g)
     t += g
@@ -246,8 +274,9 @@ _min_reduce, _max_reduce = np.minimum.reduce, np.maximum.reduce
 _any = np.logical_or.reduce
 
 
-def certify_box(H: np.ndarray, g: np.ndarray, x: np.ndarray, lb, ub, tol: float,
-                q: StdQP | None = None, z_box: np.ndarray | None = None) -> Certificate:  # fmt: skip
+def certify_box(H: Matrix, g: np.ndarray, x: np.ndarray, lb: np.ndarray | None, ub: np.ndarray | None,
+                tol: float, q: StdQP | None = None,
+                z_box: np.ndarray | None = None) -> Certificate:  # fmt: skip
     """Certificate of a QP with bounds only (or none); the bound multipliers are implied by x.
 
     With t = Hx + g (least-squares form when ``q`` has one) and its componentwise scale s: a free
@@ -266,8 +295,7 @@ def certify_box(H: np.ndarray, g: np.ndarray, x: np.ndarray, lb, ub, tol: float,
     When the backend reports bound multipliers ``z_box`` that are all zero (it claims no active bound),
     the same test reduces to |t_i|/s_i and feasibility (fewer operations; a false claim fails it).
     """
-    ls = q.ls if q is not None else None
-    t, scale = ls.gradient(x) if ls is not None and hasattr(ls, "gradient") else _gradient(H, g, x, None)
+    t, scale = _gradient(H, g, x, q)
     n = x.shape[0]
     c = 8.0 * (n + 1) * _EPS / tol
     if z_box is not None and (lb is not None or ub is not None) and not _any(z_box):
@@ -277,7 +305,7 @@ def certify_box(H: np.ndarray, g: np.ndarray, x: np.ndarray, lb, ub, tol: float,
     marginal = False
     if not err <= tol * (1.0 + c) and q is not None and q.mag is not None:
         marginal = True
-        err = _natural_residual(x, t, scale + c / (1.0 + c) * (scale + q.rounding_magnitude(x)), lb, ub)
+        err = _natural_residual(x, t, scale + c / (1.0 + c) * (scale + q.mag(x)), lb, ub)
         err /= 1.0 + c
     else:
         err /= 1.0 + c
@@ -285,7 +313,20 @@ def certify_box(H: np.ndarray, g: np.ndarray, x: np.ndarray, lb, ub, tol: float,
     return Certificate(err <= tol, err, err, 0.0, None, None, dscale, marginal, t)
 
 
-def _certify_rows(q: StdQP, x: np.ndarray, z: np.ndarray, tol: float) -> Certificate:
+def _certify_without_equalities(q: StdQP, x: np.ndarray, z: np.ndarray | None, z_box: np.ndarray | None,
+                                tol: float) -> Certificate | None:  # fmt: skip
+    """The certificate of a dense QP without equalities in fewer steps when it has bounds only
+    (:func:`certify_box`) or rows only (:func:`_certify_rows`); None otherwise."""
+    C, lo, hi = q.C, q.lbC, q.ubC
+    if C is None:
+        return certify_box(q.H, q.g, x, q.lb, q.ub, tol, q, z_box)
+    if q.lb is None and q.ub is None and z is not None and lo is not None and hi is not None:
+        return _certify_rows(q, as_dense(C), lo, hi, x, z, tol)
+    return None
+
+
+def _certify_rows(q: StdQP, C: np.ndarray, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, z: np.ndarray,
+                  tol: float) -> Certificate:  # fmt: skip
     """:func:`certify` for rows lbC ≤ C x ≤ ubC only (a hierarchy level over a null space), in few steps.
 
     Stationarity r = t + Cᵀz against the componentwise scale s + |Cᵀ||z| (as :func:`_dual_error`).
@@ -296,7 +337,6 @@ def _certify_rows(q: StdQP, x: np.ndarray, z: np.ndarray, tol: float) -> Certifi
     relative size, whichever is smaller.
     """
     t, scale = _gradient(q.H, q.g, x, q)
-    C = q.C
     absC = np.abs(C)
     ct = z @ C
     t += ct
@@ -309,8 +349,8 @@ def _certify_rows(q: StdQP, x: np.ndarray, z: np.ndarray, tol: float) -> Certifi
     w = sigma * ac
     w *= z
     w += c
-    np.maximum(w, q.lbC, out=w)
-    np.minimum(w, q.ubC, out=w)
+    np.maximum(w, lo, out=w)
+    np.minimum(w, hi, out=w)
     np.subtract(c, w, out=w)
     np.abs(w, out=w)
     w /= ac
@@ -324,7 +364,8 @@ def _max_rows(M: np.ndarray) -> np.ndarray:
     return _max_reduce(M, axis=1) if M.shape[1] else np.zeros(M.shape[0])
 
 
-def _interior_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb, ub) -> float:
+def _interior_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb: np.ndarray | None,
+                       ub: np.ndarray | None) -> float:  # fmt: skip
     """:func:`_natural_residual` when no bound is active: max(|t|/s, relative bound violations)."""
     z = np.abs(t)
     scale += _FLOOR
@@ -339,7 +380,8 @@ def _interior_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb, ub) 
     return err
 
 
-def _natural_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb, ub) -> float:
+def _natural_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb: np.ndarray | None,
+                      ub: np.ndarray | None) -> float:  # fmt: skip
     """max_i |x_i − clip(x_i − D_i t_i)| / (1 + |x_i|) with D = (1 + |x|)/scale (see :func:`certify_box`)."""
     ax = np.abs(x)
     ax += 1.0
@@ -360,14 +402,14 @@ def _natural_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb, ub) -
     return float(_max_reduce(z)) if z.size else 0.0
 
 
-def certify(q: StdQP, x: np.ndarray, y, z, z_box, tol: float) -> Certificate:
+def certify(q: StdQP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None, z_box: np.ndarray | None,
+            tol: float) -> Certificate:  # fmt: skip
     """Full KKT certificate of (x, y, z, z_box) for ``q`` (see the module docstring); missing multipliers
     count as zero."""
     if q.A is None and not q.sparse:
-        if q.C is None:
-            return certify_box(q.H, q.g, x, q.lb, q.ub, tol, q, z_box)
-        if q.lb is None and q.ub is None and z is not None:
-            return _certify_rows(q, x, z, tol)
+        fast = _certify_without_equalities(q, x, z, z_box, tol)
+        if fast is not None:
+            return fast
     r, scale = _gradient(q.H, q.g, x, q)
     primal = _equalities_term(q, x, y, r, scale)
     rows = None
@@ -391,7 +433,9 @@ def certify(q: StdQP, x: np.ndarray, y, z, z_box, tol: float) -> Certificate:
     return Certificate(ok, primal, dual, compl, z_box, z, 1.0 + float(np.max(scale, initial=0.0)), marginal)
 
 
-def _equalities_term(q: StdQP, x: np.ndarray, y, r: np.ndarray, scale: np.ndarray) -> float:
+def _equalities_term(
+    q: StdQP, x: np.ndarray, y: np.ndarray | None, r: np.ndarray, scale: np.ndarray
+) -> float:
     """Add Aᵀy to the stationarity residual r (and its scale); return the equalities' violation."""
     if q.A is None or not q.meq:
         return 0.0
@@ -401,12 +445,14 @@ def _equalities_term(q: StdQP, x: np.ndarray, y, r: np.ndarray, scale: np.ndarra
     return _violation(q.A @ x, q.b, q.b, 1.0 + _mat_abs_dot(q.A, x))
 
 
-def _complementarity(q: StdQP, x: np.ndarray, z, z_box, rows, scale: np.ndarray) -> float:
+def _complementarity(q: StdQP, x: np.ndarray, z: np.ndarray | None, z_box: np.ndarray | None,
+                     rows: tuple[np.ndarray, np.ndarray] | None, scale: np.ndarray) -> float:  # fmt: skip
     """Largest sign / complementarity error of the row and bound multipliers (see :func:`_sign_error`)."""
     compl = 0.0
-    if rows is not None:
+    C = q.C
+    if rows is not None and z is not None and C is not None:
         # row i's stationarity terms |z_i||C_ij| against the scale of each column j it touches
-        absC = abs(q.C).toarray() if sp.issparse(q.C) else np.abs(q.C)
+        absC = np.abs(as_dense(C))
         rel = np.abs(z) * (absC / scale).max(axis=1, initial=0.0)
         compl = _sign_error(z, rows[0], q.lbC, q.ubC, rows[1], rel)
     if z_box is not None and q.has_bounds:
@@ -415,6 +461,10 @@ def _complementarity(q: StdQP, x: np.ndarray, z, z_box, rows, scale: np.ndarray)
 
 
 # ---------------------------------------------------------------------------------------------------- refine
+#: what :func:`refine` returns: (x, y, z, z_box, certificate) of a certified optimum
+Refined = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Certificate]
+
+
 def _near(v: np.ndarray, lo: np.ndarray, hi: np.ndarray, tol: float) -> np.ndarray:
     """-1 / +1 where v is within tol·(1 + |bound|) of a finite lower / upper bound, else 0."""
     s = np.zeros(v.shape[0], dtype=np.int8)
@@ -425,20 +475,20 @@ def _near(v: np.ndarray, lo: np.ndarray, hi: np.ndarray, tol: float) -> np.ndarr
 
 
 class _Dense:
-    """Dense copies of a StdQP with every constraint block present (empty when absent)."""
+    """Dense copies of a StdQP with every constraint block present (empty when absent), and the rows
+    (R, d) of its least-squares form (None when it has none)."""
 
     def __init__(self, q: StdQP) -> None:
         H, A, C = q.dense()
         n = q.n
         self.H, self.g, self.n = H, q.g, n
         self.lb, self.ub = q.full_bounds()
-        self.A = A if q.meq else np.zeros((0, n))
-        self.b = q.b if q.meq else np.zeros(0)
-        self.C = C if q.mc else np.zeros((0, n))
-        self.lbC = q.lbC if q.mc else np.zeros(0)
-        self.ubC = q.ubC if q.mc else np.zeros(0)
-        ls = q.ls
-        self.ls = ls.rows() if hasattr(ls, "rows") else ls
+        self.A = A if A is not None and q.meq else np.zeros((0, n))
+        self.b = q.b if q.b is not None and q.meq else np.zeros(0)
+        self.C = C if C is not None and q.mc else np.zeros((0, n))
+        self.lbC = q.lbC if q.lbC is not None and q.mc else np.zeros(0)
+        self.ubC = q.ubC if q.ubC is not None and q.mc else np.zeros(0)
+        self.ls = None if q.ls is None else q.ls.rows()
 
 
 def _eq_qp(P: _Dense, fixed: np.ndarray, xB: np.ndarray, M: np.ndarray, rhs: np.ndarray) -> list[np.ndarray]:
@@ -478,7 +528,8 @@ def _eq_qp(P: _Dense, fixed: np.ndarray, xB: np.ndarray, M: np.ndarray, rhs: np.
     return out
 
 
-def _reduced(P: _Dense, free, fixed, x, xp, Z) -> list[np.ndarray]:
+def _reduced(P: _Dense, free: np.ndarray, fixed: np.ndarray, x: np.ndarray, xp: np.ndarray,
+             Z: np.ndarray) -> list[np.ndarray]:  # fmt: skip
     """Minimisers w of the cost at x[free] = xp + Z w (x[fixed] set): QR on the least-squares rows when
     there are some, then the refined normal-equations solution (empty list: unbounded)."""
     out = []
@@ -503,7 +554,8 @@ def _reduced(P: _Dense, free, fixed, x, xp, Z) -> list[np.ndarray]:
     return out
 
 
-def _multipliers(P: _Dense, x: np.ndarray, sb: np.ndarray, sc: np.ndarray):
+def _multipliers(P: _Dense, x: np.ndarray, sb: np.ndarray,
+                 sc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """Least-squares multipliers (y, z, zb) of the active set (sb, sc) at x."""
     grad = P.H @ x + P.g
     act = np.flatnonzero(sc)
@@ -522,7 +574,8 @@ def _multipliers(P: _Dense, x: np.ndarray, sb: np.ndarray, sc: np.ndarray):
     return y, z, zb
 
 
-def _start_sides(v, lo, hi, mult, tol: float) -> np.ndarray:
+def _start_sides(v: np.ndarray, lo: np.ndarray, hi: np.ndarray, mult: np.ndarray | None,
+                 tol: float) -> np.ndarray:  # fmt: skip
     """Initial active sides: sides v is within ``tol`` of, and sides a significant multiplier names
     (|m| > 1e-7·(1 + ‖m‖∞); interior-point methods report tiny ones on every constraint)."""
     s = _near(v, lo, hi, tol)
@@ -534,7 +587,8 @@ def _start_sides(v, lo, hi, mult, tol: float) -> np.ndarray:
 
 
 def refine(q: StdQP, x0: np.ndarray, tol: float, z0: np.ndarray | None = None,
-           zb0: np.ndarray | None = None, max_steps: int | None = None, start_tol: float = 1e-6):  # fmt: skip
+           zb0: np.ndarray | None = None, max_steps: int | None = None,
+           start_tol: float = 1e-6) -> Refined | None:  # fmt: skip
     """Exact optimum on the active set suggested by an answer, corrected by primal-dual active-set steps.
 
     The start set: constraints whose multiplier (``z0``, ``zb0``) names a side, and those within
@@ -555,7 +609,7 @@ def refine(q: StdQP, x0: np.ndarray, tol: float, z0: np.ndarray | None = None,
     sc = _start_sides(cx0, P.lbC, P.ubC, z0, start_tol) if P.C.shape[0] else np.zeros(0, dtype=np.int8)
     steps = 2 * (P.n + P.C.shape[0]) + 4 if max_steps is None else max_steps
     seen: set[bytes] = set()
-    best: list[Any] = []  # [cost, result] of the cheapest marginal point
+    best: list[tuple[float, Refined]] = []  # [(cost, result)] of the cheapest marginal point
     for _ in range(steps):
         key = sb.tobytes() + sc.tobytes()
         if key in seen:
@@ -574,7 +628,7 @@ def refine(q: StdQP, x0: np.ndarray, tol: float, z0: np.ndarray | None = None,
         _y, z, zb = _multipliers(P, x, sb, sc)
         if not _update_active_set(P, x, z, zb, sb, sc, tol):
             break
-    return best[1] if best else None
+    return best[0][1] if best else None
 
 
 def _active_set_solutions(P: _Dense, sb: np.ndarray, sc: np.ndarray) -> list[np.ndarray]:
@@ -588,9 +642,9 @@ def _active_set_solutions(P: _Dense, sb: np.ndarray, sc: np.ndarray) -> list[np.
 
 
 def _certified_candidate(q: StdQP, P: _Dense, candidates: list[np.ndarray], sb: np.ndarray, sc: np.ndarray,
-                         tol: float, best: list[Any]) -> tuple | None:  # fmt: skip
+                         tol: float, best: list[tuple[float, Refined]]) -> Refined | None:  # fmt: skip
     """A candidate certified strictly with the right signs, or None; the cheapest marginal one is kept
-    in ``best`` (a two-item list: cost, result)."""
+    in ``best`` (a list of one (cost, result) pair, or empty)."""
     for x in candidates:
         y, z, zb = _multipliers(P, x, sb, sc)
         cert = certify(q, x, y if q.meq else None, z if q.mc else None, zb if q.has_bounds else None, tol)
@@ -598,8 +652,8 @@ def _certified_candidate(q: StdQP, P: _Dense, candidates: list[np.ndarray], sb: 
             return x, y, z, zb, cert
         if cert.ok:  # marginal or a sign wrong within tolerance: keep the cheapest, go on
             cost = _cost(P, x)
-            if not best or cost < best[0]:
-                best[:] = [cost, (x, y, z, zb, cert)]
+            if not best or cost < best[0][0]:
+                best[:] = [(cost, (x, y, z, zb, cert))]
     return None
 
 
@@ -618,7 +672,7 @@ def cost(q: StdQP, x: np.ndarray) -> float:
     return _cost(_Dense(q), x)
 
 
-def _wrong_signs(sb, sc, z, zb, dual_scale: float) -> bool:
+def _wrong_signs(sb: np.ndarray, sc: np.ndarray, z: np.ndarray, zb: np.ndarray, dual_scale: float) -> bool:
     """An active constraint whose multiplier names the other side beyond rounding (1e-12 of the scale):
     the point may still be certified within tolerance, but it is not the exact optimum of a convex QP
     with a regularised curvature as small as λ, whose directions such a multiplier moves."""
@@ -629,7 +683,8 @@ def _wrong_signs(sb, sc, z, zb, dual_scale: float) -> bool:
     return bool(sc.size) and float(np.max(np.where(sc < 0, z, np.where(sc > 0, -z, 0.0)), initial=0.0)) > thr
 
 
-def _update_active_set(P: _Dense, x, z, zb, sb, sc, tol) -> bool:
+def _update_active_set(P: _Dense, x: np.ndarray, z: np.ndarray, zb: np.ndarray, sb: np.ndarray,
+                       sc: np.ndarray, tol: float) -> bool:  # fmt: skip
     """One change of the active set: release the active constraint with the most wrong-signed multiplier,
     else activate the most violated inactive one. False when there is nothing to change."""
     wb = np.where(sb < 0, zb, np.where(sb > 0, -zb, 0.0))  # > 0: wrong sign

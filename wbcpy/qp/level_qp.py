@@ -26,23 +26,24 @@ _FEAS_TOL = 1e-9  # feasibility tolerance of such constant rows (relative to 1 +
 
 
 class ConstraintStack:
-    """Inequality rows lbC ≤ C x ≤ ubC of the levels met so far (free-variable columns)."""
+    """Inequality rows lbC ≤ C x ≤ ubC of the levels met so far (free-variable columns).
 
-    __slots__ = ("C", "hi", "lo")
+    Attributes:
+        rows: ``(C, lbC, ubC)``, or None while no level had inequality rows.
+    """
+
+    __slots__ = ("rows",)
 
     def __init__(self) -> None:
-        self.C: np.ndarray | None = None
-        self.lo: np.ndarray | None = None
-        self.hi: np.ndarray | None = None
+        self.rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def add(self, C: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
         """Append rows (they hold at this level and every lower one)."""
-        if self.C is None:
-            self.C, self.lo, self.hi = C, lo, hi
+        if self.rows is None:
+            self.rows = (C, lo, hi)
         else:
-            self.C = np.vstack((self.C, C))
-            self.lo = np.concatenate((self.lo, lo))
-            self.hi = np.concatenate((self.hi, hi))
+            C0, lo0, hi0 = self.rows
+            self.rows = (np.vstack((C0, C)), np.concatenate((lo0, lo)), np.concatenate((hi0, hi)))
 
 
 class InfeasibleConstantError(Exception):
@@ -66,7 +67,8 @@ class LevelQP:
 
 
 def _hessian(AZ: np.ndarray, r: np.ndarray, Z: np.ndarray | None) -> np.ndarray:
-    H = AZ.T @ AZ
+    """ZᵀAᵀAZ + Zᵀ diag(r) Z (AZ = A Z given; Z None = identity)."""
+    H: np.ndarray = AZ.T @ AZ
     if Z is None:
         diag = H.reshape(-1)[:: H.shape[0] + 1]
         diag += r
@@ -93,34 +95,52 @@ def _kept_rows(M: np.ndarray, v: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> 
     return np.flatnonzero(~const)
 
 
-def _rows(ns: NullSpace, stack: ConstraintStack, lb, ub):
-    """The inequality rows of the level in w: (C, lbC, ubC, c_rows, b_rows) or Nones."""
+#: inequality rows of a level in w: (C, lbC, ubC) blocks, and the indices they come from
+_Block = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _stack_block(ns: NullSpace, stack: ConstraintStack) -> _Block | None:
+    """The constraint stack's rows in w, constant rows dropped: (C Z, lbC − C x̄, ubC − C x̄, c_rows)."""
+    if stack.rows is None:
+        return None
+    C, lo, hi = stack.rows
+    CZ = ns.project(C)
+    cx = C @ ns.xbar if ns.xbar is not None else np.zeros(C.shape[0])
+    c_rows = _kept_rows(CZ, cx, lo, hi) if ns.Z is not None else np.arange(CZ.shape[0])
+    return CZ[c_rows], lo[c_rows] - cx[c_rows], hi[c_rows] - cx[c_rows], c_rows
+
+
+def _bound_block(ns: NullSpace, lb: np.ndarray | None, ub: np.ndarray | None) -> _Block | None:
+    """The bounds as rows of Z (only when Z ≠ I), constant rows dropped: (Z_B, lb − x̄, ub − x̄, b_rows)."""
     Z, xbar = ns.Z, ns.xbar
-    blocks, los, his = [], [], []
-    c_rows = b_rows = None
-    if stack.C is not None:
-        CZ = ns.project(stack.C)
-        cx = stack.C @ xbar if xbar is not None else np.zeros(stack.C.shape[0])
-        c_rows = _kept_rows(CZ, cx, stack.lo, stack.hi) if Z is not None else np.arange(CZ.shape[0])
-        blocks.append(CZ[c_rows])
-        los.append(stack.lo[c_rows] - cx[c_rows])
-        his.append(stack.hi[c_rows] - cx[c_rows])
-    if Z is not None and (lb is not None or ub is not None):
-        nf = Z.shape[0]
-        lo = lb if lb is not None else np.full(nf, -np.inf)
-        hi = ub if ub is not None else np.full(nf, np.inf)
-        bounded = np.flatnonzero(np.isfinite(lo) | np.isfinite(hi))
-        xb = xbar[bounded] if xbar is not None else np.zeros(bounded.size)
-        keep = _kept_rows(Z[bounded], xb, lo[bounded], hi[bounded])
-        b_rows = bounded[keep]
-        blocks.append(Z[b_rows])
-        los.append(lo[b_rows] - xb[keep])
-        his.append(hi[b_rows] - xb[keep])
-    if not blocks or sum(b.shape[0] for b in blocks) == 0:
+    if Z is None or (lb is None and ub is None):
+        return None
+    nf = Z.shape[0]
+    lo = lb if lb is not None else np.full(nf, -np.inf)
+    hi = ub if ub is not None else np.full(nf, np.inf)
+    bounded = np.flatnonzero(np.isfinite(lo) | np.isfinite(hi))
+    xb = xbar[bounded] if xbar is not None else np.zeros(bounded.size)
+    keep = _kept_rows(Z[bounded], xb, lo[bounded], hi[bounded])
+    b_rows = bounded[keep]
+    return Z[b_rows], lo[b_rows] - xb[keep], hi[b_rows] - xb[keep], b_rows
+
+
+def _rows(ns: NullSpace, stack: ConstraintStack, lb: np.ndarray | None, ub: np.ndarray | None) -> tuple[
+    np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None
+]:  # fmt: skip
+    """The inequality rows of the level in w: (C, lbC, ubC, c_rows, b_rows), C and its sides None when
+    no row is left."""
+    cb, bb = _stack_block(ns, stack), _bound_block(ns, lb, ub)
+    c_rows = None if cb is None else cb[3]
+    b_rows = None if bb is None else bb[3]
+    blocks = [blk for blk in (cb, bb) if blk is not None and blk[0].shape[0]]
+    if not blocks:
         return None, None, None, c_rows, b_rows
     if len(blocks) == 1:
-        return blocks[0], los[0], his[0], c_rows, b_rows
-    return np.vstack(blocks), np.concatenate(los), np.concatenate(his), c_rows, b_rows
+        C, lo, hi, _ = blocks[0]
+        return C, lo, hi, c_rows, b_rows
+    return (np.vstack([blk[0] for blk in blocks]), np.concatenate([blk[1] for blk in blocks]),
+            np.concatenate([blk[2] for blk in blocks]), c_rows, b_rows)  # fmt: skip
 
 
 def build_level(A: np.ndarray, y: np.ndarray, r: np.ndarray, ns: NullSpace, stack: ConstraintStack,
@@ -156,7 +176,8 @@ class _LeastSquares:
 
     __slots__ = ("A", "AZ", "Z", "e", "r", "xbar", "y")
 
-    def __init__(self, AZ, e, r, Z, xbar, A, y) -> None:
+    def __init__(self, AZ: np.ndarray, e: np.ndarray, r: np.ndarray, Z: np.ndarray | None,
+                 xbar: np.ndarray | None, A: np.ndarray, y: np.ndarray) -> None:  # fmt: skip
         self.AZ, self.e, self.r, self.Z, self.xbar, self.A, self.y = AZ, e, r, Z, xbar, A, y
 
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
@@ -202,7 +223,7 @@ class _LeastSquares:
             inner = absA @ aw + np.abs(self.y)
             if xb is not None:
                 inner += absA @ xb
-            out = inner @ absA
+            out: np.ndarray = inner @ absA
             out += self.r * (aw if xb is None else aw + xb)
             return out
         w1 = float(aw.sum())

@@ -17,7 +17,8 @@ the level raises :class:`SolveFailedError` with what each attempt reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from .backends import Backend, make_backend
 from .kkt import Certificate, RawResult, StdQP, certify, cost, refine
 
 _EPS = float(np.finfo(np.float64).eps)
+
 
 __all__ = ["LevelSolver", "SolveFailedError", "Solved"]
 
@@ -53,8 +55,9 @@ class Solved:
     __slots__ = ("dual", "dual_scale", "fallback", "gradient", "iterations", "primal", "solver", "status",
                  "x", "z", "z_box")  # fmt: skip
 
-    def __init__(self, x, z, z_box, status, iterations, primal, dual, dual_scale, solver, fallback,
-                 gradient=None) -> None:  # fmt: skip
+    def __init__(self, x: np.ndarray, z: np.ndarray | None, z_box: np.ndarray | None, status: str,
+                 iterations: int | None, primal: float, dual: float, dual_scale: float, solver: str,
+                 fallback: str | None, gradient: np.ndarray | None = None) -> None:  # fmt: skip
         self.x, self.z, self.z_box, self.status, self.iterations = x, z, z_box, status, iterations
         self.primal, self.dual, self.dual_scale, self.solver = primal, dual, dual_scale, solver
         self.fallback, self.gradient = fallback, gradient
@@ -68,10 +71,13 @@ def _finite(x: np.ndarray) -> bool:
     return bool(_and_reduce(np.isfinite(x)))
 
 
-def _usable(raw: RawResult, n: int) -> bool:
-    """The answer has a finite x of the right shape and the backend reports success (or an early stop)."""
+def _usable(raw: RawResult, n: int) -> np.ndarray | None:
+    """The answer's x when it is finite and of the right shape and the backend reports success (or an
+    early stop); else None."""
     x = raw.x
-    return (raw.ok or raw.inaccurate) and x is not None and x.ndim == 1 and x.shape[0] == n and _finite(x)
+    if (raw.ok or raw.inaccurate) and x is not None and x.ndim == 1 and x.shape[0] == n and _finite(x):
+        return x
+    return None
 
 
 def _max_abs(M: Any) -> float:
@@ -83,6 +89,7 @@ def _max_abs(M: Any) -> float:
 
 
 def _finite_max(*vectors: np.ndarray | None) -> float:
+    """Largest finite |entry| of the given vectors (0 when there is none)."""
     out = 0.0
     for v in vectors:
         if v is not None and v.size:
@@ -92,22 +99,33 @@ def _finite_max(*vectors: np.ndarray | None) -> float:
 
 
 def _resolvable(q: StdQP, x: np.ndarray, tol: float) -> bool:
-    """False when x is so large that its own rounding, ε ‖M‖ ‖x‖ (M = H, A, C), exceeds the tolerance on
+    """False when x is so large that its own rounding, ε max|M| ‖x‖ (M = H, A, C), exceeds the tolerance on
     the scale of the problem's data (1 + the largest |g|, |b| or finite side): its residuals then pass a
     certificate relative to the magnitude of their terms without saying anything. A semidefinite level
     whose optimal set is unbounded can get such an answer from an interior-point backend (clarabel: 9e18
     along the free wrench split of a contact scene, the levels below losing the dynamics equalities to
-    cancellation); another attempt (refinement, fallback, rescue) is made instead."""
-    xmax = float(np.abs(x).max(initial=0.0))
-    data = 1.0 + _finite_max(q.g, q.b, q.lbC, q.ubC, q.lb, q.ub)
+    cancellation); another attempt (refinement, fallback, rescue) is made instead. Checked on the answers
+    of iterative backends and on refined answers (an exact active-set backend's answer is a vertex of its
+    active set, bounded by the data; the hierarchy's final constraint check guards every answer)."""
+    if not x.size:
+        return True
+    xmax = math.sqrt(float(x @ x))  # (‖x‖₂ ≥ max |x_i|: one call)
     H = q.H  # positive semidefinite: its largest |entry| is on the diagonal
-    hmax = float((H.diagonal() if hasattr(H, "diagonal") else np.diag(H)).max(initial=0.0))
-    return _EPS * xmax * max(hmax, _max_abs(q.A), _max_abs(q.C)) <= tol * data
+    m = float(H.diagonal().max())
+    if q.A is not None:
+        m = max(m, _max_abs(q.A))
+    if q.C is not None:
+        m = max(m, _max_abs(q.C))
+    rounding = _EPS * xmax * m
+    if rounding <= tol:  # (the data scale is ≥ 1: the usual case needs no look at the data)
+        return True
+    return rounding <= tol * (1.0 + _finite_max(q.g, q.b, q.lbC, q.ubC, q.lb, q.ub))
 
 
-def _guarded(call: Callable[[], RawResult]) -> RawResult:
+def _guarded(b: Backend[Any], q: StdQP) -> RawResult:
+    """``b.solve(q)`` from a cold start; a crash becomes a failed result."""
     try:
-        return call()
+        return b.solve(q, None)
     except Exception as exc:  # a backend crash is a failed attempt, not a wbcpy bug
         return RawResult(None, False, f"{type(exc).__name__}: {exc}")
 
@@ -134,15 +152,15 @@ class LevelSolver:
         self.polish = polish
         self.rescue = tuple(r for r in rescue if r != name)
         self.via = via_qpsolvers
-        self.backends: dict[Any, Backend] = {
+        self.backends: dict[Hashable, Backend[Any]] = {
             "solve": make_backend(name, warm_start, self.options, via_qpsolvers)
         }
-        self._rescuers: dict[str, Backend] = {}
-        self._warm: dict[Any, np.ndarray] = {}
+        self._rescuers: dict[str, Backend[Any]] = {}
+        self._warm: dict[Hashable, np.ndarray] = {}
         #: number of answers that came from a fallback (cold restart, backend fallback, rescue backend)
         self.fallbacks = 0
 
-    def backend(self, key: Any) -> Backend:
+    def backend(self, key: Hashable) -> Backend[Any]:
         """The backend (and workspace) of one level key."""
         b = self.backends.get(key)
         if b is None:
@@ -156,7 +174,7 @@ class LevelSolver:
             b.reset()
 
     # ------------------------------------------------------------------------------------------ solve
-    def solve(self, q: StdQP, key: Any) -> Solved:
+    def solve(self, q: StdQP, key: Hashable) -> Solved:
         """A certified answer of ``q`` (see the module docstring); raises :class:`SolveFailedError`."""
         b = self.backend(key)
         x0 = self._warm.get(key) if self.warm_start else None
@@ -170,7 +188,7 @@ class LevelSolver:
         sol = self._try(q, raw, b.exact, self.name, None, notes)
         if sol is None and b.reused:
             b.reset()
-            sol = self._try(q, _guarded(lambda: b.solve(q, None)), b.exact, self.name, "cold restart", notes)
+            sol = self._try(q, _guarded(b, q), b.exact, self.name, "cold restart", notes)
         if sol is None:
             sol = self._fallback(q, b, x0, notes)
         if sol is None:
@@ -183,7 +201,7 @@ class LevelSolver:
         self._warm[key] = sol.x
         return sol
 
-    def _fallback(self, q: StdQP, b: Backend, x0: np.ndarray | None, notes: list[str]) -> Solved | None:
+    def _fallback(self, q: StdQP, b: Backend[Any], x0: np.ndarray | None, notes: list[str]) -> Solved | None:
         b.reset()
         fb = _guarded_fallback(b, q, x0)
         if fb is None:
@@ -197,9 +215,7 @@ class LevelSolver:
             if r is None:
                 r = self._rescuers[name] = make_backend(name, False, {}, False)
             r.reset()
-            sol = self._try(
-                q, _guarded(lambda r=r: r.solve(q, None)), r.exact, name, f"rescue: {name}", notes
-            )
+            sol = self._try(q, _guarded(r, q), r.exact, name, f"rescue: {name}", notes)
             if sol is not None:
                 return sol
         return None
@@ -213,37 +229,42 @@ class LevelSolver:
     def _try(self, q: StdQP, raw: RawResult, exact: bool, who: str, fallback: str | None,
              notes: list[str]) -> Solved | None:  # fmt: skip
         """Certify (refining when allowed) one backend answer; None (and a note) when it fails."""
-        x = raw.x
+        x = _usable(raw, q.n)
         label = who if fallback is None else fallback
-        if not _usable(raw, q.n):
-            notes.append(f"{label}: {raw.status}" + (" (not solved)" if x is not None else ""))
+        if x is None:
+            notes.append(f"{label}: {raw.status}" + (" (not solved)" if raw.x is not None else ""))
             return None
         status = raw.status if raw.ok else f"{raw.status} (inaccurate)"
         cert = None
         if exact or not self.polish:
             cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
-            if cert.ok and not (cert.marginal and self.polish) and _resolvable(q, x, self.kkt_tol):
+            if cert.ok and not (cert.marginal and self.polish) and (exact or _resolvable(q, x, self.kkt_tol)):
                 return self._solved(x, cert, status, raw, who, fallback)
-        if self.polish:
-            found = self._refined(q, raw, cert, status, who, fallback)
-            if isinstance(found, Solved):
-                if _resolvable(q, found.x, self.kkt_tol):
-                    return found
-                notes.append(f"{label}: {status}; |x| = {np.abs(found.x).max():.3g} beyond what the data "
-                             "resolves")  # fmt: skip
+            if not self.polish:
+                self._failed(label, status, cert, notes)
                 return None
-            cert = found
+        found = self._refined(q, x, raw, cert, status, who, fallback)
+        if isinstance(found, Solved):
+            if _resolvable(q, found.x, self.kkt_tol):
+                return found
+            notes.append(
+                f"{label}: {status}; |x| = {np.abs(found.x).max():.3g} beyond what the data resolves"
+            )
+            return None
+        self._failed(label, status, found, notes)
+        return None
+
+    def _failed(self, label: str, status: str, cert: Certificate, notes: list[str]) -> None:
+        """Note why an answer was rejected."""
         notes.append(
             f"{label}: {status}; KKT certificate failed (relative residuals: primal {cert.primal:.3g}, "
             f"dual {cert.dual:.3g}, complementarity {cert.complementarity:.3g}; tolerance {self.kkt_tol:g})"
         )
-        return None
 
-    def _refined(self, q: StdQP, raw: RawResult, cert: Certificate | None, status: str, who: str,
-                 fallback: str | None) -> Solved | Certificate:  # fmt: skip
-        """The answer refined on its active set (or, when refinement finds nothing better, the answer
-        itself if it is a KKT point); otherwise the failed certificate of the answer."""
-        x = raw.x
+    def _refined(self, q: StdQP, x: np.ndarray, raw: RawResult, cert: Certificate | None, status: str,
+                 who: str, fallback: str | None) -> Solved | Certificate:  # fmt: skip
+        """The answer x (of ``raw``) refined on its active set (or, when refinement finds nothing better,
+        the answer itself if it is a KKT point); otherwise the failed certificate of the answer."""
         ref = refine(q, x, self.kkt_tol, raw.z, raw.z_box)
         if ref is not None:
             xr, _y, z, zb, c = ref
@@ -258,7 +279,7 @@ class LevelSolver:
         return cert
 
 
-def _guarded_fallback(b: Backend, q: StdQP, x0: np.ndarray | None) -> tuple[str, RawResult] | None:
+def _guarded_fallback(b: Backend[Any], q: StdQP, x0: np.ndarray | None) -> tuple[str, RawResult] | None:
     try:
         return b.solve_fallback(q, x0)
     except Exception as exc:  # the fallback itself crashed

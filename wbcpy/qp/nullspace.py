@@ -15,6 +15,8 @@ changes the higher rows' normalised residual by about ``rank_tol``·‖Δx‖ at
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 import scipy.linalg as sla
 from scipy.linalg import lapack
@@ -32,7 +34,11 @@ class InconsistentEqualitiesError(Exception):
         self.residual = residual
 
 
-def _normalised(S: np.ndarray, f: np.ndarray | None = None):
+@overload
+def _normalised(S: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def _normalised(S: np.ndarray, f: None = None) -> tuple[np.ndarray, None]: ...
+def _normalised(S: np.ndarray, f: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Rows of S scaled to unit norm (numerical zero rows dropped), with f scaled alike."""
     norms = np.sqrt(np.square(S).sum(axis=1))
     big = norms > 1e-12 * max(1.0, float(norms.max(initial=0.0)))
@@ -45,7 +51,9 @@ def _normalised(S: np.ndarray, f: np.ndarray | None = None):
     return S, (None if f is None else f / norms)
 
 
-def _pivoted_qr(M: np.ndarray, rank_tol: float, need_r: bool):
+def _pivoted_qr(
+    M: np.ndarray, rank_tol: float, need_r: bool
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, int] | None:
     """Column-pivoted QR of M (k × m): (Q (k × k), R (upper triangle valid; None unless ``need_r``), piv,
     rank); None when LAPACK fails."""
     k, m = M.shape
@@ -135,20 +143,26 @@ class NullSpace:
         if res is None:  # pragma: no cover - LAPACK failure
             raise InconsistentEqualitiesError(float("nan"))
         Q, R, piv, rank = res
-        if e is not None:
-            ep = e[piv]
-            if rank:
-                u = sla.solve_triangular(R[:rank, :rank], ep[:rank], trans="T", check_finite=False)  # (reads
-                # the upper triangle only)
-                rest = R[:rank, rank:].T @ u - ep[rank:]
-                step = Q[:, :rank] @ u
-                step = step if self.Z is None else self.Z @ step
-                self.xbar = step if self.xbar is None else self.xbar + step
-            else:
-                rest = -ep
-            if rest.size and np.abs(rest).max() > 1e-9 * (1.0 + np.abs(f).max()):
-                raise InconsistentEqualitiesError(float(np.abs(rest).max()))
+        if e is not None and f is not None and R is not None:
+            self._move(Q, R, piv, rank, e, f)
         if rank:
             Q2 = Q[:, rank:]
             self.Z = Q2 if self.Z is None else self.Z @ Q2
             self.n_eq += rank
+
+    def _move(self, Q: np.ndarray, R: np.ndarray, piv: np.ndarray, rank: int, e: np.ndarray,
+              f: np.ndarray) -> None:  # fmt: skip
+        """Move x̄ by the least change within the free directions that meets the target rows (residuals
+        e of rows with targets f, factorised as (S Z)ᵀ P = Q R); raise when they are inconsistent."""
+        ep = e[piv]
+        if rank:
+            # (solve_triangular reads the upper triangle only)
+            u = sla.solve_triangular(R[:rank, :rank], ep[:rank], trans="T", check_finite=False)
+            rest = R[:rank, rank:].T @ u - ep[rank:]
+            step = Q[:, :rank] @ u
+            step = step if self.Z is None else self.Z @ step
+            self.xbar = step if self.xbar is None else self.xbar + step
+        else:
+            rest = -ep
+        if rest.size and np.abs(rest).max() > 1e-9 * (1.0 + np.abs(f).max()):
+            raise InconsistentEqualitiesError(float(np.abs(rest).max()))

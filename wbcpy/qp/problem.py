@@ -19,16 +19,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InvalidValueError
+from .kkt import Matrix
 
-__all__ = ["HierarchicalQP", "LevelStatus", "QPLevel", "QPProblem"]
+__all__ = ["HierarchicalQP", "LevelStatus", "QPLevel", "QPProblem", "StatusRecord"]
 
-Matrix = np.ndarray | sp.spmatrix | sp.sparray
+#: One level's status as a plain tuple (cheap to keep in hot loops): (solver, status, iterations,
+#: solve_time, level, n_eq, n_variables, primal_residual, dual_residual, fallback), the fields of
+#: :class:`LevelStatus` in order.
+StatusRecord: TypeAlias = tuple[str, str, int | None, float, int, int, int, float, float, str | None]
 
 
 def _float_array(x: Any, name: str) -> np.ndarray:
@@ -364,7 +368,7 @@ class LevelStatus:
     extras: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_record(cls, record: tuple) -> LevelStatus:
+    def from_record(cls, record: StatusRecord) -> LevelStatus:
         """Build from a status record (solver, status, iterations, solve_time, level, n_eq, n_variables,
         primal_residual, dual_residual, fallback) as kept by ``QPSolver.status_records``."""
         return cls(*record)

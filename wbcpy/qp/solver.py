@@ -37,9 +37,9 @@ import scipy.sparse as sp
 from ..errors import ConcurrentUseError, ConfigError, ConfigKeyError, QPSolveError
 from .fixed import FixedSplit, InfeasibleBoundsError
 from .hierarchy import LevelFailedError, solve_levels
-from .kkt import StdQP
+from .kkt import Matrix, StdQP
 from .level_solver import LevelSolver, SolveFailedError
-from .problem import HierarchicalQP, LevelStatus, QPProblem
+from .problem import HierarchicalQP, LevelStatus, QPProblem, StatusRecord
 from .registry import RESCUE_ORDER, available_solvers, default_solver, works
 
 __all__ = ["QPSolver"]
@@ -96,7 +96,7 @@ class QPSolver:
         self._levels = LevelSolver(name, bool(warm_start), solver_options, float(kkt_tol), bool(polish),
                                    _rescue_names(name, rescue), bool(via_qpsolvers))  # fmt: skip
         self.rank_tol = float(rank_tol)
-        self._records: tuple[tuple, ...] = ()
+        self._records: tuple[StatusRecord, ...] = ()
         self._statuses: list[LevelStatus] | None = []
         self._busy = threading.Lock()
 
@@ -157,7 +157,7 @@ class QPSolver:
         return list(self._statuses)
 
     @property
-    def status_records(self) -> tuple[tuple, ...]:
+    def status_records(self) -> tuple[StatusRecord, ...]:
         """The last successful solve's statuses as plain tuples, cheap to keep (hot loops keep these
         and turn them into :class:`LevelStatus` objects with :meth:`LevelStatus.from_record` when read)."""
         return self._records
@@ -203,7 +203,7 @@ class QPSolver:
             self._set_records([(*rec[:3], time.perf_counter() - t0, *rec[4:])])
             return np.array(x, dtype=np.float64)
 
-    def _all_fixed(self, p: QPProblem, split: FixedSplit, problem: QPProblem) -> tuple:
+    def _all_fixed(self, p: QPProblem, split: FixedSplit, problem: QPProblem) -> StatusRecord:
         """Every variable fixed: the constraints must hold at that point."""
         x = split.merge(np.zeros(0))
         viol = 0.0
@@ -258,7 +258,7 @@ class QPSolver:
         return x
 
     # ------------------------------------------------------------------ internals
-    def _set_records(self, records: list[tuple]) -> None:
+    def _set_records(self, records: list[StatusRecord]) -> None:
         self._records = tuple(records)
         self._statuses = None
 
@@ -291,23 +291,33 @@ def _rebuild(name: str, warm_start: bool, config: dict[str, Any]) -> QPSolver:
 def _std_problem(p: QPProblem, split: FixedSplit) -> StdQP:
     """The validated problem over its free variables (rows bounded on neither side dropped)."""
     H, g, A, b, C, lbC, ubC = p.H, p.g, p.A, p.b, p.C, p.lbC, p.ubC
-    if split.fixed is not None:
-        free, fixed, xf = split.free, split.fixed, split.values
-        Hc = sp.csc_matrix(H) if sp.issparse(H) else H
-        g = g[free] + Hc[free][:, fixed] @ xf
-        H = sp.csc_matrix(Hc[free][:, free]) if sp.issparse(H) else H[np.ix_(free, free)]
-        if A is not None:
-            b = b - A[:, fixed] @ xf
-            A = A[:, free]
-        if C is not None:
-            shift = C[:, fixed] @ xf
-            lbC, ubC, C = lbC - shift, ubC - shift, C[:, free]
-    if C is not None:
+    free, fixed, xf = split.free, split.fixed, split.values
+    if free is not None and fixed is not None and xf is not None:
+        H, g, A, b, C, lbC, ubC = _eliminate(p, free, fixed, xf)
+    if C is not None and lbC is not None and ubC is not None:
         bounded = np.isfinite(lbC) | np.isfinite(ubC)
         if not bounded.all():
             C, lbC, ubC = (C[bounded], lbC[bounded], ubC[bounded]) if bounded.any() else (None, None, None)
     sparse = sp.issparse(H) or sp.issparse(A) or sp.issparse(C)
     return StdQP(H, g, A, b, C, lbC, ubC, split.lb, split.ub, sparse)
+
+
+def _eliminate(p: QPProblem, free: np.ndarray, fixed: np.ndarray, xf: np.ndarray) -> tuple[
+    Matrix, np.ndarray, Matrix | None, np.ndarray | None, Matrix | None, np.ndarray | None, np.ndarray | None
+]:  # fmt: skip
+    """(H, g, A, b, C, lbC, ubC) over the free variables, with the fixed ones (values xf) moved into g, b
+    and the sides of C."""
+    H, g, A, b, C, lbC, ubC = p.H, p.g, p.A, p.b, p.C, p.lbC, p.ubC
+    Hc = sp.csc_matrix(H) if sp.issparse(H) else H
+    g = g[free] + Hc[free][:, fixed] @ xf
+    H = sp.csc_matrix(Hc[free][:, free]) if sp.issparse(H) else H[np.ix_(free, free)]
+    if A is not None and b is not None:
+        b = b - A[:, fixed] @ xf
+        A = A[:, free]
+    if C is not None and lbC is not None and ubC is not None:
+        shift = C[:, fixed] @ xf
+        lbC, ubC, C = lbC - shift, ubC - shift, C[:, free]
+    return H, g, A, b, C, lbC, ubC
 
 
 def _level_problem(hqp: HierarchicalQP, p: int) -> QPProblem:
@@ -318,13 +328,19 @@ def _level_problem(hqp: HierarchicalQP, p: int) -> QPProblem:
         return QPProblem(H=np.zeros((n, n)), g=np.zeros(n), lb=hqp.lb, ub=hqp.ub)
     level = hqp.levels[min(p, len(hqp.levels) - 1)]
     prob = level.to_problem(hqp.lb, hqp.ub)
-    E = [lv.E for lv in hqp.levels[: p + 1] if lv.E is not None]
-    C = [lv for lv in hqp.levels[: p + 1] if lv.C is not None]
+    upper = hqp.levels[: p + 1]
+    E = [(lv.E, lv.f) for lv in upper if lv.E is not None and lv.f is not None]
     if E:
-        prob.A = np.vstack(E)
-        prob.b = np.concatenate([lv.f for lv in hqp.levels[: p + 1] if lv.E is not None])
+        prob.A = np.vstack([e[0] for e in E])
+        prob.b = np.concatenate([e[1] for e in E])
+    C = [(lv.C, lv.lbC, lv.ubC) for lv in upper if lv.C is not None]
     if C:
-        prob.C = np.vstack([lv.C for lv in C])
-        prob.lbC = np.concatenate([lv.lbC for lv in C])
-        prob.ubC = np.concatenate([lv.ubC for lv in C])
+        prob.C = np.vstack([c[0] for c in C])
+        prob.lbC = np.concatenate([_side(c[1], c[0], -np.inf) for c in C])
+        prob.ubC = np.concatenate([_side(c[2], c[0], np.inf) for c in C])
     return prob
+
+
+def _side(v: np.ndarray | None, C: np.ndarray, default: float) -> np.ndarray:
+    """A side of the rows of C (``default`` everywhere when absent)."""
+    return np.full(C.shape[0], default) if v is None else v

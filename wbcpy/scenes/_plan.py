@@ -148,7 +148,7 @@ class ScenePlan:
         return True
 
 
-def _arrays(level: QPLevel) -> tuple:
+def _arrays(level: QPLevel) -> tuple[object, ...]:
     return (level, level.A, level.y, level.regularization, level.E, level.f, level.C, level.lbC, level.ubC)
 
 

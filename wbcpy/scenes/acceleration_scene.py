@@ -34,15 +34,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, ConfigKeyError
 from ..qp import HierarchicalQP
 from ..robot import RobotModel
 from .joint_limits import JointLimitBounds
-from .scene import Scene
+from .scene import HierarchySolver, Scene
 from .scene_values import positive
 
 __all__ = ["SCENE_OPTIONS", "AccelerationScene"]
@@ -72,14 +72,14 @@ class AccelerationScene(Scene):
     def __init__(
         self,
         robot: RobotModel,
-        solver: Any = None,
+        solver: str | HierarchySolver | None = None,
         dt: float = 0.001,
         regularization: float = 1e-8,
         joint_limits: bool = False,
         clock: Callable[[], float] = time.monotonic,
-        acceleration_limit: Any = None,
+        acceleration_limit: ArrayLike | None = None,
         braking: bool = True,
-        **options: Any,
+        **options: object,
     ) -> None:
         """Create an empty scene; call :meth:`configure` next.
 
@@ -116,12 +116,13 @@ class AccelerationScene(Scene):
 
     def _joint_weights_changed(self) -> None:
         super()._joint_weights_changed()
+        lock_lb: NDArray[np.float64] | None = None
+        lock_ub: NDArray[np.float64] | None = None
         if self._locked.size:
-            lb = np.full(self._reg.shape, -np.inf)
-            lb[self._locked] = 0.0
-            self._lock_lb, self._lock_ub = lb, -lb
-        else:
-            self._lock_lb = self._lock_ub = None
+            lock_lb = np.full(self._reg.shape, -np.inf)
+            lock_lb[self._locked] = 0.0
+            lock_ub = -lock_lb
+        self._lock_lb, self._lock_ub = lock_lb, lock_ub
 
     # ------------------------------------------------------------------ problem
     def _bounds(self) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -133,7 +134,7 @@ class AccelerationScene(Scene):
                 lb[self._locked] = 0.0
                 ub[self._locked] = 0.0
             return lb, ub
-        if self._lock_lb is None:
+        if self._lock_lb is None or self._lock_ub is None:  # (both or neither)
             return None, None
         return self._lock_lb.copy(), self._lock_ub.copy()
 

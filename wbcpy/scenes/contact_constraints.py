@@ -150,7 +150,7 @@ class ContactConstraints:
     @property
     def has_inequalities(self) -> bool:
         """True when there is a cone row or an effort-limit row."""
-        return self._cone.shape[0] + self._n_limited > 0
+        return int(self._cone.shape[0]) + self._n_limited > 0
 
     def contact_jacobian(self) -> np.ndarray:
         """The stacked contact Jacobians (contact axes) of the last :meth:`update` (a view; read only)."""

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 import pinocchio as pin
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_vector
 from ..errors import ConfigError, InvalidValueError, UnknownNameError
@@ -42,6 +43,7 @@ from .contacts import Contact, as_contacts
 __all__ = ["ContactPlant", "ContactSimulation"]
 
 _LOCAL = pin.ReferenceFrame.LOCAL
+_WORLD = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
 
 def _gain(value: Any, field: str) -> float:
@@ -51,10 +53,15 @@ def _gain(value: Any, field: str) -> float:
     return float(value)
 
 
-def _vector(x: Any, n: int | None, name: str) -> np.ndarray:
+def _vector(x: ArrayLike, n: int | None, name: str) -> NDArray[np.float64]:
     """``x`` itself when it is a finite float64 vector of length n (read only here), else a checked copy."""
-    fast = x.__class__ is np.ndarray and x.ndim == 1 and x.dtype == np.float64
-    if fast and (n is None or x.shape[0] == n) and math.isfinite(x.dot(x)):
+    if (
+        type(x) is np.ndarray
+        and x.ndim == 1
+        and x.dtype == np.float64
+        and (n is None or x.shape[0] == n)
+        and math.isfinite(x.dot(x))
+    ):
         return x
     return as_vector(x, n, name)
 
@@ -220,14 +227,60 @@ class ContactSimulation:
 
     def _impact(self) -> None:
         """Inelastic impact of the active contacts (see :meth:`set_contact_active`)."""
+        pin.computeJointJacobians(self._model, self._data, self.q)
+        pin.updateFramePlacements(self._model, self._data)
+        self.v = self._rest_contacts(self.v)
+
+    def _rest_contacts(self, v: np.ndarray) -> np.ndarray:
+        """The velocity closest to ``v`` (kinetic-energy metric) at which every active contact is at rest;
+        the contact impulses are left in ``data.impulse_c`` (Jacobians and frame placements up to date)."""
         model, data = self._model, self._data
+        J = [pin.getFrameJacobian(model, data, model.getFrameId(c.frame), _LOCAL)[: c.size]
+             for c in self._contacts if c.active]  # fmt: skip
+        if not J:
+            return v
+        return np.array(pin.impulseDynamics(model, data, self.q, v, np.vstack(J), 0.0), dtype=float)
+
+    def push(self, impulse: Any, frame: str | None = None) -> dict[str, np.ndarray]:
+        """An instantaneous push: a linear impulse P (N·s, world axes) at the origin of ``frame``.
+
+        The velocity jumps to v⁺ = v + M⁻¹(J_pᵀ P + Σ_c J_cᵀ Λ_c) with every active contact at rest after
+        the push (J_c v⁺ = 0, an inelastic contact response): the free response v + M⁻¹J_pᵀP projected as
+        in :meth:`set_contact_active`. J_p is the 3 × nv linear part of the frame's Jacobian in world axes
+        (``LOCAL_WORLD_ALIGNED``). q does not change. A zero impulse is still a projection (it removes any
+        contact velocity the integration left).
+
+        Args:
+            impulse: P, 3 entries (N·s, world axes).
+            frame: the frame pushed at its origin; None: the floating base (its free-flyer joint's origin).
+
+        Returns:
+            ``{frame: Λ_c}``: the contact impulses (N·s and N·m·s, contact axes, 6 or 3 entries).
+
+        Raises:
+            InvalidValueError: P is not 3 finite numbers.
+            UnknownNameError: an unknown frame (a KeyError).
+            ConfigError: ``frame=None`` on a robot without a floating base.
+        """
+        model, data = self._model, self._data
+        P = as_vector(impulse, 3, "impulse")
+        if frame is None:
+            joints = [j for j in range(1, model.njoints) if "FreeFlyer" in model.joints[j].shortname()]
+            if not joints:
+                raise ConfigError("frame", "the robot has no floating base: name the frame to push")
+        elif not isinstance(frame, str) or not model.existFrame(frame):
+            raise UnknownNameError("frame", frame, [f.name for f in model.frames])
         pin.computeJointJacobians(model, data, self.q)
         pin.updateFramePlacements(model, data)
-        J = np.vstack(
-            [pin.getFrameJacobian(model, data, model.getFrameId(c.frame), _LOCAL)[: c.size]
-             for c in self._contacts if c.active]
-        )  # fmt: skip
-        self.v = np.array(pin.impulseDynamics(model, data, self.q, self.v, J, 0.0), dtype=float)
+        if frame is None:
+            Jp = pin.getJointJacobian(model, data, joints[0], _WORLD)[:3]
+        else:
+            Jp = pin.getFrameJacobian(model, data, model.getFrameId(frame), _WORLD)[:3]
+        M = pin.crba(model, data, self.q)
+        M = np.triu(M) + np.triu(M, 1).T  # crba fills the upper triangle
+        self.v = self._rest_contacts(self.v + np.linalg.solve(M, Jp.T @ P))
+        lam = np.asarray(data.impulse_c, dtype=float)
+        return {f: lam[s].copy() for f, s in self._slices} if self.active_frames else {}
 
     # ------------------------------------------------------------------ dynamics
     def _torque(self, tau: Any) -> np.ndarray:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..errors import ConfigError, ConfigKeyError
 
@@ -57,7 +58,7 @@ def effort_limit_vector(robot: RobotModel, option: Any, actuated: np.ndarray) ->
         raise ConfigError(
             "effort_limits", f"expected true, false or a mapping {{joint: limit}}, got {option!r:.80}"
         )
-    limits = robot.effort_limit[actuated]
+    limits: NDArray[np.float64] = robot.effort_limit[actuated]
     where = {int(v): k for k, v in enumerate(actuated)}
     index: dict[str, list[int]] = {}
     model = robot.model

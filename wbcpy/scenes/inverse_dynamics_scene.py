@@ -81,7 +81,8 @@ class _LayoutRows:
         reg = np.zeros(n)
         reg[:nv] = reg_q
         self.reg = _readonly(reg)
-        self.last: tuple | None = None  # (plan, λ rows, their targets, r) of the last task level
+        # (plan, λ rows, their targets, r) of the last task level
+        self.last: tuple[ScenePlan, np.ndarray, np.ndarray, np.ndarray] | None = None
         self.zeros_n = _readonly(np.zeros(n))
         mw = n - nv
         wrench = np.zeros((mw, n))

@@ -30,9 +30,10 @@ so position, velocity and acceleration limits all hold at every step of such a s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError
 
@@ -55,7 +56,9 @@ class JointLimitBounds:
         braking: whether the viability stage is applied.
     """
 
-    def __init__(self, robot: RobotModel, dt: float, acceleration_limit: Any = None, braking: bool = True):
+    def __init__(
+        self, robot: RobotModel, dt: float, acceleration_limit: ArrayLike | None = None, braking: bool = True
+    ):
         """Precompute limit arrays and index maps.
 
         Args:
@@ -120,14 +123,12 @@ class JointLimitBounds:
         # (fixed base: q ≡ v; free-flyer first: offset 1), else a gather
         offsets = np.unique(q_of_v[limited] - np.flatnonzero(limited))
         self._p_slice: slice | None = None
-        self._p_index: np.ndarray | None = None
         if offsets.size <= 1:
             off = int(offsets[0]) if offsets.size else 0
             if off >= 0 and off + nv <= model.nq:
                 self._p_slice = slice(off, off + nv)
-        if self._p_slice is None:
-            self._p_index = np.where(limited, q_of_v, 0)
-            self._P = np.empty(nv)
+        self._p_index: NDArray[np.intp] = np.where(limited, q_of_v, 0)  # the gather, when no slice fits
+        self._P = np.empty(nv)
         self._p_is_q = self._p_slice == slice(0, nv) and model.nq == nv  # p is q itself
         self._qmax, self._qmin = qmax, qmin
         # velocity stage: S = V·(1/dt) − T, T = [v; −v]/dt, clipped into ±a_max
@@ -202,9 +203,9 @@ class JointLimitBounds:
         return lb, np.maximum(out0, lb)
 
 
-def _clip_min_max(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, out: np.ndarray, /) -> np.ndarray:
+def _clip_min_max(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, out: np.ndarray, /) -> None:
     np.minimum(x, hi, out=out)
-    return np.maximum(out, lo, out=out)
+    np.maximum(out, lo, out=out)
 
 
 _clip = _clip_min_max  # (two public ufunc calls; np.clip's Python wrapper costs more on these tiny arrays)

@@ -14,9 +14,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, ConfigKeyError, QPSolveError, UnknownNameError
 from ..qp import LevelStatus, QPSolver
@@ -29,7 +30,17 @@ if TYPE_CHECKING:
     from ..qp import HierarchicalQP, QPLevel
     from ..robot import RobotModel
 
-__all__ = ["Scene"]
+__all__ = ["HierarchySolver", "Scene"]
+
+
+class HierarchySolver(Protocol):
+    """What a scene needs of its solver: a :class:`~wbcpy.qp.QPSolver`, or any object with this method (a
+    duck-typed backend, which may also have ``statuses``, its per-level statuses, and ``name``, used in
+    errors)."""
+
+    def solve_hierarchy(self, hqp: HierarchicalQP) -> ArrayLike:
+        """The solution x (``hqp.n``) of the hierarchical QP ``hqp``."""
+        ...
 
 
 def _as_configs(configs: Any) -> list[TaskConfig]:
@@ -74,8 +85,15 @@ class Scene:
     """
 
     task_level: ClassVar[str] = "acceleration"
+    #: λ > 0 of the joint regularisation λ/ω_j (set by the subclass before ``Scene.__init__``)
+    regularization: float
 
-    def __init__(self, robot: RobotModel, solver: Any = None, clock: Callable[[], float] | None = None):
+    def __init__(
+        self,
+        robot: RobotModel,
+        solver: str | HierarchySolver | None = None,
+        clock: Callable[[], float] | None = None,
+    ):
         import time
 
         if clock is None:
@@ -87,7 +105,7 @@ class Scene:
         elif not hasattr(solver, "solve_hierarchy"):
             raise ConfigError("solver", f"expected a backend name or a QPSolver, got {type(solver).__name__}")
         self.robot = robot
-        self.solver = solver
+        self.solver: HierarchySolver = solver
         self._clock = clock
         model = robot.model
         self._dof_names = robot.dof_names
@@ -311,7 +329,17 @@ class Scene:
 
     def _command(self) -> JointCommand:
         """The JointCommand of the last solution (subclasses add fields)."""
-        return JointCommand(list(self._actuated_names), self._qdd[self._actuated_index].copy())
+        return JointCommand(list(self._actuated_names), self._solution()[self._actuated_index].copy())
+
+    def _solution(self) -> NDArray[np.float64]:
+        """The last solution (q̈; q̇ in a velocity scene), not a copy.
+
+        Raises:
+            NoSolutionError: before the first successful :meth:`solve`.
+        """
+        if self._qdd is None:
+            raise NoSolutionError()
+        return self._qdd
 
     def _task_levels(self) -> tuple[list[QPLevel], list[int], float]:
         """The levels of the active tasks' rows for the robot's current state (the row plan is rebuilt
@@ -368,9 +396,7 @@ class Scene:
         Raises:
             NoSolutionError: before the first successful :meth:`solve`.
         """
-        if self._qdd is None:
-            raise NoSolutionError()
-        return self._qdd.copy()
+        return self._solution().copy()
 
     @property
     def solver_statuses(self) -> list[LevelStatus]:

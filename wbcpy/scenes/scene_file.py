@@ -55,10 +55,11 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pinocchio as pin
+from numpy.typing import NDArray
 
 from .._yaml import load_yaml_file
 from ..controllers import CartesianPD, ComPD, JointPD
@@ -66,7 +67,7 @@ from ..controllers._gains import as_gain
 from ..errors import ConfigError, ConfigKeyError, UnknownNameError, safe_repr
 from ..robot import RobotModel
 from ..robots import load_robot
-from ..tasks import CartesianTask, ComTask, JointTask, Task, TaskConfig
+from ..tasks import CartesianTask, ComTask, JointTask, Reference, Task, TaskConfig
 from .acceleration_scene import AccelerationScene
 from .contact_file import CONTACT_FILE_KEYS, make_contact_scene, wants_contact_scene, wrench_target
 from .contacts import WrenchReference
@@ -74,6 +75,9 @@ from .scene_values import flag, is_number, numbers, positive
 from .velocity_file import VELOCITY_FILE_KEYS, make_velocity_scene, scene_kind, velocity_law
 from .velocity_scene import VelocityScene
 from .wrench_task import WrenchTask
+
+if TYPE_CHECKING:
+    from ..collision import Obstacle
 
 __all__ = ["MAX_STEPS", "SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file", "q0_limit_warnings"]
 
@@ -101,6 +105,17 @@ PD_KEYS = ("target", "kp", "kd", "kff", "max_acceleration", "max_velocity")
 MAX_STEPS = 1_000_000
 
 
+class TargetLaw(Protocol):
+    """A feedback law that turns a fixed target into a reference for its task: the PD laws
+    (:class:`~wbcpy.controllers.JointPD`, ...) and the velocity laws of :mod:`wbcpy.controllers`."""
+
+    def reference(self, task: Any, target: Any, /) -> Reference:
+        """The reference for ``task`` from the robot's current state. (``task`` and ``target`` are of the
+        kinds the law takes — a ``JointTask`` and joint positions for a ``JointPD`` —: types that differ
+        per law, so ``Any`` here; :class:`TaskTarget` pairs each law with its own kind of task.)"""
+        ...
+
+
 @dataclass
 class TaskTarget:
     """A task with a fixed target and the PD law that turns it into references.
@@ -114,19 +129,19 @@ class TaskTarget:
     """
 
     task: Task
-    controller: Any  # JointPD | CartesianPD | ComPD, a velocity law of wbcpy.controllers, or None
-    target: Any
+    controller: TargetLaw | None
+    target: Any  # NDArray[np.float64], or a pin.SE3 (pinocchio has no type information)
 
     @property
     def name(self) -> str:
         """Task name."""
         return self.task.name
 
-    def reference(self) -> Any:
+    def reference(self) -> Reference | WrenchReference:
         """The PD reference for the robot's current state (a wrench task: its wrench)."""
         if self.controller is None:
             return WrenchReference(self.target)
-        return self.controller.reference(self.task, self.target)  # type: ignore[arg-type]
+        return self.controller.reference(self.task, self.target)
 
     def error_labels(self) -> list[str]:
         """Labels of :meth:`errors` (Cartesian tasks report position and rotation separately; wrench
@@ -149,9 +164,8 @@ class TaskTarget:
                 float(np.linalg.norm(self.target.translation - M.translation)),
                 float(np.linalg.norm(pin.log3(self.target.rotation @ M.rotation.T))),
             ]
-        if isinstance(task, ComTask):
-            return [float(np.linalg.norm(self.target - task.position()))]
-        return [float(np.linalg.norm(self.target - task.positions()))]  # type: ignore[union-attr]
+        current = task.position() if isinstance(task, ComTask) else _joint_task(task, "task").positions()
+        return [float(np.linalg.norm(self.target - current))]
 
 
 @dataclass
@@ -179,7 +193,7 @@ class SceneSetup:
     warnings: list[str] = field(default_factory=list)
 
     @property
-    def obstacles(self) -> list[Any]:
+    def obstacles(self) -> list[Obstacle]:
         """The obstacles of the scene's collision avoidance (empty without one)."""
         avoidance = getattr(self.scene, "collision_avoidance", None)
         return [] if avoidance is None else list(avoidance.obstacles)
@@ -218,7 +232,7 @@ def _cart_target(task: CartesianTask, spec: Any, field: str) -> pin.SE3:
     return pin.SE3(R, p)
 
 
-def _point_target(current: np.ndarray, spec: Any, field: str) -> np.ndarray:
+def _point_target(current: NDArray[np.float64], spec: Any, field: str) -> NDArray[np.float64]:
     if spec is None:
         return current.copy()
     if isinstance(spec, Mapping):
@@ -231,7 +245,15 @@ def _point_target(current: np.ndarray, spec: Any, field: str) -> np.ndarray:
     return numbers(spec, current.shape[0], field)
 
 
-def _joint_target(task: JointTask, spec: Any, field: str) -> np.ndarray:
+def _joint_task(task: Task, field: str) -> JointTask:
+    """``task`` itself, a joint task (the task types a scene file builds are jnt, cart, com and wrench: the
+    one left when a dispatch has handled the others)."""
+    if not isinstance(task, JointTask):
+        raise ConfigError(field, f"a {task.type!r} task has no joint target")
+    return task
+
+
+def _joint_target(task: JointTask, spec: Any, field: str) -> NDArray[np.float64]:
     current = task.positions()
     if isinstance(spec, Mapping) and not ({"position", "offset"} & set(spec)):
         out = current.copy()
@@ -252,7 +274,7 @@ def _velocity_target(task: Task, spec: Mapping[str, Any], field: str) -> TaskTar
         return TaskTarget(task, law, _cart_target(task, spec.get("target"), where))
     if isinstance(task, ComTask):
         return TaskTarget(task, law, _point_target(task.position(), spec.get("target"), where))
-    return TaskTarget(task, law, _joint_target(task, spec.get("target"), where))  # type: ignore[arg-type]
+    return TaskTarget(task, law, _joint_target(_joint_task(task, field), spec.get("target"), where))
 
 
 def _make_target(task: Task, spec: Mapping[str, Any], field: str, kind: str = "acceleration") -> TaskTarget:
@@ -278,7 +300,7 @@ def _make_target(task: Task, spec: Mapping[str, Any], field: str, kind: str = "a
             return TaskTarget(
                 task, ComPD(**kwargs), _point_target(task.position(), spec.get("target"), f"{field}.target")
             )
-        target = _joint_target(task, spec.get("target"), f"{field}.target")  # type: ignore[arg-type]
+        target = _joint_target(_joint_task(task, field), spec.get("target"), f"{field}.target")
         ctrl = JointPD(**kwargs)
         ctrl.compute(target, np.zeros(task.n), target)  # checks per-joint gain sizes
         return TaskTarget(task, ctrl, target)
@@ -368,6 +390,49 @@ def _split_tasks(tasks: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     return configs, pd_specs
 
 
+def _scene_document(source: str | Path | Mapping[str, Any]) -> tuple[Mapping[str, Any], str, Path]:
+    """The scene document with only known keys, its label and the folder relative paths start from."""
+    if isinstance(source, Mapping):
+        doc, label, base_dir = source, "<dict>", Path(".")
+    else:
+        path = Path(source).expanduser()
+        doc, label, base_dir = load_yaml_file(path), str(path), path.parent
+    if not isinstance(doc, Mapping):
+        raise ConfigError(label, "a scene file must be a YAML mapping")
+    for key in doc:
+        if key not in SCENE_FILE_KEYS:
+            raise ConfigKeyError(str(key), "scene option", key, SCENE_FILE_KEYS, show_all=True)
+    return doc, label, base_dir
+
+
+def _robot_name(doc: Mapping[str, Any], base_dir: Path) -> str:
+    """The registry name, or the URDF path resolved against the file's folder when that file exists."""
+    if "robot" not in doc:
+        raise ConfigError("robot", "missing (required)")
+    robot_name = doc["robot"]
+    if not isinstance(robot_name, str):
+        raise ConfigError("robot", f"expected a robot name or URDF path, got {safe_repr(robot_name)}")
+    candidate = base_dir / robot_name
+    if robot_name.endswith(".urdf") and candidate.is_file():
+        return str(candidate)
+    return robot_name
+
+
+def _make_scene(
+    robot: RobotModel, doc: Mapping[str, Any], kind: str, contacts: bool, solver: str | None, step: float
+) -> AccelerationScene | VelocityScene:
+    """The velocity, contact (InverseDynamicsScene) or acceleration scene the file asks for."""
+    solver = solver or doc.get("solver")
+    if kind == "velocity":
+        return make_velocity_scene(robot, doc, solver, step)
+    options = {
+        k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
+    }
+    if contacts:
+        return make_contact_scene(robot, doc, solver, step, options)
+    return AccelerationScene(robot, solver=solver, dt=step, **options)
+
+
 def load_scene_file(
     source: str | Path | Mapping[str, Any],
     solver: str | None = None,
@@ -385,28 +450,8 @@ def load_scene_file(
             task configuration error (field named).
         URDFError, UnknownNameError: the robot cannot be loaded.
     """
-    base_dir = Path(".")
-    label = "<dict>"
-    if isinstance(source, Mapping):
-        doc = source
-    else:
-        path = Path(source).expanduser()
-        label = str(path)
-        base_dir = path.parent
-        doc = load_yaml_file(path)
-    if not isinstance(doc, Mapping):
-        raise ConfigError(label, "a scene file must be a YAML mapping")
-    for key in doc:
-        if key not in SCENE_FILE_KEYS:
-            raise ConfigKeyError(str(key), "scene option", key, SCENE_FILE_KEYS, show_all=True)
-    if "robot" not in doc:
-        raise ConfigError("robot", "missing (required)")
-    if not isinstance(doc["robot"], str):
-        raise ConfigError("robot", f"expected a robot name or URDF path, got {safe_repr(doc['robot'])}")
-    robot_name = doc["robot"]
-    candidate = base_dir / robot_name
-    if robot_name.endswith(".urdf") and candidate.is_file():
-        robot_name = str(candidate)
+    doc, label, base_dir = _scene_document(source)
+    robot_name = _robot_name(doc, base_dir)
     floating = flag(doc, "floating_base")
     kind = scene_kind(doc)
     for key in ("joint_limits", "braking", "velocity_limits"):
@@ -416,17 +461,7 @@ def load_scene_file(
     configs, pd_specs = _split_tasks(doc.get("tasks"))
     robot = load_robot(robot_name, **({} if floating is None else {"floating_base": floating}))
     contacts = wants_contact_scene(doc, kind)  # (raises for a velocity scene)
-    scene: AccelerationScene | VelocityScene
-    if kind == "velocity":
-        scene = make_velocity_scene(robot, doc, solver or doc.get("solver"), step)
-    else:
-        options = {
-            k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
-        }
-        if contacts:
-            scene = make_contact_scene(robot, doc, solver or doc.get("solver"), step, options)
-        else:
-            scene = AccelerationScene(robot, solver=solver or doc.get("solver"), dt=step, **options)
+    scene = _make_scene(robot, doc, kind, contacts, solver, step)
     scene.configure(configs)
     q0, v0 = _initial_state(robot, doc)
     robot.update(q0, v0)

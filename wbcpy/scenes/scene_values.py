@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..errors import ConfigError, safe_repr
 
@@ -24,7 +25,7 @@ def is_number(x: Any) -> bool:
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
-def numbers(value: Any, n: int | None, field: str) -> np.ndarray:
+def numbers(value: Any, n: int | None, field: str) -> NDArray[np.float64]:
     """A list of ``n`` (any number when None) finite numbers as a float array."""
     want = f"{n if n is not None else 'a list of'} finite numbers"
     if not isinstance(value, (list, tuple)) or not all(is_number(x) for x in value):

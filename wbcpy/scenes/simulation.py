@@ -13,7 +13,9 @@ plant); with collision avoidance the smallest pair distance met at an update is 
 :class:`~wbcpy.scenes.InverseDynamicsScene` (a scene file with ``contacts``) drives a physical plant:
 its joint torques τ are integrated by rigid-contact dynamics
 (:class:`~wbcpy.scenes.contact_simulation.ContactPlant`), and the run records how far the simulated
-contact wrenches leave their cones and the torques their limits.
+contact wrenches leave their cones and the torques their limits; :meth:`SceneSimulation.push` pushes
+that simulated robot (an impulse, see :meth:`ContactSimulation.push
+<wbcpy.scenes.contact_simulation.ContactSimulation.push>`).
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pinocchio as pin
 
+from ..errors import ConfigError
 from ..tasks import TasksStatus
+from .acceleration_scene import AccelerationScene
 from .contact_simulation import ContactPlant
 from .inverse_dynamics_scene import InverseDynamicsScene
 from .scene_file import SceneSetup
@@ -93,7 +98,8 @@ class SceneSimulation:
         robot = setup.robot
         self._vmax = robot.velocity_limit
         self._velocity = setup.scene.task_level == "velocity"
-        self._amax = None if self._velocity else setup.scene.limits.acceleration_limit
+        scene = setup.scene
+        self._amax = scene.limits.acceleration_limit if isinstance(scene, AccelerationScene) else None
         self.min_distance: float | None = None
         lo, hi = robot.lower_position_limit, robot.upper_position_limit
         self._q_lim = np.flatnonzero(np.isfinite(lo) | np.isfinite(hi))
@@ -129,6 +135,25 @@ class SceneSimulation:
         elapsed = (time.perf_counter() - t0) * 1e6
         self.advance(scene.get_solver_output_raw())
         return elapsed
+
+    def push(self, impulse: Any, frame: str | None = None) -> dict[str, np.ndarray]:
+        """Push the simulated robot: a linear impulse (N·s, world axes) at ``frame``'s origin (default: the
+        floating base), applied in the plant (:meth:`ContactSimulation.push
+        <wbcpy.scenes.contact_simulation.ContactSimulation.push>`); the controller sees the new velocity at
+        its next :meth:`step`. Returns the contact impulses ``{frame: Λ}`` (contact axes).
+
+        Raises:
+            ConfigError: the scene is not a contact scene (no physical plant to push), or ``frame=None``
+                without a floating base.
+            UnknownNameError, InvalidValueError: an unknown frame, a bad impulse.
+        """
+        if self.plant is None:
+            raise ConfigError("push", "only a contact scene (InverseDynamicsScene) has a plant to push")
+        self.plant.sync()  # the scene's active contacts take the push
+        impulses = self.plant.sim.push(impulse, frame)
+        self.v = self.plant.sim.v.copy()
+        self.setup.robot.update(self.q, self.v)
+        return impulses
 
     def advance(self, out: np.ndarray) -> None:
         """Integrate one step with the scene's answer ``out`` and track the limit excess.

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..controllers import CartesianVelocityLaw, ComVelocityLaw, JointVelocityLaw, VelocityLaw
+from ..controllers import CartesianVelocityLaw, ComVelocityLaw, JointVelocityLaw
 from ..errors import ConfigError, ConfigKeyError
 from ..robot import RobotModel
 from ..tasks import CartesianTask, ComTask, Task
@@ -67,7 +67,7 @@ def scene_kind(doc: Mapping[str, Any]) -> str:
             scene (that key named).
     """
     kind = doc.get("scene", SCENE_KINDS[0])
-    if kind not in SCENE_KINDS:
+    if not isinstance(kind, str) or kind not in SCENE_KINDS:
         raise ConfigError("scene", f"expected one of {', '.join(SCENE_KINDS)}, got {kind!r}")
     if kind == "acceleration":
         for key in VELOCITY_FILE_KEYS:
@@ -110,7 +110,9 @@ def _prefixed(exc: ConfigError, prefix: str) -> ConfigError:
     return exc
 
 
-def velocity_law(task: Task, spec: Mapping[str, Any], field: str = "") -> VelocityLaw:
+def velocity_law(
+    task: Task, spec: Mapping[str, Any], field: str = ""
+) -> CartesianVelocityLaw | ComVelocityLaw | JointVelocityLaw:
     """The velocity law of one task of a scene file (``kp``, ``kff``, ``max_velocity``).
 
     Args:

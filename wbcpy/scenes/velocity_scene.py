@@ -198,7 +198,9 @@ class VelocityScene(Scene):
         return self._keep_problem(HierarchicalQP(levels, self._dof_names, lb, ub), priorities, now, v)
 
     def _command(self) -> JointCommand:
-        return JointCommand(list(self._actuated_names), velocity=self._qdd[self._actuated_index].copy())
+        return JointCommand(
+            list(self._actuated_names), velocity=self._solution()[self._actuated_index].copy()
+        )
 
     # ------------------------------------------------------------------ status
     def update_tasks_status(self) -> VelocitySceneStatus:

@@ -11,11 +11,11 @@ with its values, simulates it and computes its metrics; runs are spread over a D
 * :data:`METRICS` — the metric list (:mod:`wbcpy.sweep.metrics`).
 * :func:`plot_sweep` — a metric over one or two swept parameters (matplotlib).
 
-Extension point for contact scenes (``examples/sweep_push.yaml``: Talos standing, random pushes, success
-rate against push size — not written yet, there is no contact scene in scene files): a ``random.push``
-option in :class:`RandomSpec` and :func:`~wbcpy.sweep.run.build_setup`, the per-step torque ratio and
-normal force recorded into :class:`~wbcpy.sweep.metrics.ContactRecord` by
-:func:`~wbcpy.sweep.run.simulate`; the two contact metrics are declared in :data:`METRICS` already.
+Contact scenes (scene files with ``contacts``: an :class:`~wbcpy.scenes.InverseDynamicsScene` driving a
+simulated robot) add the metrics ``max_torque_ratio`` and ``min_normal_force``, ``success`` means *still
+standing* (:mod:`wbcpy.sweep.metrics`), and ``random.push`` pushes the simulated robot once per run in a
+random horizontal direction (:mod:`wbcpy.sweep.perturbation`; ``examples/sweep_push.yaml``: success rate
+against push size).
 
 Scripts that call :func:`run_sweep` without a client start worker processes with ``spawn``: keep the
 call under ``if __name__ == "__main__":``.
@@ -28,16 +28,18 @@ from __future__ import annotations
 
 from .load import load_sweep
 from .metrics import DEFAULT_METRICS, METRICS, Metric
+from .perturbation import PushSpec, RandomSpec
 from .plot import plot_sweep
 from .results import ResultWriter, completed_ids, read_results
 from .run import run_one
 from .runner import run_sweep
-from .spec import RandomSpec, Run, SweepSpec
+from .spec import Run, SweepSpec
 
 __all__ = [
     "DEFAULT_METRICS",
     "METRICS",
     "Metric",
+    "PushSpec",
     "RandomSpec",
     "ResultWriter",
     "Run",

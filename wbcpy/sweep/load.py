@@ -13,22 +13,26 @@ Format (``scene`` and one of ``grid``/``random`` are required; an unknown key is
       n: 3                       # samples per grid combination
       seed: 1                    # sweep seed (default 0)
       q0_noise: 0.02             # uniform ± per DOF added to q0 (a number or one per DOF; default 0)
-    metrics: [final_error, success]   # default: every metric that needs no contacts (wbcpy.sweep.METRICS)
+      push: {magnitude: 30, time: 0.1}   # contact scenes: an impulse (N·s) in a random horizontal
+                                 # direction at time s, on the floating base (wbcpy.sweep.perturbation)
+    metrics: [final_error, success]   # default: every metric the scene supports (wbcpy.sweep.METRICS)
     tolerances:                  # optional, for `success`: task -> tolerance; null = not checked
       ee: [0.001, 0.01]          # cart: [position m, rotation rad] or one number for both; jnt/com: one
 
-Dotted paths are described in :mod:`wbcpy.sweep.paths`. Default tolerances: 1 mm and 0.01 rad for every
+Dotted paths are described in :mod:`wbcpy.sweep.paths`; a grid path that starts with ``random.`` sweeps
+an option of the ``random`` section instead (``random.push.magnitude``, :data:`RANDOM_GRID_PATHS
+<wbcpy.sweep.perturbation.RANDOM_GRID_PATHS>`). A Cartesian tolerance may leave one part unchecked
+(``[null, 0.05]``: the rotation only). Default tolerances: 1 mm and 0.01 rad for every
 Cartesian task, 1 mm for every COM task; joint tasks (postures) are not checked unless listed.
 
 The scene is built once with the ``set`` values (a *dry build*) to check it and to learn its target-error
-series; grid values are not checked here: a run whose values break the scene (a gain of NaN) records the
-error in its row.
+series; grid values of scene paths are not checked here: a run whose values break the scene (a gain of
+NaN) records the error in its row. Grid values of ``random`` options are checked (they are the sweep's own).
 """
 
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,14 +41,16 @@ import yaml
 
 from ..errors import ConfigError, ConfigKeyError, WbcpyError
 from ..scenes import SceneSetup, load_scene_file
-from .metrics import DEFAULT_METRICS, METRICS, Series, series_of
+from .metrics import METRICS, Series, scene_capabilities, series_of
 from .paths import Key, check_path, overlapping, set_path
-from .spec import RandomSpec, SweepSpec
+from .perturbation import RandomSpec, check_random, parse_random
+from .spec import SweepSpec
+from .values import is_int, is_number
 
-__all__ = ["RANDOM_KEYS", "SWEEP_KEYS", "load_sweep"]
+__all__ = ["SWEEP_KEYS", "load_sweep"]
 
+#: the top-level keys of a sweep file (``random``: :data:`~wbcpy.sweep.perturbation.RANDOM_KEYS`)
 SWEEP_KEYS = ("scene", "steps", "set", "grid", "random", "metrics", "tolerances")
-RANDOM_KEYS = ("n", "seed", "q0_noise")
 #: default `success` tolerances: Cartesian position [m], rotation [rad], COM [m]
 DEFAULT_TOLERANCE = {"position": 1e-3, "rotation": 1e-2, "com": 1e-3}
 
@@ -56,14 +62,6 @@ def _read_yaml(path: Path, field: str, what: str) -> Any:
         raise ConfigError(field, f"cannot read {what} {str(path)!r} ({exc.strerror or exc})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(field, f"invalid YAML in {str(path)!r} ({str(exc).splitlines()[0]})") from None
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _scene_doc(doc: Mapping[str, Any], base_dir: Path) -> tuple[str, dict[str, Any]]:
@@ -83,7 +81,9 @@ def _scene_doc(doc: Mapping[str, Any], base_dir: Path) -> tuple[str, dict[str, A
     return str(path), scene
 
 
-def _grid(doc: Mapping[str, Any], scene: Mapping[str, Any]) -> tuple[dict, dict]:
+def _grid(
+    doc: Mapping[str, Any], scene: Mapping[str, Any]
+) -> tuple[dict[str, tuple[Any, ...]], dict[str, tuple[Key, ...]]]:
     grid = doc.get("grid")
     if grid is None:
         return {}, {}
@@ -93,7 +93,8 @@ def _grid(doc: Mapping[str, Any], scene: Mapping[str, Any]) -> tuple[dict, dict]
     keys: dict[str, tuple[Key, ...]] = {}
     for path, items in grid.items():
         field = f"grid.{path}"
-        keys[path] = check_path(scene, path, field)
+        if not (isinstance(path, str) and path.startswith("random.")):  # those sweep the random section
+            keys[path] = check_path(scene, path, field)
         if not isinstance(items, list) or not items:
             raise ConfigError(field, f"expected a non-empty list of values, got {items!r}")
         values[path] = tuple(items)
@@ -109,31 +110,6 @@ def _fixed(doc: Mapping[str, Any], scene: Mapping[str, Any]) -> dict[str, tuple[
     return {path: (check_path(scene, path, f"set.{path}"), value) for path, value in fixed.items()}
 
 
-def _random(doc: Mapping[str, Any]) -> RandomSpec | None:
-    spec = doc.get("random")
-    if spec is None:
-        return None
-    if not isinstance(spec, Mapping):
-        raise ConfigError("random", "expected a mapping with n, seed and q0_noise")
-    for key in spec:
-        if key not in RANDOM_KEYS:
-            raise ConfigKeyError(f"random.{key}", "random option", key, RANDOM_KEYS)
-    n, seed, noise = spec.get("n"), spec.get("seed", 0), spec.get("q0_noise", 0.0)
-    if not _is_int(n) or n < 1:
-        raise ConfigError("random.n", f"must be an integer ≥ 1 (samples per grid point), got {n!r}")
-    if not _is_int(seed) or seed < 0:
-        raise ConfigError("random.seed", f"must be an integer ≥ 0, got {seed!r}")
-    if isinstance(noise, list):
-        if not noise or not all(_is_number(x) and x >= 0 for x in noise):
-            raise ConfigError("random.q0_noise", f"expected finite numbers ≥ 0 (one per DOF), got {noise!r}")
-        noise = tuple(float(x) for x in noise)
-    elif not _is_number(noise) or noise < 0:
-        raise ConfigError("random.q0_noise", f"must be a finite number ≥ 0 or a list, got {noise!r}")
-    else:
-        noise = float(noise)
-    return RandomSpec(n=n, seed=seed, q0_noise=noise)
-
-
 def _build(doc: dict[str, Any], steps: int | None) -> tuple[SceneSetup | None, WbcpyError | None]:
     try:
         return load_scene_file(doc, steps=steps), None
@@ -141,7 +117,9 @@ def _build(doc: dict[str, Any], steps: int | None) -> tuple[SceneSetup | None, W
         return None, exc
 
 
-def _dry_build(scene: dict[str, Any], fixed: dict, steps: int | None, label: str) -> SceneSetup:
+def _dry_build(
+    scene: dict[str, Any], fixed: dict[str, tuple[tuple[Key, ...], Any]], steps: int | None, label: str
+) -> SceneSetup:
     """Build the scene with the ``set`` values; a failure names the scene or the first bad ``set`` key."""
     doc = copy.deepcopy(scene)
     for keys, value in fixed.values():
@@ -159,10 +137,11 @@ def _dry_build(scene: dict[str, Any], fixed: dict, steps: int | None, label: str
     raise ConfigError("scene", f"{label}: {error}")
 
 
-def _metrics(doc: Mapping[str, Any]) -> tuple[str, ...]:
+def _metrics(doc: Mapping[str, Any], setup: SceneSetup) -> tuple[str, ...]:
     names = doc.get("metrics")
+    have = scene_capabilities(setup.scene)
     if names is None:
-        return DEFAULT_METRICS
+        return tuple(name for name, m in METRICS.items() if m.needs in have)
     if not isinstance(names, list) or not names:
         raise ConfigError("metrics", f"expected a non-empty list of metric names, got {names!r}")
     for i, name in enumerate(names):
@@ -170,21 +149,22 @@ def _metrics(doc: Mapping[str, Any]) -> tuple[str, ...]:
             raise ConfigKeyError(f"metrics[{i}]", "metric", name, METRICS)
         if names.index(name) != i:
             raise ConfigError(f"metrics[{i}]", f"{name!r} is listed twice")
-        if METRICS[name].needs_contacts:  # extension point: see wbcpy.sweep.metrics.ContactRecord
-            raise ConfigError(
-                f"metrics[{i}]", f"{name!r} needs a contact scene; scene files have no contacts yet"
-            )
+        needs = METRICS[name].needs
+        if needs not in have:
+            raise ConfigError(f"metrics[{i}]", f"{name!r} needs a scene with {needs}; this scene has none")
     return tuple(names)
 
 
-def _tolerance_pair(value: Any, field: str, cartesian: bool) -> tuple[float, float] | None:
+def _tolerance_pair(value: Any, field: str, cartesian: bool) -> tuple[float | None, float | None] | None:
     if value is None:
         return None
     if cartesian and isinstance(value, list):
-        if len(value) != 2 or not all(_is_number(x) and x >= 0 for x in value):
-            raise ConfigError(field, f"expected [position m, rotation rad] (numbers ≥ 0), got {value!r}")
-        return float(value[0]), float(value[1])
-    if not _is_number(value) or value < 0:
+        if len(value) != 2 or not all(x is None or (is_number(x) and x >= 0) for x in value):
+            what = "[position m, rotation rad] (numbers ≥ 0 or null)"
+            raise ConfigError(field, f"expected {what}, got {value!r}")
+        position, rotation = (None if x is None else float(x) for x in value)
+        return position, rotation
+    if not is_number(value) or value < 0:
         raise ConfigError(field, f"expected a number ≥ 0 or null, got {value!r}")
     return float(value), float(value)
 
@@ -212,6 +192,64 @@ def _tolerances(doc: Mapping[str, Any], series: tuple[Series, ...]) -> dict[str,
     return out
 
 
+def _document(source: str | Path | Mapping[str, Any], base_dir: str | Path | None) -> tuple[Any, str, Path]:
+    """The sweep document, its label and the folder its ``scene`` path is relative to."""
+    if isinstance(source, Mapping):
+        return source, "<dict>", Path(base_dir) if base_dir is not None else Path.cwd()
+    path = Path(source).expanduser()
+    return _read_yaml(path, str(path), "sweep file"), str(path), path.parent
+
+
+def _check_keys(doc: Any, label: str) -> None:
+    if not isinstance(doc, Mapping):
+        raise ConfigError(label, "a sweep file must be a YAML mapping")
+    for key in doc:
+        if key not in SWEEP_KEYS:
+            raise ConfigKeyError(str(key), "sweep option", key, SWEEP_KEYS)
+
+
+def _steps(doc: Mapping[str, Any]) -> int | None:
+    steps = doc.get("steps")
+    if steps is not None and (not is_int(steps) or steps < 1):
+        raise ConfigError("steps", f"must be an integer ≥ 1, got {steps!r}")
+    return steps
+
+
+def _check_disjoint(
+    fixed: dict[str, tuple[tuple[Key, ...], Any]], grid_keys: dict[str, tuple[Key, ...]]
+) -> None:
+    """No two ``set``/``grid`` paths address the same scene entry."""
+    labelled = {f"set.{p}": keys for p, (keys, _) in fixed.items()}
+    labelled.update({f"grid.{p}": keys for p, keys in grid_keys.items()})
+    clash = overlapping(labelled)
+    if clash is not None:
+        raise ConfigError(clash[1], f"addresses the same scene entry as {clash[0]!r}")
+
+
+def _random(
+    doc: Mapping[str, Any], grid: dict[str, tuple[Any, ...]], grid_keys: dict[str, tuple[Key, ...]]
+) -> tuple[RandomSpec | None, dict[str, tuple[Any, ...]]]:
+    """The ``random`` section and the grid entries that sweep its options (``random.…`` paths)."""
+    random = parse_random(doc.get("random"))
+    if not grid and random is None:
+        raise ConfigError("grid", "a sweep needs a grid or a random section")
+    swept = {p: v for p, v in grid.items() if p not in grid_keys}
+    if swept and random is None:
+        raise ConfigError(f"grid.{next(iter(swept))}", "the sweep file has no random section to sweep")
+    return random, swept
+
+
+def _without_unchecked_success(
+    doc: Mapping[str, Any], metrics: tuple[str, ...], tolerances: dict[str, float]
+) -> tuple[str, ...]:
+    """``success`` needs a checked task: an error when listed, dropped from the default list."""
+    if "success" not in metrics or tolerances:
+        return metrics
+    if "metrics" in doc:
+        raise ConfigError("tolerances", "`success` needs at least one checked task (give a tolerance)")
+    return tuple(m for m in metrics if m != "success")  # default list: nothing to check
+
+
 def load_sweep(source: str | Path | Mapping[str, Any], base_dir: str | Path | None = None) -> SweepSpec:
     """Read a sweep file (or its parsed content), check it, and resolve its scene.
 
@@ -224,41 +262,21 @@ def load_sweep(source: str | Path | Mapping[str, Any], base_dir: str | Path | No
         ConfigError: unreadable file or invalid YAML, unknown keys (:class:`ConfigKeyError`), bad dotted
             paths, empty grids, bad values, or a scene file that does not build — naming the key.
     """
-    if isinstance(source, Mapping):
-        doc, label = source, "<dict>"
-        folder = Path(base_dir) if base_dir is not None else Path.cwd()
-    else:
-        path = Path(source).expanduser()
-        doc, label, folder = _read_yaml(path, str(path), "sweep file"), str(path), path.parent
-    if not isinstance(doc, Mapping):
-        raise ConfigError(label, "a sweep file must be a YAML mapping")
-    for key in doc:
-        if key not in SWEEP_KEYS:
-            raise ConfigKeyError(str(key), "sweep option", key, SWEEP_KEYS)
+    doc, label, folder = _document(source, base_dir)
+    _check_keys(doc, label)
     scene_label, scene = _scene_doc(doc, folder)
-    steps = doc.get("steps")
-    if steps is not None and (not _is_int(steps) or steps < 1):
-        raise ConfigError("steps", f"must be an integer ≥ 1, got {steps!r}")
+    steps = _steps(doc)
     fixed = _fixed(doc, scene)
     grid, grid_keys = _grid(doc, scene)
-    labelled = {f"set.{p}": keys for p, (keys, _) in fixed.items()}
-    labelled.update({f"grid.{p}": keys for p, keys in grid_keys.items()})
-    clash = overlapping(labelled)
-    if clash is not None:
-        raise ConfigError(clash[1], f"addresses the same scene entry as {clash[0]!r}")
-    random = _random(doc)
-    if not grid and random is None:
-        raise ConfigError("grid", "a sweep needs a grid or a random section")
+    _check_disjoint(fixed, grid_keys)
+    random, swept = _random(doc, grid, grid_keys)
     setup = _dry_build(scene, fixed, steps, scene_label)
-    if random is not None and isinstance(random.q0_noise, tuple) and len(random.q0_noise) != setup.robot.nv:
-        raise ConfigError("random.q0_noise", f"expected {setup.robot.nv} values (one per DOF)")
+    if random is not None:
+        check_random(random, setup, swept)
     series = series_of(setup)
-    metrics = _metrics(doc)
+    metrics = _metrics(doc, setup)
     tolerances = _tolerances(doc, series)
-    if "success" in metrics and not tolerances:
-        if "metrics" in doc:
-            raise ConfigError("tolerances", "`success` needs at least one checked task (give a tolerance)")
-        metrics = tuple(m for m in metrics if m != "success")  # default list: nothing to check
+    metrics = _without_unchecked_success(doc, metrics, tolerances)
     return SweepSpec(
         source=label,
         scene_source=scene_label,

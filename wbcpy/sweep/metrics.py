@@ -13,36 +13,48 @@ Euclidean norm of the task's error, as ``wbcpy scene`` prints it).
 * ``limit_violations`` → ``limit_violation.position``, ``.velocity``, ``.acceleration``: the largest
   excess over the run [rad or m, rad/s, rad/s²]; 0 when every limit held.
 * ``success``: 1 when every checked series ends within its tolerance (sweep file ``tolerances``), else 0.
+  For a contact scene it means *the robot is still standing*: every checked task ends within its
+  tolerance **and** the robot never lost its footing (see below).
 * ``qp_failures``: number of steps whose QP raised :class:`~wbcpy.errors.QPSolveError`.
 * ``solve_time_median``, ``solve_time_p95``: median and 95th percentile of the wall time of
   ``update() + solve()`` per step [µs].
-* ``max_torque_ratio``: max over steps and joints of |τ_j| / τ_max,j (contact scenes).
-* ``min_normal_force``: min over steps and active contacts of the normal force f_z [N] (contact scenes).
+* ``max_torque_ratio`` (scenes with torques: an :class:`~wbcpy.scenes.InverseDynamicsScene`, i.e. a scene
+  file with ``contacts`` or ``effort_limits``): max over the steps and actuated joints j of
+  |τ_j| / τ_max,j, τ the torques applied to the simulated robot and τ_max the scene's effort limits
+  (``effort_limits``), or the URDF's when the scene sets none; joints without a finite positive limit are
+  left out (0 when no joint has one). Above 1: a limit was exceeded.
+* ``min_normal_force`` (scenes with contacts): min over the steps and the contacts active at each step of
+  the normal force f_z [N] the simulated ground exerts (contact frame z; negative: the ground pulled).
 
 The two solve-time metrics are wall-clock quantities: they differ between runs of the same parameters
 and are left out of :func:`deterministic_columns`. Every other column is a pure function of the run's
 parameters and seed (bit-identical on any worker).
 
-The two contact metrics need a contact scene (``InverseDynamicsScene``), which scene files cannot
-describe yet: asking for them is a :class:`~wbcpy.errors.ConfigError` for now. Extension point: when
-contact scenes reach scene files, :func:`wbcpy.sweep.run.simulate` records max |τ_j|/τ_max,j and the
-smallest normal force into :class:`ContactRecord` (``RunRecord.contact``), ``load_sweep`` accepts the two
-names for such scenes, and :func:`compute_metrics` already fills their columns from the record.
+**Footing (contact scenes).** The simulated contacts are rigid and bilateral
+(:class:`~wbcpy.scenes.contact_simulation.ContactPlant`): they hold whatever the wrench, so the
+simulation alone never shows a fall. A real foot slips, tips or lifts once its wrench leaves the friction
+cone (centre of pressure outside the sole) or the normal-force bounds; the run treats the first step at
+which a simulated wrench is outside by more than :data:`FOOTING_TOLERANCE` × the robot's weight as the
+moment the robot lost its footing: the run stops there (what follows would be a fall the model cannot
+describe), the error samples from that step on are NaN (so ``final_error`` and ``rms_error`` are NaN)
+and ``success`` is 0. A push so strong that the controller cannot keep the robot up shows either this
+way or as task errors beyond their tolerances at the end (a COM far from its target).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..scenes import SceneSetup
+from ..scenes import InverseDynamicsScene, SceneSetup
 from ..tasks import CartesianTask, ComTask
 
 __all__ = [
     "DEFAULT_METRICS",
+    "FOOTING_TOLERANCE",
     "METRICS",
     "ContactRecord",
     "Metric",
@@ -51,6 +63,7 @@ __all__ = [
     "compute_metrics",
     "deterministic_columns",
     "metric_columns",
+    "scene_capabilities",
     "series_of",
 ]
 
@@ -63,15 +76,17 @@ class Metric:
         name: the name used in sweep files.
         description: one line for ``--help`` and errors.
         deterministic: False for wall-clock quantities (excluded from identity comparisons).
-        needs_contacts: True when the scene must have contacts.
+        needs: what the scene must have: ``""`` (nothing), ``"torques"`` (an InverseDynamicsScene) or
+            ``"contacts"`` (an InverseDynamicsScene with contacts); see :func:`scene_capabilities`.
     """
 
     name: str
     description: str
     deterministic: bool = True
-    needs_contacts: bool = False
+    needs: str = ""
 
 
+#: every metric a sweep can record, by name (sweep files list them under ``metrics``)
 METRICS: dict[str, Metric] = {
     m.name: m
     for m in (
@@ -79,17 +94,34 @@ METRICS: dict[str, Metric] = {
         Metric("rms_error", "RMS of the target error over the run, per task series and overall [m, rad]"),
         Metric("max_acceleration", "largest |q̈| over steps and DOF [rad/s², m/s²]"),
         Metric("limit_violations", "largest excess over position, velocity, acceleration limits"),
-        Metric("success", "1 when every checked task ends within its tolerance"),
+        Metric("success", "1 when every checked task ends within its tolerance (and the robot stands)"),
         Metric("qp_failures", "number of steps whose QP failed (QPSolveError)"),
         Metric("solve_time_median", "median update()+solve() time per step [µs]", deterministic=False),
         Metric("solve_time_p95", "95th percentile of update()+solve() per step [µs]", deterministic=False),
-        Metric("max_torque_ratio", "largest |τ_j| / effort limit over the run", needs_contacts=True),
-        Metric("min_normal_force", "smallest contact normal force over the run [N]", needs_contacts=True),
+        Metric("max_torque_ratio", "largest |τ_j| / effort limit over the run", needs="torques"),
+        Metric("min_normal_force", "smallest contact normal force over the run [N]", needs="contacts"),
     )
 }
 
-#: metrics recorded when a sweep file has no ``metrics`` list (every metric that needs no contacts)
-DEFAULT_METRICS: tuple[str, ...] = tuple(m.name for m in METRICS.values() if not m.needs_contacts)
+#: metrics every scene supports (a sweep file without a ``metrics`` list records every metric its scene
+#: supports: these, plus the contact metrics for a contact scene)
+DEFAULT_METRICS: tuple[str, ...] = tuple(m.name for m in METRICS.values() if not m.needs)
+
+#: a simulated contact wrench further outside its cone or bounds than this × the robot's weight [N] means
+#: the robot lost its footing
+FOOTING_TOLERANCE = 1e-6
+
+
+def scene_capabilities(scene: object) -> set[str]:
+    """What the scene offers the metrics: ``""`` always, ``"torques"`` for an InverseDynamicsScene,
+    ``"contacts"`` when it also has contacts (values of :attr:`Metric.needs`)."""
+    have = {""}
+    if isinstance(scene, InverseDynamicsScene):
+        have.add("torques")
+        if scene.contacts:
+            have.add("contacts")
+    return have
+
 
 LIMIT_KINDS = ("position", "velocity", "acceleration")
 
@@ -115,7 +147,8 @@ class Series:
 
 
 def series_of(setup: SceneSetup) -> tuple[Series, ...]:
-    """The target-error series of a built scene, in the order of its error values."""
+    """The target-error series of a built scene, in the order of its error values (wrench tasks have
+    none)."""
     out: list[Series] = []
     for target in setup.targets:
         name, task = target.name, target.task
@@ -124,22 +157,25 @@ def series_of(setup: SceneSetup) -> tuple[Series, ...]:
                 Series(f"{name}.position", name, "position"),
                 Series(f"{name}.rotation", name, "rotation"),
             ]
-        else:
+        elif target.error_labels():  # a wrench task has no target error (its status has the wrench's)
             out.append(Series(name, name, "com" if isinstance(task, ComTask) else "joint"))
     return tuple(out)
 
 
 @dataclass
 class ContactRecord:
-    """Contact quantities over a run (extension point for contact scenes).
+    """Contact-scene quantities over a run.
 
     Attributes:
         max_torque_ratio: max over steps and actuated joints of |τ_j| / τ_max,j.
-        min_normal_force: min over steps and active contacts of the normal force f_z [N].
+        min_normal_force: min over steps and active contacts of the normal force f_z [N] (NaN when no
+            contact was ever active).
+        footing_lost: the step at which the robot lost its footing, None when it never did.
     """
 
     max_torque_ratio: float
     min_normal_force: float
+    footing_lost: int | None = None
 
 
 @dataclass
@@ -195,6 +231,71 @@ def _success(final: np.ndarray, series: Sequence[Series], tolerances: dict[str, 
     return 1
 
 
+def _timed(record: RunRecord) -> np.ndarray:
+    """Step times of the steps whose QP succeeded [µs]."""
+    timed: np.ndarray = record.step_us[np.isfinite(record.step_us)]
+    return timed
+
+
+def _final_error(record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]) -> dict[str, Any]:
+    return _per_series("final_error", record.errors[-1], series)
+
+
+def _rms_error(record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]) -> dict[str, Any]:
+    return _per_series("rms_error", np.sqrt(np.mean(record.errors**2, axis=0)), series)
+
+
+def _max_acceleration(
+    record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]
+) -> dict[str, Any]:
+    return {"max_acceleration": float(record.max_abs_acceleration)}
+
+
+def _limit_violations(
+    record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]
+) -> dict[str, Any]:
+    return {f"limit_violation.{k}": float(record.violation.get(k, 0.0)) for k in LIMIT_KINDS}
+
+
+def _success_column(
+    record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]
+) -> dict[str, Any]:
+    standing = record.contact is None or record.contact.footing_lost is None
+    return {"success": _success(record.errors[-1], series, tolerances) if standing else 0}
+
+
+def _qp_failures(record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]) -> dict[str, Any]:
+    return {"qp_failures": int(record.qp_failures)}
+
+
+def _solve_time_median(
+    record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]
+) -> dict[str, Any]:
+    timed = _timed(record)
+    return {"solve_time_median": float(np.median(timed)) if timed.size else float("nan")}
+
+
+def _solve_time_p95(
+    record: RunRecord, series: Sequence[Series], tolerances: dict[str, float]
+) -> dict[str, Any]:
+    timed = _timed(record)
+    return {"solve_time_p95": float(np.percentile(timed, 95)) if timed.size else float("nan")}
+
+
+#: metric name -> its columns from (record, series, tolerances); the contact metrics (``needs``) are
+#: read from :class:`ContactRecord` by name
+_COLUMNS: dict[str, Callable[[RunRecord, Sequence[Series], dict[str, float]], dict[str, Any]]] = {
+    "final_error": _final_error,
+    "rms_error": _rms_error,
+    "max_acceleration": _max_acceleration,
+    "limit_violations": _limit_violations,
+    "success": _success_column,
+    "qp_failures": _qp_failures,
+    "solve_time_median": _solve_time_median,
+    "solve_time_p95": _solve_time_p95,
+}
+
+
 def compute_metrics(
     record: RunRecord, metrics: Sequence[str], series: Sequence[Series], tolerances: dict[str, float]
 ) -> dict[str, Any]:
@@ -210,24 +311,10 @@ def compute_metrics(
         column → value (floats, and ints for ``success`` and ``qp_failures``).
     """
     out: dict[str, Any] = {}
-    timed = record.step_us[np.isfinite(record.step_us)]
     for name in metrics:
-        if name == "final_error":
-            out.update(_per_series(name, record.errors[-1], series))
-        elif name == "rms_error":
-            out.update(_per_series(name, np.sqrt(np.mean(record.errors**2, axis=0)), series))
-        elif name == "max_acceleration":
-            out[name] = float(record.max_abs_acceleration)
-        elif name == "limit_violations":
-            out.update({f"limit_violation.{k}": float(record.violation.get(k, 0.0)) for k in LIMIT_KINDS})
-        elif name == "success":
-            out[name] = _success(record.errors[-1], series, tolerances)
-        elif name == "qp_failures":
-            out[name] = int(record.qp_failures)
-        elif name == "solve_time_median":
-            out[name] = float(np.median(timed)) if timed.size else float("nan")
-        elif name == "solve_time_p95":
-            out[name] = float(np.percentile(timed, 95)) if timed.size else float("nan")
-        elif METRICS[name].needs_contacts and record.contact is not None:
+        columns = _COLUMNS.get(name)
+        if columns is not None:
+            out.update(columns(record, series, tolerances))
+        elif METRICS[name].needs and record.contact is not None:
             out[name] = float(getattr(record.contact, name))
     return out

@@ -113,15 +113,16 @@ def plot_sweep(
             ax.set_ylim(-0.05, 1.05)
         ax.grid(True, alpha=0.3)
     else:
-        limits = {"vmin": 0.0, "vmax": 1.0} if metric == "success" else {}
-        image = ax.imshow(mean.T, origin="lower", aspect="auto", cmap="viridis", **limits)
+        vmin, vmax = (0.0, 1.0) if metric == "success" else (None, None)
+        image = ax.imshow(mean.T, origin="lower", aspect="auto", cmap="viridis", vmin=vmin, vmax=vmax)
         ax.set_xticks(range(len(levels[0])), levels[0])
         ax.set_yticks(range(len(levels[1])), levels[1])
         ax.set_xlabel(params[0])
         ax.set_ylabel(params[1])
         fig.colorbar(image, ax=ax, label=label)
+        shade = np.asarray(image.norm(mean))  # the cells' positions on the colour scale, 0..1
         for (i, j), value in np.ndenumerate(mean):
-            dark = math.isnan(value) or image.norm(value) < 0.6  # white text on the dark end of viridis
+            dark = math.isnan(value) or shade[i, j] < 0.6  # white text on the dark end of viridis
             text = "–" if math.isnan(value) else f"{value:.3g}"
             ax.text(i, j, text, ha="center", va="center", color="w" if dark else "k")
     ax.set_title(title or f"{label} over {' × '.join(params)}")

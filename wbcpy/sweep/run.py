@@ -2,8 +2,10 @@
 
 A run copies the scene document, applies the ``set`` values and its grid values at their dotted paths,
 builds the scene (:func:`~wbcpy.scenes.load_scene_file`), perturbs the initial configuration with the
-run's random sample, and simulates ``steps`` steps (:class:`~wbcpy.scenes.SceneSimulation`). The task
-targets are those of the unperturbed scene: noise moves the start, not the goal.
+run's random sample, and simulates ``steps`` steps (:class:`~wbcpy.scenes.SceneSimulation`), pushing the
+simulated robot once when the sweep has a ``random.push`` (:mod:`wbcpy.sweep.perturbation`). The task
+targets are those of the unperturbed scene: noise moves the start, not the goal. A contact scene's run
+stops when the robot loses its footing (:mod:`wbcpy.sweep.metrics`).
 
 A step whose QP fails (:class:`~wbcpy.errors.QPSolveError`) is counted and the robot receives the
 scene's last good q̈ (what a controller does when its solver fails; zero before the first good answer).
@@ -24,11 +26,13 @@ import numpy as np
 
 from ..errors import QPSolveError
 from ..scenes import SceneSetup, SceneSimulation, load_scene_file
+from .contact_monitor import ContactMonitor
 from .metrics import RunRecord, compute_metrics, series_of
 from .paths import set_path
+from .perturbation import Push
 from .spec import Run, SweepSpec, row_params
 
-__all__ = ["build_setup", "describe_error", "run_one", "simulate"]
+__all__ = ["build_setup", "describe_error", "push_of", "run_one", "simulate"]
 
 
 def build_setup(spec: SweepSpec, run: Run) -> SceneSetup:
@@ -41,18 +45,35 @@ def build_setup(spec: SweepSpec, run: Run) -> SceneSetup:
     for keys, value in spec.fixed:
         set_path(doc, keys, value)
     for path, value in run.params.items():
-        set_path(doc, spec.grid_keys[path], copy.deepcopy(value))
+        if path in spec.grid_keys:  # the others sweep the random section
+            set_path(doc, spec.grid_keys[path], copy.deepcopy(value))
     setup = load_scene_file(doc, steps=spec.steps)
-    if spec.random is not None and run.sample is not None:
+    random = spec.random_of(run)
+    if random is not None and run.sample is not None:
         robot = setup.robot
-        dofs = robot.dof_from_q(setup.q0) + spec.random.q0_offset(run.sample, robot.nv)
+        dofs = robot.dof_from_q(setup.q0) + random.q0_offset(run.sample, robot.nv)
         setup.q0 = robot.q_from_dof(dofs)
     return setup
 
 
-def simulate(setup: SceneSetup) -> RunRecord:
-    """Run ``setup.steps`` steps and record errors, q̈ extremes, limit excess, QP failures and timings."""
+def push_of(spec: SweepSpec, run: Run, setup: SceneSetup) -> Push | None:
+    """The push of ``run`` (None without one, or of size 0)."""
+    random = spec.random_of(run)
+    if random is None or run.sample is None:
+        return None
+    return random.push_event(run.sample, setup.dt)
+
+
+def simulate(setup: SceneSetup, push: Push | None = None) -> RunRecord:
+    """Run ``setup.steps`` steps and record errors, q̈ extremes, limit excess, QP failures and timings;
+    for a contact scene also the contact quantities, stopping when the robot loses its footing.
+
+    Args:
+        setup: the scene.
+        push: an impulse applied to the simulated robot before step ``push.step``.
+    """
     sim = SceneSimulation(setup)
+    monitor = ContactMonitor(sim) if sim.plant is not None else None
     scene = setup.scene
     steps = setup.steps
     first = list(sim.errors().values())
@@ -63,6 +84,8 @@ def simulate(setup: SceneSetup) -> RunRecord:
     max_qdd = 0.0
     failures = 0
     for k in range(steps):
+        if push is not None and k == push.step:
+            sim.push(push.impulse, push.frame)
         try:
             step_us[k] = sim.step()
             last_good = scene.get_solver_output_raw()
@@ -70,6 +93,9 @@ def simulate(setup: SceneSetup) -> RunRecord:
             failures += 1
             sim.advance(last_good)
         max_qdd = max(max_qdd, float(np.abs(last_good).max(initial=0.0)))
+        if monitor is not None and monitor.observe(k):  # the robot lost its footing: a fall
+            errors[k + 1 :] = np.nan
+            break
         errors[k + 1] = list(sim.errors().values())
     return RunRecord(
         errors=errors,
@@ -77,6 +103,7 @@ def simulate(setup: SceneSetup) -> RunRecord:
         max_abs_acceleration=max_qdd,
         violation={k: max(v, 0.0) for k, v in sim.violation.items()},
         qp_failures=failures,
+        contact=None if monitor is None else monitor.record(),
     )
 
 
@@ -106,7 +133,7 @@ def run_one(spec: SweepSpec, run: Run) -> dict[str, Any]:
             raise RuntimeError(
                 "the run's task errors differ from the nominal scene's (a grid value changed the tasks)"
             )
-        record = simulate(setup)
+        record = simulate(setup, push_of(spec, run, setup))
         row.update(compute_metrics(record, spec.metrics, spec.series, spec.tolerances))
         row["status"] = "ok"
     except Exception as exc:  # a failed run is a result: record it, the sweep goes on

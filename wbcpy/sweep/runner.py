@@ -22,11 +22,18 @@ import uuid
 from collections.abc import Callable, Iterator
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .results import ResultWriter, completed_ids
 from .run import describe_error, run_one
 from .spec import Run, SweepSpec, row_params
+
+if TYPE_CHECKING:
+    from dask.typing import Key as DaskKey
+    from distributed import Client, Future
+
+    #: a run's task: its row
+    RunFuture = Future[dict[str, Any]]
 
 __all__ = ["run_sweep"]
 
@@ -52,7 +59,7 @@ def _run_task(spec: SweepSpec, run: Run) -> dict[str, Any]:
 FETCH_ATTEMPTS = 3
 
 
-def _fetch(client: Any, futures: list[Any]) -> list[Any]:
+def _fetch(client: Client, futures: list[RunFuture]) -> list[Any]:
     """Rows of finished futures: one gather; if it fails, each future alone, ``FETCH_ATTEMPTS`` times.
 
     A row that cannot be fetched is returned as the exception. Fetching happens here, in the caller's
@@ -76,25 +83,28 @@ def _fetch(client: Any, futures: list[Any]) -> list[Any]:
     return out
 
 
-def _task_error(future: Any) -> BaseException:
+def _task_error(future: RunFuture) -> BaseException:
     """The exception of a task that erred or was cancelled (e.g. ``KilledWorker``)."""
     if future.status == "error":
         try:
-            return future.exception()
+            error: BaseException = future.exception()
+            return error
         except Exception as exc:
             return exc
     return RuntimeError(f"task ended with status {future.status!r}")
 
 
-def _rows(client: Any, spec: SweepSpec, runs: Iterator[Run], window: int, retries: int) -> Iterator[dict]:
+def _rows(
+    client: Client, spec: SweepSpec, runs: Iterator[Run], window: int, retries: int
+) -> Iterator[dict[str, Any]]:
     """Submit ``runs`` keeping at most ``window`` in flight; yield rows in completion order."""
     from distributed import as_completed
 
     tag = uuid.uuid4().hex[:8]
     spec_future = client.submit(_hold, spec, key=f"wbcpy-sweep-{tag}")
-    pending: dict[str, tuple[Any, Run]] = {}
+    pending: dict[DaskKey, tuple[RunFuture, Run]] = {}
 
-    def submit(run: Run) -> Any:
+    def submit(run: Run) -> RunFuture:
         future = client.submit(
             _run_task, spec_future, run, key=f"wbcpy-run-{tag}-{run.run_id}", retries=retries
         )
@@ -126,7 +136,7 @@ def _rows(client: Any, spec: SweepSpec, runs: Iterator[Run], window: int, retrie
 
 def run_sweep(
     spec: SweepSpec,
-    client: Any | None = None,
+    client: Client | None = None,
     *,
     workers: int | None = None,
     scheduler: str | None = None,

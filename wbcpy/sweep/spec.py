@@ -4,9 +4,10 @@ Runs are the Cartesian product of the grid (keys in file order, values in list o
 varying fastest) crossed with ``random.n`` samples: run ``run_id = combination · n + sample``. The ids are
 stable: the same sweep file always numbers its runs the same way, which is what ``--resume`` relies on.
 
-Random sample ``s`` draws its perturbation from ``numpy.random.default_rng([seed, s])``: every grid
-combination sees the same ``n`` perturbed initial states (common random numbers), so two gains are
-compared on identical disturbances, and a run's noise depends only on the sweep seed and its id.
+Random sample ``s`` draws its perturbation from ``numpy.random.default_rng([seed, s])`` (the push
+direction from ``[seed, s, 1]``): every grid combination sees the same ``n`` perturbed initial states and
+push directions (common random numbers), so two gains or two push sizes are compared on identical
+disturbances, and a run's noise depends only on the sweep seed and its id.
 """
 
 from __future__ import annotations
@@ -20,36 +21,13 @@ import numpy as np
 
 from .metrics import Series, deterministic_columns, metric_columns
 from .paths import Key
+from .perturbation import RandomSpec
 
 __all__ = ["RandomSpec", "Run", "SweepSpec", "row_params"]
 
 #: columns every result file has besides parameters and metrics
 FIRST_COLUMNS = ("run_id",)
 LAST_COLUMNS = ("status", "worker", "wall_time")
-
-
-@dataclass(frozen=True)
-class RandomSpec:
-    """Random perturbations crossed with the grid.
-
-    Attributes:
-        n: samples per grid combination (≥ 1).
-        seed: the sweep seed (an integer ≥ 0).
-        q0_noise: half-width of the uniform noise added to q0, per DOF (nv entries, rad or m).
-    """
-
-    n: int
-    seed: int
-    q0_noise: tuple[float, ...] | float = 0.0
-
-    def rng(self, sample: int) -> np.random.Generator:
-        """The generator of sample ``sample`` (the same for every grid combination)."""
-        return np.random.default_rng([self.seed, sample])
-
-    def q0_offset(self, sample: int, nv: int) -> np.ndarray:
-        """Uniform noise in [−q0_noise, q0_noise] per DOF for sample ``sample`` (nv values)."""
-        half = np.broadcast_to(np.asarray(self.q0_noise, dtype=float), (nv,))
-        return self.rng(sample).uniform(-1.0, 1.0, nv) * half
 
 
 @dataclass(frozen=True)
@@ -82,7 +60,8 @@ class SweepSpec:
             machines need no copy of the file.
         steps: override of the scene's number of steps (None: the scene's).
         grid: dotted path → values (in file order).
-        grid_keys: dotted path → canonical keys into ``scene_doc``.
+        grid_keys: dotted path → canonical keys into ``scene_doc`` (scene paths only; a path that starts
+            with ``random.`` sweeps an option of ``random``).
         fixed: canonical keys → value set in every run (the ``set`` section).
         random: random perturbations, or None.
         metrics: metric names, in column order.
@@ -127,6 +106,14 @@ class SweepSpec:
                 yield Run(
                     combination * n + sample, combination, None if self.random is None else sample, params
                 )
+
+    def random_of(self, run: Run) -> RandomSpec | None:
+        """The perturbations of ``run``: ``random`` with the run's grid values of its options."""
+        random = self.random
+        for path, value in run.params.items():
+            if random is not None and path.startswith("random."):
+                random = random.with_value(path.removeprefix("random."), value, f"grid.{path}")
+        return random
 
     def run(self, run_id: int) -> Run:
         """The run with id ``run_id``.

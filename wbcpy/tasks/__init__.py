@@ -10,6 +10,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from ..errors import ConfigError
 from .cartesian_task import CartesianTask
 from .com_task import ComTask
@@ -43,10 +46,18 @@ __all__ = [
     "make_task",
 ]
 
-_TASK_CLASSES: dict[str, type[Task]] = {"jnt": JointTask, "cart": CartesianTask, "com": ComTask}
+if TYPE_CHECKING:
+    from ..robot import RobotModel
+
+#: task type -> class; each is called as ``cls(robot, config, prefix, level)``
+_TASK_CLASSES: dict[str, Callable[[RobotModel, TaskConfig, str, str], Task]] = {
+    "jnt": JointTask,
+    "cart": CartesianTask,
+    "com": ComTask,
+}
 
 
-def make_task(robot: object, config: TaskConfig, prefix: str = "", level: str = "acceleration") -> Task:
+def make_task(robot: RobotModel, config: TaskConfig, prefix: str = "", level: str = "acceleration") -> Task:
     """Build the task object of ``config`` for ``robot`` (robot-dependent checks happen here), working at
     ``level`` (``"acceleration"`` or ``"velocity"``, the scene's decision variable).
 
@@ -56,4 +67,4 @@ def make_task(robot: object, config: TaskConfig, prefix: str = "", level: str = 
     """
     if config.type not in _TASK_CLASSES:
         raise ConfigError(f"{prefix}type", f"{config.type} tasks need an InverseDynamicsScene (contacts)")
-    return _TASK_CLASSES[config.type](robot, config, prefix, level)  # type: ignore[call-arg]
+    return _TASK_CLASSES[config.type](robot, config, prefix, level)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pinocchio as pin
+from numpy.typing import NDArray
 
 from ..errors import ConfigError, ConfigKeyError, UnknownNameError
 from .config import TaskConfig
@@ -51,7 +52,7 @@ __all__ = ["CartesianTask"]
 _LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _cross(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
     """a × b for 3-vectors (cheaper than ``np.cross`` on tiny arrays)."""
     a0, a1, a2 = a
     b0, b1, b2 = b
@@ -94,8 +95,9 @@ class CartesianTask(Task):
         self.root_id, self.tip_id, self.ref_id = ids["root"], ids["tip"], ids["ref_frame"]
         self.root_fixed = frames[self.root_id].parentJoint == 0
         ref_fixed = frames[self.ref_id].parentJoint == 0
-        self._ref_rot_const = frames[self.ref_id].placement.rotation.copy() if ref_fixed else None
-        self._ref_identity = ref_fixed and np.array_equal(self._ref_rot_const, np.eye(3))
+        rot = frames[self.ref_id].placement.rotation.copy() if ref_fixed else None
+        self._ref_rot_const: NDArray[np.float64] | None = rot
+        self._ref_identity = rot is not None and np.array_equal(rot, np.eye(3))
         self._direct = self.root_fixed and self._ref_identity  # rows = world-aligned frame Jacobian
         nv = robot.nv
         self._Aw = np.zeros((6, nv))
@@ -131,7 +133,7 @@ class CartesianTask(Task):
             b[:3] = Rt @ bw[:3]
             b[3:] = Rt @ bw[3:]
 
-    def fill_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+    def fill_rows(self, A_out: NDArray[np.float64], y_out: NDArray[np.float64]) -> None:
         """Write the weighted rows of the current state into ``A_out``/``y_out`` (see :meth:`write_rows`).
 
         Fixed root with world-aligned ref_frame axes (the common case: a frame relative to the world or
@@ -151,8 +153,8 @@ class CartesianTask(Task):
         self._write_all_rows(J, b, A_out, y_out)
 
     def _moving_root_rows(
-        self, Jt: np.ndarray, bt: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray | None]:
+        self, Jt: NDArray[np.float64], bt: NDArray[np.float64] | None
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
         """World-axes rows and bias of the relative motion for a moving root (rows only when ``bt`` is
         None: the velocity level)."""
         robot = self.robot
@@ -167,7 +169,7 @@ class CartesianTask(Task):
         Aw = self._Aw
         np.subtract(Jt, Jr, out=Aw)
         Aw[:3] += pin.skew(d) @ Jr[3:]
-        if br is None:
+        if bt is None or br is None:  # (both or neither)
             return Aw, None
         v = robot.v_view
         vt = Jt @ v
@@ -190,7 +192,7 @@ class CartesianTask(Task):
         robot = self.robot
         return robot.frame_placement_view(self.root_id).actInv(robot.frame_placement_view(self.tip_id))
 
-    def twist(self) -> np.ndarray:
+    def twist(self) -> NDArray[np.float64]:
         """Current relative twist (6) in root axes: (d/dt of the tip position in root coordinates,
         ω_tip − ω_root)."""
         robot = self.robot
@@ -201,14 +203,17 @@ class CartesianTask(Task):
         Rt = Mr.rotation.T
         lin = Rt @ (vt[:3] - vr[:3] - _cross(vr[3:], d))
         ang = Rt @ (vt[3:] - vr[3:])
-        return np.concatenate((lin, ang))
+        twist: NDArray[np.float64] = np.concatenate((lin, ang))
+        return twist
 
-    def root_to_ref_rotation(self) -> np.ndarray:
+    def root_to_ref_rotation(self) -> NDArray[np.float64]:
         """Rotation R_refᵀ R_root (3×3) that maps root-axes vectors into ref_frame axes."""
         robot = self.robot
-        return robot.frame_placement(self.ref_id).rotation.T @ robot.frame_placement(self.root_id).rotation
+        R_ref: NDArray[np.float64] = robot.frame_placement(self.ref_id).rotation
+        R_root: NDArray[np.float64] = robot.frame_placement(self.root_id).rotation
+        return R_ref.T @ R_root
 
-    def to_ref_axes(self, vec6: np.ndarray) -> np.ndarray:
+    def to_ref_axes(self, vec6: NDArray[np.float64]) -> NDArray[np.float64]:
         """Rotate a 6-vector (linear over angular) from root axes into ref_frame axes."""
         vec = np.asarray(vec6, dtype=float)
         if self.ref_id == self.root_id:

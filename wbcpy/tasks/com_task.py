@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .config import TaskConfig
 from .task import Task
@@ -43,7 +44,7 @@ class ComTask(Task):
         if not self._velocity:  # (the velocity level has no bias: it stays zero)
             np.copyto(self._bias, robot.com_bias_view())
 
-    def fill_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+    def fill_rows(self, A_out: NDArray[np.float64], y_out: NDArray[np.float64]) -> None:
         """Write the weighted rows of the current state (J_com is copied: Pinocchio's buffer changes
         with the next state; the bias array belongs to this state and is kept by reference)."""
         if not self._all_rows:
@@ -61,10 +62,10 @@ class ComTask(Task):
             self._src = (None, b)
         self._write_all_rows(A, b, A_out, y_out)
 
-    def position(self) -> np.ndarray:
+    def position(self) -> NDArray[np.float64]:
         """Current COM position (3, m, world)."""
         return self.robot.com()
 
-    def velocity(self) -> np.ndarray:
+    def velocity(self) -> NDArray[np.float64]:
         """Current COM velocity (3, m/s, world)."""
         return self.robot.com_velocity()

@@ -30,7 +30,7 @@ __all__ = ["TASK_TYPES", "TaskConfig"]
 TASK_TYPES: dict[str, int | None] = {"jnt": None, "cart": 6, "com": 3, "wrench": 6}
 
 
-def _is_blank(value: Any) -> bool:
+def _is_blank(value: object) -> bool:
     return value is None or value == "" or (isinstance(value, (list, tuple)) and len(value) == 0)
 
 
@@ -68,14 +68,17 @@ class TaskConfig:
     frame: str | None = None
 
     def __post_init__(self) -> None:
-        if self.joint_names is None:
+        # callers pass what YAML or numpy gives (None, tuples, arrays): normalised here, checked by validate()
+        names: object = self.joint_names
+        if names is None:
             self.joint_names = []
-        elif isinstance(self.joint_names, (list, tuple)):
-            self.joint_names = list(self.joint_names)
-        if isinstance(self.weights, tuple):
-            self.weights = list(self.weights)
-        elif self.weights is not None and hasattr(self.weights, "tolist"):
-            self.weights = list(self.weights.tolist())
+        elif isinstance(names, (list, tuple)):
+            self.joint_names = list(names)
+        weights: object = self.weights
+        if isinstance(weights, tuple):
+            self.weights = list(weights)
+        elif weights is not None and hasattr(weights, "tolist"):
+            self.weights = list(weights.tolist())
         self.validate()
 
     # ------------------------------------------------------------------ validation
@@ -114,6 +117,12 @@ class TaskConfig:
         self._validate_weights(prefix)
 
     def _validate_frames(self, prefix: str) -> None:
+        """The fields naming what the task acts on: each belongs to one task type and is blank otherwise."""
+        self._validate_joint_names(prefix)
+        self._validate_cart_frames(prefix)
+        self._validate_contact_frame(prefix)
+
+    def _validate_joint_names(self, prefix: str) -> None:
         names = self.joint_names
         if self.type == "jnt":
             if not isinstance(names, list) or not names:
@@ -125,20 +134,26 @@ class TaskConfig:
                 raise ConfigError(f"{prefix}joint_names", f"joint(s) listed twice: {dup}")
         elif not _is_blank(names):
             raise ConfigError(f"{prefix}joint_names", f"only jnt tasks take joint names ({self.type} task)")
+
+    def _validate_cart_frames(self, prefix: str) -> None:
+        cart = self.type == "cart"
         for key in ("root", "tip", "ref_frame"):
             value = getattr(self, key)
-            if self.type != "cart":
+            if not cart:
                 if not _is_blank(value):
                     raise ConfigError(f"{prefix}{key}", f"only cart tasks take a {key} ({self.type} task)")
             elif value is not None and (not isinstance(value, str) or not value):
                 raise ConfigError(f"{prefix}{key}", f"must be a frame name, got {value!r}")
-        if self.type == "cart" and not self.tip:
+        if cart and not self.tip:
             raise ConfigError(f"{prefix}tip", "a cart task needs a tip frame")
-        if self.type == "wrench":
-            if not isinstance(self.frame, str) or not self.frame:
-                raise ConfigError(f"{prefix}frame", f"a wrench task needs a contact frame: {self.frame!r}")
-        elif not _is_blank(self.frame):
-            raise ConfigError(f"{prefix}frame", f"only wrench tasks take a frame ({self.type} task)")
+
+    def _validate_contact_frame(self, prefix: str) -> None:
+        frame = self.frame
+        if self.type != "wrench":
+            if not _is_blank(frame):
+                raise ConfigError(f"{prefix}frame", f"only wrench tasks take a frame ({self.type} task)")
+        elif not isinstance(frame, str) or not frame:
+            raise ConfigError(f"{prefix}frame", f"a wrench task needs a contact frame: {frame!r}")
 
     def _validate_weights(self, prefix: str) -> None:
         w = self.weights

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..errors import ConfigError, ConfigKeyError
 from .config import TaskConfig
@@ -75,27 +76,27 @@ class JointTask(Task):
     def compute(self) -> None:
         """Selection rows are constant and the bias is zero: nothing to do."""
 
-    def write_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+    def write_rows(self, A_out: NDArray[np.float64], y_out: NDArray[np.float64]) -> None:
         """Copy the precomputed weighted selection rows; y = √(a·w)·a_ref (bias is zero)."""
         np.copyto(A_out, self._WA)
         self.write_targets(y_out)
 
-    def fill_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+    def fill_rows(self, A_out: NDArray[np.float64], y_out: NDArray[np.float64]) -> None:
         """Same as :meth:`write_rows` (the rows do not depend on the state)."""
         self.write_rows(A_out, y_out)
 
-    def write_targets(self, y_out: np.ndarray) -> None:
+    def write_targets(self, y_out: NDArray[np.float64]) -> None:
         """Write y = √(a·w)·a_ref only (the scene keeps the constant rows in its buffers)."""
         if self._all_rows:
             np.multiply(self._ref_acc, self._sw, y_out)
         else:
             np.multiply(self._ref_acc[self._rows], self._sw, y_out)
 
-    def task_acceleration(self, qdd: np.ndarray) -> np.ndarray:
+    def task_acceleration(self, qdd: NDArray[np.float64]) -> NDArray[np.float64]:
         """The task joints' accelerations ``q̈[idx]`` (n)."""
         return np.asarray(qdd, dtype=float)[self.v_indices]
 
-    def positions(self) -> np.ndarray:
+    def positions(self) -> NDArray[np.float64]:
         """Current angles/positions of the task joints (n); continuous joints as atan2(sin, cos)."""
         q = self.robot.q_view
         out = q[self._q_idx]  # (a new array)
@@ -104,6 +105,6 @@ class JointTask(Task):
             out[self._continuous] = np.arctan2(q[iq + 1], q[iq])
         return out
 
-    def velocities(self) -> np.ndarray:
+    def velocities(self) -> NDArray[np.float64]:
         """Current velocities of the task joints (n)."""
         return self.robot.v[self.v_indices]

@@ -21,10 +21,10 @@ once ``clock() - time > timeout``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pinocchio as pin
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_vector, check_finite
 from ..errors import InvalidValueError
@@ -55,9 +55,9 @@ class JointReference:
         time: time stamp on the scene clock (s); ``None`` = when set.
     """
 
-    acceleration: Any = None
-    position: Any = None
-    velocity: Any = None
+    acceleration: ArrayLike | None = None
+    position: ArrayLike | None = None
+    velocity: ArrayLike | None = None
     time: float | None = None
 
 
@@ -73,9 +73,9 @@ class CartesianReference:
         time: time stamp on the scene clock (s); ``None`` = when set.
     """
 
-    acceleration: Any = None
-    pose: Any = None
-    twist: Any = None
+    acceleration: ArrayLike | None = None
+    pose: pin.SE3 | None = None
+    twist: ArrayLike | None = None
     time: float | None = None
 
 
@@ -90,23 +90,27 @@ class ComReference:
         time: time stamp on the scene clock (s); ``None`` = when set.
     """
 
-    acceleration: Any = None
-    position: Any = None
-    velocity: Any = None
+    acceleration: ArrayLike | None = None
+    position: ArrayLike | None = None
+    velocity: ArrayLike | None = None
     time: float | None = None
 
 
 #: a task reference of any task type
 Reference = JointReference | CartesianReference | ComReference
 
-_REF_CLASS = {"jnt": JointReference, "cart": CartesianReference, "com": ComReference}
+_REF_CLASS: dict[str, type[Reference]] = {
+    "jnt": JointReference,
+    "cart": CartesianReference,
+    "com": ComReference,
+}
 
 
-def _optional(x: Any, n: int, name: str) -> np.ndarray | None:
+def _optional(x: ArrayLike | None, n: int, name: str) -> NDArray[np.float64] | None:
     return None if x is None else as_vector(x, n, name)
 
 
-def _time(t: Any, name: str) -> float | None:
+def _time(t: object, name: str) -> float | None:
     if t is None:
         return None
     if isinstance(t, bool) or not isinstance(t, (int, float, np.floating, np.integer)) or not np.isfinite(t):
@@ -123,7 +127,7 @@ def tracked_field(task_type: str, level: str) -> str:
 
 
 def validate_reference(
-    task_type: str, n: int, ref: Any, task_name: str, level: str = "acceleration"
+    task_type: str, n: int, ref: object, task_name: str, level: str = "acceleration"
 ) -> Reference:
     """Check a reference against its task and return a validated copy holding float64 arrays.
 

@@ -17,11 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..errors import UnknownNameError
+
+if TYPE_CHECKING:
+    from ..qp import LevelStatus
 
 __all__ = ["TaskStatus", "TasksStatus"]
 
@@ -35,12 +39,12 @@ class TaskStatus:
     priority: int
     state: str
     activation: float
-    weights: np.ndarray
+    weights: NDArray[np.float64]
     timed_out: bool
-    y_ref: np.ndarray | None
-    y_solution: np.ndarray | None
-    y: np.ndarray | None
-    error: np.ndarray | None
+    y_ref: NDArray[np.float64] | None
+    y_solution: NDArray[np.float64] | None
+    y: NDArray[np.float64] | None
+    error: NDArray[np.float64] | None
 
     @property
     def active(self) -> bool:
@@ -74,7 +78,7 @@ class TasksStatus:
     """
 
     tasks: list[TaskStatus]
-    levels: Sequence[Any] = field(default_factory=list)
+    levels: Sequence[LevelStatus] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.tasks)

@@ -25,9 +25,10 @@ squared residual); :meth:`Task.write_rows` writes the square-root form √(activ
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError
 from .config import TaskConfig
@@ -75,7 +76,9 @@ class Task:
         nv = robot.nv
         self._A = np.zeros((self.n, nv))
         self._bias = np.zeros(self.n)
-        self._src: tuple[np.ndarray | None, np.ndarray | None] | None = None  # lazy (A, bias) sources
+        self._src: tuple[NDArray[np.float64] | None, NDArray[np.float64] | None] | None = (
+            None  # lazy (A, bias) sources
+        )
         self._version = 0  # bumped when the task's rows change shape or activity (weights, activation, …)
         self.reference: Reference | None = None
         self.reference_time: float | None = None
@@ -88,26 +91,26 @@ class Task:
 
     # ------------------------------------------------------------------ rows of the last update
     @property
-    def A(self) -> np.ndarray:
+    def A(self) -> NDArray[np.float64]:
         """Task Jacobian (n×nv) of the last :meth:`compute` / :meth:`fill_rows`, in reference axes."""
         if self._src is not None:
             self._materialize()
         return self._A
 
     @A.setter
-    def A(self, value: np.ndarray) -> None:
+    def A(self, value: NDArray[np.float64]) -> None:
         self._materialize()
         self._A = value
 
     @property
-    def bias(self) -> np.ndarray:
+    def bias(self) -> NDArray[np.float64]:
         """Task acceleration at q̈ = 0 (n) of the last :meth:`compute` / :meth:`fill_rows`."""
         if self._src is not None:
             self._materialize()
         return self._bias
 
     @bias.setter
-    def bias(self, value: np.ndarray) -> None:
+    def bias(self, value: NDArray[np.float64]) -> None:
         self._materialize()
         self._bias = value
 
@@ -138,7 +141,7 @@ class Task:
         return self._n_rows
 
     @property
-    def weights(self) -> np.ndarray:
+    def weights(self) -> NDArray[np.float64]:
         """Per-row weights (n, ≥ 0), read-only: change them with :meth:`set_weights`."""
         return self._weights
 
@@ -153,7 +156,7 @@ class Task:
         first reference): a scene rebuilds its row plan when it changes."""
         return self._version
 
-    def set_weights(self, weights: Any) -> None:
+    def set_weights(self, weights: ArrayLike) -> None:
         """Set the per-row weights (n finite values ≥ 0; cart tasks: in ref_frame axes).
 
         Raises:
@@ -175,7 +178,7 @@ class Task:
         self._weights = w
         self._rescale()
 
-    def set_activation(self, activation: Any) -> None:
+    def set_activation(self, activation: float) -> None:
         """Set the activation, a number in [0, 1] (0 removes the task from the problem).
 
         Raises:
@@ -203,7 +206,7 @@ class Task:
         self._version += 1
 
     # ------------------------------------------------------------------ references
-    def validate_reference(self, ref: Any) -> Reference:
+    def validate_reference(self, ref: object) -> Reference:
         """Return a validated copy of ``ref`` (see :func:`~wbcpy.tasks.references.validate_reference`)."""
         return validate_reference(self.type, self.n, ref, self.name, self.level)
 
@@ -215,7 +218,7 @@ class Task:
         self.reference_time = stamp
         self._ref_acc = getattr(ref, self._tracked)  # the target of the task's level
 
-    def target_view(self) -> np.ndarray:
+    def target_view(self) -> NDArray[np.float64]:
         """The array of the current reference that the task's rows read (acceleration, or velocity / twist
         for a velocity-level task): the hot-loop protocol of reference bindings, which write a new target
         into it in place and then :meth:`stamp` it. Only values validated by the writer may go in.
@@ -251,13 +254,13 @@ class Task:
         """Fill :attr:`A` and :attr:`bias` for the robot's current state (subclasses)."""
         raise NotImplementedError
 
-    def fill_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+    def fill_rows(self, A_out: NDArray[np.float64], y_out: NDArray[np.float64]) -> None:
         """:meth:`compute` then :meth:`write_rows` (the scene's per-step call; subclasses specialise it
         to write the rows straight from the robot's cached Jacobian and bias)."""
         self.compute()
         self.write_rows(A_out, y_out)
 
-    def write_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
+    def write_rows(self, A_out: NDArray[np.float64], y_out: NDArray[np.float64]) -> None:
         """Write the weighted rows √(a·w)·A and √(a·w)·(a_ref − bias) (rows with w > 0 only).
 
         Args:
@@ -273,7 +276,13 @@ class Task:
             np.subtract(self._ref_acc[rows], self.bias[rows], out=y_out)
         y_out *= self._sw
 
-    def _write_all_rows(self, A: np.ndarray, b: np.ndarray, A_out: np.ndarray, y_out: np.ndarray) -> None:
+    def _write_all_rows(
+        self,
+        A: NDArray[np.float64],
+        b: NDArray[np.float64],
+        A_out: NDArray[np.float64],
+        y_out: NDArray[np.float64],
+    ) -> None:
         """:meth:`write_rows` from rows ``A`` and bias ``b`` given directly, every row active (the
         :meth:`fill_rows` fast path of subclasses): a plain copy when all weights are 1."""
         np.subtract(self._ref_acc, b, y_out)
@@ -283,11 +292,13 @@ class Task:
             np.multiply(A, self._sw_col, A_out)
             np.multiply(y_out, self._sw, y_out)
 
-    def task_acceleration(self, qdd: np.ndarray) -> np.ndarray:
+    def task_acceleration(self, qdd: NDArray[np.float64]) -> NDArray[np.float64]:
         """Task acceleration ``A q̈ + bias`` (n) for joint accelerations ``qdd`` (nv)."""
         return self.A @ qdd + self.bias
 
-    def status(self, qdd: np.ndarray | None, measured: np.ndarray | None, now: float) -> TaskStatus:
+    def status(
+        self, qdd: NDArray[np.float64] | None, measured: NDArray[np.float64] | None, now: float
+    ) -> TaskStatus:
         """Status of the task for the solution ``qdd`` and the measured acceleration ``measured``."""
         state = self.state(now)
         y_ref = None if self.reference is None else self._ref_acc.copy()

@@ -19,14 +19,14 @@ from .proximal import PiqpBackend, ProxqpBackend
 __all__ = ["ADAPTERS", "PREFERENCE", "Backend", "GenericBackend", "make_backend"]
 
 #: backend name -> its dedicated adapter class (every other backend goes through GenericBackend)
-ADAPTERS: dict[str, type[Backend]] = {
+ADAPTERS: dict[str, type[Backend[Any]]] = {
     cls.name: cls
     for cls in (DaqpBackend, QuadprogBackend, ProxqpBackend, PiqpBackend, OsqpBackend, ClarabelBackend)
 }
 
 #: Default-backend preference, fastest first, measured with ``benchmarks/bench_qp_backends.py`` (median
 #: µs per solve, 7-DOF arm one-level problem / Talos 38-DOF two-level hierarchy with bounds):
-#: daqp 12 / 99 (dense fast path of wbcpy.qp.fast_daqp), quadprog 41 / 259, proxqp 42 / 653,
+#: daqp 12 / 99, quadprog 41 / 259, proxqp 42 / 653,
 #: piqp 39 / 669, osqp 49 / 770, clarabel 297 / 2411 (the raw Pinocchio floor, computeAllTerms, is
 #: 3.5 / 15.8 µs on the same machine).
 #: osqp is the one backend always installed (core dependency), so it is the default of a minimal
@@ -36,7 +36,7 @@ PREFERENCE: tuple[str, ...] = ("daqp", "quadprog", "proxqp", "piqp", "osqp", "cl
 
 def make_backend(
     name: str, warm_start: bool, options: dict[str, Any], via_qpsolvers: bool = False
-) -> Backend:
+) -> Backend[Any]:
     """Instantiate the adapter for ``name`` (the generic qpsolvers one if forced or no dedicated one)."""
     if via_qpsolvers or name not in ADAPTERS:
         return GenericBackend(name, warm_start, options)

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
-from ..kkt import RawResult, StdQP
-from .base import Backend, finite_rows
+from ..kkt import RawResult, StdQP, as_dense
+from .base import Backend, Multipliers, OneSided, Outcome, Run
 
 __all__ = ["DaqpBackend", "QuadprogBackend"]
 
-_DAQP_EXIT = {
+#: DAQP exit flags: text, and the outcome of the positive ones (every flag ≤ 0 is a failure)
+_DAQP_EXIT: dict[int, str] = {
     1: "solved",
     2: "solved (soft constraints relaxed)",
     -1: "primal infeasible",
@@ -24,9 +24,11 @@ _DAQP_EXIT = {
     -5: "non-convex problem (H not positive definite)",
     -6: "overdetermined initial working set",
 }
+#: status code of a DAQP run: True for a positive exit flag (an optimum), else the flag
+_DAQP_STATUSES: dict[Hashable, Outcome] = {True: Outcome.SOLVED}
 
 
-class DaqpBackend(Backend):
+class DaqpBackend(Backend[np.ndarray]):
     """DAQP (dual active-set, dense): ``blower ≤ [I; C; A] x ≤ bupper`` with equality flags.
 
     Default options: ``primal_tol = 1e-10`` (DAQP's default 1e-6 would let bounds be violated by 1e-6).
@@ -36,11 +38,16 @@ class DaqpBackend(Backend):
     curvature λ = 1e-8 only) DAQP can report cycling or infeasibility. It is then re-run with forced
     proximal-point iterations (``eps_prox = 1e-6``), which are robust but stop early; that result is
     polished and checked like an iterative backend's.
+
+    The multipliers DAQP reports (``lam``) follow its rows ``[I; C; A]`` (the identity block only when
+    there are bounds). Per structure (n, m_eq, m_in, bounds) the sense flags and constant blocks are
+    made once; a solve allocates only the stacked rows and sides it hands over.
     """
 
     name: ClassVar[str] = "daqp"
     exact: ClassVar[bool] = True
     defaults: ClassVar[dict[str, Any]] = {"primal_tol": 1e-10}
+    statuses: Mapping[Hashable, Outcome] = _DAQP_STATUSES
 
     def __init__(self, warm_start: bool = True, options: dict[str, Any] | None = None) -> None:
         import daqp
@@ -49,6 +56,10 @@ class DaqpBackend(Backend):
         self._solve = daqp.solve
         self._key: tuple[int, int, int, bool] | None = None
         self._sense = np.zeros(0, dtype=np.intc)
+        self._no_rows = np.zeros((0, 0))
+        self._inf = np.zeros(0)
+        self._empty = np.zeros(0)
+        self._slices: tuple[slice | None, slice | None, slice | None] = (None, None, None)
         self._last_iterations = 0
 
     @classmethod
@@ -62,33 +73,77 @@ class DaqpBackend(Backend):
         skip = {"H", "f", "A", "bupper", "blower", "sense", "primal_start", "dual_start"}
         return [p for p in params if p not in skip]
 
-    def solve(self, q: StdQP, x0: np.ndarray | None) -> RawResult:
-        H, A, C = q.dense() if q.sparse else (q.H, q.A, q.C)
-        n, meq, mc = q.n, q.meq, q.mc
-        has_box = q.lb is not None or q.ub is not None
-        key = (n, meq, mc, has_box)
-        if key != self._key:
-            ms = n if has_box else 0
-            self._sense = np.zeros(ms + mc + meq, dtype=np.intc)  # DAQP does not modify it
-            self._sense[ms + mc :] = 5  # active + immutable = equality
-            self._no_rows = np.zeros((0, n))
-            self._inf = np.full(n, np.inf)
-            self._empty = np.zeros(0)
-            self._key = key
-        rows = np.vstack([C, A]) if (mc and meq) else (C if mc else (A if meq else self._no_rows))
+    def _structure(self, key: tuple[int, int, int, bool]) -> None:
+        """Sense flags (equalities: active + immutable = 5), constant blocks and the slices of the
+        multipliers of one structure (n, m_eq, m_in, bounds); rows are ``[I; C; A]``."""
+        n, meq, mc, has_box = key
+        ms = n if has_box else 0
+        self._sense = np.zeros(ms + mc + meq, dtype=np.intc)  # DAQP does not modify it
+        self._sense[ms + mc :] = 5
+        self._no_rows = np.zeros((0, n))
+        self._inf = np.full(n, np.inf)
+        self._slices = (
+            slice(ms + mc, None) if meq else None,
+            slice(ms, ms + mc) if mc else None,
+            slice(0, ms) if has_box else None,
+        )
+        self._key = key
+
+    def _sides(self, q: StdQP, has_box: bool, meq: int, mc: int) -> tuple[np.ndarray, np.ndarray]:
+        """(bupper, blower) over the rows ``[I; C; A]``."""
+        parts_u: list[np.ndarray] = []
+        parts_l: list[np.ndarray] = []
         if has_box:
-            ub = q.ub if q.ub is not None else self._inf
-            lb = q.lb if q.lb is not None else -self._inf
-        if not (mc or meq):
-            bu, bl = (ub, lb) if has_box else (self._empty, self._empty)
-        else:
-            parts_u = ([ub] if has_box else []) + ([q.ubC] if mc else []) + ([q.b] if meq else [])
-            parts_l = ([lb] if has_box else []) + ([q.lbC] if mc else []) + ([q.b] if meq else [])
-            bu, bl = np.concatenate(parts_u), np.concatenate(parts_l)
+            parts_u.append(q.ub if q.ub is not None else self._inf)
+            parts_l.append(q.lb if q.lb is not None else -self._inf)
+            if not (mc or meq):
+                return parts_u[0], parts_l[0]
+        elif not (mc or meq):
+            return self._empty, self._empty
+        if mc and q.lbC is not None and q.ubC is not None:
+            parts_u.append(q.ubC)
+            parts_l.append(q.lbC)
+        if meq and q.b is not None:
+            parts_u.append(q.b)
+            parts_l.append(q.b)
+        return np.concatenate(parts_u), np.concatenate(parts_l)
+
+    def _run(self, q: StdQP, x0: np.ndarray | None) -> Run[np.ndarray]:
+        H, A, C = q.dense() if q.sparse else (q.H, q.A, q.C)
+        meq, mc = q.meq, q.mc
+        has_box = q.lb is not None or q.ub is not None
+        key = (q.n, meq, mc, has_box)
+        if key != self._key:
+            self._structure(key)
+        rows = self._no_rows
+        if mc and C is not None:
+            rows = np.vstack([C, A]) if meq and A is not None else C
+        elif meq and A is not None:
+            rows = A
+        bu, bl = self._sides(q, has_box, meq, mc)
         # warm start only after a solve that changed the working set (> 1 iteration): from an empty
         # working set a cold start is cheaper than setting up primal_start (measured on the arm scene)
         start = x0 if (self.warm_start and x0 is not None and self._last_iterations > 1) else None
-        return self._call(q, H, rows, bu, bl, start, self.options)
+        x, _fval, flag, info = self._solve(
+            H, q.g, rows, bu, bl, self._sense, primal_start=start, **self.options
+        )
+        return self._report(x, int(flag), info)
+
+    def _report(self, x: np.ndarray, flag: int, info: dict[str, Any]) -> Run[np.ndarray]:
+        """What DAQP returned: a positive exit flag is an optimum (status code True), any other fails."""
+        iterations = info.get("iterations")
+        self._last_iterations = int(iterations or 0)
+        if flag <= 0:
+            return flag, _DAQP_EXIT.get(flag, f"exitflag {flag}"), iterations, None, None
+        return True, _DAQP_EXIT.get(flag, "solved"), iterations, np.asarray(x, dtype=np.float64), info["lam"]
+
+    def _multipliers(self, q: StdQP, duals: np.ndarray) -> Multipliers:
+        ys, zs, bs = self._slices
+        return (
+            None if ys is None else duals[ys],
+            None if zs is None else duals[zs],
+            None if bs is None else duals[bs],
+        )
 
     def solve_fallback(self, q: StdQP, x0: np.ndarray | None) -> tuple[str, RawResult] | None:
         if self.options.get("eps_prox", -1.0) > 0:
@@ -105,33 +160,18 @@ class DaqpBackend(Backend):
         finally:
             self.options = saved
 
-    def _call(self, q, H, rows, bu, bl, start, options) -> RawResult:
-        n, meq, mc = q.n, q.meq, q.mc
-        has_box = q.lb is not None or q.ub is not None
-        x, _fval, flag, info = self._solve(H, q.g, rows, bu, bl, self._sense, primal_start=start, **options)
-        self._last_iterations = int(info.get("iterations", 0) or 0)
-        if flag <= 0:
-            return RawResult(
-                None, False, _DAQP_EXIT.get(int(flag), f"exitflag {flag}"), info.get("iterations")
-            )
-        lam = info["lam"]
-        ms = n if has_box else 0
-        status = _DAQP_EXIT.get(int(flag), "solved")
-        return RawResult(
-            np.asarray(x, dtype=np.float64), True, status, info.get("iterations"),
-            lam[ms + mc :] if meq else None, lam[ms : ms + mc] if mc else None, lam[:ms] if has_box else None,
-        )  # fmt: skip
 
-
-class QuadprogBackend(Backend):
+class QuadprogBackend(Backend[tuple[np.ndarray, OneSided]]):
     """quadprog (Goldfarb–Idnani dual active set, dense, H positive definite).
 
     Constraints become ``Cqᵀ x ≥ bq`` columns: equalities first, then each finite side of C and of the
-    bounds; infinite sides are dropped. quadprog has no warm start and no tolerance options.
+    bounds (lower side first, :class:`~.base.OneSided`); infinite sides are dropped. quadprog has no warm
+    start and no tolerance options; it reports failure by raising ``ValueError``.
     """
 
     name: ClassVar[str] = "quadprog"
     exact: ClassVar[bool] = True
+    statuses: Mapping[Hashable, Outcome] = {"solved": Outcome.SOLVED}
 
     def __init__(self, warm_start: bool = True, options: dict[str, Any] | None = None) -> None:
         import quadprog
@@ -143,44 +183,29 @@ class QuadprogBackend(Backend):
     def option_names(cls) -> Iterable[str]:
         return ["factorized"]
 
-    def solve(self, q: StdQP, x0: np.ndarray | None) -> RawResult:
+    def _run(self, q: StdQP, x0: np.ndarray | None) -> Run[tuple[np.ndarray, OneSided]]:
         H, A, C = q.dense() if q.sparse else (q.H, q.A, q.C)
-        n, meq, mc = q.n, q.meq, q.mc
-        cl, cu = finite_rows(q.lbC, q.ubC) if mc else (np.zeros(0, np.intp),) * 2
-        bl, bu = finite_rows(q.lb, q.ub)
-        eye = np.eye(n)
-        blocks = [A] if meq else []
-        rhs = [q.b] if meq else []
-        if mc:
-            blocks += [C[cl], -C[cu]]
-            rhs += [q.lbC[cl], -q.ubC[cu]]
-        blocks += [eye[bl], -eye[bu]]
-        rhs += [q.lb[bl] if bl.size else np.zeros(0), -q.ub[bu] if bu.size else np.zeros(0)]
-        M = np.vstack(blocks) if blocks else np.zeros((0, n))
-        Cq = np.ascontiguousarray(M.T) if M.shape[0] else None
-        bq = np.concatenate(rhs) if M.shape[0] else None
-        Hq = H.toarray() if sp.issparse(H) else np.array(H, dtype=np.float64)  # quadprog may overwrite G
+        meq = q.meq
+        sides = OneSided(q, upper_first=False, bounds=True)
+        blocks, rhs = sides.rows(q, C, np.eye(q.n), geq=True)
+        if meq and A is not None and q.b is not None:
+            blocks.insert(0, A)
+            rhs.insert(0, q.b)
+        Cq = np.ascontiguousarray(np.vstack(blocks).T) if blocks else None
+        bq = np.concatenate(rhs) if blocks else None
+        Hq = np.array(as_dense(H), dtype=np.float64)  # (a copy: quadprog may overwrite G)
         try:
             x, _f, _xu, iters, lag, _iact = self._solve(Hq, -q.g, Cq, bq, meq, **self.options)
         except ValueError as exc:
             msg = str(exc)
             if "inconsistent" in msg or "no solution" in msg:
                 msg = f"primal infeasible ({msg})"
-            return RawResult(None, False, msg)
+            return "failed", msg, None, None, None
         lag = np.asarray(lag, dtype=np.float64)
-        y = -lag[:meq] if meq else None
-        k = meq
-        z = None
-        if mc:
-            z = np.zeros(mc)
-            z[cl] -= lag[k : k + cl.size]
-            k += cl.size
-            z[cu] += lag[k : k + cu.size]
-            k += cu.size
-        zb = None
-        if q.lb is not None or q.ub is not None:
-            zb = np.zeros(n)
-            zb[bl] -= lag[k : k + bl.size]
-            k += bl.size
-            zb[bu] += lag[k : k + bu.size]
-        return RawResult(np.asarray(x, dtype=np.float64), True, "solved", int(iters[0]), y, z, zb)
+        return "solved", "solved", int(iters[0]), np.asarray(x, dtype=np.float64), (lag, sides)
+
+    def _multipliers(self, q: StdQP, duals: tuple[np.ndarray, OneSided]) -> Multipliers:
+        lag, sides = duals
+        meq = q.meq
+        z, zb = sides.scatter(lag, meq, q.mc, q.n if q.has_bounds else None)
+        return (-lag[:meq] if meq else None), z, zb

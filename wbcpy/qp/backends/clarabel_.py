@@ -12,13 +12,13 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ..kkt import RawResult, StdQP
-from .base import Backend, finite_rows
+from ..kkt import Matrix, StdQP
+from .base import Backend, Multipliers, OneSided, Outcome, Run
 
 __all__ = ["ClarabelBackend"]
 
 
-class ClarabelBackend(Backend):
+class ClarabelBackend(Backend[tuple[np.ndarray, OneSided]]):
     """Clarabel adapter.
 
     Defaults: feasibility and gap tolerances 1e-10, ``static_regularization_constant = 1e-13`` (Clarabel's
@@ -46,6 +46,9 @@ class ClarabelBackend(Backend):
             setattr(settings, k, v)
         settings.verbose = False
         self._settings = settings
+        S = clarabel.SolverStatus
+        inaccurate = (S.AlmostSolved, S.MaxIterations, S.InsufficientProgress, S.MaxTime)
+        self.statuses = {S.Solved: Outcome.SOLVED, **dict.fromkeys(inaccurate, Outcome.INACCURATE)}
 
     @classmethod
     def option_names(cls) -> Iterable[str]:
@@ -53,68 +56,38 @@ class ClarabelBackend(Backend):
 
         return [a for a in dir(clarabel.DefaultSettings()) if not a.startswith("_") and a != "default"]
 
-    def solve(self, q: StdQP, x0: np.ndarray | None) -> RawResult:
-        cl = self._cl
-        n, meq, mc = q.n, q.meq, q.mc
-        eye = sp.identity(n, format="csr")
-        blocks: list[Any] = []
-        rhs: list[np.ndarray] = []
-        cones: list[Any] = []
-        if meq:
-            blocks.append(sp.csr_matrix(q.A))
-            rhs.append(q.b)
-            cones.append(cl.ZeroConeT(meq))
-        c_lo, c_hi = finite_rows(q.lbC, q.ubC) if mc else (np.zeros(0, np.intp),) * 2
-        b_lo, b_hi = finite_rows(q.lb, q.ub)
-        Cr = sp.csr_matrix(q.C) if mc else None
-        nn = c_hi.size + c_lo.size + b_hi.size + b_lo.size
-        if nn:
-            if c_hi.size:
-                blocks.append(Cr[c_hi])
-                rhs.append(q.ubC[c_hi])
-            if c_lo.size:
-                blocks.append(-Cr[c_lo])
-                rhs.append(-q.lbC[c_lo])
-            if b_hi.size:
-                blocks.append(eye[b_hi])
-                rhs.append(q.ub[b_hi])
-            if b_lo.size:
-                blocks.append(-eye[b_lo])
-                rhs.append(-q.lb[b_lo])
-            cones.append(cl.NonnegativeConeT(nn))
+    def _cone_rows(self, q: StdQP) -> tuple[Matrix, np.ndarray, list[Any], OneSided]:
+        """M (CSC), h and the cones: equalities (zero cone), then every finite side of C and of the
+        bounds (one non-negative cone, upper side first)."""
+        cl, n, meq = self._cl, q.n, q.meq
+        sides = OneSided(q, upper_first=True, bounds=True)
+        C = sp.csr_matrix(q.C) if q.mc else None
+        blocks, rhs = sides.rows(q, C, sp.identity(n, format="csr"), geq=False)
+        cones: list[Any] = [cl.NonnegativeConeT(sides.size)] if blocks else []
+        if meq and q.b is not None:
+            blocks.insert(0, sp.csr_matrix(q.A))
+            rhs.insert(0, q.b)
+            cones.insert(0, cl.ZeroConeT(meq))
         M = sp.vstack(blocks, format="csc") if blocks else sp.csc_matrix((0, n))
         h = np.concatenate(rhs) if rhs else np.zeros(0)
+        return M, h, cones, sides
+
+    def _run(self, q: StdQP, x0: np.ndarray | None) -> Run[tuple[np.ndarray, OneSided]]:
+        M, h, cones, sides = self._cone_rows(q)
         P = sp.triu(sp.csc_matrix(q.H), format="csc")
         try:
-            solver = cl.DefaultSolver(P, q.g, M, h, cones, self._settings)
+            solver = self._cl.DefaultSolver(P, q.g, M, h, cones, self._settings)
         except BaseException as exc:  # Rust panics surface as BaseException
             if isinstance(exc, KeyboardInterrupt | SystemExit):
                 raise
-            return RawResult(None, False, f"setup failed: {exc}")
+            return "setup failed", f"setup failed: {exc}", None, None, None
         res = solver.solve()
-        S = cl.SolverStatus
-        status = res.status
-        text = str(status).rsplit(".", 1)[-1]
-        if status == S.Solved:
-            ok, inaccurate = True, False
-        elif status in (S.AlmostSolved, S.MaxIterations, S.InsufficientProgress, S.MaxTime):
-            ok, inaccurate = False, True
-        else:
-            return RawResult(None, False, text, int(res.iterations))
         x = np.array(res.x, dtype=np.float64)
-        zc = np.array(res.z, dtype=np.float64)
-        y = zc[:meq] if meq else None
-        k = meq
-        z = np.zeros(mc) if mc else None
-        if mc:
-            z[c_hi] += zc[k : k + c_hi.size]
-            k += c_hi.size
-            z[c_lo] -= zc[k : k + c_lo.size]
-            k += c_lo.size
-        zb = None
-        if q.lb is not None or q.ub is not None:
-            zb = np.zeros(n)
-            zb[b_hi] += zc[k : k + b_hi.size]
-            k += b_hi.size
-            zb[b_lo] -= zc[k : k + b_lo.size]
-        return RawResult(x, ok, text, int(res.iterations), y, z, zb, inaccurate=inaccurate)
+        duals = (np.array(res.z, dtype=np.float64), sides)
+        return res.status, str(res.status).rsplit(".", 1)[-1], int(res.iterations), x, duals
+
+    def _multipliers(self, q: StdQP, duals: tuple[np.ndarray, OneSided]) -> Multipliers:
+        zc, sides = duals
+        meq = q.meq
+        z, zb = sides.scatter(zc, meq, q.mc, q.n if q.has_bounds else None)
+        return (zc[:meq] if meq else None), z, zb

@@ -9,13 +9,14 @@ backend are captured and reported in the status instead of escaping.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..kkt import RawResult, StdQP
-from .base import Backend, finite_rows
+from ..kkt import StdQP
+from .base import Backend, Multipliers, OneSided, Outcome, Run, sparse_or_dense
 
 __all__ = ["GenericBackend"]
 
@@ -52,12 +53,20 @@ TIGHT_OPTIONS: dict[str, dict[str, Any]] = {
 EXACT = {"daqp", "quadprog", "qpoases", "pyqpmad"}
 
 
-class GenericBackend(Backend):
-    """Adapter for a backend reached through qpsolvers (no persistent workspace)."""
+class GenericBackend(Backend[tuple[Any, OneSided]]):
+    """Adapter for a backend reached through qpsolvers (no persistent workspace).
+
+    Statuses: ``found`` (solved) or not (inaccurate: a backend that stopped early may still be refined
+    into a verified optimum); an exception, or an x that is missing, of the wrong shape or not finite,
+    fails. Multipliers come from qpsolvers' ``Solution`` (y; z over the ``G x ≤ h`` rows; z_box).
+    """
+
+    statuses: Mapping[Hashable, Outcome] = {True: Outcome.SOLVED, False: Outcome.INACCURATE}
 
     def __init__(self, name: str, warm_start: bool = True, options: dict[str, Any] | None = None) -> None:
         import qpsolvers
 
+        # an instance per backend name: the class-level name/exact/defaults are shadowed per instance
         self.name = name  # type: ignore[misc]
         self.exact = name in EXACT  # type: ignore[misc]
         self.defaults = TIGHT_OPTIONS.get(name, {})  # type: ignore[misc]
@@ -65,56 +74,51 @@ class GenericBackend(Backend):
         self._qps = qpsolvers
         self._sparse = name in qpsolvers.sparse_solvers and name not in qpsolvers.dense_solvers
 
-    def solve(self, q: StdQP, x0: np.ndarray | None) -> RawResult:
-        qps = self._qps
-        n, meq, mc = q.n, q.meq, q.mc
-        if self._sparse:
-
-            def fmt(M):
-                return sp.csc_matrix(M)
-        else:
-
-            def fmt(M):
-                return M.toarray() if sp.issparse(M) else M
-
+    def _problem(self, q: StdQP) -> tuple[Any, OneSided]:
+        """The ``qpsolvers.Problem`` (two-sided rows as ``G x ≤ h`` rows, finite sides only) and the
+        one-sided rows' layout."""
+        fmt, meq = self._sparse, q.meq
+        sides = OneSided(q, upper_first=True, bounds=False)
         G = h = None
-        c_lo = c_hi = np.zeros(0, np.intp)
-        if mc:
-            c_lo, c_hi = finite_rows(q.lbC, q.ubC)
-            if c_lo.size + c_hi.size:
-                Cs = sp.csr_matrix(q.C) if sp.issparse(q.C) else q.C
-                stack = sp.vstack if sp.issparse(Cs) else np.vstack
-                G = fmt(stack([Cs[c_hi], -Cs[c_lo]]))
-                h = np.concatenate([q.ubC[c_hi], -q.lbC[c_lo]])
-        if G is None and not meq and q.lb is None and q.ub is None:
+        if sides.size:
+            C = q.C
+            Cs = sp.csr_matrix(C) if sp.issparse(C) else C
+            blocks, rhs = sides.rows(q, Cs, None, geq=False)
+            stack = sp.vstack if sp.issparse(Cs) else np.vstack
+            G, h = sparse_or_dense(stack(blocks), fmt), np.concatenate(rhs)
+        elif not meq and not q.has_bounds:
             # some qpsolvers interfaces (clarabel) hand unconstrained problems to an LSQR fallback that
             # rejects ill-conditioned H: give them the vacuous row 0·x ≤ 1 instead
-            G, h = fmt(np.zeros((1, n))), np.ones(1)
-        problem = qps.Problem(
-            fmt(q.H), q.g, G, h, fmt(q.A) if meq else None, q.b if meq else None, q.lb, q.ub
-        )
+            G, h = sparse_or_dense(np.zeros((1, q.n)), fmt), np.ones(1)
+        A = sparse_or_dense(q.A, fmt) if meq else None
+        problem = self._qps.Problem(sparse_or_dense(q.H, fmt), q.g, G, h, A, q.b if meq else None, q.lb, q.ub)
+        return problem, sides
+
+    def _run(self, q: StdQP, x0: np.ndarray | None) -> Run[tuple[Any, OneSided]]:
+        problem, sides = self._problem(q)
         init = x0 if (self.warm_start and x0 is not None) else None
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                sol = qps.solve_problem(problem, self.name, initvals=init, **self.options)
+                sol = self._qps.solve_problem(problem, self.name, initvals=init, **self.options)
             except Exception as exc:  # any backend failure becomes a status
-                return RawResult(None, False, f"{type(exc).__name__}: {exc}")
+                return "error", f"{type(exc).__name__}: {exc}", None, None, None
         note = "; ".join(str(w.message) for w in caught)
+        note = f" ({note})" if note else ""
         x = None if sol.x is None else np.asarray(sol.x, dtype=np.float64)
-        if x is None or x.shape != (n,) or not np.isfinite(x).all():
-            return RawResult(None, False, "not solved" + (f" ({note})" if note else ""))
+        if x is None or x.shape != (q.n,) or not np.isfinite(x).all():
+            return "no solution", "not solved" + note, None, None, None
+        found = bool(sol.found)
+        return found, ("solved" if found else "not solved") + note, None, x, (sol, sides)
+
+    def _multipliers(self, q: StdQP, duals: tuple[Any, OneSided]) -> Multipliers:
+        sol, sides = duals
+        meq, mc, n = q.meq, q.mc, q.n
         y = np.asarray(sol.y, dtype=np.float64) if (meq and sol.y is not None) else None
-        z = None
-        if mc:
-            z = np.zeros(mc)
-            if G is not None and sol.z is not None:
-                zz = np.asarray(sol.z, dtype=np.float64)
-                z[c_hi] += zz[: c_hi.size]
-                z[c_lo] -= zz[c_hi.size :]
+        z = np.zeros(mc) if mc else None
+        if mc and sol.z is not None and sides.size:
+            z, _ = sides.scatter(np.asarray(sol.z, dtype=np.float64), 0, mc, None)
         zb = None
-        if (q.lb is not None or q.ub is not None) and sol.z_box is not None and np.size(sol.z_box) == n:
+        if q.has_bounds and sol.z_box is not None and np.size(sol.z_box) == n:
             zb = np.asarray(sol.z_box, dtype=np.float64)
-        text = ("solved" if sol.found else "not solved") + (f" ({note})" if note else "")
-        # a backend that stopped early (found=False) may still be polished into a verified optimum
-        return RawResult(x, bool(sol.found), text, None, y, z, zb, inaccurate=not sol.found)
+        return y, z, zb

@@ -13,13 +13,18 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ..kkt import RawResult, StdQP
-from .base import Backend, full_bounds
+from ..kkt import Matrix, StdQP
+from .base import Backend, Multipliers, Outcome, Run
 
 __all__ = ["PiqpBackend", "ProxqpBackend"]
 
 
-class ProxqpBackend(Backend):
+def _status_text(status: object) -> str:
+    """A backend enum's name (``QPSolverOutput.PROXQP_SOLVED`` → ``PROXQP_SOLVED``)."""
+    return str(status).rsplit(".", 1)[-1]
+
+
+class ProxqpBackend(Backend[Any]):
     """ProxQP (proxsuite): dense ``proxqp.dense.QP`` with box constraints, or ``proxqp.sparse.QP``.
 
     Defaults: ``eps_abs = 1e-10``, ``eps_rel = 0``, ``rho = 1e-12`` (the proximal weight; ProxQP's default
@@ -33,6 +38,9 @@ class ProxqpBackend(Backend):
     and 150 random scenes exactly the same problems are solved as with 2000 × 1500 (the answer is refined
     and certified anyway; an infeasible level then goes to the rescue backends).
     The result is polished on its active set (see :mod:`wbcpy.qp.kkt`).
+
+    Statuses: solved; maximum iterations (inaccurate: refined); any other one fails. The multipliers
+    are read from ProxQP's result object (``y``; ``z`` over ``[C; I]``).
     """
 
     name: ClassVar[str] = "proxqp"
@@ -52,8 +60,11 @@ class ProxqpBackend(Backend):
 
         super().__init__(warm_start, options)
         self._proxqp = proxqp
-        self._qp: Any = None
-        self._key: tuple | None = None
+        out = proxqp.QPSolverOutput
+        self.statuses = {out.PROXQP_SOLVED: Outcome.SOLVED, out.PROXQP_MAX_ITER_REACHED: Outcome.INACCURATE}
+        self._texts = {out.PROXQP_SOLVED: "solved", out.PROXQP_MAX_ITER_REACHED: "maximum iterations reached"}
+        self._qp: Any = None  # proxqp.dense.QP or proxqp.sparse.QP (untyped)
+        self._key: tuple[int, int, int, bool, bool] | None = None
 
     @classmethod
     def option_names(cls) -> Iterable[str]:
@@ -65,78 +76,85 @@ class ProxqpBackend(Backend):
         self._qp = None
         self._key = None
 
-    def solve(self, q: StdQP, x0: np.ndarray | None) -> RawResult:
+    @staticmethod
+    def _sparse_args(q: StdQP) -> tuple[tuple[Any, ...], int]:
+        """(H, g, A, b, C, l, u) in CSC form (the sparse QP has no box: bounds become identity rows of
+        C), and the number of rows of C."""
+        blocks: list[Matrix] = []
+        lo: list[np.ndarray] = []
+        hi: list[np.ndarray] = []
+        if q.mc and q.lbC is not None and q.ubC is not None:
+            blocks.append(sp.csc_matrix(q.C))
+            lo.append(q.lbC)
+            hi.append(q.ubC)
+        if q.has_bounds:
+            lb, ub = q.full_bounds()
+            blocks.append(sp.identity(q.n, format="csc"))
+            lo.append(lb)
+            hi.append(ub)
+        C = sp.vstack(blocks, format="csc") if blocks else None
+        l = np.concatenate(lo) if lo else None  # noqa: E741
+        u = np.concatenate(hi) if hi else None
+        A = sp.csc_matrix(q.A) if q.meq else None
+        args = (sp.csc_matrix(q.H), q.g, A, q.b if q.meq else None, C, l, u)
+        return args, (0 if C is None else C.shape[0])
+
+    @staticmethod
+    def _dense_args(q: StdQP) -> tuple[tuple[Any, ...], int]:
+        """(H, g, A, b, C, lbC, ubC, lb, ub) for the dense QP, and the number of rows of C."""
+        meq, mc = q.meq, q.mc
+        lb, ub = q.full_bounds() if q.has_bounds else (None, None)
+        args = (q.H, q.g, q.A if meq else None, q.b if meq else None, q.C if mc else None,
+                q.lbC if mc else None, q.ubC if mc else None, lb, ub)  # fmt: skip
+        return args, mc
+
+    def _workspace(self, q: StdQP) -> Any:
+        """The QP object holding ``q``: updated and warm-started from its previous result when warm
+        starts are on and the structure is unchanged, else initialised anew."""
         px = self._proxqp
-        n, meq, mc = q.n, q.meq, q.mc
-        has_box = q.lb is not None or q.ub is not None
-        sparse = q.sparse
+        args, n_in = self._sparse_args(q) if q.sparse else self._dense_args(q)
         init_kw = {k: v for k, v in self.options.items() if k in self._init_args}
-        if sparse:  # the sparse QP has no box constraints: bounds become identity rows
-            H = sp.csc_matrix(q.H)
-            A = sp.csc_matrix(q.A) if meq else None
-            blocks, lo, hi = [], [], []
-            if mc:
-                blocks.append(sp.csc_matrix(q.C))
-                lo.append(q.lbC)
-                hi.append(q.ubC)
-            if has_box:
-                lb, ub = full_bounds(q)
-                blocks.append(sp.identity(n, format="csc"))
-                lo.append(lb)
-                hi.append(ub)
-            C = sp.vstack(blocks, format="csc") if blocks else None
-            l = np.concatenate(lo) if lo else None  # noqa: E741
-            u = np.concatenate(hi) if hi else None
-            args = (H, q.g, A, q.b if meq else None, C, l, u)
-            n_in = 0 if C is None else C.shape[0]
-        else:
-            lb, ub = full_bounds(q) if has_box else (None, None)
-            args = (q.H, q.g, q.A if meq else None, q.b if meq else None, q.C if mc else None,
-                    q.lbC if mc else None, q.ubC if mc else None, lb, ub)  # fmt: skip
-            n_in = mc
-        key = (n, meq, n_in, has_box, sparse)
-        reuse = self.warm_start and self._qp is not None and key == self._key
-        self.reused = reuse
-        if reuse:
+        key = (q.n, q.meq, n_in, q.has_bounds, q.sparse)
+        self.reused = self.warm_start and self._qp is not None and key == self._key
+        if self.reused:
             qp = self._qp
             qp.settings.initial_guess = px.InitialGuess.WARM_START_WITH_PREVIOUS_RESULT
             qp.update(*args, update_preconditioner=True, **init_kw)
-        else:
-            qp = px.sparse.QP(n, meq, n_in) if sparse else px.dense.QP(n, meq, n_in, has_box)
-            for k, v in self.options.items():
-                if k not in self._init_args:
-                    setattr(qp.settings, k, v)
-            qp.settings.verbose = False
-            qp.settings.initial_guess = px.InitialGuess.NO_INITIAL_GUESS
-            qp.init(*args, **init_kw)
-            self._qp, self._key = qp, key
+            return qp
+        qp = px.sparse.QP(q.n, q.meq, n_in) if q.sparse else px.dense.QP(q.n, q.meq, n_in, q.has_bounds)
+        for k, v in self.options.items():
+            if k not in self._init_args:
+                setattr(qp.settings, k, v)
+        qp.settings.verbose = False
+        qp.settings.initial_guess = px.InitialGuess.NO_INITIAL_GUESS
+        qp.init(*args, **init_kw)
+        self._qp, self._key = qp, key
+        return qp
+
+    def _run(self, q: StdQP, x0: np.ndarray | None) -> Run[Any]:
+        qp = self._workspace(q)
         qp.solve()
         res = qp.results
         status = res.info.status
-        iters = int(res.info.iter)
-        if status == px.QPSolverOutput.PROXQP_SOLVED:
-            ok, inaccurate, text = True, False, "solved"
-        elif status == px.QPSolverOutput.PROXQP_MAX_ITER_REACHED:
-            ok, inaccurate, text = False, True, "maximum iterations reached"
-        else:
-            self.reset()
-            return RawResult(None, False, str(status).rsplit(".", 1)[-1], iters)
-        x = np.array(res.x, dtype=np.float64)
-        y = np.array(res.y, dtype=np.float64) if meq else None
-        zall = np.array(res.z, dtype=np.float64)
-        z = zall[:mc] if mc else None
-        zb = None
-        if has_box:
-            zb = zall[mc : mc + n] if not sparse else zall[n_in - n :]
-        return RawResult(x, ok, text, iters, y, z, zb, inaccurate=inaccurate)
+        text = self._texts.get(status) or _status_text(status)
+        return status, text, int(res.info.iter), np.array(res.x, dtype=np.float64), res
+
+    def _multipliers(self, q: StdQP, duals: Any) -> Multipliers:
+        n, mc = q.n, q.mc
+        y = np.array(duals.y, dtype=np.float64) if q.meq else None
+        zall = np.array(duals.z, dtype=np.float64)  # over [C; I] (sparse: identity rows of C)
+        return y, (zall[:mc] if mc else None), (zall[mc : mc + n] if q.has_bounds else None)
 
 
-class PiqpBackend(Backend):
+class PiqpBackend(Backend[Any]):
     """PIQP (proximal interior point): ``piqp.DenseSolver`` for dense problems, ``SparseSolver`` otherwise.
 
     Defaults: ``eps_abs = 1e-10``, ``eps_rel = 0``, ``max_iter = 500``, infeasibility tolerances 1e-12
     (PIQP's 1e-4 takes the curvature-1e-8 directions for unboundedness). No warm start (interior point).
     The result is polished on its active set.
+
+    Statuses: solved; maximum iterations and numerical trouble (inaccurate: refined); any other one
+    fails. Multipliers: PIQP reports both sides separately (z = z_u − z_l, z_box = z_bu − z_bl).
     """
 
     name: ClassVar[str] = "piqp"
@@ -153,8 +171,13 @@ class PiqpBackend(Backend):
 
         super().__init__(warm_start, options)
         self._piqp = piqp
-        self._solver: Any = None
-        self._key: tuple | None = None
+        self.statuses = {
+            piqp.PIQP_SOLVED: Outcome.SOLVED,
+            piqp.PIQP_MAX_ITER_REACHED: Outcome.INACCURATE,
+            piqp.PIQP_NUMERICS: Outcome.INACCURATE,
+        }
+        self._solver: Any = None  # piqp.DenseSolver or piqp.SparseSolver (untyped)
+        self._key: tuple[int, int, int, bool, bool] | None = None
 
     @classmethod
     def option_names(cls) -> Iterable[str]:
@@ -166,44 +189,44 @@ class PiqpBackend(Backend):
         self._solver = None
         self._key = None
 
-    def solve(self, q: StdQP, x0: np.ndarray | None) -> RawResult:
-        pq = self._piqp
-        n, meq, mc = q.n, q.meq, q.mc
-        has_box = q.lb is not None or q.ub is not None
-        sparse = q.sparse
-        if sparse:
-            H = sp.csc_matrix(q.H)
-            A = sp.csc_matrix(q.A) if meq else None
-            C = sp.csc_matrix(q.C) if mc else None
-        else:
-            H, A, C = q.H, (q.A if meq else None), (q.C if mc else None)
-        lb, ub = full_bounds(q) if has_box else (None, None)
-        kw = dict(P=H, c=q.g, A=A, b=q.b if meq else None, G=C,
-                  h_l=q.lbC if mc else None, h_u=q.ubC if mc else None, x_l=lb, x_u=ub)  # fmt: skip
-        key = (n, meq, mc, has_box, sparse)
+    def _workspace(self, q: StdQP) -> Any:
+        """The solver holding ``q``: updated when warm starts are on and the structure is unchanged,
+        else set up anew."""
+        meq, mc, sparse = q.meq, q.mc, q.sparse
+        fmt = sp.csc_matrix if sparse else _same
+        lb, ub = q.full_bounds() if q.has_bounds else (None, None)
+        kw = dict(P=fmt(q.H), c=q.g, A=fmt(q.A) if meq else None, b=q.b if meq else None,
+                  G=fmt(q.C) if mc else None, h_l=q.lbC if mc else None, h_u=q.ubC if mc else None,
+                  x_l=lb, x_u=ub)  # fmt: skip
+        key = (q.n, meq, mc, q.has_bounds, sparse)
         self.reused = self.warm_start and self._solver is not None and key == self._key
         if self.reused:
-            solver = self._solver
-            solver.update(**kw)
-        else:
-            solver = pq.SparseSolver() if sparse else pq.DenseSolver()
-            for k, v in self.options.items():
-                setattr(solver.settings, k, v)
-            solver.settings.verbose = False
-            solver.setup(**kw)
-            self._solver, self._key = solver, key
+            self._solver.update(**kw)
+            return self._solver
+        solver = self._piqp.SparseSolver() if sparse else self._piqp.DenseSolver()
+        for k, v in self.options.items():
+            setattr(solver.settings, k, v)
+        solver.settings.verbose = False
+        solver.setup(**kw)
+        self._solver, self._key = solver, key
+        return solver
+
+    def _run(self, q: StdQP, x0: np.ndarray | None) -> Run[Any]:
+        solver = self._workspace(q)
         status = solver.solve()
         res = solver.result
-        iters = int(res.info.iter)
-        if status == pq.PIQP_SOLVED:
-            ok, inaccurate, text = True, False, "solved"
-        elif status in (pq.PIQP_MAX_ITER_REACHED, pq.PIQP_NUMERICS):
-            ok, inaccurate, text = False, True, str(status).rsplit(".", 1)[-1]
-        else:
-            self.reset()
-            return RawResult(None, False, str(status).rsplit(".", 1)[-1], iters)
-        x = np.array(res.x, dtype=np.float64)
-        y = np.array(res.y, dtype=np.float64) if meq else None
-        z = np.array(res.z_u, dtype=np.float64) - np.array(res.z_l, dtype=np.float64) if mc else None
-        zb = np.array(res.z_bu, dtype=np.float64) - np.array(res.z_bl, dtype=np.float64) if has_box else None
-        return RawResult(x, ok, text, iters, y, z, zb, inaccurate=inaccurate)
+        text = "solved" if status == self._piqp.PIQP_SOLVED else _status_text(status)
+        return status, text, int(res.info.iter), np.array(res.x, dtype=np.float64), res
+
+    def _multipliers(self, q: StdQP, duals: Any) -> Multipliers:
+        def f64(v: Any) -> np.ndarray:
+            return np.array(v, dtype=np.float64)
+
+        y = f64(duals.y) if q.meq else None
+        z = f64(duals.z_u) - f64(duals.z_l) if q.mc else None
+        zb = f64(duals.z_bu) - f64(duals.z_bl) if q.has_bounds else None
+        return y, z, zb
+
+
+def _same(M: Matrix) -> Matrix:
+    return M
