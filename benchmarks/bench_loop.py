@@ -144,6 +144,94 @@ class WbcpyPandaReach(_Loop):
         return scene.get_solver_output_raw()
 
 
+class RawNumpyPandaReach(WbcpyPandaReach):
+    """The floor of a Python step: the one-level Panda step hand-written on Pinocchio, NumPy and daqp.
+
+    The same maths as ``wbcpy Panda reach, 1 level`` with nothing else: forward kinematics, the hand's
+    Jacobian and J̇q̇, both PD laws, the joint-limit bounds (acceleration ∩ velocity ∩ position ∩ braking,
+    the formulas of ``wbcpy.scenes.joint_limits``), H = AᵀWA + λI and g stacked by hand, one daqp call
+    and a box KKT check (|∇| on the free variables, signs on the bounds). No input validation, no
+    reference objects, no levels, no fallbacks: what a careful user writes for this one problem. Its q̈
+    is checked against wbcpy's at setup (the same problem, so the same optimum).
+    """
+
+    def __init__(self, n_states: int = 500) -> None:
+        super().__init__(1, n_states)
+        self.name = "hand-written Pinocchio + NumPy + daqp, 1 level"
+        self._raw = False
+
+    def setup(self) -> None:
+        import daqp
+
+        super().setup()  # (records wbcpy's closed loop: the states both replay)
+        robot, scene = self.robot, self.scene
+        model = self.model = robot.model
+        self.data = model.createData()
+        nv = self.nv = robot.nv
+        self.fid = model.getFrameId(PANDA_EE)
+        self.Rd, self.pd = self.target.rotation.copy(), self.target.translation.copy()
+        w = np.sqrt(np.r_[np.ones(6), np.full(nv, 1e-3)])
+        self.sw = w[6:, None]
+        self.A = np.zeros((6 + nv, nv))
+        self.A[6:] = np.eye(nv) * self.sw
+        self.b = np.zeros(6 + nv)
+        self.lam = 1e-8 * np.eye(nv)
+        self.zero = np.zeros(nv)
+        lim = scene.limits
+        self.vmax, self.amax, self.dt = lim.velocity_limit, lim.acceleration_limit, DT
+        self.qmin, self.qmax = model.lowerPositionLimit.copy(), model.upperPositionLimit.copy()
+        self.no_rows, self.sense = np.zeros((0, nv)), np.zeros(nv, dtype=np.intc)
+        self.solve = daqp.solve
+        _, q, v = self.states[7]
+        ref = self.scene
+        self.robot.update(q, v)
+        for binding in self.bindings:
+            binding.update()
+        ref.solve(ref.update())
+        self._raw = True
+        qdd = self.control(0.0, q, v)
+        if not np.allclose(qdd, ref.get_solver_output_raw(), atol=1e-6):
+            raise RuntimeError("the hand-written step does not solve the same problem")
+
+    def _bounds(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        dt, vmax, amax, amax_dt = self.dt, self.vmax, self.amax, self.amax * self.dt
+        mn, mx = np.minimum, np.maximum
+        ub = mn((vmax - v) / dt, amax)  # acceleration ∩ velocity
+        lb = mx((-vmax - v) / dt, -amax)
+        ub_p = mx(mn(2.0 * (self.qmax - q - v * dt) / dt**2, ub), lb)  # ∩ position (clipped into it)
+        lb_p = mn(mx(2.0 * (self.qmin - q - v * dt) / dt**2, lb), ub)
+        up = (np.sqrt(mx(amax_dt**2 + 2.0 * amax * (self.qmax - q), 0.0)) - amax_dt - v) / dt  # ∩ braking
+        low = (amax_dt - np.sqrt(mx(amax_dt**2 + 2.0 * amax * (q - self.qmin), 0.0)) - v) / dt
+        ub = mx(mn(up, ub_p), lb_p)
+        return mn(mx(mn(low, ub_p), lb_p), ub), ub
+
+    def control(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        if not self._raw:
+            return super().control(t, q, v)
+        model, data, fid = self.model, self.data, self.fid
+        pin.forwardKinematics(model, data, q, v, self.zero)
+        pin.computeJointJacobians(model, data)
+        M = pin.updateFramePlacement(model, data, fid)
+        J = pin.getFrameJacobian(model, data, fid, pin.LOCAL_WORLD_ALIGNED)
+        bias = pin.getFrameClassicalAcceleration(model, data, fid, pin.LOCAL_WORLD_ALIGNED).vector
+        e = np.r_[self.pd - M.translation, pin.log3(self.Rd @ M.rotation.T)]
+        self.A[:6] = J
+        self.b[:6] = EE_KP * e - EE_KD * (J @ v) - bias
+        self.b[6:] = (PANDA_POSTURE_KP * (self.q0 - q) - PANDA_POSTURE_KD * v) * self.sw[:, 0]
+        lb, ub = self._bounds(q, v)
+        A = self.A
+        H = A.T @ A + self.lam
+        g = -(A.T @ self.b)
+        x, _, flag, _ = self.solve(H, g, self.no_rows, ub, lb, self.sense)
+        grad = H @ x + g  # KKT: ∇ = 0 on the free variables, ≥ 0 at a lower bound, ≤ 0 at an upper one
+        tol = 1e-9 * (1.0 + np.abs(H) @ np.abs(x) + np.abs(g))
+        at_lb, at_ub = x <= lb + 1e-9, x >= ub - 1e-9
+        bad = np.where(at_lb, -grad, np.where(at_ub, grad, np.abs(grad)))
+        if flag < 1 or (bad > tol).any() or (x < lb - 1e-9).any() or (x > ub + 1e-9).any():
+            raise RuntimeError("daqp answer not certified")
+        return x
+
+
 class WbcpyTalosStanding(_Loop):
     """Talos in an AccelerationScene: COM PD + both soles (PD holding them) + posture PD, one level."""
 
@@ -228,7 +316,9 @@ def _setup(case: object) -> object | None:
     return case
 
 
-def _table(title: str, cases: list[object], n: int, floor_name: str, targets: dict[str, tuple[str, float]]):
+def _table(
+    title: str, cases: list[object], n: int, floor_name: str, targets: dict[str, tuple[str, float]]
+) -> dict[str, float]:
     cases = [c for c in (_setup(c) for c in cases) if c is not None]
     timings = measure_interleaved([c.step for c in cases], n_repeat=n)
     by_name = {c.name: t for c, t in zip(cases, timings, strict=True)}
@@ -244,6 +334,7 @@ def _table(title: str, cases: list[object], n: int, floor_name: str, targets: di
         )
     print_table(rows, title=title)
     print()
+    return {name: t.median_us for name, t in by_name.items()}
 
 
 CASES: dict[str, Callable[[int], None]] = {}
@@ -251,11 +342,15 @@ CHECKED = False  # --checked: references through set_reference (the checked API)
 
 
 def _panda(n: int) -> None:
-    one, two = WbcpyPandaReach(1), WbcpyPandaReach(2)
+    one, two, raw = WbcpyPandaReach(1), WbcpyPandaReach(2), RawNumpyPandaReach()
     tsid, pink = TsidPandaReach(), PinkPandaReach()
     targets = {one.name: (tsid.name, 3.0), two.name: (one.name, 1.5)}
-    _table("Panda reach (ratio: to TSID's step)", [tsid, one, two, pink], n, tsid.name, targets)
-    print(f"targets: {one.name} ≤ 0.35× {pink.name}: see the ratio column of the pink row inverted\n")
+    med = _table("Panda reach (ratio: to TSID's step)", [tsid, one, two, raw, pink], n, tsid.name, targets)
+    for case, ref, target in ((one, pink, "target ≤ 0.35×"), (one, raw, "wbcpy's cost over the Python floor"),
+                              (raw, tsid, "the Python floor against TSID's C++")):  # fmt: skip
+        if case.name in med and ref.name in med:
+            print(f"{case.name} / {ref.name}: {med[case.name] / med[ref.name]:.2f}× ({target})")
+    print()
 
 
 def _talos(n: int) -> None:

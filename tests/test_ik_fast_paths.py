@@ -21,6 +21,7 @@ from _ik_helpers import RawKinematics
 from scipy import signal
 
 from wbcpy import load_robot
+from wbcpy.chain import se3_from_pose7
 from wbcpy.errors import InvalidValueError
 from wbcpy.ik import (
     Filter,
@@ -29,6 +30,7 @@ from wbcpy.ik import (
     MinJerkVelCtrlForNonIdealPlant,
     MultiRefMinJerkCtrl,
 )
+from wbcpy.ik.pose_error import parse_target
 
 TS = 0.01
 PLANT = {"Kp": 1.5, "Tz": 0.05, "Tw": 0.08, "Zeta": 0.6}
@@ -256,3 +258,29 @@ def test_interior_flag_follows_guard_ratio_and_set_q():
     ctrl.set_q(lo + 0.04 * (hi - lo))  # inside every guard band
     w = check(0.1)
     assert np.all((w > 0.0) & (w < 0.7))
+
+
+def test_se3_targets_are_parsed_into_copies():
+    """parse_target of a pin.SE3 (one pass over its homogeneous matrix): position and rotation are copies
+    of the transform's (changing the SE3 afterwards changes nothing), and the 7-vector rebuilds it
+    (se3_from_pose7, exp3 of axis·angle); non-rotations, NaN and non-SE3 values raise."""
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        M = pin.SE3(pin.exp3(rng.uniform(-3.1, 3.1, 3)), rng.uniform(-2, 2, 3))
+        p_d, R_d, x7 = parse_target(M)
+        np.testing.assert_array_equal(p_d, M.translation)
+        np.testing.assert_array_equal(R_d, M.rotation)
+        back = se3_from_pose7(x7)
+        np.testing.assert_allclose(back.homogeneous, M.homogeneous, atol=1e-12)
+        keep = p_d.copy(), R_d.copy()
+        M.translation = M.translation + 1.0
+        M.rotation = pin.exp3(np.array([0.3, 0, 0])) @ M.rotation
+        np.testing.assert_array_equal(p_d, keep[0])
+        np.testing.assert_array_equal(R_d, keep[1])
+    bad = pin.SE3.Identity()
+    bad.rotation = np.diag([1.0, 1.0, -1.0])
+    nan = pin.SE3.Identity()
+    nan.translation = np.array([0.0, np.nan, 0.0])
+    for value in (bad, nan, np.eye(4), "pose"):
+        with pytest.raises(InvalidValueError):
+            parse_target(value)

@@ -21,6 +21,7 @@ from wbcpy._validation import (
     as_se3,
     as_state_vector,
     as_vector,
+    check_se3,
     lookup,
     short_repr,
 )
@@ -124,6 +125,49 @@ def test_lookup_names_unhashable_and_huge() -> None:
         lookup(index, huge, "frame")
     assert time.perf_counter() - t0 < 2.0 and len(str(info.value)) < 1000
     assert len(short_repr(huge)) < 200 and len(short_repr(np.zeros(10_000))) < 200
+
+
+def _is_valid_transform(R: np.ndarray, p: np.ndarray) -> bool:
+    """Oracle of as_se3 / check_se3, in NumPy: finite, max|RᵀR − I| ≤ 1e-6 and det R > 0."""
+    if not (np.isfinite(R).all() and np.isfinite(p).all()):
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):  # (huge entries: an infinite error, rejected)
+        return bool(np.abs(R.T @ R - np.eye(3)).max() <= 1e-6 and np.linalg.det(R) > 0.0)
+
+
+_entries = st.one_of(
+    st.floats(-2.0, 2.0),
+    st.sampled_from([0.0, 1.0, -1.0, np.nan, np.inf, -np.inf, 1e308, -1e308, 1e-7]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rot=st.lists(st.floats(-np.pi, np.pi), min_size=3, max_size=3),
+    noise=st.lists(_entries, min_size=9, max_size=9),
+    scale=st.sampled_from([0.0, 1e-9, 1e-7, 1e-3, 1.0]),
+    p=st.lists(_entries, min_size=3, max_size=3),
+)
+def test_check_se3_matches_the_numpy_oracle(rot, noise, scale, p) -> None:
+    """One pass over the homogeneous matrix (scalar arithmetic) accepts exactly the transforms the NumPy
+    oracle accepts: rotations near the tolerance, NaN/inf anywhere, huge finite translations whose sum
+    overflows, and returns the very object (no copy); as_se3 returns a copy."""
+    R = pin.exp3(np.array(rot)) + scale * np.nan_to_num(np.array(noise).reshape(3, 3), posinf=1, neginf=-1)
+    if np.isnan(noise).any() and scale:  # put non-finite entries in the rotation itself sometimes
+        R = R.copy()
+        R[0, 0] = noise[int(np.flatnonzero(np.isnan(noise))[0])]
+    t = np.array(p)
+    M = pin.SE3.Identity()
+    M.rotation, M.translation = R, t  # (pin.SE3(R, p) itself normalises nothing but checks nothing)
+    R, t = M.rotation, M.translation
+    if _is_valid_transform(R, t):
+        assert check_se3(M, "M") is M
+        assert as_se3(M, "M") == M and as_se3(M, "M") is not M
+    else:
+        with pytest.raises(InvalidValueError):
+            check_se3(M, "M")
+        with pytest.raises(InvalidValueError):
+            as_se3(M, "M")
 
 
 def test_as_se3_requires_a_rotation() -> None:

@@ -14,9 +14,8 @@ import pinocchio as pin
 from ._validation import as_vector
 from .errors import InvalidValueError
 
-__all__ = ["pose7_from_se3", "rotation_from_axis_angle", "se3_from_pose7"]
+__all__ = ["pose7", "pose7_from_se3", "rotation_from_axis_angle", "se3_from_pose7"]
 
-_Z_AXIS = np.array([0.0, 0.0, 1.0])
 _TWO_PI = 2.0 * math.pi
 
 
@@ -27,17 +26,17 @@ def pose7_from_se3(M: pin.SE3) -> np.ndarray:
     the angle (rad) of ``M.rotation = exp(θ [a]×)``. For the identity rotation the axis is ``(0, 0, 1)``
     and θ = 0.
     """
-    out = np.empty(7)
-    out[:3] = M.translation
-    w = pin.log3(M.rotation)
-    angle = math.sqrt(float(w @ w))
+    return pose7(M.translation, M.rotation)
+
+
+def pose7(p: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """:func:`pose7_from_se3` of the transform (R, p): a new 7-vector (x, y, z, ax, ay, az, θ)."""
+    x, y, z = p.tolist()
+    wx, wy, wz = pin.log3(R).tolist()  # (seven scalars: one array built at the end)
+    angle = math.sqrt(wx * wx + wy * wy + wz * wz)
     if angle < 1e-12:
-        out[3:6] = _Z_AXIS
-        out[6] = 0.0
-    else:
-        out[3:6] = w / angle
-        out[6] = angle
-    return out
+        return np.array([x, y, z, 0.0, 0.0, 1.0, 0.0])
+    return np.array([x, y, z, wx / angle, wy / angle, wz / angle, angle])
 
 
 def se3_from_pose7(x: Any) -> pin.SE3:

@@ -43,7 +43,9 @@ __all__ = [
     "as_vector",
     "check_config_mapping",
     "check_finite",
+    "check_homogeneous",
     "check_rotation",
+    "check_se3",
     "check_state",
     "lookup",
     "short_repr",
@@ -302,6 +304,12 @@ def as_se3(value: Any, name: str) -> pin.SE3:
     Raises:
         InvalidValueError: not a ``pin.SE3``, non-finite entries, or not a rotation.
     """
+    return pin.SE3(check_se3(value, name))
+
+
+def check_se3(value: Any, name: str) -> pin.SE3:
+    """:func:`as_se3` without the copy: ``value`` itself once validated (for callers that copy its
+    rotation and translation into buffers of their own)."""
     if not isinstance(value, pin.SE3):
         raise InvalidValueError(
             name,
@@ -309,15 +317,29 @@ def as_se3(value: Any, name: str) -> pin.SE3:
             type(value).__name__,
             reason=f"expected a pinocchio.SE3, got {short_repr(value)}",
         )
-    check_finite(value.homogeneous, name)
-    check_rotation(value.rotation, name)
-    return pin.SE3(value)
+    check_homogeneous(value.homogeneous, name)
+    return value
+
+
+def check_homogeneous(h: np.ndarray, name: str) -> None:
+    """Raise :class:`InvalidValueError` unless the 4×4 ``h`` (a ``pin.SE3``'s ``homogeneous``) is finite
+    with a proper rotation (see :func:`as_se3`): one conversion to Python floats, scalar arithmetic."""
+    (a, b, c, x), (d, e, f, y), (g, h_, i, z) = h.tolist()[:3]
+    if not math.isfinite(a + b + c + x + d + e + f + y + g + h_ + i + z):
+        check_finite(h, name)  # NaN or inf (raises); a finite sum that overflowed passes on
+    _check_rotation_entries(a, b, c, d, e, f, g, h_, i, name)
 
 
 def check_rotation(R: np.ndarray, name: str) -> None:
     """Raise :class:`InvalidValueError` unless the finite 3×3 ``R`` is a rotation (see :func:`as_se3`)."""
     # nine Python floats: a 3×3 check in scalar arithmetic costs a fraction of the numpy calls
     a, b, c, d, e, f, g, h, i = R.ravel().tolist()
+    _check_rotation_entries(a, b, c, d, e, f, g, h, i, name)
+
+
+def _check_rotation_entries(a: float, b: float, c: float, d: float, e: float, f: float, g: float, h: float,
+                            i: float, name: str) -> None:  # fmt: skip
+    """:func:`check_rotation` of the matrix [[a, b, c], [d, e, f], [g, h, i]]."""
     err = max(
         abs(a * a + d * d + g * g - 1.0), abs(b * b + e * e + h * h - 1.0), abs(c * c + f * f + i * i - 1.0),
         abs(a * b + d * e + g * h), abs(a * c + d * f + g * i), abs(b * c + e * f + h * i),

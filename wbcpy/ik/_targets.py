@@ -18,7 +18,7 @@ import pinocchio as pin
 
 from .._validation import as_vector
 from .dls import DLSResult, dls_ik
-from .pose_error import CtrlPose, parse_target
+from .pose_error import CtrlPose, parse_homogeneous, parse_target
 
 if TYPE_CHECKING:
     from ..chain import Chain
@@ -99,16 +99,20 @@ class TargetCache:
             InvalidValueError: see :func:`~wbcpy.ik.pose_error.parse_target` (nothing is cached then).
         """
         t = type(xd)
+        h = None
         if t is np.ndarray:
             if xd.dtype == F64 and xd.shape == SHAPE7 and xd.tobytes() == self.xd_key:
                 return self.xd_val  # type: ignore[return-value]
-        elif t is pin.SE3 and xd.homogeneous.tobytes() == self.xd_key:
-            return self.xd_val  # type: ignore[return-value]
-        p_d, R_d, x7 = parse_target(xd)
+        elif t is pin.SE3:
+            h = xd.homogeneous  # (a new 4×4 array: the cache key and the parsed values come from it)
+            hkey = h.tobytes()
+            if hkey == self.xd_key:
+                return self.xd_val  # type: ignore[return-value]
+        p_d, R_d, x7 = parse_target(xd) if h is None else parse_homogeneous(h)
         key = x7.tobytes()
         val = (p_d, R_d, x7, key)
         # a pure cache: harmless if the call fails later
-        self.xd_key = xd.homogeneous.tobytes() if isinstance(xd, pin.SE3) else key
+        self.xd_key = key if h is None else hkey
         self.xd_val = val
         return val
 

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from .._poses import pose7_from_se3, rotation_from_axis_angle
-from .._validation import as_se3, as_vector
+from .._poses import pose7, rotation_from_axis_angle
+from .._validation import as_vector, check_homogeneous
 from ..errors import InvalidValueError, UnknownNameError
 
-__all__ = ["CtrlPose", "as_ctrl_pose", "parse_target", "pose_error"]
+__all__ = ["CtrlPose", "as_ctrl_pose", "parse_homogeneous", "parse_target", "pose_error"]
 
 
 class CtrlPose(IntEnum):
@@ -77,8 +77,7 @@ def parse_target(xd: Any, name: str = "xd") -> tuple[np.ndarray, np.ndarray, np.
             (max |RᵀR − I| > 1e-6 or det R < 0), a zero axis with a non-zero angle.
     """
     if isinstance(xd, pin.SE3):
-        M = as_se3(xd, name)
-        return M.translation.copy(), M.rotation.copy(), pose7_from_se3(M)
+        return parse_homogeneous(xd.homogeneous, name)
     if type(xd) is np.ndarray and xd.dtype == np.float64 and xd.shape == (7,):
         x7 = xd.copy()  # fast path: x·x is finite iff every entry is (an overflow is re-checked exactly)
         if not math.isfinite(x7.dot(x7)):
@@ -90,6 +89,14 @@ def parse_target(xd: Any, name: str = "xd") -> tuple[np.ndarray, np.ndarray, np.
     if norm >= 1e-12:  # inlined rotation_from_axis_angle (the angle reduced modulo 2π)
         return x7[:3].copy(), pin.exp3(x7[3:6] * (math.remainder(angle, _TWO_PI) / norm)), x7
     return x7[:3].copy(), rotation_from_axis_angle(x7[3:6], angle, name), x7  # zero axis: I, or raise
+
+
+def parse_homogeneous(h: np.ndarray, name: str = "xd") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`parse_target` of a ``pin.SE3`` given by its ``homogeneous`` matrix (a new 4×4 array: the
+    returned position and rotation are copies of its blocks, never views of the caller's transform)."""
+    check_homogeneous(h, name)
+    p_d, R_d = h[:3, 3].copy(), h[:3, :3].copy()
+    return p_d, R_d, pose7(p_d, R_d)
 
 
 def pose_error(

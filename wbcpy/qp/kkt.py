@@ -366,18 +366,24 @@ def _max_rows(M: np.ndarray) -> np.ndarray:
 
 def _interior_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb: np.ndarray | None,
                        ub: np.ndarray | None) -> float:  # fmt: skip
-    """:func:`_natural_residual` when no bound is active: max(|t|/s, relative bound violations)."""
+    """:func:`_natural_residual` when no bound is active: max(|t|/s, relative bound violations).
+
+    One reduction over max(|t_i|/s_i, (lb_i − x_i)/(1 + |x_i|), (x_i − ub_i)/(1 + |x_i|)).
+    """
+    if not x.size:
+        return 0.0
     z = np.abs(t)
     scale += _FLOOR
     z /= scale
-    err = float(_max_reduce(z)) if z.size else 0.0
-    ax = np.abs(x)
-    ax += 1.0
-    for side in (None if lb is None else np.subtract(lb, x), None if ub is None else np.subtract(x, ub)):
-        if side is not None and side.size:
-            side /= ax
-            err = max(err, float(_max_reduce(side)))
-    return err
+    below = None if lb is None else np.subtract(lb, x)
+    above = None if ub is None else np.subtract(x, ub)
+    side = above if below is None else below if above is None else np.maximum(below, above, out=below)
+    if side is not None:
+        ax = np.abs(x)
+        ax += 1.0
+        side /= ax
+        np.maximum(z, side, out=z)
+    return float(_max_reduce(z))
 
 
 def _natural_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb: np.ndarray | None,

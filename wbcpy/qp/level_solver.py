@@ -67,7 +67,10 @@ _and_reduce = np.logical_and.reduce
 
 
 def _finite(x: np.ndarray) -> bool:
-    """Every entry finite (two ufunc calls, no Python wrapper)."""
+    """Every entry finite: the sum of the entries as Python floats is finite (no NumPy call, never a
+    warning) unless an entry is NaN or inf — or the sum overflows, which the exact test tells apart."""
+    if math.isfinite(sum(x.tolist())):
+        return True
     return bool(_and_reduce(np.isfinite(x)))
 
 

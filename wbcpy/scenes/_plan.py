@@ -26,6 +26,7 @@ weights).
 
 from __future__ import annotations
 
+from operator import is_
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -173,7 +174,5 @@ class OwnProblem:
             return False
         if hqp.lb is not self.lb or hqp.ub is not self.ub or hqp.variable_names is not self.names:
             return False
-        for level, record in zip(self.levels, self.arrays):  # noqa: B905 (lengths checked above)
-            if any(a is not b for a, b in zip(_arrays(level), record)):  # noqa: B905 (same length)
-                return False
-        return True
+        # (same lengths: checked above and by construction; map(is_) runs without a Python-level generator)
+        return all(all(map(is_, _arrays(level), record)) for level, record in zip(self.levels, self.arrays))  # noqa: B905

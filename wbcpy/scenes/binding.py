@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_se3, as_vector
+from .._validation import as_vector, check_se3
 from ..errors import ConfigError
 from ..tasks import CartesianReference, CartesianTask, ComReference, JointReference, JointTask
 
@@ -90,24 +90,38 @@ class ReferenceBinding:
         self._limit = None if limit is None else _gain(limit, n, "limit")
         self._e = np.zeros(n)
         self._tmp = np.zeros(n)
+        self._tmp2 = np.zeros(n)
         self._const = np.zeros(n)
         self._setup_task(task)
         self.set_target(target, target_velocity, target_acceleration)
 
     def _setup_task(self, task: Any) -> None:
+        """Pick the evaluator of the law's error and rate for this task (decided once)."""
         robot = task.robot
         self._kind = task.type
         self._fast = False
-        if isinstance(task, CartesianTask) and task.root_fixed:
-            root = robot.model.frames[task.root_id].placement
-            ref = robot.model.frames[task.ref_id].placement if task.ref_id != task.root_id else root
-            self._fast = task.ref_id == task.root_id or bool(np.array_equal(ref.rotation, root.rotation))
-            self._fast = self._fast and bool(np.array_equal(root.rotation, np.eye(3)))
-            self._root_translation = root.translation.copy()
-            self._tip = task.tip_id
+        self._to_ref = False
+        self._eval = self._com_error
+        if isinstance(task, CartesianTask):
+            self._eval = self._checked_cartesian
+            self._to_ref = task.ref_id != task.root_id
+            if task.root_fixed:
+                root = robot.model.frames[task.root_id].placement
+                ref = robot.model.frames[task.ref_id].placement if self._to_ref else root
+                fast = not self._to_ref or bool(np.array_equal(ref.rotation, root.rotation))
+                self._fast = fast and bool(np.array_equal(root.rotation, np.eye(3)))
+                self._root_translation = root.translation.copy()
+            if self._fast:
+                self._eval = self._world_cartesian
+                self._to_ref = False
+                self._tip = task.tip_id
+                self._placement, self._jacobian = robot.frame_placement_view, robot.frame_jacobian_view
         elif isinstance(task, JointTask):
             self._fast = not bool(np.any(task.continuous_mask))
+            self._eval = self._joint_error if self._fast else self._checked_joint
             self._q_idx, self._v_idx = task.q_indices, task.v_indices
+        self._e_lin, self._e_ang = self._e[:3], self._e[3:]  # (views, taken once)
+        self._Rd, self._pd = np.eye(3), np.zeros(3)
 
     # ------------------------------------------------------------------ target
     def set_target(self, target: Any, velocity: Any = None, acceleration: Any = None) -> None:
@@ -117,24 +131,36 @@ class ReferenceBinding:
             InvalidValueError: a malformed target (a non-rotation, NaN, a wrong size); nothing changes.
         """
         n = self.task.n
+        pose: pin.SE3 | None = None
+        world: Any = None
         if self._kind == "cart":
-            pose = as_se3(target, "target")
-            world = pin.SE3(pose.rotation, pose.translation + (self._root_translation if self._fast else 0.0))
+            pose = check_se3(target, "target")
         else:
             world = as_vector(target, n, "target")
-        vd = np.zeros(n) if velocity is None else as_vector(velocity, n, "target_velocity")
+        vd = None if velocity is None else as_vector(velocity, n, "target_velocity")
         if self._velocity_level:
             if acceleration is not None:
                 raise ConfigError("target_acceleration", "velocity laws take no acceleration feed-forward")
-            const = self._kff * vd
+            const = None if vd is None else self._kff * vd
         else:
-            ad = np.zeros(n) if acceleration is None else as_vector(acceleration, n, "target_acceleration")
-            const = self._kd * vd + self._kff * ad
-        self.target, self._target_world, self._vd = target, world, vd
-        np.copyto(self._const, const)
-        if self._kind == "cart":
-            self._Rd = np.array(world.rotation)
-            self._pd = np.array(world.translation)
+            ad = None if acceleration is None else as_vector(acceleration, n, "target_acceleration")
+            const = None if vd is None else self._kd * vd
+            if ad is not None:
+                const = self._kff * ad if const is None else const + self._kff * ad
+        # every input is valid: now change the binding
+        if pose is not None:
+            np.copyto(self._Rd, pose.rotation)
+            np.copyto(self._pd, pose.translation)
+            if self._fast:
+                self._pd += self._root_translation  # (the world-axes path reads _pd and _Rd only)
+            else:
+                world = pin.SE3(self._Rd, self._pd)
+        self.target = target
+        self._target_world: Any = world  # (an array; a pin.SE3 for a Cartesian task off the fast path)
+        if const is None:
+            self._const.fill(0.0)
+        else:
+            np.copyto(self._const, const)
         self._ensure_reference()
         self.update()
 
@@ -152,54 +178,56 @@ class ReferenceBinding:
     # ------------------------------------------------------------------ hot path
     def update(self) -> None:
         """Evaluate the law at the robot's current state and write it into the task's reference."""
-        e, rate = self._error_and_rate()
         out: np.ndarray = self._view
-        np.multiply(self._kp, e, out=out)
+        rate = self._eval(not self._velocity_level)  # (the error is in self._e)
+        np.multiply(self._kp, self._e, out)
         if rate is not None:
-            np.multiply(self._kd, rate, out=self._tmp)
-            out -= self._tmp
-        out += self._const
+            np.multiply(self._kd, rate, self._tmp)
+            np.subtract(out, self._tmp, out)
+        np.add(out, self._const, out)
         if self._limit is not None:
             ratio = float(np.max(np.abs(out) / self._limit))
             if ratio > 1.0:
                 out /= ratio
         task: Any = self.task
-        if self._kind == "cart" and not self._fast and task.ref_id != task.root_id:
+        if self._to_ref:
             out[:] = task.to_ref_axes(out)  # the law acts in root axes, references are in ref axes
-        self.task.stamp(self.scene.clock())
+        task.reference_time = self.scene.clock()  # (Task.stamp, inlined on this hot path)
 
-    def _error_and_rate(self) -> tuple[np.ndarray, np.ndarray | None]:
-        """(error, current rate or None at velocity level) of the task at the robot's state."""
-        task: Any = self.task
-        robot, e = task.robot, self._e
-        need_rate = not self._velocity_level
-        if self._kind == "cart":
-            if not self._fast:
-                return self._checked_cartesian(task, need_rate)
-            M = robot.frame_placement_view(self._tip)
-            np.subtract(self._pd, M.translation, out=e[:3])
-            e[3:] = pin.log3(self._Rd @ M.rotation.T)
-            rate = robot.frame_jacobian_view(self._tip) @ robot.v_view if need_rate else None
-            return e, rate
-        if self._kind == "jnt":
-            if not self._fast:
-                np.subtract(self._target_world, task.positions(), out=e)
-                return e, task.velocities() if need_rate else None
-            np.subtract(self._target_world, robot.q_view.take(self._q_idx), out=e)
-            return e, robot.v_view.take(self._v_idx) if need_rate else None
-        np.subtract(self._target_world, robot.com_position_view(), out=e)
-        return e, robot.com_velocity() if need_rate else None
+    def _world_cartesian(self, need_rate: bool) -> np.ndarray | None:
+        """Pose error from the robot's cached world placement; twist J v (world axes at the tip)."""
+        M = self._placement(self._tip)
+        np.subtract(self._pd, M.translation, self._e_lin)
+        self._e_ang[:] = pin.log3(self._Rd @ M.rotation.T)
+        if not need_rate:
+            return None
+        robot: Any = self.task.robot
+        rate: np.ndarray = np.matmul(self._jacobian(self._tip), robot.v_view, self._tmp2)
+        return rate
 
-    def _checked_cartesian(
-        self, task: CartesianTask, need_rate: bool
-    ) -> tuple[np.ndarray, np.ndarray | None]:
+    def _checked_cartesian(self, need_rate: bool) -> np.ndarray | None:
         """Error and twist in root coordinates through the task's pose()/twist() (the law's axes)."""
+        task: Any = self.task
         pose = task.pose()
         target = self._target_world
-        e = self._e
-        e[:3] = target.translation - pose.translation
-        e[3:] = pin.log3(target.rotation @ pose.rotation.T)
-        return e, task.twist() if need_rate else None
+        self._e_lin[:] = target.translation - pose.translation
+        self._e_ang[:] = pin.log3(target.rotation @ pose.rotation.T)
+        return task.twist() if need_rate else None
+
+    def _joint_error(self, need_rate: bool) -> np.ndarray | None:
+        robot: Any = self.task.robot
+        np.subtract(self._target_world, robot.q_view.take(self._q_idx), self._e)
+        return robot.v_view.take(self._v_idx) if need_rate else None
+
+    def _checked_joint(self, need_rate: bool) -> np.ndarray | None:
+        task: Any = self.task
+        np.subtract(self._target_world, task.positions(), self._e)
+        return task.velocities() if need_rate else None
+
+    def _com_error(self, need_rate: bool) -> np.ndarray | None:
+        robot: Any = self.task.robot
+        np.subtract(self._target_world, robot.com_position_view(), self._e)
+        return robot.com_velocity() if need_rate else None
 
     def __repr__(self) -> str:
         return f"ReferenceBinding({self.task.name!r}, {type(self.law).__name__})"
