@@ -125,10 +125,14 @@ class AccelerationScene(Scene):
         self._lock_lb, self._lock_ub = lock_lb, lock_ub
 
     # ------------------------------------------------------------------ problem
-    def _bounds(self) -> tuple[np.ndarray | None, np.ndarray | None]:
-        robot = self.robot
+    def _bounds(
+        self, q: np.ndarray | None = None, v: np.ndarray | None = None
+    ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Joint-limit bounds on q̈ at the state (q, v) (default: the robot's), locked joints at 0 (new
+        arrays or None)."""
         if self.joint_limits:
-            q, v, _ = robot.state_view("scene update")
+            if q is None or v is None:
+                q, v, _ = self.robot.state_view("scene update")
             lb, ub = self.limits.compute(q, v)
             if self._locked.size:
                 lb[self._locked] = 0.0
@@ -152,7 +156,7 @@ class AccelerationScene(Scene):
             StateNotSetError: the robot has no state yet.
             ConfigError: the scene has no tasks (configure() was never called).
         """
-        measured = self.robot.state_view("scene update")[2]  # (raises StateNotSetError before a state)
+        q, v, measured = self.robot.state_view("scene update")  # (StateNotSetError before a state)
         levels, priorities, now = self._task_levels()
-        lb, ub = self._bounds()
+        lb, ub = self._bounds(q, v)
         return self._keep_problem(HierarchicalQP(levels, self._dof_names, lb, ub), priorities, now, measured)

@@ -353,8 +353,8 @@ class Scene:
         now = float(self._clock())
         plan = self._plan
         if plan is None or not plan.valid(now):
-            plan = self._plan = ScenePlan(self._groups, now, self.robot.nv)
-        levels, priorities = plan.build_levels(self._reg, self.robot.nv)
+            plan = self._plan = ScenePlan(self._groups, now, self._reg.shape[0])
+        levels, priorities = plan.build_levels(self._reg, self._reg.shape[0])
         return levels, priorities, now
 
     def _keep_problem(
