@@ -17,8 +17,10 @@ Rows (timed interleaved in one process, ``--repeat`` samples each, median and p9
   with each Contact6d's force regularisation weight 1e-5 (TSID's exercises) and 0.
 
 * ``wbcpy``: ``InverseDynamicsScene`` (default backend) on the same states — the loop a user writes:
-  ``robot.update``, ``ComPD``/``JointPD`` references, ``set_reference``, ``scene.update``,
-  ``scene.solve`` (q̈ and τ), ``get_contact_wrenches``. Same tasks, weights, gains, contacts; no normal-force
+  ``robot.update``, the ``ComPD``/``JointPD`` references through bindings (``scene.bind``, the documented
+  hot-loop API: the moving COM target through ``binding.set_target``, validated; ``--checked``:
+  ``scene.set_reference(name, law.reference(...))`` instead), ``scene.update``, ``scene.solve`` (q̈ and
+  τ), ``get_contact_wrenches``. Same tasks, weights, gains, contacts; no normal-force
   upper bound (TSID needs a finite one, 1e4 N, never active).
 
 Target: wbcpy's step ≤ 1.0× TSID's. The ratio wbcpy / TSID is computed per interleaved block (one block
@@ -70,6 +72,11 @@ from wbcpy.scenes import InverseDynamicsScene, SurfaceContact
 LOCAL = pin.ReferenceFrame.LOCAL
 
 
+#: --checked: references through ``scene.set_reference(name, law.reference(...))`` (the checked API, every
+#: input validated at every step) instead of bindings
+CHECKED = False
+
+
 class WbcpyTalosStanding:
     """wbcpy's side: an InverseDynamicsScene replaying the TSID peer's recorded states (see the module
     docstring). Attributes after a step: ``qdd`` (nv), ``tau`` (actuated), ``wrench`` ({frame: wrench})."""
@@ -104,6 +111,10 @@ class WbcpyTalosStanding:
         robot.update(q0, np.zeros(robot.nv))
         self.com0 = robot.com()
         self._k = 0
+        # the hot-loop API (README): laws bound to their tasks, the moving COM target set per step
+        p, dp, ddp = com_target(0.0, self.com0)
+        self.com_binding = scene.bind("com", self.com_pd, p, dp, ddp)
+        self.posture_binding = scene.bind("posture", self.posture_pd, self.posture_target)
 
     def step(self) -> None:
         """One control step at the next recorded state (the loop a user writes)."""
@@ -115,8 +126,12 @@ class WbcpyTalosStanding:
         robot, scene = self.robot, self.scene
         robot.update(q, v)
         p, dp, ddp = com_target(t, self.com0)
-        scene.set_reference("com", self.com_pd.reference(self.com_task, p, dp, ddp))
-        scene.set_reference("posture", self.posture_pd.reference(self.posture_task, self.posture_target))
+        if CHECKED:
+            scene.set_reference("com", self.com_pd.reference(self.com_task, p, dp, ddp))
+            scene.set_reference("posture", self.posture_pd.reference(self.posture_task, self.posture_target))
+        else:
+            self.com_binding.set_target(p, dp, ddp)  # a moving target: validated, then evaluated
+            self.posture_binding.update()
         cmd = scene.solve(scene.update())
         self.tau = cmd.effort
         self.qdd = scene.get_solver_output_raw()
@@ -248,7 +263,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=3, help="interleaved runs (default 3)")
     parser.add_argument("--block", type=int, default=50, help="samples per interleaved block (default 50)")
     parser.add_argument("--states", type=int, default=50, help="states of the accuracy check (default 50)")
+    parser.add_argument("--checked", action="store_true", help="references through set_reference")
     args = parser.parse_args(argv)
+    global CHECKED
+    CHECKED = args.checked
     try:
         peers = [TsidTalosStanding(force_regularization=1e-5), TsidTalosStanding(force_regularization=0.0)]
         for peer in peers:

@@ -11,10 +11,10 @@ rejected, everywhere:
 * Python integers beyond the float range (``10**400``);
 * NaN and inf (unless a helper says otherwise).
 
-They are cheap on hot paths: a float64 array of the right shape costs one copy plus one dot product
-(``x·x`` is finite exactly when every entry is, barring an overflow above ~1e154 that is re-checked
-exactly). Error messages show at most :data:`REPR_LIMIT` characters of an offending value, so a huge
-string or array never makes raising itself slow.
+They are cheap on hot paths: a float64 vector of the right size is checked and copied in one compiled
+pass (:func:`wbcpy._kernels.state_copy`); anything else takes the general path. Error messages show at
+most :data:`REPR_LIMIT` characters of an offending value, so a huge string or array never makes raising
+itself slow.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from typing import Any, TypeVar
 import numpy as np
 import pinocchio as pin
 
+from ._kernels import state_copy as _state_copy
+from ._kernels import transform_error as _transform_error
 from .errors import ConfigError, ConfigKeyError, InvalidValueError, UnknownNameError
 
 __all__ = [
@@ -61,6 +63,8 @@ _STATE_LIMIT_SQ = STATE_LIMIT * STATE_LIMIT
 ROTATION_TOL = 1e-6
 
 _F64 = np.dtype(np.float64)
+#: the largest finite float: |x| ≤ _FINITE holds exactly for the finite entries
+_FINITE = float(np.finfo(np.float64).max)
 _NOT_NUMBERS = (bool, np.bool_, str, bytes, complex, np.complexfloating)
 
 
@@ -248,6 +252,10 @@ def as_vector(x: Any, n: int | None, name: str) -> np.ndarray:
         InvalidValueError: wrong shape, non-numeric, boolean, complex or non-finite entries.
     """
     expected = (n,) if n is not None else "(n,)"
+    if n is not None:
+        fast = _state_copy(x, n, _FINITE)  # a finite float64 vector of the right size: one compiled pass
+        if fast is not None:
+            return fast
     if type(x) is np.ndarray and x.dtype is _F64 and x.ndim == 1 and (n is None or x.shape[0] == n):
         arr = x.copy()
     else:
@@ -258,16 +266,10 @@ def as_vector(x: Any, n: int | None, name: str) -> np.ndarray:
     return arr
 
 
-_max_reduce, _min_reduce = np.maximum.reduce, np.minimum.reduce
-
-
 def as_state_vector(x: Any, n: int, name: str) -> np.ndarray:
     """:func:`as_vector` that also bounds every entry by :data:`STATE_LIMIT` (robot states)."""
-    if x.__class__ is np.ndarray and x.shape == (n,) and x.dtype is _F64:  # hot path of robot updates
-        arr = x.copy()
-        # (two reductions, no overflow warning for huge entries; False for NaN → checked exactly)
-        if not (n == 0 or (_max_reduce(arr) <= STATE_LIMIT and _min_reduce(arr) >= -STATE_LIMIT)):
-            check_state(arr, name)
+    arr = _state_copy(x, n, STATE_LIMIT)  # the hot path of robot updates: one compiled pass
+    if arr is not None:
         return arr
     arr = as_vector(x, n, name)
     check_state(arr, name)
@@ -323,16 +325,20 @@ def check_se3(value: Any, name: str) -> pin.SE3:
 
 def check_homogeneous(h: np.ndarray, name: str) -> None:
     """Raise :class:`InvalidValueError` unless the 4×4 ``h`` (a ``pin.SE3``'s ``homogeneous``) is finite
-    with a proper rotation (see :func:`as_se3`): one conversion to Python floats, scalar arithmetic."""
-    (a, b, c, x), (d, e, f, y), (g, h_, i, z) = h.tolist()[:3]
-    if not math.isfinite(a + b + c + x + d + e + f + y + g + h_ + i + z):
-        check_finite(h, name)  # NaN or inf (raises); a finite sum that overflowed passes on
+    with a proper rotation (see :func:`as_se3`): one compiled pass when it is one."""
+    err, det = _transform_error(h)
+    if err <= ROTATION_TOL and det > 0.0:
+        return
+    (a, b, c, _), (d, e, f, _), (g, h_, i, _) = h.tolist()[:3]
+    check_finite(h[:3], name)  # NaN or inf: raises
     _check_rotation_entries(a, b, c, d, e, f, g, h_, i, name)
 
 
 def check_rotation(R: np.ndarray, name: str) -> None:
     """Raise :class:`InvalidValueError` unless the finite 3×3 ``R`` is a rotation (see :func:`as_se3`)."""
-    # nine Python floats: a 3×3 check in scalar arithmetic costs a fraction of the numpy calls
+    err, det = _transform_error(R)
+    if err <= ROTATION_TOL and det > 0.0:
+        return
     a, b, c, d, e, f, g, h, i = R.ravel().tolist()
     _check_rotation_entries(a, b, c, d, e, f, g, h, i, name)
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernels import bounds_gap as _bounds_gap
+
 __all__ = ["FIX_TOL", "FixedSplit", "InfeasibleBoundsError"]
 
 #: a variable whose bounds satisfy ub − lb ≤ FIX_TOL is fixed (and eliminated)
 FIX_TOL = 1e-12
-_min_reduce = np.minimum.reduce
 
 
 class InfeasibleBoundsError(Exception):
@@ -52,7 +53,7 @@ class FixedSplit:
         self.nf = n
         self.lb: np.ndarray | None
         self.ub: np.ndarray | None
-        if lb is not None and ub is not None and n and _min_reduce(ub - lb) > FIX_TOL:
+        if lb is not None and ub is not None and n and _bounds_gap(lb, ub) > FIX_TOL:
             self.lb, self.ub = lb, ub  # the common case: consistent, nothing fixed (backends take ±inf)
             return
         lb, ub = _none_if_unbounded(lb, -np.inf), _none_if_unbounded(ub, np.inf)

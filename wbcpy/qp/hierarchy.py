@@ -39,6 +39,9 @@ import time
 
 import numpy as np
 
+from .._kernels import lift_clip as _lift_clip
+from .._kernels import regulariser_inert as _regulariser_inert
+from .._kernels import rows_excess as _rows_excess
 from .fixed import FixedSplit
 from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_level
 from .level_solver import LevelSolver, Solved, SolveFailedError
@@ -131,14 +134,6 @@ def _check_point(ns: NullSpace, stack: ConstraintStack, split: FixedSplit) -> No
         raise InfeasibleConstantError()
 
 
-def _clip(x: np.ndarray, lb: np.ndarray | None, ub: np.ndarray | None) -> np.ndarray:
-    if lb is not None:
-        np.maximum(x, lb, out=x)
-    if ub is not None:
-        np.minimum(x, ub, out=x)
-    return x
-
-
 def solve_levels(
     hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float
 ) -> tuple[np.ndarray, tuple[StatusRecord, ...]]:
@@ -177,15 +172,15 @@ def solve_levels(
             raise LevelFailedError(p, exc.status, records) from None
         records.append((sol.solver, sol.status, sol.iterations, time.perf_counter() - t0, p, ns.n_eq, ns.k,
                         sol.primal, sol.dual, sol.fallback))  # fmt: skip
-        ns.xbar = _clip(sol.x if ns.Z is None and ns.xbar is None else ns.lift(sol.x), split.lb, split.ub)
+        ns.xbar = _lift_clip(ns.Z, sol.x, ns.xbar, split.lb, split.ub)  # x̄ + Z w, clipped into the box
         if p < last:
             ns.add_rows(A)  # ns.Z now spans S, what the levels below may still move along
-            if _regulariser_inert(split.take(level.regularization), ns):
+            if _regulariser_inert(split.take(level.regularization), ns.Z):
                 zb = sol.z_box if sol.z_box is not None else _box_multipliers(sol, built)
                 strong = _strong_rows(built, sol.z, zb, sol.dual_scale, stack, split.nf)
                 if strong:
                     ns.add_rows(np.vstack(strong))
-    x = ns.point() if last >= 0 else _clip(np.zeros(split.nf), split.lb, split.ub)
+    x = ns.point() if last >= 0 else _lift_clip(None, np.zeros(split.nf), None, split.lb, split.ub)
     x = split.merge(x)
     bad = _violated_constraints(hqp, x, solver.kkt_tol)
     if bad is not None:
@@ -193,41 +188,22 @@ def solve_levels(
     return x, tuple(records)
 
 
-def _regulariser_inert(r: np.ndarray, ns: NullSpace) -> bool:
-    """True when the level's regulariser r has no curvature along the directions its rows left free
-    (the columns of ns.Z after the rows were added): there its multipliers are the rows' own."""
-    if ns.k == 0 or not r.any():
-        return True
-    Z = ns.Z
-    if Z is None:
-        return False
-    return float(np.abs(r[:, None] * Z).max()) <= 1e-9 * float(r.max())
-
-
 def _violated_constraints(hqp: HierarchicalQP, x: np.ndarray, tol: float) -> tuple[int, str] | None:
     """(level, what) of the first level whose equalities or inequalities the answer violates (relative
-    to the magnitudes of their terms), None when it meets them all: each level was certified in its own
-    coordinates x̄ + Z w, and this last guard against what lifting and cancellation could lose costs one
-    product per constraint block."""
-    ax = None
+    to the magnitudes of their terms: |row| > tol (1 + |M||x| + |side|)), None when it meets them all:
+    each level was certified in its own coordinates x̄ + Z w, and this last guard against what lifting
+    and cancellation could lose is one compiled pass per constraint block."""
     for p, level in enumerate(hqp.levels):
-        if level.E is None and level.C is None:
-            continue
-        if ax is None:
-            ax = np.abs(x)
         E, f = level.E, level.f
         if E is not None and f is not None and E.shape[0]:
-            off = np.abs(E @ x - f) - tol * (1.0 + np.abs(E) @ ax + np.abs(f))
-            if off.max() > 0.0:
-                return p, f"equality constraints violated in the answer ({off.max():.3g} beyond tolerance)"
+            off = _rows_excess(E, f, f, x, tol)
+            if off > 0.0:
+                return p, f"equality constraints violated in the answer ({off:.3g} beyond tolerance)"
         C, lo, hi = level.C, level.lbC, level.ubC
-        if C is not None and lo is not None and hi is not None and C.shape[0]:
-            cx = C @ x
-            slack = tol * (1.0 + np.abs(C) @ ax)
-            with np.errstate(invalid="ignore"):  # (inf sides)
-                bad = (cx < lo - slack - tol * np.abs(lo)) | (cx > hi + slack + tol * np.abs(hi))
-            if bad.any():
-                return p, "inequality constraints violated in the answer"
+        if C is None or lo is None or hi is None or not C.shape[0]:
+            continue
+        if _rows_excess(C, lo, hi, x, tol) > 0.0:
+            return p, "inequality constraints violated in the answer"
     return None
 
 

@@ -42,6 +42,10 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from .._kernels import natural_residual as _natural_residual
+from .._kernels import rows_residual as _rows_residual
+from .._kernels import scaled_error as _scaled_error
+
 __all__ = [
     "Certificate",
     "LeastSquares",
@@ -249,12 +253,11 @@ def _dual_error(r: np.ndarray, scale: np.ndarray, tol: float, q: StdQP | None = 
     weak entry behind a strong one unless rounding makes it invisible.
     """
     c = 8.0 * (r.shape[0] + 1) * _EPS / tol
-    a = np.abs(r)
-    err = float(np.max(a / (scale * (1.0 + c) + _FLOOR), initial=0.0))
+    err = _scaled_error(r, scale, c)
     if err <= tol:
         return err, False
     mag = scale + (q.mag(x) if q is not None and x is not None and q.mag is not None else 0.0)
-    return float(np.max(a / (scale + c * mag + _FLOOR), initial=0.0)), True
+    return float(np.max(np.abs(r) / (scale + c * mag + _FLOOR), initial=0.0)), True
 
 
 def _gradient(H: Matrix, g: np.ndarray, x: np.ndarray, q: StdQP | None) -> tuple[np.ndarray, np.ndarray]:
@@ -268,10 +271,6 @@ def _gradient(H: Matrix, g: np.ndarray, x: np.ndarray, q: StdQP | None) -> tuple
     scale += np.abs(g)
     t += g
     return t, scale
-
-
-_min_reduce, _max_reduce = np.minimum.reduce, np.maximum.reduce
-_any = np.logical_or.reduce
 
 
 def certify_box(H: Matrix, g: np.ndarray, x: np.ndarray, lb: np.ndarray | None, ub: np.ndarray | None,
@@ -293,24 +292,18 @@ def certify_box(H: Matrix, g: np.ndarray, x: np.ndarray, lb: np.ndarray | None, 
     ``gradient``: the bound multipliers are −t on the bounds x sits at.
 
     When the backend reports bound multipliers ``z_box`` that are all zero (it claims no active bound),
-    the same test reduces to |t_i|/s_i and feasibility (fewer operations; a false claim fails it).
+    the test is |t_i|/s_i and feasibility (a false claim fails it). One compiled pass
+    (:func:`wbcpy._kernels.natural_residual`).
     """
     t, scale = _gradient(H, g, x, q)
-    n = x.shape[0]
-    c = 8.0 * (n + 1) * _EPS / tol
-    if z_box is not None and (lb is not None or ub is not None) and not _any(z_box):
-        err = _interior_residual(x, t, scale, lb, ub)
-    else:
-        err = _natural_residual(x, t, scale, lb, ub)
+    c = 8.0 * (x.shape[0] + 1) * _EPS / tol
+    err, smax = _natural_residual(x, t, scale, lb, ub, z_box)
     marginal = False
     if not err <= tol * (1.0 + c) and q is not None and q.mag is not None:
         marginal = True
-        err = _natural_residual(x, t, scale + c / (1.0 + c) * (scale + q.mag(x)), lb, ub)
-        err /= 1.0 + c
-    else:
-        err /= 1.0 + c
-    dscale = 1.0 + float(_max_reduce(scale)) if n else 1.0
-    return Certificate(err <= tol, err, err, 0.0, None, None, dscale, marginal, t)
+        err = _natural_residual(x, t, scale + c / (1.0 + c) * (scale + q.mag(x)), lb, ub, None)[0]
+    err /= 1.0 + c
+    return Certificate(err <= tol, err, err, 0.0, None, None, 1.0 + smax, marginal, t)
 
 
 def _certify_without_equalities(q: StdQP, x: np.ndarray, z: np.ndarray | None, z_box: np.ndarray | None,
@@ -337,75 +330,10 @@ def _certify_rows(q: StdQP, C: np.ndarray, lo: np.ndarray, hi: np.ndarray, x: np
     relative size, whichever is smaller.
     """
     t, scale = _gradient(q.H, q.g, x, q)
-    absC = np.abs(C)
-    ct = z @ C
-    t += ct
-    scale += np.abs(z) @ absC
+    compl, smax = _rows_residual(C, lo, hi, x, z, t, scale)  # (adds Cᵀz to t and |C|ᵀ|z| to scale first)
     dual, marginal = _dual_error(t, scale, tol, q, x)
-    c = C @ x
-    ac = np.abs(c)
-    ac += 1.0
-    sigma = _max_rows(absC / (scale + _FLOOR))
-    w = sigma * ac
-    w *= z
-    w += c
-    np.maximum(w, lo, out=w)
-    np.minimum(w, hi, out=w)
-    np.subtract(c, w, out=w)
-    np.abs(w, out=w)
-    w /= ac
-    compl = float(_max_reduce(w)) if w.size else 0.0
     ok = dual <= tol and compl <= tol
-    dscale = 1.0 + float(_max_reduce(scale)) if scale.size else 1.0
-    return Certificate(ok, compl, dual, compl, None, z, dscale, marginal)
-
-
-def _max_rows(M: np.ndarray) -> np.ndarray:
-    return _max_reduce(M, axis=1) if M.shape[1] else np.zeros(M.shape[0])
-
-
-def _interior_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb: np.ndarray | None,
-                       ub: np.ndarray | None) -> float:  # fmt: skip
-    """:func:`_natural_residual` when no bound is active: max(|t|/s, relative bound violations).
-
-    One reduction over max(|t_i|/s_i, (lb_i − x_i)/(1 + |x_i|), (x_i − ub_i)/(1 + |x_i|)).
-    """
-    if not x.size:
-        return 0.0
-    z = np.abs(t)
-    scale += _FLOOR
-    z /= scale
-    below = None if lb is None else np.subtract(lb, x)
-    above = None if ub is None else np.subtract(x, ub)
-    side = above if below is None else below if above is None else np.maximum(below, above, out=below)
-    if side is not None:
-        ax = np.abs(x)
-        ax += 1.0
-        side /= ax
-        np.maximum(z, side, out=z)
-    return float(_max_reduce(z))
-
-
-def _natural_residual(x: np.ndarray, t: np.ndarray, scale: np.ndarray, lb: np.ndarray | None,
-                      ub: np.ndarray | None) -> float:  # fmt: skip
-    """max_i |x_i − clip(x_i − D_i t_i)| / (1 + |x_i|) with D = (1 + |x|)/scale (see :func:`certify_box`)."""
-    ax = np.abs(x)
-    ax += 1.0
-    if lb is None and ub is None:
-        z = t / (scale + _FLOOR)
-        np.abs(z, out=z)
-        return float(_max_reduce(z)) if z.size else 0.0
-    D = ax / (scale + _FLOOR)
-    z = D * t
-    np.subtract(x, z, out=z)
-    if lb is not None:
-        np.maximum(z, lb, out=z)
-    if ub is not None:
-        np.minimum(z, ub, out=z)
-    np.subtract(x, z, out=z)
-    np.abs(z, out=z)
-    z /= ax
-    return float(_max_reduce(z)) if z.size else 0.0
+    return Certificate(ok, compl, dual, compl, None, z, 1.0 + smax, marginal)
 
 
 def certify(q: StdQP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None, z_box: np.ndarray | None,

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernels import kept_rows as _kept_rows
+from .._kernels import level_equations as _level_equations
+from .._kernels import ls_gradient as _ls_gradient
 from .kkt import StdQP
 from .nullspace import NullSpace
 
 __all__ = ["ConstraintStack", "InfeasibleConstantError", "LevelQP", "build_level"]
-
-_ZERO_ROW = 1e-9  # rows of C Z (or Z) with a norm below this are constant on the free directions
-_FEAS_TOL = 1e-9  # feasibility tolerance of such constant rows (relative to 1 + |side|)
 
 
 class ConstraintStack:
@@ -66,37 +66,22 @@ class LevelQP:
         self.q, self.c_rows, self.b_rows = q, c_rows, b_rows
 
 
-def _hessian(AZ: np.ndarray, r: np.ndarray, Z: np.ndarray | None) -> np.ndarray:
-    """ZᵀAᵀAZ + Zᵀ diag(r) Z (AZ = A Z given; Z None = identity)."""
-    H: np.ndarray = AZ.T @ AZ
-    if Z is None:
-        diag = H.reshape(-1)[:: H.shape[0] + 1]
-        diag += r
-    elif r.size and (r == r[0]).all():  # ZᵀZ = I
-        H.flat[:: H.shape[0] + 1] += r[0]
-    else:
-        H += (Z.T * r) @ Z
-    return H
-
-
-def _kept_rows(M: np.ndarray, v: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Rows of M (projected constraint rows) that are not constant; raises InfeasibleConstantError when a
-    constant row's value v lies outside [lo, hi]."""
-    norms = np.sqrt(np.square(M).sum(axis=1))
-    const = norms <= _ZERO_ROW
-    if not const.any():
-        return np.arange(M.shape[0])
-    vc, lc, hc = v[const], lo[const], hi[const]
-    with np.errstate(invalid="ignore"):
-        low = vc < lc - _FEAS_TOL * (1.0 + np.abs(np.where(np.isfinite(lc), lc, 0.0)))
-        high = vc > hc + _FEAS_TOL * (1.0 + np.abs(np.where(np.isfinite(hc), hc, 0.0)))
-    if low.any() or high.any():
-        raise InfeasibleConstantError()
-    return np.flatnonzero(~const)
-
-
 #: inequality rows of a level in w: (C, lbC, ubC) blocks, and the indices they come from
 _Block = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _kept(M: np.ndarray, v: np.ndarray | None, lo: np.ndarray, hi: np.ndarray, constant: bool) -> _Block:
+    """Rows lo ≤ M w + v ≤ hi that bound something (and, with ``constant``, that are not constant on
+    the free directions: a norm above 1e-9): (M_kept, lo − v, hi − v, their indices), one compiled pass.
+
+    Raises:
+        InfeasibleConstantError: a constant row's value v lies outside [lo, hi] (tolerance 1e-9 relative
+            to 1 + |side|).
+    """
+    kept = _kept_rows(M, v, lo, hi, constant)
+    if kept is None:
+        raise InfeasibleConstantError()
+    return kept
 
 
 def _stack_block(ns: NullSpace, stack: ConstraintStack) -> _Block | None:
@@ -104,25 +89,18 @@ def _stack_block(ns: NullSpace, stack: ConstraintStack) -> _Block | None:
     if stack.rows is None:
         return None
     C, lo, hi = stack.rows
-    CZ = ns.project(C)
-    cx = C @ ns.xbar if ns.xbar is not None else np.zeros(C.shape[0])
-    c_rows = _kept_rows(CZ, cx, lo, hi) if ns.Z is not None else np.arange(CZ.shape[0])
-    return CZ[c_rows], lo[c_rows] - cx[c_rows], hi[c_rows] - cx[c_rows], c_rows
+    return _kept(ns.project(C), None if ns.xbar is None else C @ ns.xbar, lo, hi, ns.Z is not None)
 
 
 def _bound_block(ns: NullSpace, lb: np.ndarray | None, ub: np.ndarray | None) -> _Block | None:
     """The bounds as rows of Z (only when Z ≠ I), constant rows dropped: (Z_B, lb − x̄, ub − x̄, b_rows)."""
-    Z, xbar = ns.Z, ns.xbar
+    Z = ns.Z
     if Z is None or (lb is None and ub is None):
         return None
     nf = Z.shape[0]
     lo = lb if lb is not None else np.full(nf, -np.inf)
     hi = ub if ub is not None else np.full(nf, np.inf)
-    bounded = np.flatnonzero(np.isfinite(lo) | np.isfinite(hi))
-    xb = xbar[bounded] if xbar is not None else np.zeros(bounded.size)
-    keep = _kept_rows(Z[bounded], xb, lo[bounded], hi[bounded])
-    b_rows = bounded[keep]
-    return Z[b_rows], lo[b_rows] - xb[keep], hi[b_rows] - xb[keep], b_rows
+    return _kept(Z, ns.xbar, lo, hi, True)
 
 
 def _rows(ns: NullSpace, stack: ConstraintStack, lb: np.ndarray | None, ub: np.ndarray | None) -> tuple[
@@ -151,15 +129,7 @@ def build_level(A: np.ndarray, y: np.ndarray, r: np.ndarray, ns: NullSpace, stac
         InfeasibleConstantError: a constraint or bound that the levels above fixed is violated.
     """
     Z, xbar = ns.Z, ns.xbar
-    AZ = A if Z is None else A @ Z
-    H = _hessian(AZ, r, Z)
-    if xbar is None:
-        e = -y
-        g = e @ AZ
-    else:
-        e = A @ xbar - y
-        g = e @ AZ
-        g += r * xbar if Z is None else (r * xbar) @ Z
+    AZ, e, H, g = _level_equations(A, y, r, Z, xbar)  # (AZ, A x̄ − y, H, g in w: one compiled pass)
     C, lbC, ubC, c_rows, b_rows = _rows(ns, stack, lb, ub)
     blb = bub = None
     if Z is None:
@@ -190,22 +160,11 @@ class _LeastSquares:
 
     def gradient(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(H w + g, its scale) computed in least-squares form: with e = AZ w + (A x̄ − y) and
-        u = r∘(Z w + x̄), H w + g = (AZ)ᵀe + Zᵀu and the scale is |AZ|ᵀ|e| + |Z|ᵀ|u|."""
-        Z = self.Z
-        e = self.AZ @ w
-        e += self.e
-        x = w if Z is None else Z @ w
-        if self.xbar is not None:
-            x = x + self.xbar
-        u = self.r * x
-        t = e @ self.AZ
-        scale = np.abs(e) @ np.abs(self.AZ)
-        if Z is None:
-            t += u
-            scale += np.abs(u)
-        else:
-            t += u @ Z
-            scale += np.abs(u) @ np.abs(Z)
+        u = r∘(Z w + x̄), H w + g = (AZ)ᵀe + Zᵀu and the scale is |AZ|ᵀ|e| + |Z|ᵀ|u| (one compiled
+        pass)."""
+        k = w.shape[0]
+        t, scale = np.empty(k), np.empty(k)
+        _ls_gradient(self.AZ, self.e, self.r, self.Z, self.xbar, w, t, scale)
         return t, scale
 
     def magnitude(self, w: np.ndarray) -> np.ndarray:

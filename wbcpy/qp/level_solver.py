@@ -23,10 +23,12 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import all_finite as _all_finite
 from .backends import Backend, make_backend
 from .kkt import Certificate, RawResult, StdQP, certify, cost, refine
 
 _EPS = float(np.finfo(np.float64).eps)
+_F64 = np.dtype(np.float64)
 
 
 __all__ = ["LevelSolver", "SolveFailedError", "Solved"]
@@ -63,23 +65,15 @@ class Solved:
         self.fallback, self.gradient = fallback, gradient
 
 
-_and_reduce = np.logical_and.reduce
-
-
-def _finite(x: np.ndarray) -> bool:
-    """Every entry finite: the sum of the entries as Python floats is finite (no NumPy call, never a
-    warning) unless an entry is NaN or inf — or the sum overflows, which the exact test tells apart."""
-    if math.isfinite(sum(x.tolist())):
-        return True
-    return bool(_and_reduce(np.isfinite(x)))
-
-
 def _usable(raw: RawResult, n: int) -> np.ndarray | None:
     """The answer's x when it is finite and of the right shape and the backend reports success (or an
     early stop); else None."""
     x = raw.x
-    if (raw.ok or raw.inaccurate) and x is not None and x.ndim == 1 and x.shape[0] == n and _finite(x):
-        return x
+    if (raw.ok or raw.inaccurate) and x is not None and x.ndim == 1 and x.shape[0] == n:
+        if x.dtype is _F64 and _all_finite(x):
+            return x
+        if x.dtype is not _F64 and np.isfinite(x).all():
+            return np.asarray(x, dtype=np.float64)
     return None
 
 

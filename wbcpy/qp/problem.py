@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InvalidValueError
-from .kkt import Matrix
+from .kkt import Matrix, as_dense
 
 __all__ = ["HierarchicalQP", "LevelStatus", "QPLevel", "QPProblem", "StatusRecord"]
 
@@ -249,6 +249,8 @@ class QPLevel:
             )
         E, f = _equalities(self.E, self.f, n, (f"{label}.E", f"{label}.f"))
         C, lo, hi = _inequalities(self.C, self.lbC, self.ubC, n, f"{label}.")
+        # a level is dense (its rows are projected onto a dense null-space basis): sparse input densified
+        E, C = (None if M is None else np.ascontiguousarray(as_dense(M)) for M in (E, C))
         return QPLevel(A, y, r, E, f, C, lo, hi)
 
 

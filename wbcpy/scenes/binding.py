@@ -35,6 +35,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pinocchio as pin
 
+from .._kernels import joint_law as _joint_law
+from .._kernels import pose_law as _pose_law
+from .._kernels import vector_law as _vector_law
 from .._validation import as_vector, check_se3
 from ..errors import ConfigError
 from ..tasks import CartesianReference, CartesianTask, ComReference, JointReference, JointTask
@@ -47,6 +50,8 @@ __all__ = ["ReferenceBinding"]
 _REFS = {"cart": CartesianReference, "jnt": JointReference, "com": ComReference}
 _ACC_LAWS = {"cart": "CartesianPD", "jnt": "JointPD", "com": "ComPD"}
 _VEL_LAWS = {"cart": "CartesianVelocityLaw", "jnt": "JointVelocityLaw", "com": "ComVelocityLaw"}
+_EYE6 = np.eye(6)
+_EYE6.setflags(write=False)
 
 
 def _gain(gain: np.ndarray, n: int, name: str) -> np.ndarray:
@@ -89,9 +94,9 @@ class ReferenceBinding:
         limit = getattr(law, "max_velocity" if velocity_level else "max_acceleration")
         self._limit = None if limit is None else _gain(limit, n, "limit")
         self._e = np.zeros(n)
-        self._tmp = np.zeros(n)
-        self._tmp2 = np.zeros(n)
         self._const = np.zeros(n)
+        # the rate term (−K_d ẋ) of the acceleration laws; velocity laws have none
+        self._kd_rate = None if velocity_level else self._kd
         self._setup_task(task)
         self.set_target(target, target_velocity, target_acceleration)
 
@@ -119,8 +124,8 @@ class ReferenceBinding:
         elif isinstance(task, JointTask):
             self._fast = not bool(np.any(task.continuous_mask))
             self._eval = self._joint_error if self._fast else self._checked_joint
-            self._q_idx, self._v_idx = task.q_indices, task.v_indices
-        self._e_lin, self._e_ang = self._e[:3], self._e[3:]  # (views, taken once)
+            self._q_idx = np.ascontiguousarray(task.q_indices, dtype=np.intp)
+            self._v_idx = np.ascontiguousarray(task.v_indices, dtype=np.intp)
         self._Rd, self._pd = np.eye(3), np.zeros(3)
 
     # ------------------------------------------------------------------ target
@@ -179,12 +184,7 @@ class ReferenceBinding:
     def update(self) -> None:
         """Evaluate the law at the robot's current state and write it into the task's reference."""
         out: np.ndarray = self._view
-        rate = self._eval(not self._velocity_level)  # (the error is in self._e)
-        np.multiply(self._kp, self._e, out)
-        if rate is not None:
-            np.multiply(self._kd, rate, self._tmp)
-            np.subtract(out, self._tmp, out)
-        np.add(out, self._const, out)
+        self._eval(out)  # K_p e (− K_d ẋ) + K_d v_d + K_ff a_d, into the reference (compiled kernels)
         if self._limit is not None:
             ratio = float(np.max(np.abs(out) / self._limit))
             if ratio > 1.0:
@@ -194,40 +194,43 @@ class ReferenceBinding:
             out[:] = task.to_ref_axes(out)  # the law acts in root axes, references are in ref axes
         task.reference_time = self.scene.clock()  # (Task.stamp, inlined on this hot path)
 
-    def _world_cartesian(self, need_rate: bool) -> np.ndarray | None:
+    def _world_cartesian(self, out: np.ndarray) -> None:
         """Pose error from the robot's cached world placement; twist J v (world axes at the tip)."""
         M = self._placement(self._tip)
-        np.subtract(self._pd, M.translation, self._e_lin)
-        self._e_ang[:] = pin.log3(self._Rd @ M.rotation.T)
-        if not need_rate:
-            return None
+        if self._kd_rate is None:
+            _pose_law(out, self._e, self._Rd, self._pd, M.rotation, M.translation, None, None, self._kp,
+                      None, self._const)  # fmt: skip
+            return
         robot: Any = self.task.robot
-        rate: np.ndarray = np.matmul(self._jacobian(self._tip), robot.v_view, self._tmp2)
-        return rate
+        _pose_law(out, self._e, self._Rd, self._pd, M.rotation, M.translation, self._jacobian(self._tip),
+                  robot.v_view, self._kp, self._kd_rate, self._const)  # fmt: skip
 
-    def _checked_cartesian(self, need_rate: bool) -> np.ndarray | None:
+    def _checked_cartesian(self, out: np.ndarray) -> None:
         """Error and twist in root coordinates through the task's pose()/twist() (the law's axes)."""
         task: Any = self.task
         pose = task.pose()
         target = self._target_world
-        self._e_lin[:] = target.translation - pose.translation
-        self._e_ang[:] = pin.log3(target.rotation @ pose.rotation.T)
-        return task.twist() if need_rate else None
+        twist = None if self._kd_rate is None else task.twist()
+        # (the pose law with an identity Jacobian applied to the relative twist)
+        _pose_law(out, self._e, target.rotation, target.translation, pose.rotation, pose.translation,
+                  None if twist is None else _EYE6, twist, self._kp, self._kd_rate, self._const)  # fmt: skip
 
-    def _joint_error(self, need_rate: bool) -> np.ndarray | None:
+    def _joint_error(self, out: np.ndarray) -> None:
         robot: Any = self.task.robot
-        np.subtract(self._target_world, robot.q_view.take(self._q_idx), self._e)
-        return robot.v_view.take(self._v_idx) if need_rate else None
+        rate = self._kd_rate is not None
+        _joint_law(out, self._target_world, robot.q_view, self._q_idx, robot.v_view if rate else None,
+                   self._v_idx if rate else None, self._kp, self._kd_rate, self._const)  # fmt: skip
 
-    def _checked_joint(self, need_rate: bool) -> np.ndarray | None:
+    def _checked_joint(self, out: np.ndarray) -> None:
         task: Any = self.task
-        np.subtract(self._target_world, task.positions(), self._e)
-        return task.velocities() if need_rate else None
+        rate = None if self._kd_rate is None else task.velocities()
+        _vector_law(out, self._target_world, task.positions(), rate, self._kp, self._kd_rate, self._const)
 
-    def _com_error(self, need_rate: bool) -> np.ndarray | None:
+    def _com_error(self, out: np.ndarray) -> None:
         robot: Any = self.task.robot
-        np.subtract(self._target_world, robot.com_position_view(), self._e)
-        return robot.com_velocity() if need_rate else None
+        rate = None if self._kd_rate is None else robot.com_velocity()
+        _vector_law(out, self._target_world, robot.com_position_view(), rate, self._kp, self._kd_rate,
+                    self._const)  # fmt: skip
 
     def __repr__(self) -> str:
         return f"ReferenceBinding({self.task.name!r}, {type(self.law).__name__})"

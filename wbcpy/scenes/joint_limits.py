@@ -33,8 +33,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from .._kernels import joint_limits as _joint_limits
 from ..errors import ConfigError
 
 if TYPE_CHECKING:
@@ -92,17 +93,16 @@ class JointLimitBounds:
         self._setup(robot, amax)
 
     def _setup(self, robot: RobotModel, amax: np.ndarray) -> None:
-        """Precompute every constant of :meth:`compute` on full-width (2, nv) arrays.
+        """Precompute the per-DOF constants of :meth:`compute` (one compiled pass per call).
 
-        Row 0 of each stage holds the upper bound of q̈, row 1 the upper bound of −q̈ (= −lb). DOFs
-        without a position limit get ±inf limits, so their distance D is +inf and their position stage
-        +inf (no inf − inf can appear: v and q are finite). Braking rows whose limit is infinite, or whose
-        a_max is infinite or too large to square, get X = D + inf = +inf: their stage is inactive.
+        DOFs without a position limit get ±inf limits (q index −1), so their distance to a limit is +inf
+        and their position stage is inactive (no inf − inf can appear: v and q are finite). The braking
+        stage of a side is off (deceleration 0 in the table) where its limit is infinite, or where a_max
+        is infinite or too large to square.
         """
         model = robot.model
         nv = robot.nv
-        dt = self.dt
-        idt = 1.0 / dt
+        idt = 1.0 / self.dt
         qmax = np.full(nv, np.inf)
         qmin = np.full(nv, -np.inf)
         q_of_v = np.full(nv, -1, dtype=np.intp)  # q index of each limited DOF (−1: none)
@@ -118,94 +118,26 @@ class JointLimitBounds:
                         qmax[iv] = upper[iq]
                     if np.isfinite(lower[iq]):
                         qmin[iv] = lower[iq]
-        limited = q_of_v >= 0
-        # position of every DOF in q: a slice of q when the limited DOFs sit at a constant offset
-        # (fixed base: q ≡ v; free-flyer first: offset 1), else a gather
-        offsets = np.unique(q_of_v[limited] - np.flatnonzero(limited))
-        self._p_slice: slice | None = None
-        if offsets.size <= 1:
-            off = int(offsets[0]) if offsets.size else 0
-            if off >= 0 and off + nv <= model.nq:
-                self._p_slice = slice(off, off + nv)
-        self._p_index: NDArray[np.intp] = np.where(limited, q_of_v, 0)  # the gather, when no slice fits
-        self._P = np.empty(nv)
-        self._p_is_q = self._p_slice == slice(0, nv) and model.nq == nv  # p is q itself
-        self._qmax, self._qmin = qmax, qmin
-        # velocity stage: S = V·(1/dt) − T, T = [v; −v]/dt, clipped into ±a_max
-        self._VI = np.vstack((self.velocity_limit, self.velocity_limit)) * idt
-        self._A2 = np.vstack((amax, amax))
-        self._negA2 = -self._A2
-        self._idt = np.full(nv, idt)
-        self._dt2 = np.full((2, nv), dt * dt)
-        self._k = np.full((2, nv), 2.0 / (dt * dt))
-        # braking stage: B = sqrt(max(2 a D/dt² + a², 0)) − a − T
-        a = np.vstack((amax, amax))
-        lim_finite = np.vstack((np.isfinite(qmax), np.isfinite(qmin)))
         with np.errstate(over="ignore", invalid="ignore"):
-            asq = a * a
-            finite = np.isfinite(a) & np.isfinite(asq) & np.isfinite(2.0 * a * idt * idt)
-            via = self.braking & lim_finite & finite
-        self._has_via = bool(via.any())
-        self._C = np.where(via, 2.0 * np.where(via, a, 0.0) * idt * idt, 1.0)  # 1·D + inf = inf
-        self._ASQ = np.where(via, np.where(via, asq, 0.0), np.inf)
-        self._AV = np.where(via, a, 0.0)
-        self._zero = np.zeros((2, nv))
-        # work arrays and the fixed views on them
-        T, S, D, P, B, N = (np.empty((2, nv)) for _ in range(6))
-        out = B if self._has_via else P
-        self._work = (T, T[0], T[1], S, S[::-1], D, D[0], D[1], P, P[::-1], N, B, out[0], out[1])
-        self._consts = (
-            self._VI, self._negA2, self._A2, self._idt, self._dt2, self._k, self._C, self._ASQ, self._AV,
-            self._zero,
-        )  # fmt: skip
+            usable = np.isfinite(amax) & np.isfinite(amax * amax) & np.isfinite(2.0 * amax * idt * idt)
+        brake = usable & self.braking
+        brake_upper = np.where(brake & np.isfinite(qmax), amax, 0.0)
+        brake_lower = np.where(brake & np.isfinite(qmin), amax, 0.0)
+        self._q_index = q_of_v
+        #: rows qmin, qmax, v_max, a_max, braking deceleration towards qmax and towards qmin (0: off)
+        self._params = np.ascontiguousarray(
+            np.vstack((qmin, qmax, self.velocity_limit, amax, brake_upper, brake_lower))
+        )
+        self._params.setflags(write=False)
 
     def compute(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Return new arrays (lb, ub) of q̈ bounds for the state (q, v); lb ≤ ub always holds.
 
-        Both sides are computed at once on 2-row arrays: row 0 is the upper bound of q̈, row 1 the upper
-        bound of −q̈ (so lb = −row 1); clipping "into the previous interval [l, u]" becomes
-        row ∈ [−other row of the previous stage, same row of the previous stage]. About twenty
-        vectorised operations on preallocated arrays, whatever the number of joints.
+        Per DOF (one compiled loop, :func:`wbcpy._kernels.joint_limits`), with u the upper bound of q̈
+        and w the upper bound of −q̈: clipping "into the previous interval [l, u]" keeps each stage's
+        bounds inside the interval of the stages before it (full braking where they would cross).
         """
-        # (positional ``out`` arguments and one tuple of constants and buffers: measurably cheaper than
-        # keywords and attribute look-ups on these tiny arrays)
-        T, T0, T1, S, S_sw, D, D0, D1, P, P_sw, N, B, out0, out1 = self._work
-        VI, negA2, A2, idt, dt2, k, C, ASQ, AV, zero = self._consts
-        np.multiply(v, idt, T0)
-        np.negative(T0, T1)
-        # acceleration ∩ velocity: (v_max ∓ v)/dt clipped into [−a_max, a_max]
-        np.subtract(VI, T, S)
-        _clip(S, negA2, A2, S)
-        # distances to the limits, both rows oriented "towards the limit"
-        if self._p_is_q:
-            p = q
-        else:
-            p = q[self._p_slice] if self._p_slice is not None else np.take(q, self._p_index, out=self._P)
-        np.subtract(self._qmax, p, D0)
-        np.subtract(p, self._qmin, D1)
-        # position: 2 (D − v dt)/dt², clipped into the previous interval
-        np.multiply(T, dt2, P)
-        np.subtract(D, P, P)
-        np.multiply(P, k, P)
-        np.negative(S_sw, N)
-        _clip(P, N, S, P)
-        if self._has_via:
-            # viability: next velocity ≤ −a dt + sqrt(a² dt² + 2 a D), clipped into the position interval
-            np.multiply(D, C, B)
-            np.add(B, ASQ, B)
-            np.maximum(B, zero, out=B)
-            np.sqrt(B, B)
-            np.subtract(B, AV, B)
-            np.subtract(B, T, B)
-            np.negative(P_sw, N)
-            _clip(B, N, P, B)
-        lb = np.negative(out1)
-        return lb, np.maximum(out0, lb)
-
-
-def _clip_min_max(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, out: np.ndarray, /) -> None:
-    np.minimum(x, hi, out=out)
-    np.maximum(out, lo, out=out)
-
-
-_clip = _clip_min_max  # (two public ufunc calls; np.clip's Python wrapper costs more on these tiny arrays)
+        nv = v.shape[0]
+        lb, ub = np.empty(nv), np.empty(nv)
+        _joint_limits(q, v, self._q_index, self._params, self.dt, lb, ub)
+        return lb, ub

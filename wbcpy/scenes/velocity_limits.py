@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._kernels import velocity_limits as _velocity_limits
 from ..errors import ConfigError, InvalidValueError
 
 if TYPE_CHECKING:
@@ -97,20 +98,15 @@ class VelocityLimitBounds:
             iq, iv = [], []
         k = self.limit_gain / self.dt
         self._k = k
-        # rows (lower, upper) per DOF: γ q_min/dt, γ q_max/dt where position-limited (±inf elsewhere), and
-        # the caps that clip them: lower row into [−v_max, 0], upper row into [0, v_max]
-        gq = np.array([np.full(nv, -np.inf), np.full(nv, np.inf)])
+        # per DOF: γ q_min/dt, γ q_max/dt where position-limited (±inf elsewhere), and v_max; the q index
+        # of every DOF's limit (−1 for DOFs without one)
+        gq = np.array([np.full(nv, -np.inf), np.full(nv, np.inf), vmax])
         gq[0, iv] = k * lower[iq]
         gq[1, iv] = k * upper[iq]
-        self._gq = gq
-        self._hi_cap = np.array([np.zeros(nv), vmax])
-        self._lo_cap = np.array([-vmax, np.zeros(nv)])
-        # q index of every DOF's limit (0 for DOFs without one: their rows stay ±inf); a slice when the
-        # limited DOFs are every DOF, in order, at a constant offset in q (a fixed base: 0)
-        qidx = np.zeros(nv, dtype=np.intp)
+        gq.setflags(write=False)
+        self._params = gq
+        qidx = np.full(nv, -1, dtype=np.intp)
         qidx[iv] = iq
-        contiguous = iv == list(range(nv)) and iq == list(range(iq[0], iq[0] + nv)) if iv else False
-        self._q_slice = slice(iq[0], iq[0] + nv) if contiguous else None
         self._qidx = qidx
         self._iv = np.array(iv, dtype=np.intp)
         self._dof_names = robot.dof_names
@@ -132,13 +128,12 @@ class VelocityLimitBounds:
     def compute_unchecked(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`compute` for a configuration that is already a finite float64 array of size nq (a
         robot's validated state, as the VelocityScene passes it)."""
-        qv = q[self._q_slice] if self._q_slice is not None else q.take(self._qidx)
-        # γ (q_min − q)/dt, γ (q_max − q)/dt, then the lower row clipped into [−v_max, 0] (0 outside the
-        # range: may only move back), the upper one into [0, v_max]
-        bounds = self._gq - self._k * qv
-        np.minimum(bounds, self._hi_cap, out=bounds)
-        np.maximum(bounds, self._lo_cap, out=bounds)
-        return bounds[0], bounds[1]
+        # γ (q_min − q)/dt, γ (q_max − q)/dt, then the lower one clipped into [−v_max, 0] (0 outside the
+        # range: may only move back), the upper one into [0, v_max] (one compiled pass)
+        nv = self._qidx.shape[0]
+        lb, ub = np.empty(nv), np.empty(nv)
+        _velocity_limits(q, self._qidx, self._params, self._k, lb, ub)
+        return lb, ub
 
     def active(self, qdot: Any, lb: np.ndarray, ub: np.ndarray, tol: float = 1e-9) -> dict[str, str]:
         """``{dof_name: "lower" | "upper"}`` for the DOFs of q̇ that sit on a bound (within ``tol``)."""

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._kernels import weighted_rows as _weighted_rows
 from ..errors import ConfigError
 from .config import TaskConfig
 from .references import Reference, tracked_field, validate_reference
@@ -268,13 +269,10 @@ class Task:
             y_out: (n_rows,) destination.
         """
         if self._all_rows:
-            np.multiply(self.A, self._sw_col, out=A_out)
-            np.subtract(self._ref_acc, self.bias, out=y_out)
+            _weighted_rows(A_out, y_out, self.A, self._ref_acc, self.bias, self._sw)
         else:
             rows = self._rows
-            np.multiply(self.A[rows], self._sw_col, out=A_out)
-            np.subtract(self._ref_acc[rows], self.bias[rows], out=y_out)
-        y_out *= self._sw
+            _weighted_rows(A_out, y_out, self.A[rows], self._ref_acc[rows], self.bias[rows], self._sw)
 
     def _write_all_rows(
         self,
@@ -285,12 +283,7 @@ class Task:
     ) -> None:
         """:meth:`write_rows` from rows ``A`` and bias ``b`` given directly, every row active (the
         :meth:`fill_rows` fast path of subclasses): a plain copy when all weights are 1."""
-        np.subtract(self._ref_acc, b, y_out)
-        if self._unit:
-            np.copyto(A_out, A)
-        else:
-            np.multiply(A, self._sw_col, A_out)
-            np.multiply(y_out, self._sw, y_out)
+        _weighted_rows(A_out, y_out, A, self._ref_acc, b, None if self._unit else self._sw)
 
     def task_acceleration(self, qdd: NDArray[np.float64]) -> NDArray[np.float64]:
         """Task acceleration ``A q̈ + bias`` (n) for joint accelerations ``qdd`` (nv)."""

@@ -1,0 +1,209 @@
+/* Residuals of the KKT certificate (wbcpy/qp/kkt.py): natural residuals of bounds and rows, and the
+ * componentwise stationarity error. A NaN anywhere makes the residual NaN (the certificate fails). */
+#include <math.h>
+
+#include "kernels.h"
+
+/* absolute floor of the componentwise scales (entries whose every term is exactly zero) */
+#define WK_FLOOR 1e-300
+
+/* running maximum that keeps a NaN */
+static inline double nan_max(double best, double v)
+{
+    return (isnan(v) || v > best) ? v : best;
+}
+
+static inline double clip_max_min(double x, double lo, double hi)
+{
+    double y = x > lo ? x : lo;
+    return y < hi ? y : hi;
+}
+
+/* natural_residual(x, t, scale, lb, ub, z_box) -> (residual, max scale)
+ *
+ * max_i |x_i − clip(x_i − D_i t_i, lb_i, ub_i)| / (1 + |x_i|), D_i = (1 + |x_i|) / scale_i (lb, ub None:
+ * unbounded). When the backend's bound multipliers z_box (None: not reported) are all zero, the answer
+ * claims that no bound is active: the test is then max(|t_i|/scale_i, the relative bound violations).
+ * Also returns max_i scale_i (0 for n = 0), the stationarity scale of the certificate. */
+PyObject *wk_natural_residual(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 6, "natural_residual") < 0)
+        return NULL;
+    Py_ssize_t n = wk_length(args[0], "x");
+    if (n < 0)
+        return NULL;
+    int no_lb, no_ub, no_z;
+    const double *x = wk_vector(args[0], n, 0, "x");
+    const double *t = x ? wk_vector(args[1], n, 0, "t") : NULL;
+    const double *s = t ? wk_vector(args[2], n, 0, "scale") : NULL;
+    const double *lb = s ? wk_vector_or_none(args[3], n, 0, "lb", &no_lb) : NULL;
+    if (s == NULL || (lb == NULL && !no_lb))
+        return NULL;
+    const double *ub = wk_vector_or_none(args[4], n, 0, "ub", &no_ub);
+    if (ub == NULL && !no_ub)
+        return NULL;
+    const double *zb = wk_vector_or_none(args[5], n, 0, "z_box", &no_z);
+    if (zb == NULL && !no_z)
+        return NULL;
+    int interior = !no_z && !(no_lb && no_ub);
+    for (Py_ssize_t i = 0; interior && i < n; i++)
+        interior = zb[i] == 0.0;
+    double worst = 0.0, smax = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double ax = 1.0 + fabs(x[i]), si = s[i] + WK_FLOOR, rho;
+        smax = nan_max(smax, s[i]);
+        if (interior || (no_lb && no_ub)) {
+            rho = fabs(t[i]) / si;
+            if (!no_lb)
+                rho = interior ? nan_max(rho, (lb[i] - x[i]) / ax) : rho;
+            if (!no_ub)
+                rho = interior ? nan_max(rho, (x[i] - ub[i]) / ax) : rho;
+        } else {
+            double step = x[i] - ax / si * t[i];
+            double z = isnan(step) ? NAN : clip_max_min(step, no_lb ? -INFINITY : lb[i], no_ub ? INFINITY : ub[i]);
+            rho = fabs(x[i] - z) / ax;
+        }
+        worst = nan_max(worst, rho);
+    }
+    return Py_BuildValue("dd", worst, smax);
+}
+
+/* bounds_gap(lb, ub) -> float: min_i (ub_i − lb_i) (inf for n = 0; NaN when a bound is NaN) */
+PyObject *wk_bounds_gap(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 2, "bounds_gap") < 0)
+        return NULL;
+    Py_ssize_t n = wk_length(args[0], "lb");
+    const double *lb = n < 0 ? NULL : wk_vector(args[0], n, 0, "lb");
+    const double *ub = lb ? wk_vector(args[1], n, 0, "ub") : NULL;
+    if (ub == NULL)
+        return NULL;
+    double gap = INFINITY;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double d = ub[i] - lb[i];
+        if (isnan(d) || d < gap)
+            gap = d;
+        if (isnan(gap))
+            break;
+    }
+    return PyFloat_FromDouble(gap);
+}
+
+/* all_finite(x) -> bool: every entry of the 1-D float64 array x (any stride) is finite */
+PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 1, "all_finite") < 0)
+        return NULL;
+    PyObject *o = args[0];
+    if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != NPY_DOUBLE || PyArray_NDIM((PyArrayObject *)o) != 1) {
+        PyErr_SetString(PyExc_TypeError, "all_finite: expected a 1-D float64 array");
+        return NULL;
+    }
+    PyArrayObject *a = (PyArrayObject *)o;
+    const char *p = PyArray_DATA(a);
+    npy_intp n = PyArray_DIM(a, 0), stride = PyArray_STRIDE(a, 0);
+    for (npy_intp i = 0; i < n; i++, p += stride)
+        if (!isfinite(*(const double *)p))
+            Py_RETURN_FALSE;
+    Py_RETURN_TRUE;
+}
+
+/* rows_residual(C, lo, hi, x, z, t, scale) -> (residual, max scale)
+ *
+ * The rows lo ≤ C x ≤ hi with multipliers z: adds Cᵀz to the stationarity residual t and |C|ᵀ|z| to its
+ * scale (in place), then returns max scale and max_i |c_i − clip(c_i + κ_i z_i, lo_i, hi_i)| / (1 + |c_i|), c = C x,
+ * κ_i = (1 + |c_i|) max_j |C_ij| / scale_j: feasibility, the sign of each multiplier and complementarity
+ * in one number (see wbcpy.qp.kkt._certify_rows). */
+PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 7, "rows_residual") < 0)
+        return NULL;
+    wk_mat C;
+    if (wk_matrix(args[0], -1, -1, 0, "C", &C) < 0)
+        return NULL;
+    Py_ssize_t m = C.rows, n = C.cols;
+    const double *lo = wk_vector(args[1], m, 0, "lo");
+    const double *hi = lo ? wk_vector(args[2], m, 0, "hi") : NULL;
+    const double *x = hi ? wk_vector(args[3], n, 0, "x") : NULL;
+    const double *z = x ? wk_vector(args[4], m, 0, "z") : NULL;
+    double *t = z ? wk_vector(args[5], n, 1, "t") : NULL;
+    double *s = t ? wk_vector(args[6], n, 1, "scale") : NULL;
+    if (s == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        double zi = z[i], ai = fabs(zi);
+        if (zi == 0.0)
+            continue;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            double c = WK_AT(C, i, j);
+            t[j] += c * zi;
+            s[j] += fabs(c) * ai;
+        }
+    }
+    double worst = 0.0, smax = 0.0;
+    for (Py_ssize_t j = 0; j < n; j++)
+        smax = nan_max(smax, s[j]);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        double c = 0.0, sigma = 0.0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            double a = WK_AT(C, i, j);
+            c += a * x[j];
+            double weight = fabs(a) / (s[j] + WK_FLOOR);
+            sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
+        }
+        double ac = 1.0 + fabs(c), w = c + sigma * ac * z[i];
+        double clipped = isnan(w) ? NAN : clip_max_min(w, lo[i], hi[i]);
+        worst = nan_max(worst, fabs(c - clipped) / ac);
+    }
+    return Py_BuildValue("dd", worst, smax);
+}
+
+/* scaled_error(r, scale, c) -> float: max_i |r_i| / (scale_i (1 + c) + floor), the componentwise
+ * stationarity error with the rounding allowance c (wbcpy.qp.kkt._dual_error, first step). */
+PyObject *wk_scaled_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 3, "scaled_error") < 0)
+        return NULL;
+    Py_ssize_t n = wk_length(args[0], "r");
+    const double *r = n < 0 ? NULL : wk_vector(args[0], n, 0, "r");
+    const double *s = r ? wk_vector(args[1], n, 0, "scale") : NULL;
+    double c = s ? PyFloat_AsDouble(args[2]) : 0.0;
+    if (s == NULL || PyErr_Occurred())
+        return NULL;
+    double worst = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        worst = nan_max(worst, fabs(r[i]) / (s[i] * (1.0 + c) + WK_FLOOR));
+    return PyFloat_FromDouble(worst);
+}
+
+/* rows_excess(M, lo, hi, x, tol) -> float: the largest excess of lo ≤ M x ≤ hi beyond its tolerance,
+ * max_i max(lo_i − c_i, c_i − hi_i) − tol (1 + (|M||x|)_i + |side|) with c = M x (≤ 0: every row holds;
+ * an equality is lo = hi; infinite sides never bind). The final check of a hierarchy's answer. */
+PyObject *wk_rows_excess(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 5, "rows_excess") < 0)
+        return NULL;
+    wk_mat M;
+    if (wk_matrix(args[0], -1, -1, 0, "M", &M) < 0)
+        return NULL;
+    const double *lo = wk_vector(args[1], M.rows, 0, "lo");
+    const double *hi = lo ? wk_vector(args[2], M.rows, 0, "hi") : NULL;
+    const double *x = hi ? wk_vector(args[3], M.cols, 0, "x") : NULL;
+    double tol = x ? PyFloat_AsDouble(args[4]) : 0.0;
+    if (x == NULL || PyErr_Occurred())
+        return NULL;
+    double worst = -INFINITY;
+    for (Py_ssize_t i = 0; i < M.rows; i++) {
+        double c = 0.0, mag = 0.0;
+        for (Py_ssize_t j = 0; j < M.cols; j++) {
+            double a = WK_AT(M, i, j);
+            c += a * x[j];
+            mag += fabs(a) * fabs(x[j]);
+        }
+        double slack = tol * (1.0 + mag);
+        double below = (lo[i] - c) - slack - tol * fabs(lo[i]);
+        double above = (c - hi[i]) - slack - tol * fabs(hi[i]);
+        worst = nan_max(worst, below > above ? below : above);
+    }
+    return PyFloat_FromDouble(M.rows ? worst : 0.0);
+}

@@ -1,0 +1,96 @@
+/* wbcpy._kernels: the compiled inner loops of wbcpy's control step.
+ *
+ * Each kernel replaces a few dozen NumPy calls on tiny arrays (where NumPy's per-call overhead, not the
+ * arithmetic, is the cost) by one C call. Kernels take NumPy float64 arrays, check their types and shapes
+ * (TypeError / ValueError: they are internal, the callers pass arrays they built) and write results into
+ * arrays the caller owns: no allocation on the hot path. Matrices may have any strides (Pinocchio hands
+ * out column-major views); vectors must be contiguous.
+ *
+ * BLAS and LAPACK come from SciPy (scipy.linalg.cython_blas / cython_lapack capsules, Fortran calling
+ * convention: column-major, arguments by pointer), loaded by the first kernel that needs them
+ * (wk_load_lapack), so that importing wbcpy does not import SciPy.
+ */
+#ifndef WBCPY_KERNELS_H
+#define WBCPY_KERNELS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define PY_ARRAY_UNIQUE_SYMBOL wbcpy_kernels_ARRAY_API
+#ifndef WBCPY_KERNELS_MODULE
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+
+/* ---------------------------------------------------------------------------------- strided matrices */
+
+/* A read-only (or writable) view of a 2-D float64 array: element (i, j) is data[i * rs + j * cs]. */
+typedef struct {
+    double *data;
+    Py_ssize_t rows, cols, rs, cs;
+} wk_mat;
+
+#define WK_AT(m, i, j) ((m).data[(i) * (m).rs + (j) * (m).cs])
+
+/* Argument checks. `n`, `rows`, `cols` < 0 accept any size. On failure: NULL / -1 with an exception set. */
+double *wk_vector(PyObject *o, Py_ssize_t n, int writable, const char *name);
+double *wk_vector_or_none(PyObject *o, Py_ssize_t n, int writable, const char *name, int *missing);
+int wk_matrix(PyObject *o, Py_ssize_t rows, Py_ssize_t cols, int writable, const char *name, wk_mat *out);
+int wk_matrix_or_none(PyObject *o, Py_ssize_t rows, Py_ssize_t cols, const char *name, wk_mat *out);
+Py_ssize_t wk_length(PyObject *o, const char *name);
+const npy_intp *wk_index(PyObject *o, Py_ssize_t n, Py_ssize_t bound, const char *name);
+int wk_nargs(Py_ssize_t nargs, Py_ssize_t expected, const char *func);
+
+/* ---------------------------------------------------------------------------------- BLAS / LAPACK */
+
+typedef void (*wk_dsyrk_t)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a, int *lda,
+                           double *beta, double *c, int *ldc);
+typedef void (*wk_dgemm_t)(char *ta, char *tb, int *m, int *n, int *k, double *alpha, double *a, int *lda,
+                           double *b, int *ldb, double *beta, double *c, int *ldc);
+typedef void (*wk_dgeqp3_t)(int *m, int *n, double *a, int *lda, int *jpvt, double *tau, double *work,
+                            int *lwork, int *info);
+
+typedef void (*wk_dormqr_t)(char *side, char *trans, int *m, int *n, int *k, double *a, int *lda, double *tau,
+                            double *c, int *ldc, double *work, int *lwork, int *info);
+
+extern wk_dsyrk_t wk_dsyrk;
+extern wk_dgemm_t wk_dgemm;
+extern wk_dgeqp3_t wk_dgeqp3;
+extern wk_dormqr_t wk_dormqr;
+/* load the routines above (once; later calls return at once): 0, or -1 with an ImportError set */
+int wk_load_lapack(void);
+
+/* ---------------------------------------------------------------------------------- kernels */
+
+PyObject *wk_state_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_joint_limits(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_velocity_limits(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_log3(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_pose_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_vector_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_joint_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_transform_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_weighted_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_normal_equations(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_natural_residual(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_scaled_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_bounds_gap(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_rows_excess(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_kept_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_lift_clip(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_regulariser_inert(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* H (n×n, row-major, both triangles) = AᵀA of a strided A (m × n) */
+void wk_gram(const wk_mat *A, double *H);
+/* C (m × k, row-major) = A B of strided A (m × n) and B (n × k) (BLAS dgemm when large and contiguous) */
+void wk_matmul(const wk_mat *A, const wk_mat *B, double *C);
+
+/* SO(3) logarithm of R = A Bᵀ (3×3, strided), written to w[0..2] (rad, axis × angle). */
+void wk_log3_of_product(const wk_mat *A, const wk_mat *B, int transpose_b, double *w);
+
+#endif

@@ -1,0 +1,406 @@
+/* Least-squares levels: weighted task rows, the normal equations H = AᵀA + diag r, g = −Aᵀy, and the
+ * gradient of the least-squares cost with its componentwise scale (the KKT certificate's stationarity
+ * test, wbcpy/qp/kkt.py). */
+#include <math.h>
+#include <string.h>
+
+#include "kernels.h"
+
+/* below this many multiply-adds the loops beat a BLAS call */
+#define WK_BLAS_MIN_WORK 4096
+
+/* scratch memory: a stack buffer when it is small enough, else the heap */
+typedef struct {
+    double stack[256];
+    double *data;
+} wk_scratch;
+
+static double *scratch_get(wk_scratch *s, Py_ssize_t n)
+{
+    s->data = n <= 256 ? s->stack : PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    if (s->data == NULL)
+        PyErr_NoMemory();
+    return s->data;
+}
+
+static void scratch_free(wk_scratch *s)
+{
+    if (s->data != NULL && s->data != s->stack)
+        PyMem_Free(s->data);
+    s->data = NULL;
+}
+
+PyObject *wk_weighted_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 6, "weighted_rows") < 0)
+        return NULL;
+    wk_mat A, J;
+    if (wk_matrix(args[0], -1, -1, 1, "A_out", &A) < 0)
+        return NULL;
+    Py_ssize_t m = A.rows, n = A.cols;
+    double *y = wk_vector(args[1], m, 1, "y_out");
+    if (y == NULL || wk_matrix(args[2], m, n, 0, "J", &J) < 0)
+        return NULL;
+    int no_bias, no_sw;
+    const double *target = wk_vector(args[3], m, 0, "target");
+    const double *bias = target ? wk_vector_or_none(args[4], m, 0, "bias", &no_bias) : NULL;
+    const double *sw = (target && (bias || no_bias)) ? wk_vector_or_none(args[5], m, 0, "sw", &no_sw) : NULL;
+    if (target == NULL || (bias == NULL && !no_bias) || (sw == NULL && !no_sw))
+        return NULL;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        double s = no_sw ? 1.0 : sw[i];
+        for (Py_ssize_t j = 0; j < n; j++)
+            WK_AT(A, i, j) = s * WK_AT(J, i, j);
+        y[i] = s * (target[i] - (no_bias ? 0.0 : bias[i]));
+    }
+    Py_RETURN_NONE;
+}
+
+/* H (n×n, row-major) = AᵀA: BLAS dsyrk on the lower (row-major) triangle when A is contiguous in
+ * either order and the product is large, loops otherwise; then the other triangle is mirrored. */
+void wk_gram(const wk_mat *A, double *H)
+{
+    int m = (int)A->rows, n = (int)A->cols;
+    memset(H, 0, (size_t)n * (size_t)n * sizeof(double));
+    if ((double)m * n * n >= WK_BLAS_MIN_WORK && ((A->cs == 1 && A->rs == n) || (A->rs == 1 && A->cs == m))) {
+        /* column-major view: a C-contiguous A is Aᵀ (n×m, ld n): H = Aᵀ (Aᵀ)ᵀ, trans 'N';
+         * an F-contiguous A is A (m×n, ld m): H = Aᵀ A, trans 'T'. 'U' in column-major = row-major lower. */
+        char uplo = 'U', trans = A->cs == 1 ? 'N' : 'T';
+        int lda = A->cs == 1 ? n : m;
+        double one = 1.0, zero = 0.0;
+        wk_dsyrk(&uplo, &trans, &n, &m, &one, A->data, &lda, &zero, H, &n);
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                H[i * n + j] = H[j * n + i];
+        return;
+    }
+    for (int k = 0; k < m; k++) {
+        const double *row = A->data + (Py_ssize_t)k * A->rs;
+        for (int i = 0; i < n; i++) {
+            double a = row[i * A->cs];
+            if (a == 0.0)
+                continue;
+            double *h = H + (Py_ssize_t)i * n;
+            for (int j = i; j < n; j++)
+                h[j] += a * row[j * A->cs];
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            H[j * n + i] = H[i * n + j];
+}
+
+/* normal_equations(A, e, r, H, g): H = AᵀA + diag(r) and g = Aᵀe, the Hessian and gradient at 0 of
+ * ½‖A x + e‖² + ½ Σ r x² (e = −y for rows A x ≈ y; r None: no diagonal term). */
+PyObject *wk_normal_equations(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 5, "normal_equations") < 0 || wk_load_lapack() < 0)
+        return NULL;
+    wk_mat A, H;
+    if (wk_matrix(args[0], -1, -1, 0, "A", &A) < 0)
+        return NULL;
+    Py_ssize_t m = A.rows, n = A.cols;
+    int no_r;
+    const double *y = wk_vector(args[1], m, 0, "e");
+    const double *r = y ? wk_vector_or_none(args[2], n, 0, "r", &no_r) : NULL;
+    if (y == NULL || (r == NULL && !no_r) || wk_matrix(args[3], n, n, 1, "H", &H) < 0)
+        return NULL;
+    double *g = wk_vector(args[4], n, 1, "g");
+    if (g == NULL)
+        return NULL;
+    if (H.rs != n || H.cs != 1) {
+        PyErr_SetString(PyExc_ValueError, "H: expected a C-contiguous matrix");
+        return NULL;
+    }
+    wk_gram(&A, H.data);
+    for (Py_ssize_t j = 0; j < n; j++) {
+        g[j] = 0.0;
+        if (!no_r)
+            H.data[j * n + j] += r[j];
+    }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        double yk = y[k];
+        if (yk == 0.0)
+            continue;
+        for (Py_ssize_t j = 0; j < n; j++)
+            g[j] += WK_AT(A, k, j) * yk;
+    }
+    Py_RETURN_NONE;
+}
+
+/* ls_gradient(AZ, e0, r, Z, xbar, w, t, scale): with e = AZ w + e0 and u = r∘(Z w + x̄) (Z None: the
+ * identity, x̄ None: 0), t = AZᵀe + Zᵀu and scale = |AZ|ᵀ|e| + |Z|ᵀ|u| (r None: no u). */
+PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 8, "ls_gradient") < 0)
+        return NULL;
+    wk_mat AZ, Z;
+    if (wk_matrix(args[0], -1, -1, 0, "AZ", &AZ) < 0)
+        return NULL;
+    Py_ssize_t m = AZ.rows, k = AZ.cols;
+    if (wk_matrix_or_none(args[3], -1, k, "Z", &Z) < 0)
+        return NULL;
+    Py_ssize_t n = Z.data ? Z.rows : k;
+    int no_r, no_xbar;
+    const double *e0 = wk_vector(args[1], m, 0, "e0");
+    const double *r = e0 ? wk_vector_or_none(args[2], n, 0, "r", &no_r) : NULL;
+    const double *xbar = (e0 && (r || no_r)) ? wk_vector_or_none(args[4], n, 0, "xbar", &no_xbar) : NULL;
+    const double *w = (xbar || (e0 && (r || no_r) && no_xbar)) ? wk_vector(args[5], k, 0, "w") : NULL;
+    double *t = w ? wk_vector(args[6], k, 1, "t") : NULL;
+    double *scale = t ? wk_vector(args[7], k, 1, "scale") : NULL;
+    if (scale == NULL)
+        return NULL;
+    wk_scratch s;
+    double *e = scratch_get(&s, m + n);
+    if (e == NULL)
+        return NULL;
+    double *u = e + m;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        double sum = e0[i];
+        for (Py_ssize_t j = 0; j < k; j++)
+            sum += WK_AT(AZ, i, j) * w[j];
+        e[i] = sum;
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        t[j] = scale[j] = 0.0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        double ei = e[i], ai = fabs(ei);
+        for (Py_ssize_t j = 0; j < k; j++) {
+            double a = WK_AT(AZ, i, j);
+            t[j] += a * ei;
+            scale[j] += fabs(a) * ai;
+        }
+    }
+    if (!no_r) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double x;
+            if (Z.data) {
+                x = 0.0;
+                for (Py_ssize_t j = 0; j < k; j++)
+                    x += WK_AT(Z, i, j) * w[j];
+            } else {
+                x = w[i];
+            }
+            u[i] = r[i] * (no_xbar ? x : x + xbar[i]);
+        }
+        if (Z.data) {
+            for (Py_ssize_t i = 0; i < n; i++) {
+                double ui = u[i], ai = fabs(ui);
+                for (Py_ssize_t j = 0; j < k; j++) {
+                    double z = WK_AT(Z, i, j);
+                    t[j] += z * ui;
+                    scale[j] += fabs(z) * ai;
+                }
+            }
+        } else {
+            for (Py_ssize_t j = 0; j < k; j++) {
+                t[j] += u[j];
+                scale[j] += fabs(u[j]);
+            }
+        }
+    }
+    scratch_free(&s);
+    Py_RETURN_NONE;
+}
+
+void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
+{
+    int m = (int)A->rows, n = (int)A->cols, k = (int)B->cols;
+    int a_c = A->cs == 1 && A->rs == n, a_f = A->rs == 1 && A->cs == m;
+    int b_c = B->cs == 1 && B->rs == k, b_f = B->rs == 1 && B->cs == n;
+    if ((double)m * n * k >= WK_BLAS_MIN_WORK && (a_c || a_f) && (b_c || b_f) && m > 0 && n > 0 && k > 0) {
+        /* row-major C = A B is column-major Cᵀ = Bᵀ Aᵀ: a C-ordered matrix is its transpose in
+         * column-major, an F-ordered one itself ('T') */
+        char tb = b_c ? 'N' : 'T', ta = a_c ? 'N' : 'T';
+        int ldb = b_c ? (k > 1 ? k : 1) : (n > 1 ? n : 1), lda = a_c ? (n > 1 ? n : 1) : (m > 1 ? m : 1);
+        int ldc = k > 1 ? k : 1;
+        double one = 1.0, zero = 0.0;
+        wk_dgemm(&tb, &ta, &k, &m, &n, &one, B->data, &ldb, A->data, &lda, &zero, C, &ldc);
+        return;
+    }
+    memset(C, 0, (size_t)m * (size_t)k * sizeof(double));
+    for (int i = 0; i < m; i++)
+        for (int l = 0; l < n; l++) {
+            double a = WK_AT(*A, i, l);
+            if (a == 0.0)
+                continue;
+            double *c = C + (Py_ssize_t)i * k;
+            for (int j = 0; j < k; j++)
+                c[j] += a * WK_AT(*B, l, j);
+        }
+}
+
+/* C = A B for strided A (m × n) and B (n × k) as a new C-ordered array */
+static PyArrayObject *product(const wk_mat *A, const wk_mat *B)
+{
+    npy_intp dims[2] = {A->rows, B->cols};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (out != NULL)
+        wk_matmul(A, B, PyArray_DATA(out));
+    return out;
+}
+
+/* level_equations(A, y, r, Z, xbar) -> (AZ, e, H, g)
+ *
+ * A hierarchy level ‖A x − y‖² + Σ r x² on the affine set x = x̄ + Z w (Z None: the identity, x̄ None: 0)
+ * as a QP in w: AZ = A Z (A itself when Z is None), e = A x̄ − y, H = (AZ)ᵀAZ + Zᵀ diag(r) Z and
+ * g = (AZ)ᵀe + Zᵀ(r∘x̄), the common factor 2 dropped. Zᵀ diag(r) Z is r₀ I when every r_j = r₀ (Z has
+ * orthonormal columns). New arrays. */
+PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 5, "level_equations") < 0 || wk_load_lapack() < 0)
+        return NULL;
+    wk_mat A, Z;
+    if (wk_matrix(args[0], -1, -1, 0, "A", &A) < 0 || wk_matrix_or_none(args[3], A.cols, -1, "Z", &Z) < 0)
+        return NULL;
+    Py_ssize_t m = A.rows, n = A.cols, k = Z.data ? Z.cols : n;
+    int no_x;
+    const double *y = wk_vector(args[1], m, 0, "y");
+    const double *r = y ? wk_vector(args[2], n, 0, "r") : NULL;
+    const double *xbar = r ? wk_vector_or_none(args[4], n, 0, "xbar", &no_x) : NULL;
+    if (r == NULL || (xbar == NULL && !no_x))
+        return NULL;
+    PyObject *AZo;
+    wk_mat AZ = A;
+    if (Z.data) {
+        AZo = (PyObject *)product(&A, &Z);
+        if (AZo == NULL)
+            return NULL;
+        wk_matrix(AZo, m, k, 0, "AZ", &AZ);
+    } else {
+        AZo = args[0];
+        Py_INCREF(AZo);
+    }
+    npy_intp de[1] = {m}, dg[1] = {k}, dh[2] = {k, k};
+    PyArrayObject *eo = (PyArrayObject *)PyArray_SimpleNew(1, de, NPY_DOUBLE);
+    PyArrayObject *Ho = (PyArrayObject *)PyArray_SimpleNew(2, dh, NPY_DOUBLE);
+    PyArrayObject *go = (PyArrayObject *)PyArray_SimpleNew(1, dg, NPY_DOUBLE);
+    if (eo == NULL || Ho == NULL || go == NULL) {
+        Py_XDECREF(eo);
+        Py_XDECREF(Ho);
+        Py_XDECREF(go);
+        Py_DECREF(AZo);
+        return NULL;
+    }
+    double *e = PyArray_DATA(eo), *H = PyArray_DATA(Ho), *g = PyArray_DATA(go);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        double s = -y[i];
+        for (Py_ssize_t j = 0; xbar && j < n; j++)
+            s += WK_AT(A, i, j) * xbar[j];
+        e[i] = s;
+    }
+    wk_gram(&AZ, H);
+    for (Py_ssize_t j = 0; j < k; j++)
+        g[j] = 0.0;
+    for (Py_ssize_t i = 0; i < m; i++)
+        for (Py_ssize_t j = 0; j < k; j++)
+            g[j] += WK_AT(AZ, i, j) * e[i];
+    int uniform = 1;
+    for (Py_ssize_t j = 1; j < n; j++)
+        uniform &= r[j] == r[0];
+    if (!Z.data || (uniform && n > 0)) { /* diag(r), or r₀ ZᵀZ = r₀ I */
+        for (Py_ssize_t j = 0; j < k; j++)
+            H[j * k + j] += Z.data ? r[0] : r[j];
+    } else {
+        for (Py_ssize_t l = 0; l < n; l++) {
+            if (r[l] == 0.0)
+                continue;
+            for (Py_ssize_t i = 0; i < k; i++) {
+                double zi = r[l] * WK_AT(Z, l, i);
+                for (Py_ssize_t j = 0; j < k; j++)
+                    H[i * k + j] += zi * WK_AT(Z, l, j);
+            }
+        }
+    }
+    for (Py_ssize_t l = 0; xbar && l < n; l++) {
+        double u = r[l] * xbar[l];
+        if (u == 0.0)
+            continue;
+        if (Z.data) {
+            for (Py_ssize_t j = 0; j < k; j++)
+                g[j] += WK_AT(Z, l, j) * u;
+        } else {
+            g[l] += u;
+        }
+    }
+    PyObject *out = PyTuple_Pack(4, AZo, (PyObject *)eo, (PyObject *)Ho, (PyObject *)go);
+    Py_DECREF(AZo);
+    Py_DECREF(eo);
+    Py_DECREF(Ho);
+    Py_DECREF(go);
+    return out;
+}
+
+/* lift_clip(Z, w, xbar, lb, ub) -> x = clip(x̄ + Z w, lb, ub) as a new array (Z None: identity, x̄ None:
+ * 0, lb / ub None: unbounded) */
+PyObject *wk_lift_clip(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 5, "lift_clip") < 0)
+        return NULL;
+    wk_mat Z;
+    Py_ssize_t k = wk_length(args[1], "w");
+    if (k < 0 || wk_matrix_or_none(args[0], -1, k, "Z", &Z) < 0)
+        return NULL;
+    Py_ssize_t n = Z.data ? Z.rows : k;
+    int no_x, no_lb, no_ub;
+    const double *w = wk_vector(args[1], k, 0, "w");
+    const double *xbar = w ? wk_vector_or_none(args[2], n, 0, "xbar", &no_x) : NULL;
+    if (w == NULL || (xbar == NULL && !no_x))
+        return NULL;
+    const double *lb = wk_vector_or_none(args[3], n, 0, "lb", &no_lb);
+    if (lb == NULL && !no_lb)
+        return NULL;
+    const double *ub = wk_vector_or_none(args[4], n, 0, "ub", &no_ub);
+    if (ub == NULL && !no_ub)
+        return NULL;
+    npy_intp dims[1] = {n};
+    PyArrayObject *xo = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (xo == NULL)
+        return NULL;
+    double *x = PyArray_DATA(xo);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double s = no_x ? 0.0 : xbar[i];
+        if (Z.data) {
+            for (Py_ssize_t j = 0; j < k; j++)
+                s += WK_AT(Z, i, j) * w[j];
+        } else {
+            s += w[i];
+        }
+        if (!no_lb && s < lb[i]) /* (np.maximum, then np.minimum: NaN stays NaN) */
+            s = lb[i];
+        if (!no_ub && s > ub[i])
+            s = ub[i];
+        x[i] = s;
+    }
+    return (PyObject *)xo;
+}
+
+/* regulariser_inert(r, Z) -> bool: the regulariser r has no curvature along the columns of Z
+ * (max |r_i Z_ij| ≤ 1e-9 max r; True when r is all zero or Z has no column; False for Z None) */
+PyObject *wk_regulariser_inert(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 2, "regulariser_inert") < 0)
+        return NULL;
+    Py_ssize_t n = wk_length(args[0], "r");
+    wk_mat Z;
+    const double *r = n < 0 ? NULL : wk_vector(args[0], n, 0, "r");
+    if (r == NULL || wk_matrix_or_none(args[1], n, -1, "Z", &Z) < 0)
+        return NULL;
+    double rmax = 0.0;
+    int any = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        any |= r[i] != 0.0;
+        rmax = r[i] > rmax ? r[i] : rmax;
+    }
+    if (!any || (Z.data && Z.cols == 0))
+        Py_RETURN_TRUE;
+    if (Z.data == NULL)
+        Py_RETURN_FALSE;
+    double worst = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t j = 0; j < Z.cols; j++) {
+            double a = fabs(r[i] * WK_AT(Z, i, j));
+            worst = a > worst ? a : worst;
+        }
+    return PyBool_FromLong(worst <= 1e-9 * rmax);
+}

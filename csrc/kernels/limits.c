@@ -1,0 +1,93 @@
+/* Joint limits as bounds over one control step: q̈ (acceleration scene) and q̇ (velocity scene).
+ *
+ * The formulas, their order and their clipping are documented in wbcpy/scenes/joint_limits.py and
+ * wbcpy/scenes/velocity_limits.py; this is their per-DOF loop.
+ */
+#include <math.h>
+
+#include "kernels.h"
+
+/* min(x, hi) then max(·, lo): the clipping of the Python formulas (lo wins when lo > hi) */
+static inline double clip(double x, double lo, double hi)
+{
+    double y = x < hi ? x : hi;
+    return y > lo ? y : lo;
+}
+
+/* upper bound of q̈ from the braking (viability) stage: the next velocity must still stop within the
+ * distance d at deceleration a (a = 0: the stage is off) */
+static inline double braking(double a, double d, double rate, double idt2)
+{
+    if (!(a > 0.0))
+        return INFINITY;
+    double s = 2.0 * a * d * idt2 + a * a;
+    return sqrt(s > 0.0 ? s : 0.0) - a - rate;
+}
+
+PyObject *wk_joint_limits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 7, "joint_limits") < 0)
+        return NULL;
+    Py_ssize_t nq = wk_length(args[0], "q");
+    Py_ssize_t nv = wk_length(args[1], "v");
+    if (nq < 0 || nv < 0)
+        return NULL;
+    const double *q = wk_vector(args[0], nq, 0, "q");
+    const double *v = wk_vector(args[1], nv, 0, "v");
+    const npy_intp *qi = q && v ? wk_index(args[2], nv, nq, "q_index") : NULL;
+    wk_mat P;
+    if (qi == NULL || wk_matrix(args[3], 6, nv, 0, "params", &P) < 0)
+        return NULL;
+    double dt = PyFloat_AsDouble(args[4]);
+    if (PyErr_Occurred())
+        return NULL;
+    double *lb = wk_vector(args[5], nv, 1, "lb");
+    double *ub = lb ? wk_vector(args[6], nv, 1, "ub") : NULL;
+    if (ub == NULL)
+        return NULL;
+    double idt = 1.0 / dt, idt2 = idt * idt;
+    for (Py_ssize_t j = 0; j < nv; j++) {
+        double qmin = WK_AT(P, 0, j), qmax = WK_AT(P, 1, j), vmax = WK_AT(P, 2, j), amax = WK_AT(P, 3, j);
+        double rate = v[j] * idt, p = qi[j] >= 0 ? q[qi[j]] : 0.0;
+        /* acceleration ∩ velocity: u = upper bound of q̈, w = upper bound of −q̈ */
+        double u1 = clip(vmax * idt - rate, -amax, amax), w1 = clip(vmax * idt + rate, -amax, amax);
+        /* ∩ position over one step, clipped into the interval so far */
+        double d_up = qmax - p, d_low = p - qmin;
+        double u2 = clip(2.0 * (d_up - v[j] * dt) * idt2, -w1, u1);
+        double w2 = clip(2.0 * (d_low + v[j] * dt) * idt2, -u1, w1);
+        /* ∩ braking, clipped into the position interval */
+        double u3 = clip(braking(WK_AT(P, 4, j), d_up, rate, idt2), -w2, u2);
+        double w3 = clip(braking(WK_AT(P, 5, j), d_low, -rate, idt2), -u2, w2);
+        lb[j] = -w3;
+        ub[j] = u3 > -w3 ? u3 : -w3;
+    }
+    Py_RETURN_NONE;
+}
+
+PyObject *wk_velocity_limits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 6, "velocity_limits") < 0)
+        return NULL;
+    Py_ssize_t nq = wk_length(args[0], "q");
+    Py_ssize_t nv = wk_length(args[4], "lb");
+    if (nq < 0 || nv < 0)
+        return NULL;
+    const double *q = wk_vector(args[0], nq, 0, "q");
+    const npy_intp *qi = q ? wk_index(args[1], nv, nq, "q_index") : NULL;
+    wk_mat P;
+    if (qi == NULL || wk_matrix(args[2], 3, nv, 0, "params", &P) < 0)
+        return NULL;
+    double k = PyFloat_AsDouble(args[3]);
+    if (PyErr_Occurred())
+        return NULL;
+    double *lb = wk_vector(args[4], nv, 1, "lb");
+    double *ub = lb ? wk_vector(args[5], nv, 1, "ub") : NULL;
+    if (ub == NULL)
+        return NULL;
+    for (Py_ssize_t j = 0; j < nv; j++) {
+        double kq = qi[j] >= 0 ? k * q[qi[j]] : 0.0, vmax = WK_AT(P, 2, j);
+        lb[j] = clip(WK_AT(P, 0, j) - kq, -vmax, 0.0);
+        ub[j] = clip(WK_AT(P, 1, j) - kq, 0.0, vmax);
+    }
+    Py_RETURN_NONE;
+}

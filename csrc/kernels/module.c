@@ -1,0 +1,123 @@
+/* Module definition of wbcpy._kernels and the BLAS / LAPACK routines taken from SciPy. */
+#define WBCPY_KERNELS_MODULE
+#include "kernels.h"
+
+wk_dsyrk_t wk_dsyrk = NULL;
+wk_dgemm_t wk_dgemm = NULL;
+wk_dgeqp3_t wk_dgeqp3 = NULL;
+wk_dormqr_t wk_dormqr = NULL;
+
+/* The function pointer published by a Cython module in its __pyx_capi__ dict (a capsule per function). */
+static void *capsule_function(PyObject *capi, const char *name)
+{
+    PyObject *cap = PyDict_GetItemString(capi, name); /* borrowed */
+    if (cap == NULL || !PyCapsule_CheckExact(cap)) {
+        PyErr_Format(PyExc_ImportError, "wbcpy._kernels: SciPy does not export %s", name);
+        return NULL;
+    }
+    return PyCapsule_GetPointer(cap, PyCapsule_GetName(cap));
+}
+
+static PyObject *module_capi(const char *module)
+{
+    PyObject *mod = PyImport_ImportModule(module);
+    if (mod == NULL)
+        return NULL;
+    PyObject *capi = PyObject_GetAttrString(mod, "__pyx_capi__");
+    Py_DECREF(mod);
+    if (capi != NULL && !PyDict_Check(capi)) {
+        Py_DECREF(capi);
+        PyErr_Format(PyExc_ImportError, "wbcpy._kernels: %s.__pyx_capi__ is not a dict", module);
+        return NULL;
+    }
+    return capi;
+}
+
+int wk_load_lapack(void)
+{
+    if (wk_dsyrk != NULL && wk_dgemm != NULL && wk_dgeqp3 != NULL && wk_dormqr != NULL)
+        return 0;
+    PyObject *blas = module_capi("scipy.linalg.cython_blas");
+    if (blas == NULL)
+        return -1;
+    wk_dsyrk = (wk_dsyrk_t)capsule_function(blas, "dsyrk");
+    wk_dgemm = (wk_dgemm_t)capsule_function(blas, "dgemm");
+    Py_DECREF(blas);
+    if (wk_dsyrk == NULL || wk_dgemm == NULL)
+        return -1;
+    PyObject *lapack = module_capi("scipy.linalg.cython_lapack");
+    if (lapack == NULL)
+        return -1;
+    wk_dgeqp3 = (wk_dgeqp3_t)capsule_function(lapack, "dgeqp3");
+    wk_dormqr = (wk_dormqr_t)capsule_function(lapack, "dormqr");
+    Py_DECREF(lapack);
+    return (wk_dgeqp3 == NULL || wk_dormqr == NULL) ? -1 : 0;
+}
+
+#define KERNEL(name, doc) {#name, (PyCFunction)(void (*)(void))wk_##name, METH_FASTCALL, doc}
+
+static PyMethodDef methods[] = {
+    KERNEL(state_copy, "state_copy(x, n, limit) -> copy of x, or None\n\n"
+                       "A contiguous copy of x when x is a float64 ndarray of shape (n,) whose entries all lie in "
+                       "[-limit, limit] (NaN does not); None otherwise (the caller then reports why)."),
+    KERNEL(joint_limits, "joint_limits(q, v, q_index, params, dt, lb, ub)\n\n"
+                         "Bounds on joint accelerations over one step (wbcpy.scenes.joint_limits): "
+                         "params rows qmin, qmax, vmax, amax, brake_upper, brake_lower (6 x nv)."),
+    KERNEL(velocity_limits, "velocity_limits(q, q_index, params, k, lb, ub)\n\n"
+                            "Bounds on joint velocities over one step (wbcpy.scenes.velocity_limits): params rows "
+                            "k qmin, k qmax, vmax (3 x nv)."),
+    KERNEL(log3, "log3(R, w)\n\nw = log(R) (axis times angle) of a 3x3 rotation R."),
+    KERNEL(pose_law, "pose_law(out, error, Rd, pd, R, p, J, v, kp, kd, const)\n\n"
+                     "error = (pd - p, log3(Rd R^T)); out = kp*error - kd*(J v) + const (J, v, kd None: no rate "
+                     "term)."),
+    KERNEL(vector_law, "vector_law(out, target, x, rate, kp, kd, const)\n\n"
+                       "out = kp*(target - x) - kd*rate + const (rate, kd None: no rate term)."),
+    KERNEL(joint_law, "joint_law(out, target, q, q_index, v, v_index, kp, kd, const)\n\n"
+                      "out = kp*(target - q[q_index]) - kd*v[v_index] + const (v, v_index, kd None: no rate "
+                      "term)."),
+    KERNEL(transform_error, "transform_error(M) -> (max |R^T R - I|, det R) of the 3x3 block of a rotation or "
+                            "rigid transform (inf when an entry of its first three rows is not finite)."),
+    KERNEL(weighted_rows, "weighted_rows(A_out, y_out, J, target, bias, sw)\n\n"
+                          "A_out = sw[:, None] * J, y_out = sw * (target - bias) (sw, bias None: 1, 0)."),
+    KERNEL(normal_equations, "normal_equations(A, e, r, H, g)\n\n"
+                             "H = A^T A + diag(r), g = A^T e (A: m x n; r None: no diagonal term)."),
+    KERNEL(ls_gradient, "ls_gradient(AZ, e0, r, Z, xbar, w, t, scale)\n\n"
+                        "Gradient of 1/2 |AZ w + e0|^2 + 1/2 sum r (Z w + xbar)^2 and its componentwise scale."),
+    KERNEL(natural_residual, "natural_residual(x, t, scale, lb, ub, z_box) -> (residual, max scale)\n\n"
+                             "max |x - clip(x - D t, lb, ub)| / (1 + |x|), D = (1 + |x|) / scale; with bound "
+                             "multipliers z_box all zero, max(|t| / scale, relative bound violations)."),
+    KERNEL(rows_excess, "rows_excess(M, lo, hi, x, tol) -> max excess of lo <= M x <= hi beyond "
+                        "tol (1 + |M||x| + |side|) (<= 0: every row holds)."),
+    KERNEL(bounds_gap, "bounds_gap(lb, ub) -> min(ub - lb) (inf when empty, NaN with a NaN bound)."),
+    KERNEL(all_finite, "all_finite(x) -> True when every entry of the float64 vector x is finite."),
+    KERNEL(rows_residual, "rows_residual(C, lo, hi, x, z, t, scale) -> (residual, max scale)\n\n"
+                          "Adds C^T z to t and |C|^T |z| to scale; returns the rows' natural residual."),
+    KERNEL(scaled_error, "scaled_error(r, scale, c) -> float\n\n"
+                         "max |r| / (scale (1 + c) + 1e-300): the componentwise stationarity error."),
+    KERNEL(nullspace_update, "nullspace_update(S, f, Z, xbar, rank_tol) -> (Z', xbar', rank, residual)\n\n"
+                             "Fix the directions of the rows S (unit-normalised, pivoted QR of (S Z)^T): Z' = Z Q2; "
+                             "with targets f, xbar moves to meet S x = f (residual > 0: inconsistent)."),
+    KERNEL(kept_rows, "kept_rows(M, v, lo, hi, drop_constant) -> (M_kept, lo - v, hi - v, rows) or None\n\n"
+                      "Rows bounded on at least one side; with drop_constant, rows of M that vanish are dropped "
+                      "once v meets them (None when one does not)."),
+    KERNEL(level_equations, "level_equations(A, y, r, Z, xbar) -> (AZ, e, H, g)\n\n"
+                            "A level |A x - y|^2 + sum r x^2 on x = xbar + Z w: AZ = A Z, e = A xbar - y, "
+                            "H = AZ^T AZ + Z^T diag(r) Z, g = AZ^T e + Z^T (r xbar)."),
+    KERNEL(lift_clip, "lift_clip(Z, w, xbar, lb, ub) -> clip(xbar + Z w, lb, ub), a new array."),
+    KERNEL(regulariser_inert, "regulariser_inert(r, Z) -> max |r_i Z_ij| <= 1e-9 max r (True for r = 0)."),
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    "wbcpy._kernels",
+    "Compiled inner loops of wbcpy's control step (see csrc/kernels/kernels.h).",
+    -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__kernels(void)
+{
+    import_array();
+    return PyModule_Create(&module); /* (BLAS / LAPACK: loaded by the first kernel that needs them) */
+}

@@ -1,0 +1,371 @@
+/* The affine set x = x̄ + Z w of a hierarchy level (wbcpy/qp/nullspace.py): new rows fix directions.
+ *
+ * nullspace_update(S, f, Z, xbar, rank_tol) -> (Z', xbar', rank, residual)
+ *
+ * Rows S (m × n) are scaled to unit length (rows shorter than 1e-12·max(1, longest) are dropped), then
+ * M = (S Z)ᵀ (k × m) is factorised by column-pivoted Householder QR (LAPACK dgeqp3), M P = Q R; Q
+ * stays in reflector form and is applied where needed (dormqr). The rank is the number of |R_ii| above rank_tol. With targets f (S x = f: equality
+ * constraints) x̄ moves by the least change within the free directions that meets them,
+ * x̄' = x̄ + Z Q₁ u with R₁ᵀ u = (f − S x̄)[P]; the rows that R₁ does not span must then be met already
+ * (else `residual` reports by how much they are not: the equalities are inconsistent). Without f the
+ * rows are ones x̄ satisfies (the optimality of a higher level). Z' = Z Q₂ spans what is left free
+ * (Q₂ = Q [0; I], Q₁ u = Q [u; 0]).
+ *
+ * Z None is the identity (k = n), xbar None is 0. Z' / xbar' are new arrays, or the arguments themselves
+ * when they do not change. residual is 0 unless the equalities are inconsistent: then the largest
+ * violation (relative test: > 1e-9 (1 + max |f|) on the normalised rows), nothing else is meaningful.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kernels.h"
+
+typedef struct {
+    double *rows; /* normalised rows (mb × n, row-major) */
+    double *f;    /* their targets (mb), or NULL */
+    double fmax;  /* max |f| of the normalised rows */
+    Py_ssize_t mb;
+} unit_rows;
+
+/* the rows of S scaled to unit norm, tiny ones dropped; returns -1 (no memory), 0, or 1 when every row
+ * is tiny while a target is not zero (an inconsistent equation 0 = f; *bad holds max |f|) */
+static int normalise(const wk_mat *S, const double *f, unit_rows *out, double *bad)
+{
+    Py_ssize_t m = S->rows, n = S->cols;
+    double *norms = PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(double));
+    out->rows = PyMem_Malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(double));
+    out->f = f ? PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(double)) : NULL;
+    if (norms == NULL || out->rows == NULL || (f && out->f == NULL)) {
+        PyMem_Free(norms);
+        PyErr_NoMemory();
+        return -1;
+    }
+    double longest = 0.0, fmax_all = 0.0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        double s = 0.0;
+        for (Py_ssize_t j = 0; j < n; j++)
+            s += WK_AT(*S, i, j) * WK_AT(*S, i, j);
+        norms[i] = sqrt(s);
+        longest = norms[i] > longest ? norms[i] : longest;
+        if (f && fabs(f[i]) > fmax_all)
+            fmax_all = fabs(f[i]);
+    }
+    double floor = 1e-12 * (longest > 1.0 ? longest : 1.0);
+    Py_ssize_t mb = 0;
+    out->fmax = 0.0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (!(norms[i] > floor))
+            continue;
+        for (Py_ssize_t j = 0; j < n; j++)
+            out->rows[mb * n + j] = WK_AT(*S, i, j) / norms[i];
+        if (f) {
+            out->f[mb] = f[i] / norms[i];
+            out->fmax = fabs(out->f[mb]) > out->fmax ? fabs(out->f[mb]) : out->fmax;
+        }
+        mb++;
+    }
+    PyMem_Free(norms);
+    out->mb = mb;
+    if (mb == 0 && f && fmax_all > 0.0) {
+        *bad = fmax_all;
+        return 1;
+    }
+    return 0;
+}
+
+/* a new (rows × cols) C-ordered float64 array */
+static PyArrayObject *new_matrix(Py_ssize_t rows, Py_ssize_t cols)
+{
+    npy_intp dims[2] = {rows, cols};
+    return (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+}
+
+static PyArrayObject *new_vector(Py_ssize_t n)
+{
+    npy_intp dims[1] = {n};
+    return (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+}
+
+typedef struct {
+    double *M, *tau, *work, *e, *u;
+    int *jpvt, lwork;
+} qr_work;
+
+static void qr_free(qr_work *w)
+{
+    PyMem_Free(w->M);
+    PyMem_Free(w->tau);
+    PyMem_Free(w->work);
+    PyMem_Free(w->e);
+    PyMem_Free(w->u);
+    PyMem_Free(w->jpvt);
+}
+
+/* M (k × mb, column-major) = (rows Z)ᵀ, then its pivoted QR (R in the upper triangle, Q as reflectors) */
+static int factorise(const unit_rows *r, const wk_mat *Z, Py_ssize_t n, int k, qr_work *w)
+{
+    int mb = (int)r->mb, kmin = k < mb ? k : mb, info = 0;
+    w->M = PyMem_Calloc((size_t)k * (size_t)mb + 1, sizeof(double));
+    w->tau = PyMem_Calloc((size_t)kmin + 1, sizeof(double));
+    w->jpvt = PyMem_Calloc((size_t)mb + 1, sizeof(int));
+    /* workspace: dgeqp3 needs 3 mb + 1 (blocked: 2 mb + (mb + 1) nb), dormqr n nb for n columns; with
+     * nb = 64 both run blocked, and no workspace query is needed */
+    w->lwork = 2 * mb + (mb + 1) * 64 + (k + 1) * 64 + 64;
+    w->work = PyMem_Malloc((size_t)w->lwork * sizeof(double));
+    if (w->M == NULL || w->tau == NULL || w->jpvt == NULL || w->work == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    /* the column-major k × mb array M = (rows Z)ᵀ is the row-major mb × k array rows Z */
+    if (Z->data) {
+        wk_mat R = {r->rows, mb, n, n, 1};
+        wk_matmul(&R, Z, w->M);
+    } else {
+        memcpy(w->M, r->rows, (size_t)mb * (size_t)n * sizeof(double));
+    }
+    int lda = k > 1 ? k : 1;
+    wk_dgeqp3(&k, &mb, w->M, &lda, w->jpvt, w->tau, w->work, &w->lwork, &info);
+    if (info != 0) {
+        PyErr_Format(PyExc_ArithmeticError, "dgeqp3 failed (info %d)", info);
+        return -1;
+    }
+    (void)kmin;
+    return 0;
+}
+
+/* C := Q C for the column-major k × ncols array C (LAPACK dormqr with the reflectors of M) */
+static int apply_q(qr_work *w, int k, int mb, double *C, int ncols)
+{
+    char side = 'L', trans = 'N';
+    int kmin = k < mb ? k : mb, lda = k > 1 ? k : 1, info = 0;
+    if (ncols == 0 || kmin == 0)
+        return 0;
+    wk_dormqr(&side, &trans, &k, &ncols, &kmin, w->M, &lda, w->tau, C, &lda, w->work, &w->lwork, &info);
+    if (info != 0) {
+        PyErr_Format(PyExc_ArithmeticError, "dormqr failed (info %d)", info);
+        return -1;
+    }
+    return 0;
+}
+
+/* the move of x̄ in w-space: R₁ᵀ u = ep[:rank]; returns the inconsistency of the other rows (0 if met) */
+static double move(const unit_rows *r, qr_work *w, int k, int rank, const double *e)
+{
+    int mb = (int)r->mb;
+    double worst = 0.0;
+    for (int i = 0; i < rank; i++) {
+        double s = e[w->jpvt[i] - 1];
+        for (int j = 0; j < i; j++)
+            s -= w->M[j + (size_t)i * k] * w->u[j];
+        w->u[i] = s / w->M[i + (size_t)i * k];
+    }
+    for (int l = rank; l < mb; l++) {
+        double s = -e[w->jpvt[l] - 1];
+        for (int j = 0; j < rank && j < k; j++)
+            s += w->M[j + (size_t)l * k] * w->u[j];
+        worst = fabs(s) > worst ? fabs(s) : worst;
+    }
+    return worst > 1e-9 * (1.0 + r->fmax) ? worst : 0.0;
+}
+
+/* x̄ + Z Q₁ u as a new array (Z NULL data: the identity); Q₁ u = Q [u; 0] */
+static PyArrayObject *moved_point(const double *xbar, const wk_mat *Z, qr_work *w, Py_ssize_t n, int k,
+                                  int mb, int rank)
+{
+    double *step = PyMem_Calloc((size_t)k + 1, sizeof(double));
+    if (step == NULL)
+        return (PyArrayObject *)PyErr_NoMemory();
+    memcpy(step, w->u, (size_t)rank * sizeof(double));
+    PyArrayObject *out = NULL;
+    if (apply_q(w, k, mb, step, 1) == 0 && (out = new_vector(n)) != NULL) {
+        double *x = PyArray_DATA(out);
+        for (Py_ssize_t l = 0; l < n; l++) {
+            double s = xbar ? xbar[l] : 0.0;
+            if (Z->data) {
+                for (int i = 0; i < k; i++)
+                    s += WK_AT(*Z, l, i) * step[i];
+            } else {
+                s += step[l];
+            }
+            x[l] = s;
+        }
+    }
+    PyMem_Free(step);
+    return out;
+}
+
+/* Z Q₂ (n × (k − rank)) as a new array; Q₂ = Q [0; I] (the trailing columns of Q) */
+static PyArrayObject *shrunk_basis(const wk_mat *Z, qr_work *w, Py_ssize_t n, int k, int mb, int rank)
+{
+    int kk = k - rank;
+    double *Q2 = PyMem_Calloc((size_t)k * (size_t)kk + 1, sizeof(double));
+    if (Q2 == NULL)
+        return (PyArrayObject *)PyErr_NoMemory();
+    for (int c = 0; c < kk; c++)
+        Q2[(size_t)c * k + rank + c] = 1.0;
+    PyArrayObject *out = NULL;
+    if (apply_q(w, k, mb, Q2, kk) == 0 && (out = new_matrix(n, kk)) != NULL) {
+        double *out_data = PyArray_DATA(out);
+        wk_mat Q2m = {Q2, k, kk, 1, k}; /* column-major k × kk */
+        if (Z->data) {
+            wk_matmul(Z, &Q2m, out_data);
+        } else {
+            for (Py_ssize_t l = 0; l < n; l++)
+                for (Py_ssize_t c = 0; c < kk; c++)
+                    out_data[l * kk + c] = WK_AT(Q2m, l, c);
+        }
+    }
+    PyMem_Free(Q2);
+    return out;
+}
+
+static PyObject *result(PyObject *Z, PyObject *xbar, int rank, double residual)
+{
+    return Py_BuildValue("OOid", Z, xbar, rank, residual);
+}
+
+PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 5, "nullspace_update") < 0 || wk_load_lapack() < 0)
+        return NULL;
+    wk_mat S, Z;
+    if (wk_matrix(args[0], -1, -1, 0, "S", &S) < 0 || wk_matrix_or_none(args[2], S.cols, -1, "Z", &Z) < 0)
+        return NULL;
+    Py_ssize_t m = S.rows, n = S.cols;
+    int no_f, no_x;
+    const double *f = wk_vector_or_none(args[1], m, 0, "f", &no_f);
+    const double *xbar = (f || no_f) ? wk_vector_or_none(args[3], n, 0, "xbar", &no_x) : NULL;
+    double rank_tol = PyFloat_AsDouble(args[4]);
+    if ((!f && !no_f) || (!xbar && !no_x) || PyErr_Occurred())
+        return NULL;
+    int k = (int)(Z.data ? Z.cols : n);
+    if (k == 0 && no_f)
+        return result(args[2], args[3], 0, 0.0);
+    unit_rows r = {NULL, NULL, 0.0, 0};
+    qr_work w = {NULL, NULL, NULL, NULL, NULL, NULL, 0};
+    PyObject *out = NULL;
+    double bad = 0.0;
+    int st = normalise(&S, f, &r, &bad);
+    if (st < 0)
+        goto done;
+    if (st > 0 || r.mb == 0) {
+        out = result(args[2], args[3], 0, bad);
+        goto done;
+    }
+    /* e = f − S x̄ on the normalised rows */
+    w.e = PyMem_Malloc((size_t)r.mb * sizeof(double));
+    w.u = PyMem_Malloc((size_t)(r.mb + k + 1) * sizeof(double));
+    if (w.e == NULL || w.u == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double emax = 0.0;
+    for (Py_ssize_t i = 0; f && i < r.mb; i++) {
+        double s = r.f[i];
+        for (Py_ssize_t j = 0; xbar && j < n; j++)
+            s -= r.rows[i * n + j] * xbar[j];
+        w.e[i] = s;
+        emax = fabs(s) > emax ? fabs(s) : emax;
+    }
+    if (k == 0) { /* every direction fixed: the equalities must hold at x̄ */
+        out = result(args[2], args[3], 0, emax > 1e-9 * (1.0 + r.fmax) ? emax : 0.0);
+        goto done;
+    }
+    if (factorise(&r, &Z, n, k, &w) < 0)
+        goto done;
+    int kmin = k < (int)r.mb ? k : (int)r.mb, rank = 0;
+    for (int i = 0; i < kmin; i++)
+        rank += fabs(w.M[i + (size_t)i * k]) > rank_tol;
+    double residual = f ? move(&r, &w, k, rank, w.e) : 0.0;
+    PyObject *Znew = args[2], *xnew = args[3];
+    Py_INCREF(Znew);
+    Py_INCREF(xnew);
+    if (f && rank) {
+        Py_DECREF(xnew);
+        xnew = (PyObject *)moved_point(xbar, &Z, &w, n, k, (int)r.mb, rank);
+    }
+    if (rank && xnew) {
+        Py_DECREF(Znew);
+        Znew = (PyObject *)shrunk_basis(&Z, &w, n, k, (int)r.mb, rank);
+    }
+    if (Znew && xnew)
+        out = result(Znew, xnew, rank, residual);
+    Py_XDECREF(Znew);
+    Py_XDECREF(xnew);
+done:
+    PyMem_Free(r.rows);
+    PyMem_Free(r.f);
+    qr_free(&w);
+    return out;
+}
+
+/* kept_rows(M, v, lo, hi, drop_constant) -> (M_kept, lo − v, hi − v, rows) or None
+ *
+ * The inequality rows lo ≤ M w + v ≤ hi of a level in its free directions w (M = C Z or Z, v = C x̄ or
+ * x̄; v None: 0). Rows bounded on neither side are dropped; with drop_constant, rows of M shorter than
+ * 1e-9 are constant on the free directions: dropped after checking that v meets them within
+ * 1e-9 (1 + |side|), or None when one does not (the level is infeasible). */
+PyObject *wk_kept_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 5, "kept_rows") < 0)
+        return NULL;
+    wk_mat M;
+    if (wk_matrix(args[0], -1, -1, 0, "M", &M) < 0)
+        return NULL;
+    Py_ssize_t m = M.rows, k = M.cols;
+    int no_v;
+    const double *v = wk_vector_or_none(args[1], m, 0, "v", &no_v);
+    const double *lo = (v || no_v) ? wk_vector(args[2], m, 0, "lo") : NULL;
+    const double *hi = lo ? wk_vector(args[3], m, 0, "hi") : NULL;
+    int drop = hi ? PyObject_IsTrue(args[4]) : -1;
+    if (drop < 0)
+        return NULL;
+    npy_intp *keep = PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(npy_intp));
+    if (keep == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t nk = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (isinf(lo[i]) && lo[i] < 0 && isinf(hi[i]) && hi[i] > 0)
+            continue;
+        if (drop) {
+            double s = 0.0;
+            for (Py_ssize_t j = 0; j < k; j++)
+                s += WK_AT(M, i, j) * WK_AT(M, i, j);
+            if (sqrt(s) <= 1e-9) {
+                double vi = no_v ? 0.0 : v[i];
+                double tl = 1e-9 * (1.0 + (isfinite(lo[i]) ? fabs(lo[i]) : 0.0));
+                double th = 1e-9 * (1.0 + (isfinite(hi[i]) ? fabs(hi[i]) : 0.0));
+                if (vi < lo[i] - tl || vi > hi[i] + th) {
+                    PyMem_Free(keep);
+                    Py_RETURN_NONE;
+                }
+                continue;
+            }
+        }
+        keep[nk++] = i;
+    }
+    npy_intp dims[1] = {nk};
+    PyArrayObject *Mk = new_matrix(nk, k), *l = new_vector(nk), *h = new_vector(nk);
+    PyArrayObject *rows = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INTP);
+    PyObject *out = NULL;
+    if (Mk && l && h && rows) {
+        double *md = PyArray_DATA(Mk), *ld = PyArray_DATA(l), *hd = PyArray_DATA(h);
+        npy_intp *rd = PyArray_DATA(rows);
+        for (Py_ssize_t r = 0; r < nk; r++) {
+            Py_ssize_t i = keep[r];
+            for (Py_ssize_t j = 0; j < k; j++)
+                md[r * k + j] = WK_AT(M, i, j);
+            double vi = no_v ? 0.0 : v[i];
+            ld[r] = lo[i] - vi;
+            hd[r] = hi[i] - vi;
+            rd[r] = i;
+        }
+        out = PyTuple_Pack(4, (PyObject *)Mk, (PyObject *)l, (PyObject *)h, (PyObject *)rows);
+    }
+    Py_XDECREF(Mk);
+    Py_XDECREF(l);
+    Py_XDECREF(h);
+    Py_XDECREF(rows);
+    PyMem_Free(keep);
+    return out;
+}
