@@ -1,0 +1,333 @@
+"""The compiled kernels (``wbcpy._kernels``) against independent oracles: NumPy / SciPy formulas written
+here, Pinocchio's SO(3) maps, and the defining properties of a null-space basis. Every kernel also
+refuses arguments of the wrong type or shape (TypeError / ValueError, never a crash)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+import scipy.linalg as sla
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wbcpy import _kernels as kernels
+
+RNG = np.random.default_rng(20261201)
+
+
+def _rotation_near(angle: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    axis = rng.normal(size=3)
+    axis /= np.linalg.norm(axis)
+    return pin.exp3(axis * angle), axis * angle
+
+
+# ------------------------------------------------------------------------------------------------ states
+def test_state_copy_accepts_finite_vectors_within_the_limit_and_copies_them() -> None:
+    x = np.array([1.0, -2.0, 3.0])
+    out = kernels.state_copy(x, 3, 10.0)
+    assert out is not None and out is not x and np.array_equal(out, x)
+    out[0] = 5.0
+    assert x[0] == 1.0  # an independent copy
+    strided = np.arange(6.0)[::2]
+    assert np.array_equal(kernels.state_copy(strided, 3, 10.0), strided)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [np.array([1.0, np.nan, 0.0]), np.array([np.inf, 0.0, 0.0]), np.array([11.0, 0.0, 0.0]),
+     np.zeros(4), np.zeros((3, 1)), np.zeros(3, dtype=np.float32), [0.0, 0.0, 0.0]],
+)  # fmt: skip
+def test_state_copy_leaves_everything_else_to_the_general_path(bad: object) -> None:
+    assert kernels.state_copy(bad, 3, 10.0) is None
+
+
+# ------------------------------------------------------------------------------------------------ SO(3)
+@pytest.mark.parametrize("angle", [0.0, 1e-12, 1e-6, 0.3, 2.0, 3.0, np.pi - 1e-3, np.pi - 1e-7])
+def test_log3_inverts_exp3(angle: float) -> None:
+    for _ in range(50):
+        R, w = _rotation_near(angle, RNG)
+        out = np.zeros(3)
+        kernels.log3(R, out)
+        np.testing.assert_allclose(out, w, atol=1e-12, rtol=0)
+
+
+def test_log3_agrees_with_pinocchio_and_takes_column_major_views() -> None:
+    for _ in range(200):
+        M = pin.SE3.Random()
+        out = np.zeros(3)
+        kernels.log3(M.rotation, out)  # (a column-major view into the SE3)
+        np.testing.assert_allclose(out, pin.log3(M.rotation), atol=1e-9)
+
+
+def test_transform_error_measures_orthonormality_and_finiteness() -> None:
+    M = pin.SE3.Random()
+    err, det = kernels.transform_error(M.homogeneous)
+    assert err < 1e-12 and det == pytest.approx(1.0)
+    bad = M.homogeneous.copy()
+    bad[0, 0] += 1e-3
+    assert kernels.transform_error(bad)[0] == pytest.approx(
+        np.abs(bad[:3, :3].T @ bad[:3, :3] - np.eye(3)).max()
+    )
+    bad[1, 3] = np.nan
+    assert kernels.transform_error(bad)[0] == np.inf
+    assert kernels.transform_error(np.diag([1.0, 1.0, -1.0]))[1] == pytest.approx(-1.0)
+
+
+# ------------------------------------------------------------------------------------------------ laws
+def test_pose_law_is_the_pd_law_on_the_pose_error() -> None:
+    nv = 7
+    Md, M = pin.SE3.Random(), pin.SE3.Random()
+    J, v = RNG.normal(size=(6, nv)), RNG.normal(size=nv)
+    kp, kd, c = RNG.uniform(1, 5, 6), RNG.uniform(1, 5, 6), RNG.normal(size=6)
+    out, err = np.zeros(6), np.zeros(6)
+    Jf = np.asfortranarray(J)
+    kernels.pose_law(out, err, Md.rotation, Md.translation, M.rotation, M.translation, Jf, v, kp, kd, c)
+    e = np.r_[Md.translation - M.translation, pin.log3(Md.rotation @ M.rotation.T)]
+    np.testing.assert_allclose(err, e, atol=1e-9)
+    np.testing.assert_allclose(out, kp * e - kd * (J @ v) + c, atol=1e-9)
+    kernels.pose_law(
+        out, err, Md.rotation, Md.translation, M.rotation, M.translation, None, None, kp, None, c
+    )
+    np.testing.assert_allclose(out, kp * e + c, atol=1e-9)
+    with pytest.raises(TypeError):
+        kernels.pose_law(out, err, Md.rotation, Md.translation, M.rotation, M.translation, J, None, kp, kd, c)
+
+
+def test_vector_and_joint_laws() -> None:
+    n = 5
+    target, x, rate = RNG.normal(size=n), RNG.normal(size=n), RNG.normal(size=n)
+    kp, kd, c = RNG.uniform(1, 5, n), RNG.uniform(1, 5, n), RNG.normal(size=n)
+    out = np.zeros(n)
+    kernels.vector_law(out, target, x, rate, kp, kd, c)
+    np.testing.assert_allclose(out, kp * (target - x) - kd * rate + c)
+    kernels.vector_law(out, target, x, None, kp, None, c)
+    np.testing.assert_allclose(out, kp * (target - x) + c)
+    q, v = RNG.normal(size=9), RNG.normal(size=8)
+    qi, vi = np.array([8, 0, 3, 4, 2], dtype=np.intp), np.array([7, 0, 2, 3, 1], dtype=np.intp)
+    kernels.joint_law(out, target, q, qi, v, vi, kp, kd, c)
+    np.testing.assert_allclose(out, kp * (target - q[qi]) - kd * v[vi] + c)
+    with pytest.raises(IndexError):
+        kernels.joint_law(out, target, q, np.array([9, 0, 0, 0, 0], dtype=np.intp), None, None, kp, None, c)
+    with pytest.raises(TypeError):
+        kernels.joint_law(out, target, q, qi.astype(np.int32), None, None, kp, None, c)
+
+
+# ------------------------------------------------------------------------------------------------ rows
+def test_weighted_rows_into_strided_buffers() -> None:
+    buf = np.zeros((10, 12))
+    A_out, y_out = buf[2:8, :9], np.zeros(6)
+    J, t, b, sw = RNG.normal(size=(6, 9)), RNG.normal(size=6), RNG.normal(size=6), RNG.uniform(0, 2, 6)
+    kernels.weighted_rows(A_out, y_out, np.asfortranarray(J), t, b, sw)
+    np.testing.assert_allclose(A_out, sw[:, None] * J)
+    np.testing.assert_allclose(y_out, sw * (t - b))
+    assert not buf[:2].any() and not buf[:, 9:].any()
+    kernels.weighted_rows(A_out, y_out, J, t, None, None)
+    np.testing.assert_allclose(A_out, J)
+    np.testing.assert_allclose(y_out, t)
+
+
+@pytest.mark.parametrize("shape", [(6, 9), (47, 38), (3, 1), (0, 4)])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_normal_equations(shape: tuple[int, int], order: str) -> None:
+    m, n = shape
+    A = np.asarray(RNG.normal(size=shape), order=order)
+    e, r = RNG.normal(size=m), RNG.uniform(0, 1, n)
+    H, g = np.empty((n, n)), np.empty(n)
+    kernels.normal_equations(A, e, r, H, g)
+    np.testing.assert_allclose(H, A.T @ A + np.diag(r), atol=1e-12)
+    np.testing.assert_allclose(g, A.T @ e, atol=1e-12)
+
+
+@given(
+    m=st.integers(0, 30), n=st.integers(1, 30), k=st.integers(0, 30), uniform=st.booleans(),
+    with_z=st.booleans(), with_x=st.booleans(), seed=st.integers(0, 2**31),
+)  # fmt: skip
+@settings(max_examples=60, deadline=None)
+def test_level_equations_match_the_projected_least_squares_level(
+    m: int, n: int, k: int, uniform: bool, with_z: bool, with_x: bool, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    A, y = rng.normal(size=(m, n)), rng.normal(size=m)
+    r = np.full(n, 0.3) if uniform else rng.uniform(0, 1, n)
+    Z = np.linalg.qr(rng.normal(size=(n, n)))[0][:, : min(k, n)] if with_z else None
+    xbar = rng.normal(size=n) if with_x else None
+    AZ, e, H, g = kernels.level_equations(A, y, r, Z, xbar)
+    Zd = np.eye(n) if Z is None else Z
+    xb = np.zeros(n) if xbar is None else xbar
+    np.testing.assert_allclose(AZ, A @ Zd, atol=1e-12)
+    np.testing.assert_allclose(e, A @ xb - y, atol=1e-12)
+    # the QP in w of ‖A(x̄ + Z w) − y‖² + Σ r (x̄ + Z w)², halved
+    np.testing.assert_allclose(H, Zd.T @ (A.T @ A + np.diag(r)) @ Zd, atol=1e-10)
+    np.testing.assert_allclose(g, Zd.T @ (A.T @ (A @ xb - y) + r * xb), atol=1e-10)
+
+
+def test_ls_gradient_and_its_scale() -> None:
+    m, n, k = 8, 6, 4
+    A, y, r = RNG.normal(size=(m, n)), RNG.normal(size=m), RNG.uniform(0, 1, n)
+    Z, xbar, w = np.linalg.qr(RNG.normal(size=(n, n)))[0][:, :k], RNG.normal(size=n), RNG.normal(size=k)
+    AZ, e0 = A @ Z, A @ xbar - y
+    t, s = np.empty(k), np.empty(k)
+    kernels.ls_gradient(AZ, e0, r, Z, xbar, w, t, s)
+    e, u = AZ @ w + e0, r * (Z @ w + xbar)
+    np.testing.assert_allclose(t, AZ.T @ e + Z.T @ u, atol=1e-12)
+    np.testing.assert_allclose(s, np.abs(AZ).T @ np.abs(e) + np.abs(Z).T @ np.abs(u), atol=1e-12)
+    t2, s2 = np.empty(n), np.empty(n)
+    kernels.ls_gradient(A, -y, None, None, None, xbar, t2, s2)
+    np.testing.assert_allclose(t2, A.T @ (A @ xbar - y), atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------ residuals
+def _natural(x, t, s, lb, ub):  # the formula of wbcpy.qp.kkt.certify_box, in NumPy
+    ax = 1.0 + np.abs(x)
+    z = np.clip(x - ax / (s + 1e-300) * t, lb, ub)
+    return float(np.max(np.abs(x - z) / ax, initial=0.0))
+
+
+def test_natural_residual() -> None:
+    n = 9
+    x, t, s = RNG.normal(size=n), RNG.normal(size=n), RNG.uniform(0.5, 2, n)
+    lb, ub = x - RNG.uniform(0, 1, n), x + RNG.uniform(0, 1, n)
+    lb[0], ub[1] = x[0], x[1]  # two active bounds
+    res, smax = kernels.natural_residual(x, t, s, lb, ub, None)
+    assert res == pytest.approx(_natural(x, t, s, lb, ub)) and smax == pytest.approx(s.max())
+    assert kernels.natural_residual(x, t, s, None, None, None)[0] == pytest.approx(np.max(np.abs(t) / s))
+    # an answer that claims no active bound (all-zero multipliers) is judged as an interior point
+    claimed = kernels.natural_residual(x, t, s, lb, ub, np.zeros(n))[0]
+    assert claimed == pytest.approx(np.max(np.abs(t) / s))
+    t[2] = np.nan
+    assert np.isnan(kernels.natural_residual(x, t, s, lb, ub, None)[0])
+
+
+def test_wrong_signed_bound_multiplier_is_caught() -> None:
+    # min (x − 2)²/2 on [0, 1]: x = 0 is stationary with a wrong-signed multiplier; its natural residual
+    # is not 0
+    x, t, s = np.zeros(1), np.array([-2.0]), np.array([2.0])
+    assert kernels.natural_residual(x, t, s, np.zeros(1), np.ones(1), None)[0] > 0.1
+    assert kernels.natural_residual(
+        np.ones(1), np.array([-1.0]), np.array([3.0]), np.zeros(1), np.ones(1), None
+    )[0] == pytest.approx(0.0)
+
+
+def test_rows_residual_updates_stationarity_and_judges_signs() -> None:
+    m, n = 5, 4
+    C, x = RNG.normal(size=(m, n)), RNG.normal(size=n)
+    c = C @ x
+    lo, hi = c - 1.0, c + 1.0
+    lo[0], hi[1] = c[0], c[1]  # row 0 at its lower side, row 1 at its upper side
+    z = np.zeros(m)
+    z[0], z[1] = -0.5, 0.7  # the right signs
+    t, s = RNG.normal(size=n), RNG.uniform(1, 2, n)
+    t0, s0 = t.copy(), s.copy()
+    res, smax = kernels.rows_residual(C, lo, hi, x, z, t, s)
+    np.testing.assert_allclose(t, t0 + C.T @ z)
+    np.testing.assert_allclose(s, s0 + np.abs(C).T @ np.abs(z))
+    assert res == pytest.approx(0.0, abs=1e-15) and smax == pytest.approx(s.max())
+    z[0] = 0.5  # wrong sign at the lower side
+    assert kernels.rows_residual(C, lo, hi, x, z, t0.copy(), s0.copy())[0] > 1e-3
+
+
+def test_scaled_error_rows_excess_bounds_gap_all_finite() -> None:
+    r, s = np.array([1.0, -4.0]), np.array([2.0, 2.0])
+    assert kernels.scaled_error(r, s, 1.0) == pytest.approx(1.0)
+    M, x = RNG.normal(size=(3, 4)), RNG.normal(size=4)
+    c = M @ x
+    assert kernels.rows_excess(M, c, c, x, 1e-9) < 0.0
+    hi = c.copy()
+    hi[2] -= 1e-3
+    slack = 1e-9 * (1.0 + np.abs(M[2]) @ np.abs(x) + abs(hi[2]))
+    assert kernels.rows_excess(M, np.full(3, -np.inf), hi, x, 1e-9) == pytest.approx(1e-3 - slack)
+    assert kernels.bounds_gap(np.zeros(3), np.array([1.0, 0.5, 2.0])) == 0.5
+    assert np.isnan(kernels.bounds_gap(np.zeros(2), np.array([1.0, np.nan])))
+    assert kernels.bounds_gap(np.zeros(0), np.zeros(0)) == np.inf
+    assert kernels.all_finite(np.arange(4.0)[::2]) and not kernels.all_finite(np.array([0.0, np.inf]))
+
+
+# ------------------------------------------------------------------------------------------------ null space
+def _check_basis(Z: np.ndarray, fixed: np.ndarray) -> None:
+    """Z: orthonormal columns spanning exactly the null space of the rows ``fixed``."""
+    n = Z.shape[0]
+    np.testing.assert_allclose(Z.T @ Z, np.eye(Z.shape[1]), atol=1e-12)
+    rank = np.linalg.matrix_rank(fixed) if fixed.size else 0
+    assert Z.shape[1] == n - rank
+    if fixed.size:
+        np.testing.assert_allclose(fixed @ Z, 0.0, atol=1e-10)
+
+
+@given(n=st.integers(1, 20), m=st.integers(1, 25), rank=st.integers(1, 25), seed=st.integers(0, 2**31))
+@settings(max_examples=60, deadline=None)
+def test_nullspace_update_equalities_and_rows(n: int, m: int, rank: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    rank = min(rank, m, n)
+    E = rng.normal(size=(m, rank)) @ rng.normal(size=(rank, n))  # dependent rows when m > rank
+    x_true = rng.normal(size=n)
+    f = E @ x_true
+    Z, xbar, r, residual = kernels.nullspace_update(E, f, None, None, 1e-9)
+    assert residual == 0.0 and r == rank
+    np.testing.assert_allclose(E @ xbar, f, atol=1e-8 * (1 + np.abs(f).max()))
+    lsq = np.linalg.lstsq(E, f, rcond=None)[0]  # the least-norm solution: least change from x̄ = 0
+    np.testing.assert_allclose(xbar, lsq, atol=1e-8 * (1 + np.abs(lsq).max()))
+    if r < n:
+        _check_basis(Z, E)
+        S = rng.normal(size=(2, n))  # rows x̄ satisfies (optimality of a level): only Z shrinks
+        Z2, x2, r2, res2 = kernels.nullspace_update(S, None, Z, xbar, 1e-9)
+        assert x2 is xbar and res2 == 0.0 and r2 == min(2, r and n - r)
+        if r2:
+            _check_basis(Z2, np.vstack((E, S)))
+
+
+def test_nullspace_update_reports_inconsistent_equalities() -> None:
+    E = np.array([[1.0, 0.0], [1.0, 0.0]])
+    assert kernels.nullspace_update(E, np.array([1.0, 2.0]), None, None, 1e-9)[3] > 0.0
+    assert kernels.nullspace_update(np.zeros((1, 2)), np.array([1.0]), None, None, 1e-9)[3] == 1.0  # 0 = 1
+    Z, x, r, res = kernels.nullspace_update(np.zeros((1, 2)), np.array([0.0]), None, None, 1e-9)
+    assert (Z, x, r, res) == (None, None, 0, 0.0)
+
+
+def test_nullspace_update_against_scipy_null_space() -> None:
+    E = RNG.normal(size=(18, 50))
+    Z, _, r, _ = kernels.nullspace_update(E, RNG.normal(size=18), None, None, 1e-9)
+    ref = sla.null_space(E)
+    assert r == 18 and Z.shape == ref.shape
+    # the same subspace: the projectors agree
+    np.testing.assert_allclose(Z @ Z.T, ref @ ref.T, atol=1e-10)
+
+
+def test_kept_rows() -> None:
+    M = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0], [1e-12, 0.0]])
+    v = np.array([0.5, 0.2, 0.0, 3.0])
+    lo, hi = np.array([-1.0, 0.0, -np.inf, 1.0]), np.array([1.0, 1.0, np.inf, 4.0])
+    Mk, lk, hk, rows = kernels.kept_rows(M, v, lo, hi, True)
+    assert rows.tolist() == [0]  # row 1 and 3 constant and met, row 2 unbounded
+    np.testing.assert_allclose(Mk, M[[0]])
+    np.testing.assert_allclose((lk, hk), ([-1.5], [0.5]))
+    assert kernels.kept_rows(M, v, lo, hi, False)[3].tolist() == [0, 1, 3]
+    v[1] = 2.0  # a constant row outside its sides: infeasible
+    assert kernels.kept_rows(M, v, lo, hi, True) is None
+
+
+# ------------------------------------------------------------------------------------------------ bad calls
+@pytest.mark.parametrize(
+    ("kernel", "args"),
+    [(kernels.natural_residual, (np.zeros(2), np.zeros(3), np.zeros(2), None, None, None)),
+     (kernels.normal_equations, (np.zeros((2, 2)), np.zeros(2), None, np.zeros((3, 3)), np.zeros(2))),
+     (kernels.level_equations, ([[1.0]], np.zeros(1), np.zeros(1), None, None)),
+     (kernels.nullspace_update, (np.zeros((2, 3)), None, np.zeros((2, 2)), None, 1e-9)),
+     (kernels.joint_limits, (np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.intp), np.zeros((5, 2)), 0.1,
+                       np.zeros(2), np.zeros(2))),
+     (kernels.log3, (np.eye(3), np.zeros(3, dtype=np.float32))),
+     (kernels.weighted_rows, (np.zeros((2, 2)), np.zeros(2), np.zeros((2, 2)), np.zeros(2), None)),
+     (kernels.rows_residual, (np.zeros((2, 2)), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2),
+                        np.zeros(2), np.zeros(2)[::-1]))],
+)  # fmt: skip
+def test_bad_arguments_raise(kernel, args) -> None:
+    with pytest.raises((TypeError, ValueError)):
+        kernel(*args)
+
+
+def test_outputs_must_be_writable() -> None:
+    lb, ub = np.zeros(2), np.zeros(2)
+    ub.setflags(write=False)
+    P = np.zeros((6, 2))
+    with pytest.raises(ValueError, match="read-only"):
+        kernels.joint_limits(np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.intp), P, 0.1, lb, ub)
