@@ -29,8 +29,22 @@ def _rows(rng: np.random.Generator, m: int, n: int, rank: int) -> np.ndarray:
     return rng.standard_normal((m, rank)) @ rng.standard_normal((rank, n))
 
 
-def random_hierarchy(seed: int, degenerate: bool, semidefinite: bool) -> HierarchicalQP:
-    """Levels with rows, equalities and inequalities around a known feasible point x_f."""
+def _with_selection_rows(rng: np.random.Generator, A: np.ndarray, y: np.ndarray, n: int,
+                         xf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """A and y with scaled unit rows on a random subset of the variables appended (rows that pin their
+    variable for the levels below, as joint tasks and regulariser rows do), and a rounding-noise row."""
+    pins = rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False)
+    S = np.zeros((pins.size + 1, n))
+    S[np.arange(pins.size), pins] = rng.uniform(0.5, 2.0, pins.size) * rng.choice([-1.0, 1.0], pins.size)
+    S[-1, int(rng.integers(0, n))] = 1e-19  # (noise: no row at all)
+    return np.vstack([A, S]), np.concatenate([y, S @ xf + rng.standard_normal(S.shape[0])])
+
+
+def random_hierarchy(
+    seed: int, degenerate: bool, semidefinite: bool, selection: bool = False
+) -> HierarchicalQP:
+    """Levels with rows, equalities and inequalities around a known feasible point x_f (``selection``: some
+    levels also pin variables by unit rows)."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 10))
     xf = rng.uniform(-0.5, 0.5, n)
@@ -47,6 +61,8 @@ def random_hierarchy(seed: int, degenerate: bool, semidefinite: bool) -> Hierarc
         m = int(rng.integers(0, n + 2))
         A = _rows(rng, m, n, int(rng.integers(1, n + 1)))
         y = 3.0 * rng.standard_normal(m)
+        if selection and rng.random() < 0.7:
+            A, y = _with_selection_rows(rng, A, y, n, xf)
         last = p == nlev - 1
         reg = np.full(n, LAM)
         if semidefinite and not last:
@@ -94,13 +110,13 @@ def _check(hqp: HierarchicalQP) -> None:
         # whose level costs agree and that each pass the independent KKT check above are
         # all optima of the problem as double precision resolves it (seed 995, degenerate, semidefinite:
         # daqp and quadprog 5.6e-5 away from the refined answers, the same cost to 12 digits)
-        assert _lambda_determined(hqp), f"backends disagree by {spread:.3g}: {results}"
+        assert _lambda_determined(hqp, xs[0]), f"backends disagree by {spread:.3g}: {results}"
     if all(lv.regularization.min() > 0 for lv in hqp.levels):
         ref = quadprog_lexicographic(hqp)
         if ref is not None:
             ref_costs = np.array(_level_costs(hqp, ref))
             assert (np.abs(costs[0] - ref_costs) <= 1e-5 * (1.0 + np.abs(ref_costs))).all()
-            if not _lambda_determined(hqp):
+            if not _lambda_determined(hqp, ref):
                 np.testing.assert_allclose(xs[0], ref, atol=1e-5 * (1.0 + np.abs(ref).max()))
 
 
@@ -111,12 +127,27 @@ def _level_costs(hqp: HierarchicalQP, x: np.ndarray) -> list[float]:
     ]
 
 
-def _lambda_determined(hqp: HierarchicalQP) -> bool:
-    """True when some direction of x is fixed by no row, equality or constraint of any level (only by the
-    regularisation λ ≤ 1e-8): then x is determined only up to what λ resolves in double precision."""
+def _lambda_determined(hqp: HierarchicalQP, x: np.ndarray | None = None) -> bool:
+    """True when some direction of x is fixed by no row, equality or binding constraint of any level (only
+    by the regularisation λ ≤ 1e-8): then x is determined only up to what λ resolves in double precision.
+    With an answer x, only the inequality rows and bounds active there bind; without one, every row."""
     rows = [lv.A for lv in hqp.levels] + [lv.E for lv in hqp.levels if lv.E is not None]
-    rows += [lv.C for lv in hqp.levels if lv.C is not None]
+    for lv in hqp.levels:
+        if lv.C is not None:
+            rows.append(lv.C if x is None else lv.C[_active(lv.C @ x, lv.lbC, lv.ubC)])
+    if x is not None and hqp.lb is not None and hqp.ub is not None:
+        rows.append(np.eye(hqp.n)[_active(x, hqp.lb, hqp.ub)])
     return np.linalg.matrix_rank(np.vstack(rows)) < hqp.n if rows else True
+
+
+def _active(v: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None) -> np.ndarray:
+    """Where v sits at a side of [lo, hi] (1e-7 relative)."""
+    near = np.zeros(v.shape[0], dtype=bool)
+    with np.errstate(invalid="ignore"):
+        for side in (lo, hi):
+            if side is not None:
+                near |= np.isfinite(side) & (np.abs(v - side) <= 1e-7 * (1.0 + np.abs(side)))
+    return near
 
 
 @settings(
@@ -128,6 +159,43 @@ def _lambda_determined(hqp: HierarchicalQP) -> bool:
 @given(seed=st.integers(0, 2**31 - 1), degenerate=st.booleans(), semidefinite=st.booleans())
 def test_random_hierarchies_optimal_or_raise(seed, degenerate, semidefinite):
     _check(random_hierarchy(seed, degenerate, semidefinite))
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
+@given(seed=st.integers(0, 2**31 - 1), degenerate=st.booleans(), semidefinite=st.booleans())
+def test_levels_that_pin_variables_optimal_or_raise(seed, degenerate, semidefinite):
+    """Selection rows pin their variables for the levels below (wbcpy.qp.pinning): the lower levels are
+    then solved over the other variables, and must still be the lexicographic optimum."""
+    _check(random_hierarchy(seed, degenerate, semidefinite, selection=True))
+
+
+def test_a_level_that_pins_most_variables_hands_the_rest_to_the_levels_below(monkeypatch):
+    """Level 0 fixes x0..x3 by unit rows (and couples x4, x5 by one row); level 1 is then solved over x4,
+    x5 on the line the coupling row leaves, with the constraint of level 0 still holding."""
+    import wbcpy.qp.hierarchy as hierarchy
+
+    calls = []
+    real = hierarchy.pin_selected
+    monkeypatch.setattr(hierarchy, "pin_selected", lambda *a: calls.append(real(*a)) or calls[-1])
+    n = 6
+    A0 = np.vstack([np.diag([1.0, -2.0, 0.5, 3.0, 0.0, 0.0])[:4], [[0, 0, 0, 0, 1.0, 1.0]]])
+    y0 = np.array([1.0, 2.0, -1.0, 3.0, 0.4])
+    C = np.array([[0.0, 0, 0, 0, 1.0, 0]])  # x4 ≤ 0.1, from level 0 down
+    levels = [QPLevel(A0, y0, np.full(n, LAM), C=C, lbC=np.array([-np.inf]), ubC=np.array([0.1])),
+              QPLevel(np.eye(n), np.full(n, 5.0), np.full(n, LAM))]  # fmt: skip
+    hqp = HierarchicalQP(levels, [f"x{i}" for i in range(n)])
+    for name in SOLVERS:
+        calls.clear()
+        x = QPSolver(name).solve_hierarchy(hqp.copy())
+        assert calls and calls[0] is not None and calls[0].pinned == 4
+        # x0..x3 from their rows; x4 + x5 = 0.4 kept; level 1 pulls both towards 5: x4 = 0.1 (its bound)
+        np.testing.assert_allclose(x, [1.0, -1.0, -2.0, 1.0, 0.1, 0.3], atol=1e-6)
+        assert verify_lexicographic(hqp, x) is None
 
 
 def test_default_backend_solves_the_degenerate_cases():

@@ -81,6 +81,7 @@ PyObject *wk_rows_excess(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_kept_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_selection_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_lift_clip(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_regulariser_inert(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

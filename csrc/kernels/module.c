@@ -100,6 +100,8 @@ static PyMethodDef methods[] = {
     KERNEL(kept_rows, "kept_rows(M, v, lo, hi, drop_constant) -> (M_kept, lo - v, hi - v, rows) or None\n\n"
                       "Rows bounded on at least one side; with drop_constant, rows of M that vanish are dropped "
                       "once v meets them (None when one does not)."),
+    KERNEL(selection_rows, "selection_rows(A) -> (columns, other_rows): the distinct columns of A's rows with "
+                           "exactly one nonzero, and the indices of its rows with more."),
     KERNEL(level_equations, "level_equations(A, y, r, Z, xbar) -> (AZ, e, H, g)\n\n"
                             "A level |A x - y|^2 + sum r x^2 on x = xbar + Z w: AZ = A Z, e = A xbar - y, "
                             "H = AZ^T AZ + Z^T diag(r) Z, g = AZ^T e + Z^T (r xbar)."),

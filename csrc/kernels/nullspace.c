@@ -28,7 +28,8 @@ typedef struct {
 } unit_rows;
 
 /* the rows of S scaled to unit norm, tiny ones dropped; returns -1 (no memory), 0, or 1 when every row
- * is tiny while a target is not zero (an inconsistent equation 0 = f; *bad holds max |f|) */
+ * is tiny while a target is not (above 1e-9 (1 + |f|): an inconsistent equation 0 = f; *bad holds
+ * max |f|) */
 static int normalise(const wk_mat *S, const double *f, unit_rows *out, double *bad)
 {
     Py_ssize_t m = S->rows, n = S->cols;
@@ -66,7 +67,7 @@ static int normalise(const wk_mat *S, const double *f, unit_rows *out, double *b
     }
     PyMem_Free(norms);
     out->mb = mb;
-    if (mb == 0 && f && fmax_all > 0.0) {
+    if (mb == 0 && f && fmax_all > 1e-9 * (1.0 + fmax_all)) {
         *bad = fmax_all;
         return 1;
     }
@@ -367,5 +368,69 @@ PyObject *wk_kept_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_XDECREF(h);
     Py_XDECREF(rows);
     PyMem_Free(keep);
+    return out;
+}
+
+/* selection_rows(A) -> (columns, other_rows)
+ *
+ * The rows of A with exactly one nonzero entry (a multiple of a unit row: A x = A x* then fixes that
+ * variable), as the sorted distinct columns they select, and the indices of the rows with two or more
+ * nonzero entries. Rows without any, and single-entry rows no longer than 1e-12 max(1, the longest row)
+ * (rounding noise, which the null space drops too), are in neither. */
+PyObject *wk_selection_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 1, "selection_rows") < 0)
+        return NULL;
+    wk_mat A;
+    if (wk_matrix(args[0], -1, -1, 0, "A", &A) < 0)
+        return NULL;
+    Py_ssize_t m = A.rows, n = A.cols;
+    char *selected = PyMem_Calloc((size_t)n + 1, 1);
+    npy_intp *others = PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(npy_intp));
+    if (selected == NULL || others == NULL) {
+        PyMem_Free(selected);
+        PyMem_Free(others);
+        return PyErr_NoMemory();
+    }
+    /* a row counts when its norm exceeds 1e-12 max(1, the longest row's): the rows the null space keeps */
+    double longest = 0.0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        double s = 0.0;
+        for (Py_ssize_t j = 0; j < n; j++)
+            s += WK_AT(A, i, j) * WK_AT(A, i, j);
+        longest = s > longest ? s : longest;
+    }
+    double floor = 1e-12 * (sqrt(longest) > 1.0 ? sqrt(longest) : 1.0);
+    Py_ssize_t n_other = 0, n_sel = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        Py_ssize_t count = 0, col = -1;
+        for (Py_ssize_t j = 0; j < n && count < 2; j++)
+            if (WK_AT(A, i, j) != 0.0) {
+                count++;
+                col = j;
+            }
+        if (count == 1 && fabs(WK_AT(A, i, col)) > floor) {
+            n_sel += !selected[col];
+            selected[col] = 1;
+        } else if (count > 1) {
+            others[n_other++] = i;
+        }
+    }
+    npy_intp dc[1] = {n_sel}, dr[1] = {n_other};
+    PyArrayObject *cols = (PyArrayObject *)PyArray_SimpleNew(1, dc, NPY_INTP);
+    PyArrayObject *rows = (PyArrayObject *)PyArray_SimpleNew(1, dr, NPY_INTP);
+    PyObject *out = NULL;
+    if (cols && rows) {
+        npy_intp *c = PyArray_DATA(cols), k = 0;
+        for (Py_ssize_t j = 0; j < n; j++)
+            if (selected[j])
+                c[k++] = j;
+        memcpy(PyArray_DATA(rows), others, (size_t)n_other * sizeof(npy_intp));
+        out = PyTuple_Pack(2, (PyObject *)cols, (PyObject *)rows);
+    }
+    Py_XDECREF(cols);
+    Py_XDECREF(rows);
+    PyMem_Free(selected);
+    PyMem_Free(others);
     return out;
 }

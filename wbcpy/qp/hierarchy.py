@@ -46,6 +46,7 @@ from .fixed import FixedSplit
 from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_level
 from .level_solver import LevelSolver, Solved, SolveFailedError
 from .nullspace import InconsistentEqualitiesError, NullSpace
+from .pinning import pin_selected
 from .problem import HierarchicalQP, QPLevel, StatusRecord
 
 __all__ = ["LevelFailedError", "solve_levels"]
@@ -134,6 +135,42 @@ def _check_point(ns: NullSpace, stack: ConstraintStack, split: FixedSplit) -> No
         raise InfeasibleConstantError()
 
 
+class _Loop:
+    """The level loop's state: the fixed split, the null space, the stacked inequality rows, and how many
+    variables higher levels pinned (:mod:`wbcpy.qp.pinning`)."""
+
+    __slots__ = ("ns", "pinned", "split", "stack")
+
+    def __init__(self, split: FixedSplit, rank_tol: float) -> None:
+        self.split = split
+        self.ns = NullSpace(split.nf, rank_tol)
+        self.stack = ConstraintStack()
+        self.pinned = 0
+
+    def record(self, sol: Solved, t0: float, p: int) -> StatusRecord:
+        n_eq = self.ns.n_eq + self.pinned
+        return (sol.solver, sol.status, sol.iterations, time.perf_counter() - t0, p, n_eq, self.ns.k,
+                sol.primal, sol.dual, sol.fallback)  # fmt: skip
+
+    def keep_optimum(self, level: QPLevel, sol: Solved, built: LevelQP, A: np.ndarray) -> None:
+        """What the levels below keep of this level's answer: its rows' optimum (the variables its
+        selection rows pin, or all its rows in the null space), and, where its regulariser has no
+        curvature along what the rows leave free, the constraints it holds strongly active."""
+        split, stack = self.split, self.stack
+        pinned = pin_selected(A, split, self.ns, stack)
+        if pinned is None:
+            self.ns.add_rows(A)  # ns.Z now spans S, what the levels below may still move along
+        else:
+            self.split, self.ns, self.stack = pinned.split, pinned.ns, pinned.stack
+            self.pinned += pinned.pinned
+        if _regulariser_inert(self.split.take(level.regularization), self.ns.Z):
+            zb = sol.z_box if sol.z_box is not None else _box_multipliers(sol, built)
+            strong = _strong_rows(built, sol.z, zb, sol.dual_scale, stack, split.nf)
+            if strong:
+                rows = np.vstack(strong)
+                self.ns.add_rows(rows if pinned is None else rows[:, pinned.keep])
+
+
 def solve_levels(
     hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float
 ) -> tuple[np.ndarray, tuple[StatusRecord, ...]]:
@@ -146,41 +183,35 @@ def solve_levels(
         InfeasibleBoundsError: inconsistent bounds (from :class:`~wbcpy.qp.fixed.FixedSplit`).
         LevelFailedError: a level could not be solved or is infeasible.
     """
-    split = FixedSplit(hqp.lb, hqp.ub, hqp.n)
+    loop = _Loop(FixedSplit(hqp.lb, hqp.ub, hqp.n), rank_tol)
     levels = hqp.levels
     last = _last_level_to_solve(levels)
-    ns = NullSpace(split.nf, rank_tol)
-    stack = ConstraintStack()
     records: list[StatusRecord] = []
     for p, level in enumerate(levels):
         t0 = time.perf_counter()
         try:
+            split, ns, stack = loop.split, loop.ns, loop.stack
             _add_constraints(level, split, ns, stack)
-            why = _skip_reason(level, p, last, ns, split)
+            why = _skip_reason(level, p, last, ns, split, loop.pinned)
             if why is not None:
                 if why == "higher levels fix x":
                     _check_point(ns, stack, split)
-                records.append((solver.name, f"skipped: {why}", 0, time.perf_counter() - t0, p, ns.n_eq,
-                                split.nf, 0.0, 0.0, None))  # fmt: skip
+                records.append((solver.name, f"skipped: {why}", 0, time.perf_counter() - t0, p,
+                                ns.n_eq + loop.pinned, split.nf, 0.0, 0.0, None))  # fmt: skip
                 continue
             sol, built, A = _solve_level(level, split, ns, stack, solver, p)
+            records.append(loop.record(sol, t0, p))
+            ns.xbar = _lift_clip(ns.Z, sol.x, ns.xbar, split.lb, split.ub)  # x̄ + Z w, clipped into the box
+            if p < last:
+                loop.keep_optimum(level, sol, built, A)
         except (InconsistentEqualitiesError, InfeasibleConstantError) as exc:
             why = str(exc) or "a constraint fixed by higher levels is violated"
             raise LevelFailedError(p, f"infeasible: {why}",
                                records) from None  # fmt: skip
         except SolveFailedError as exc:
             raise LevelFailedError(p, exc.status, records) from None
-        records.append((sol.solver, sol.status, sol.iterations, time.perf_counter() - t0, p, ns.n_eq, ns.k,
-                        sol.primal, sol.dual, sol.fallback))  # fmt: skip
-        ns.xbar = _lift_clip(ns.Z, sol.x, ns.xbar, split.lb, split.ub)  # x̄ + Z w, clipped into the box
-        if p < last:
-            ns.add_rows(A)  # ns.Z now spans S, what the levels below may still move along
-            if _regulariser_inert(split.take(level.regularization), ns.Z):
-                zb = sol.z_box if sol.z_box is not None else _box_multipliers(sol, built)
-                strong = _strong_rows(built, sol.z, zb, sol.dual_scale, stack, split.nf)
-                if strong:
-                    ns.add_rows(np.vstack(strong))
-    x = ns.point() if last >= 0 else _lift_clip(None, np.zeros(split.nf), None, split.lb, split.ub)
+    split = loop.split
+    x = loop.ns.point() if last >= 0 else _lift_clip(None, np.zeros(split.nf), None, split.lb, split.ub)
     x = split.merge(x)
     bad = _violated_constraints(hqp, x, solver.kkt_tol)
     if bad is not None:
@@ -207,9 +238,10 @@ def _violated_constraints(hqp: HierarchicalQP, x: np.ndarray, tol: float) -> tup
     return None
 
 
-def _skip_reason(level: QPLevel, p: int, last: int, ns: NullSpace, split: FixedSplit) -> str | None:
+def _skip_reason(level: QPLevel, p: int, last: int, ns: NullSpace, split: FixedSplit,
+                 pinned: int) -> str | None:  # fmt: skip
     if split.nf == 0:
-        return "no free variable"
+        return "higher levels fix x" if pinned else "no free variable"
     if p > last or (p < last and level.A.shape[0] == 0):
         return "no task rows"
     if ns.k == 0:

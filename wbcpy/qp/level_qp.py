@@ -37,6 +37,16 @@ class ConstraintStack:
     def __init__(self) -> None:
         self.rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
+    def restricted(self, keep: np.ndarray, drop: np.ndarray, values: np.ndarray) -> ConstraintStack:
+        """The rows over the columns ``keep`` once the columns ``drop`` are fixed at ``values`` (their
+        contribution moved into the sides)."""
+        out = ConstraintStack()
+        if self.rows is not None:
+            C, lo, hi = self.rows
+            shift = C[:, drop] @ values
+            out.rows = (np.ascontiguousarray(C[:, keep]), lo - shift, hi - shift)
+        return out
+
     def add(self, C: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
         """Append rows (they hold at this level and every lower one)."""
         if self.rows is None:
@@ -89,7 +99,7 @@ def _stack_block(ns: NullSpace, stack: ConstraintStack) -> _Block | None:
     if stack.rows is None:
         return None
     C, lo, hi = stack.rows
-    return _kept(ns.project(C), None if ns.xbar is None else C @ ns.xbar, lo, hi, ns.Z is not None)
+    return _kept(ns.project(C), None if ns.xbar is None else C @ ns.xbar, lo, hi, True)
 
 
 def _bound_block(ns: NullSpace, lb: np.ndarray | None, ub: np.ndarray | None) -> _Block | None:

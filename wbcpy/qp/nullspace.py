@@ -41,7 +41,7 @@ class NullSpace:
         n_eq: number of directions fixed so far (n − k).
     """
 
-    __slots__ = ("Z", "n", "n_eq", "rank_tol", "xbar")
+    __slots__ = ("Z", "blocks", "n", "n_eq", "rank_tol", "xbar")
 
     def __init__(self, n: int, rank_tol: float = 1e-9) -> None:
         self.n = n
@@ -49,6 +49,8 @@ class NullSpace:
         self.Z: np.ndarray | None = None
         self.n_eq = 0
         self.rank_tol = rank_tol
+        #: the row blocks imposed so far (x̄ satisfies each: S x = S x̄), for :meth:`restricted`
+        self.blocks: list[np.ndarray] = []
 
     @property
     def k(self) -> int:
@@ -76,6 +78,7 @@ class NullSpace:
             return
         self.Z, _, rank, _ = _nullspace_update(S, None, self.Z, self.xbar, self.rank_tol)
         self.n_eq += rank
+        self.blocks.append(S)
 
     def add_equalities(self, E: np.ndarray, f: np.ndarray) -> None:
         """Impose E x = f: move x̄ onto it (least change within the free directions) and shrink Z.
@@ -90,3 +93,16 @@ class NullSpace:
             raise InconsistentEqualitiesError(residual)
         self.Z, self.xbar = Z, xbar
         self.n_eq += rank
+        self.blocks.append(E)
+
+    def restricted(self, keep: np.ndarray, extra: np.ndarray | None = None) -> NullSpace:
+        """The affine set over the variables ``keep`` once the others are fixed at their x̄ values: x̄
+        restricted, and a basis rebuilt from the blocks imposed so far (and the rows ``extra``, which x̄
+        also satisfies) restricted to those columns: each still holds at x̄, so only Z is recomputed, by
+        one factorisation of the restricted rows."""
+        out = NullSpace(int(keep.shape[0]), self.rank_tol)
+        out.xbar = None if self.xbar is None else self.xbar[keep]
+        blocks = self.blocks if extra is None else [*self.blocks, extra]
+        if blocks and out.n:
+            out.add_rows(np.vstack(blocks)[:, keep])
+        return out

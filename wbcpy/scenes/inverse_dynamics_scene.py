@@ -54,8 +54,10 @@ __all__ = ["AccelerationSceneTSID", "InverseDynamicsScene"]
 #: backend options the scene's levels need: its level 0 is semidefinite in the wrench split (no row
 #: covers it), where DAQP runs proximal-point iterations whose default stopping tolerance leaves a
 #: stationarity error of ~1e-4 relative that the KKT certificate rightly rejects; 1e-12 costs a few
-#: iterations more
-BACKEND_OPTIONS: dict[str, dict[str, Any]] = {"daqp": {"eta_prox": 1e-12}}
+#: iterations more. A fixed proximal weight 1e-8 (instead of DAQP's automatic one) converges in 4
+#: iterations instead of 6 (Talos standing, 50 states of bench_contact: 26.8 µs against 32.0 µs, every
+#: answer certified; weights 1e-9 and 1e-10 take as many iterations)
+BACKEND_OPTIONS: dict[str, dict[str, Any]] = {"daqp": {"eta_prox": 1e-12, "eps_prox": 1e-8}}
 
 
 def _solver(solver: Any) -> Any:

@@ -24,6 +24,8 @@ _DAQP_EXIT: dict[int, str] = {
     -5: "non-convex problem (H not positive definite)",
     -6: "overdetermined initial working set",
 }
+#: DAQP's fallback: forced proximal-point iterations with this weight (see :class:`DaqpBackend`)
+FALLBACK_EPS_PROX = 1e-6
 #: warm-start DAQP (``primal_start``) from the previous answer only when it had at least this many active
 #: constraints (see :meth:`DaqpBackend._run`)
 WARM_MIN_ACTIVE = 16
@@ -159,9 +161,9 @@ class DaqpBackend(Backend[np.ndarray]):
         )
 
     def solve_fallback(self, q: StdQP, x0: np.ndarray | None) -> tuple[str, RawResult] | None:
-        if self.options.get("eps_prox", -1.0) > 0:
+        if self.options.get("eps_prox", -1.0) >= FALLBACK_EPS_PROX:  # (already as robust as that)
             return None
-        opts = {**self.options, "eps_prox": 1e-6}
+        opts = {**self.options, "eps_prox": FALLBACK_EPS_PROX}
         return "eps_prox=1e-06", self.solve_with(q, x0, opts)
 
     def solve_with(self, q: StdQP, x0: np.ndarray | None, options: dict[str, Any]) -> RawResult:

@@ -1,0 +1,67 @@
+"""Variables a level pins for the levels below it, and the smaller problem those levels are then solved on.
+
+The levels below level p keep its rows' optimum, ``A_p x = A_p x*``. A row of ``A_p`` with one nonzero
+entry (a joint task's selection row, a regulariser row √λ e_j) therefore fixes its variable for every
+lower level. When such rows pin most of what is still free, :func:`pin_selected` hands the lower levels
+the problem over the remaining variables instead of adding every row of ``A_p`` to the null space:
+
+* the pinned variables join the fixed ones at their current values (:meth:`FixedSplit.pinned`), so
+  every lower level's rows, targets and constraint sides see them as constants, as bounds with
+  lb = ub are;
+* the null space is rebuilt over the remaining variables from the row blocks imposed so far and the
+  level's other rows, restricted to those columns (:meth:`NullSpace.restricted`): each of them still
+  holds at x̄, so only the basis is recomputed — one factorisation of few columns instead of one of all
+  the level's rows on the current basis;
+* the stacked inequality rows move the pinned variables' part into their sides
+  (:meth:`ConstraintStack.restricted`).
+
+Both ways describe the same feasible set: the directions that keep every higher level's optimum. A
+contact scene's last level (the least-norm split of the contact wrenches, once the task level has fixed
+q̈ through its posture rows and regulariser rows) is so solved over the wrenches alone.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._kernels import selection_rows as _selection_rows
+from .fixed import FixedSplit
+from .level_qp import ConstraintStack
+from .nullspace import NullSpace
+
+__all__ = ["Pinned", "pin_selected"]
+
+
+class Pinned(NamedTuple):
+    """The problem of the levels below a level that pinned variables.
+
+    Attributes:
+        split, ns, stack: the new fixed split, null space and constraint stack (over the variables left).
+        keep: the variables left, as indices among the previous free variables.
+        pinned: how many variables were pinned.
+    """
+
+    split: FixedSplit
+    ns: NullSpace
+    stack: ConstraintStack
+    keep: np.ndarray
+    pinned: int
+
+
+def pin_selected(A: np.ndarray, split: FixedSplit, ns: NullSpace, stack: ConstraintStack) -> Pinned | None:
+    """The lower levels' problem once the selection rows of ``A`` (the level's rows over the free
+    variables, met at x̄) pin their variables; None when A has none, or when the variables left would
+    still span more than half of the current free directions (adding A to the null space is then as
+    cheap)."""
+    cols, others = _selection_rows(A)
+    if not cols.size or 2 * (split.nf - cols.size) > ns.k:
+        return None
+    keep = np.ones(split.nf, dtype=bool)
+    keep[cols] = False
+    kept = np.flatnonzero(keep)
+    values = ns.point()[cols]
+    new_ns = ns.restricted(kept, A[others] if others.size else None)
+    return Pinned(split.pinned(cols, values), new_ns, stack.restricted(kept, cols, values), kept,
+                  int(cols.size))  # fmt: skip
