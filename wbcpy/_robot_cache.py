@@ -4,9 +4,9 @@
 :data:`Q`, :data:`V`, :data:`A`, :data:`SID`, :data:`FRAMES`) and publishes it
 with one attribute store, which is atomic under the GIL: a reader that takes the record once sees one
 state, never half of two. A record is published once and never again, so its identity stamps results.
-``frames`` maps a frame index ``f`` to its Jacobian (6×nv) and ``~f`` (= −1 − f) to its bias J̇q̇ (6,),
-the arrays computed for that record; they are filled by whichever thread computes them first and stay
-valid snapshots of that state.
+``frames`` maps a frame index ``f`` to its Jacobian (6×nv), ``~f`` (= −1 − f) to its bias J̇q̇ (6,) and
+``f + PLACEMENT_KEY`` to its world placement (a ``pin.SE3``), the objects computed for that record; they
+are filled by whichever thread computes them first and stay valid snapshots of that state.
 
 **Workspace.** One ``pin.Data`` plus, for each group of Pinocchio results, the record the data holds it
 for (identity stamps). Each thread that reads a robot gets its own workspace (``threading.local``), so
@@ -41,6 +41,7 @@ from .errors import StateNotSetError
 __all__ = [
     "FRAMES",
     "GROUPS",
+    "PLACEMENT_KEY",
     "SID",
     "A",
     "PerThreadWorkspace",
@@ -51,6 +52,8 @@ __all__ = [
     "record",
 ]
 
+#: offset of the frame placements' keys in a record's ``frames`` map (see the module docstring)
+PLACEMENT_KEY: Final = 1 << 40
 Q: Final = 0
 V: Final = 1
 A: Final = 2
@@ -195,6 +198,15 @@ class Workspace:
         """``data.Jcom`` as a 3×nv view (after :meth:`com_terms`)."""
         jcom: np.ndarray = self.data.Jcom
         return jcom.reshape(3, 1) if self._nv1 else jcom
+
+    def frame_placement(self, st: Record, fid: int) -> pin.SE3:
+        """World placement of one frame (a new ``pin.SE3``) of record ``st``, cached in the record: the
+        joint placements of :meth:`motion` and Pinocchio's ``updateFramePlacement`` for that frame only."""
+        if self.kin is not st:
+            self.motion(st, "frame placement")
+        placement: pin.SE3 = pin.updateFramePlacement(self.model, self.data, fid)  # (a copy)
+        st[FRAMES][fid + PLACEMENT_KEY] = placement
+        return placement
 
     def frame_jacobian(self, st: Record, fid: int, cache: bool = True) -> np.ndarray:
         """Frame Jacobian (6×nv, world axes at the frame origin) of record ``st``: a new array, also kept

@@ -23,7 +23,7 @@ import numpy as np
 import pinocchio as pin
 
 from ._pin_bindings import BindingProbe
-from ._robot_cache import FRAMES, GROUPS, SID, PerThreadWorkspace, Record, RobotState, record
+from ._robot_cache import FRAMES, GROUPS, PLACEMENT_KEY, SID, PerThreadWorkspace, Record, RobotState, record
 from ._robot_names import RobotNames
 from ._validation import short_repr
 from .errors import InvalidValueError, StateNotSetError
@@ -161,14 +161,14 @@ class RobotStateViews:
 
     # ------------------------------------------------------------------ no-copy views (never write to them)
     def frame_placement_view(self, frame: str | int) -> pin.SE3:
-        """:meth:`frame_placement` without the copy: the ``pin.SE3`` in ``data.oMf`` of the calling
-        thread, up to date for the current state (valid until this thread computes a later state)."""
+        """:meth:`frame_placement` without the copy: the frame's world placement for the current state,
+        computed for this frame alone on first use and kept with the state (a per-state snapshot, see
+        :meth:`frame_jacobian_view`; never write to it)."""
         if type(frame) is not int or not 0 <= frame < self._n_frames:
             frame = self.names.frame_id(frame)
-        ws, st = self._tls.ws, self._st
-        if ws.frames is not st:
-            ws.placements(st, "frame placement")
-        return ws.data.oMf[frame]
+        st = self._st
+        placement = st[FRAMES].get(frame + PLACEMENT_KEY)
+        return self._tls.ws.frame_placement(st, frame) if placement is None else placement
 
     def frame_jacobian_view(self, frame: str | int) -> np.ndarray:
         """:meth:`frame_jacobian` without the copy: the array cached for the current state.

@@ -43,8 +43,6 @@ int wk_nargs(Py_ssize_t nargs, Py_ssize_t expected, const char *func);
 
 /* ---------------------------------------------------------------------------------- BLAS / LAPACK */
 
-typedef void (*wk_dsyrk_t)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a, int *lda,
-                           double *beta, double *c, int *ldc);
 typedef void (*wk_dgemm_t)(char *ta, char *tb, int *m, int *n, int *k, double *alpha, double *a, int *lda,
                            double *b, int *ldb, double *beta, double *c, int *ldc);
 typedef void (*wk_dgeqp3_t)(int *m, int *n, double *a, int *lda, int *jpvt, double *tau, double *work,
@@ -53,7 +51,6 @@ typedef void (*wk_dgeqp3_t)(int *m, int *n, double *a, int *lda, int *jpvt, doub
 typedef void (*wk_dormqr_t)(char *side, char *trans, int *m, int *n, int *k, double *a, int *lda, double *tau,
                             double *c, int *ldc, double *work, int *lwork, int *info);
 
-extern wk_dsyrk_t wk_dsyrk;
 extern wk_dgemm_t wk_dgemm;
 extern wk_dgeqp3_t wk_dgeqp3;
 extern wk_dormqr_t wk_dormqr;
@@ -82,7 +79,9 @@ PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_kept_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_selection_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_pin_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_matmul_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_lift_clip(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_regulariser_inert(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 

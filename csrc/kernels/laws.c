@@ -110,9 +110,24 @@ PyObject *wk_pose_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (e == NULL || wk_matrix(args[2], 3, 3, 0, "Rd", &Rd) < 0)
         return NULL;
     const double *pd = wk_vector(args[3], 3, 0, "pd");
-    if (pd == NULL || wk_matrix(args[4], 3, 3, 0, "R", &R) < 0)
+    if (pd == NULL)
         return NULL;
-    const double *p = wk_vector(args[5], 3, 0, "p");
+    double p_buf[3];
+    const double *p;
+    if (args[5] == Py_None) { /* R is the 4×4 homogeneous matrix of the pose: its blocks */
+        wk_mat M;
+        if (wk_matrix(args[4], 4, 4, 0, "M", &M) < 0)
+            return NULL;
+        for (int i = 0; i < 3; i++)
+            p_buf[i] = WK_AT(M, i, 3);
+        R = M;
+        R.rows = R.cols = 3;
+        p = p_buf;
+    } else {
+        if (wk_matrix(args[4], 3, 3, 0, "R", &R) < 0)
+            return NULL;
+        p = wk_vector(args[5], 3, 0, "p");
+    }
     if (p == NULL || wk_matrix_or_none(args[6], 6, -1, "J", &J) < 0)
         return NULL;
     int none;

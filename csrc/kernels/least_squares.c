@@ -6,6 +6,7 @@
 
 #include "kernels.h"
 
+
 /* below this many multiply-adds the loops beat a BLAS call */
 #define WK_BLAS_MIN_WORK 4096
 
@@ -56,24 +57,30 @@ PyObject *wk_weighted_rows(PyObject *self, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_NONE;
 }
 
-/* H (n×n, row-major) = AᵀA: BLAS dsyrk on the lower (row-major) triangle when A is contiguous in
- * either order and the product is large, loops otherwise; then the other triangle is mirrored. */
+/* the number of nonzero entries of A */
+static Py_ssize_t nonzeros(const wk_mat *A)
+{
+    Py_ssize_t nnz = 0;
+    for (Py_ssize_t i = 0; i < A->rows; i++)
+        for (Py_ssize_t j = 0; j < A->cols; j++)
+            nnz += WK_AT(*A, i, j) != 0.0;
+    return nnz;
+}
+
+/* H (n×n, row-major) = AᵀA: BLAS dgemm when the product is large and A dense (at least a quarter of
+ * its entries nonzero), else loops over one triangle that skip A's zeros, mirrored. */
 void wk_gram(const wk_mat *A, double *H)
 {
     int m = (int)A->rows, n = (int)A->cols;
-    memset(H, 0, (size_t)n * (size_t)n * sizeof(double));
-    if ((double)m * n * n >= WK_BLAS_MIN_WORK && ((A->cs == 1 && A->rs == n) || (A->rs == 1 && A->cs == m))) {
-        /* column-major view: a C-contiguous A is Aᵀ (n×m, ld n): H = Aᵀ (Aᵀ)ᵀ, trans 'N';
-         * an F-contiguous A is A (m×n, ld m): H = Aᵀ A, trans 'T'. 'U' in column-major = row-major lower. */
-        char uplo = 'U', trans = A->cs == 1 ? 'N' : 'T';
-        int lda = A->cs == 1 ? n : m;
-        double one = 1.0, zero = 0.0;
-        wk_dsyrk(&uplo, &trans, &n, &m, &one, A->data, &lda, &zero, H, &n);
-        for (int i = 0; i < n; i++)
-            for (int j = i + 1; j < n; j++)
-                H[i * n + j] = H[j * n + i];
+    if ((double)m * n * n >= WK_BLAS_MIN_WORK && 4.0 * (double)nonzeros(A) > (double)m * n) {
+        /* Aᵀ A by dgemm (not dsyrk: OpenBLAS runs dsyrk on its thread pool from small sizes on, whose
+         * spinning workers cost more than the product at these sizes; dgemm stays on one thread below
+         * 2.6e5 multiply-adds) */
+        wk_mat At = {A->data, n, m, A->cs, A->rs};
+        wk_matmul(&At, A, H);
         return;
     }
+    memset(H, 0, (size_t)n * (size_t)n * sizeof(double));
     for (int k = 0; k < m; k++) {
         const double *row = A->data + (Py_ssize_t)k * A->rs;
         for (int i = 0; i < n; i++) {
@@ -128,11 +135,11 @@ PyObject *wk_normal_equations(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_RETURN_NONE;
 }
 
-/* ls_gradient(AZ, e0, r, Z, xbar, w, t, scale): with e = AZ w + e0 and u = r∘(Z w + x̄) (Z None: the
- * identity, x̄ None: 0), t = AZᵀe + Zᵀu and scale = |AZ|ᵀ|e| + |Z|ᵀ|u| (r None: no u). */
+/* ls_gradient(AZ, e0, r, Z, xbar, w) -> (t, scale): with e = AZ w + e0 and u = r∘(Z w + x̄) (Z None: the
+ * identity, x̄ None: 0), t = AZᵀe + Zᵀu and scale = |AZ|ᵀ|e| + |Z|ᵀ|u| (r None: no u), new arrays. */
 PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 8, "ls_gradient") < 0)
+    if (wk_nargs(nargs, 6, "ls_gradient") < 0)
         return NULL;
     wk_mat AZ, Z;
     if (wk_matrix(args[0], -1, -1, 0, "AZ", &AZ) < 0)
@@ -144,16 +151,25 @@ PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     int no_r, no_xbar;
     const double *e0 = wk_vector(args[1], m, 0, "e0");
     const double *r = e0 ? wk_vector_or_none(args[2], n, 0, "r", &no_r) : NULL;
-    const double *xbar = (e0 && (r || no_r)) ? wk_vector_or_none(args[4], n, 0, "xbar", &no_xbar) : NULL;
-    const double *w = (xbar || (e0 && (r || no_r) && no_xbar)) ? wk_vector(args[5], k, 0, "w") : NULL;
-    double *t = w ? wk_vector(args[6], k, 1, "t") : NULL;
-    double *scale = t ? wk_vector(args[7], k, 1, "scale") : NULL;
-    if (scale == NULL)
+    if (e0 == NULL || (r == NULL && !no_r))
         return NULL;
+    const double *xbar = wk_vector_or_none(args[4], n, 0, "xbar", &no_xbar);
+    if (xbar == NULL && !no_xbar)
+        return NULL;
+    const double *w = wk_vector(args[5], k, 0, "w");
+    if (w == NULL)
+        return NULL;
+    npy_intp dims[1] = {k};
+    PyArrayObject *to = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    PyArrayObject *so = to ? (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE) : NULL;
     wk_scratch s;
-    double *e = scratch_get(&s, m + n);
-    if (e == NULL)
+    double *e = so ? scratch_get(&s, m + n) : NULL;
+    if (e == NULL) {
+        Py_XDECREF(to);
+        Py_XDECREF(so);
         return NULL;
+    }
+    double *t = PyArray_DATA(to), *scale = PyArray_DATA(so);
     double *u = e + m;
     for (Py_ssize_t i = 0; i < m; i++) {
         double sum = e0[i];
@@ -186,6 +202,8 @@ PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         if (Z.data) {
             for (Py_ssize_t i = 0; i < n; i++) {
                 double ui = u[i], ai = fabs(ui);
+                if (ui == 0.0)
+                    continue;
                 for (Py_ssize_t j = 0; j < k; j++) {
                     double z = WK_AT(Z, i, j);
                     t[j] += z * ui;
@@ -200,7 +218,10 @@ PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         }
     }
     scratch_free(&s);
-    Py_RETURN_NONE;
+    PyObject *out = PyTuple_Pack(2, (PyObject *)to, (PyObject *)so);
+    Py_DECREF(to);
+    Py_DECREF(so);
+    return out;
 }
 
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
@@ -208,7 +229,11 @@ void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
     int m = (int)A->rows, n = (int)A->cols, k = (int)B->cols;
     int a_c = A->cs == 1 && A->rs == n, a_f = A->rs == 1 && A->cs == m;
     int b_c = B->cs == 1 && B->rs == k, b_f = B->rs == 1 && B->cs == n;
-    if ((double)m * n * k >= WK_BLAS_MIN_WORK && (a_c || a_f) && (b_c || b_f) && m > 0 && n > 0 && k > 0) {
+    double work = (double)m * n * k;
+    /* BLAS for large dense products; the loops below skip A's zeros (selection rows, cone rows) and
+     * win below a density of about a quarter */
+    if (work >= WK_BLAS_MIN_WORK && (a_c || a_f) && (b_c || b_f) && m > 0 && n > 0 && k > 0 &&
+        4.0 * (double)nonzeros(A) > (double)m * n) {
         /* row-major C = A B is column-major Cᵀ = Bᵀ Aᵀ: a C-ordered matrix is its transpose in
          * column-major, an F-ordered one itself ('T') */
         char tb = b_c ? 'N' : 'T', ta = a_c ? 'N' : 'T';
@@ -219,15 +244,22 @@ void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
         return;
     }
     memset(C, 0, (size_t)m * (size_t)k * sizeof(double));
-    for (int i = 0; i < m; i++)
+    for (int i = 0; i < m; i++) {
+        double *c = C + (Py_ssize_t)i * k;
         for (int l = 0; l < n; l++) {
             double a = WK_AT(*A, i, l);
             if (a == 0.0)
                 continue;
-            double *c = C + (Py_ssize_t)i * k;
-            for (int j = 0; j < k; j++)
-                c[j] += a * WK_AT(*B, l, j);
+            if (B->cs == 1) { /* (contiguous rows of B: a loop the compiler vectorises) */
+                const double *b = B->data + (Py_ssize_t)l * B->rs;
+                for (int j = 0; j < k; j++)
+                    c[j] += a * b[j];
+            } else {
+                for (int j = 0; j < k; j++)
+                    c[j] += a * WK_AT(*B, l, j);
+            }
         }
+    }
 }
 
 /* C = A B for strided A (m × n) and B (n × k) as a new C-ordered array */
@@ -238,6 +270,35 @@ static PyArrayObject *product(const wk_mat *A, const wk_mat *B)
     if (out != NULL)
         wk_matmul(A, B, PyArray_DATA(out));
     return out;
+}
+
+/* H += Zᵀ diag(r) Z (r ≥ 0): the Gram matrix of the rows √r_l Z_l with r_l > 0 (BLAS when large) */
+static int add_weighted_gram(const wk_mat *Z, const double *r, double *H)
+{
+    Py_ssize_t n = Z->rows, k = Z->cols, m = 0;
+    double *W = PyMem_Malloc((size_t)(n * k > 0 ? n * k : 1) * sizeof(double));
+    double *G = PyMem_Malloc((size_t)(k * k > 0 ? k * k : 1) * sizeof(double));
+    if (W == NULL || G == NULL) {
+        PyMem_Free(W);
+        PyMem_Free(G);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t l = 0; l < n; l++) {
+        if (!(r[l] > 0.0))
+            continue;
+        double s = sqrt(r[l]);
+        for (Py_ssize_t j = 0; j < k; j++)
+            W[m * k + j] = s * WK_AT(*Z, l, j);
+        m++;
+    }
+    wk_mat Wm = {W, m, k, k, 1};
+    wk_gram(&Wm, G);
+    for (Py_ssize_t i = 0; i < k * k; i++)
+        H[i] += G[i];
+    PyMem_Free(W);
+    PyMem_Free(G);
+    return 0;
 }
 
 /* level_equations(A, y, r, Z, xbar) -> (AZ, e, H, g)
@@ -301,16 +362,12 @@ PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (!Z.data || (uniform && n > 0)) { /* diag(r), or r₀ ZᵀZ = r₀ I */
         for (Py_ssize_t j = 0; j < k; j++)
             H[j * k + j] += Z.data ? r[0] : r[j];
-    } else {
-        for (Py_ssize_t l = 0; l < n; l++) {
-            if (r[l] == 0.0)
-                continue;
-            for (Py_ssize_t i = 0; i < k; i++) {
-                double zi = r[l] * WK_AT(Z, l, i);
-                for (Py_ssize_t j = 0; j < k; j++)
-                    H[i * k + j] += zi * WK_AT(Z, l, j);
-            }
-        }
+    } else if (add_weighted_gram(&Z, r, H) < 0) {
+        Py_DECREF(eo);
+        Py_DECREF(Ho);
+        Py_DECREF(go);
+        Py_DECREF(AZo);
+        return NULL;
     }
     for (Py_ssize_t l = 0; xbar && l < n; l++) {
         double u = r[l] * xbar[l];
@@ -403,4 +460,15 @@ PyObject *wk_regulariser_inert(PyObject *self, PyObject *const *args, Py_ssize_t
             worst = a > worst ? a : worst;
         }
     return PyBool_FromLong(worst <= 1e-9 * rmax);
+}
+
+/* matmul(A, B) -> A B, a new array (BLAS for large dense A, loops skipping A's zeros otherwise) */
+PyObject *wk_matmul_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 2, "matmul") < 0 || wk_load_lapack() < 0)
+        return NULL;
+    wk_mat A, B;
+    if (wk_matrix(args[0], -1, -1, 0, "A", &A) < 0 || wk_matrix(args[1], A.cols, -1, 0, "B", &B) < 0)
+        return NULL;
+    return (PyObject *)product(&A, &B);
 }

@@ -2,7 +2,6 @@
 #define WBCPY_KERNELS_MODULE
 #include "kernels.h"
 
-wk_dsyrk_t wk_dsyrk = NULL;
 wk_dgemm_t wk_dgemm = NULL;
 wk_dgeqp3_t wk_dgeqp3 = NULL;
 wk_dormqr_t wk_dormqr = NULL;
@@ -35,15 +34,14 @@ static PyObject *module_capi(const char *module)
 
 int wk_load_lapack(void)
 {
-    if (wk_dsyrk != NULL && wk_dgemm != NULL && wk_dgeqp3 != NULL && wk_dormqr != NULL)
+    if (wk_dgemm != NULL && wk_dgeqp3 != NULL && wk_dormqr != NULL)
         return 0;
     PyObject *blas = module_capi("scipy.linalg.cython_blas");
     if (blas == NULL)
         return -1;
-    wk_dsyrk = (wk_dsyrk_t)capsule_function(blas, "dsyrk");
     wk_dgemm = (wk_dgemm_t)capsule_function(blas, "dgemm");
     Py_DECREF(blas);
-    if (wk_dsyrk == NULL || wk_dgemm == NULL)
+    if (wk_dgemm == NULL)
         return -1;
     PyObject *lapack = module_capi("scipy.linalg.cython_lapack");
     if (lapack == NULL)
@@ -69,7 +67,7 @@ static PyMethodDef methods[] = {
     KERNEL(log3, "log3(R, w)\n\nw = log(R) (axis times angle) of a 3x3 rotation R."),
     KERNEL(pose_law, "pose_law(out, error, Rd, pd, R, p, J, v, kp, kd, const)\n\n"
                      "error = (pd - p, log3(Rd R^T)); out = kp*error - kd*(J v) + const (J, v, kd None: no rate "
-                     "term)."),
+                     "term; p None: R is the pose's 4x4 homogeneous matrix)."),
     KERNEL(vector_law, "vector_law(out, target, x, rate, kp, kd, const)\n\n"
                        "out = kp*(target - x) - kd*rate + const (rate, kd None: no rate term)."),
     KERNEL(joint_law, "joint_law(out, target, q, q_index, v, v_index, kp, kd, const)\n\n"
@@ -81,7 +79,7 @@ static PyMethodDef methods[] = {
                           "A_out = sw[:, None] * J, y_out = sw * (target - bias) (sw, bias None: 1, 0)."),
     KERNEL(normal_equations, "normal_equations(A, e, r, H, g)\n\n"
                              "H = A^T A + diag(r), g = A^T e (A: m x n; r None: no diagonal term)."),
-    KERNEL(ls_gradient, "ls_gradient(AZ, e0, r, Z, xbar, w, t, scale)\n\n"
+    KERNEL(ls_gradient, "ls_gradient(AZ, e0, r, Z, xbar, w) -> (t, scale)\n\n"
                         "Gradient of 1/2 |AZ w + e0|^2 + 1/2 sum r (Z w + xbar)^2 and its componentwise scale."),
     KERNEL(natural_residual, "natural_residual(x, t, scale, lb, ub, z_box) -> (residual, max scale)\n\n"
                              "max |x - clip(x - D t, lb, ub)| / (1 + |x|), D = (1 + |x|) / scale; with bound "
@@ -102,9 +100,13 @@ static PyMethodDef methods[] = {
                       "once v meets them (None when one does not)."),
     KERNEL(selection_rows, "selection_rows(A) -> (columns, other_rows): the distinct columns of A's rows with "
                            "exactly one nonzero, and the indices of its rows with more."),
+    KERNEL(pin_rows, "pin_rows(A, k, xbar, blocks, C) -> None or (cols, kept, values, xbar_kept, rows, C_kept, "
+                     "C_shift): the variables A's selection rows pin and the kept variables' problem data."),
     KERNEL(level_equations, "level_equations(A, y, r, Z, xbar) -> (AZ, e, H, g)\n\n"
                             "A level |A x - y|^2 + sum r x^2 on x = xbar + Z w: AZ = A Z, e = A xbar - y, "
                             "H = AZ^T AZ + Z^T diag(r) Z, g = AZ^T e + Z^T (r xbar)."),
+    {"matmul", (PyCFunction)(void (*)(void))wk_matmul_py, METH_FASTCALL,
+     "matmul(A, B) -> A B, a new array (BLAS for large dense A; loops that skip A's zeros otherwise)."},
     KERNEL(lift_clip, "lift_clip(Z, w, xbar, lb, ub) -> clip(xbar + Z w, lb, ub), a new array."),
     KERNEL(regulariser_inert, "regulariser_inert(r, Z) -> max |r_i Z_ij| <= 1e-9 max r (True for r = 0)."),
     {NULL, NULL, 0, NULL},

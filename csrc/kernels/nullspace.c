@@ -434,3 +434,124 @@ PyObject *wk_selection_rows(PyObject *self, PyObject *const *args, Py_ssize_t na
     PyMem_Free(others);
     return out;
 }
+
+/* gather the columns `cols` (n_cols of them) of the strided M into a new row-major array */
+static PyArrayObject *gather_columns(const wk_mat *M, const npy_intp *cols, Py_ssize_t n_cols)
+{
+    PyArrayObject *out = new_matrix(M->rows, n_cols);
+    if (out == NULL)
+        return NULL;
+    double *d = PyArray_DATA(out);
+    for (Py_ssize_t i = 0; i < M->rows; i++)
+        for (Py_ssize_t j = 0; j < n_cols; j++)
+            d[i * n_cols + j] = WK_AT(*M, i, cols[j]);
+    return out;
+}
+
+/* pin_rows(A, k, xbar, blocks, C) -> None or (cols, kept, values, xbar_kept, rows, C_kept, C_shift)
+ *
+ * The data of wbcpy.qp.pinning.pin_selected in one pass: the variables the selection rows of A pin
+ * (selection_rows), or None when there are none or when the variables left would span more than half
+ * of the k free directions; else the pinned columns, the kept ones, the pinned values x̄[cols] (x̄ None:
+ * 0), x̄[kept], the rows to impose on the kept variables (every block of the list `blocks`, then the
+ * other rows of A, restricted to the kept columns), and for the stacked inequality rows C (None: no
+ * rows) C[:, kept] and C[:, cols] x̄[cols]. */
+PyObject *wk_pin_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 5, "pin_rows") < 0)
+        return NULL;
+    PyObject *sel = wk_selection_rows(self, args, 1);
+    if (sel == NULL)
+        return NULL;
+    PyArrayObject *cols = (PyArrayObject *)PyTuple_GET_ITEM(sel, 0);
+    PyArrayObject *others = (PyArrayObject *)PyTuple_GET_ITEM(sel, 1);
+    wk_mat A, C;
+    wk_matrix(args[0], -1, -1, 0, "A", &A);
+    Py_ssize_t n = A.cols, n_cols = PyArray_DIM(cols, 0), k = PyLong_AsSsize_t(args[1]);
+    if (k < 0 && PyErr_Occurred()) {
+        Py_DECREF(sel);
+        return NULL;
+    }
+    if (n_cols == 0 || 2 * (n - n_cols) > k) {
+        Py_DECREF(sel);
+        Py_RETURN_NONE;
+    }
+    int no_x;
+    const double *xbar = wk_vector_or_none(args[2], n, 0, "xbar", &no_x);
+    if ((xbar == NULL && !no_x) || !PyList_Check(args[3]) || wk_matrix_or_none(args[4], -1, n, "C", &C) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "pin_rows: blocks must be a list of matrices");
+        Py_DECREF(sel);
+        return NULL;
+    }
+    const npy_intp *c = PyArray_DATA(cols), *o = PyArray_DATA(others);
+    Py_ssize_t n_kept = n - n_cols, n_other = PyArray_DIM(others, 0), n_blocks = PyList_GET_SIZE(args[3]);
+    npy_intp dk[1] = {n_kept}, dc[1] = {n_cols};
+    PyArrayObject *kept = (PyArrayObject *)PyArray_SimpleNew(1, dk, NPY_INTP);
+    PyArrayObject *values = new_vector(n_cols), *xkept = new_vector(n_kept);
+    PyObject *out = NULL, *rows = NULL, *Ck = Py_None, *shift = Py_None;
+    Py_INCREF(Py_None);
+    Py_INCREF(Py_None);
+    (void)dc;
+    if (kept == NULL || values == NULL || xkept == NULL)
+        goto done;
+    npy_intp *kp = PyArray_DATA(kept);
+    for (Py_ssize_t j = 0, a = 0, b = 0; j < n; j++) {
+        if (a < n_cols && c[a] == j)
+            ((double *)PyArray_DATA(values))[a++] = no_x ? 0.0 : xbar[j];
+        else {
+            kp[b] = j;
+            ((double *)PyArray_DATA(xkept))[b++] = no_x ? 0.0 : xbar[j];
+        }
+    }
+    /* the rows to impose on the kept variables: the blocks, then A's other rows */
+    Py_ssize_t m = n_other;
+    for (Py_ssize_t b = 0; b < n_blocks; b++) {
+        wk_mat Bm;
+        if (wk_matrix(PyList_GET_ITEM(args[3], b), -1, n, 0, "block", &Bm) < 0)
+            goto done;
+        m += Bm.rows;
+    }
+    rows = (PyObject *)new_matrix(m, n_kept);
+    if (rows == NULL)
+        goto done;
+    double *rd = PyArray_DATA((PyArrayObject *)rows);
+    Py_ssize_t r = 0;
+    for (Py_ssize_t b = 0; b < n_blocks; b++) {
+        wk_mat Bm;
+        wk_matrix(PyList_GET_ITEM(args[3], b), -1, n, 0, "block", &Bm);
+        for (Py_ssize_t i = 0; i < Bm.rows; i++, r++)
+            for (Py_ssize_t j = 0; j < n_kept; j++)
+                rd[r * n_kept + j] = WK_AT(Bm, i, kp[j]);
+    }
+    for (Py_ssize_t i = 0; i < n_other; i++, r++)
+        for (Py_ssize_t j = 0; j < n_kept; j++)
+            rd[r * n_kept + j] = WK_AT(A, o[i], kp[j]);
+    if (C.data) {
+        Py_DECREF(Ck);
+        Py_DECREF(shift);
+        Ck = (PyObject *)gather_columns(&C, kp, n_kept);
+        shift = (PyObject *)new_vector(C.rows);
+        if (Ck == NULL || shift == NULL)
+            goto done;
+        double *s = PyArray_DATA((PyArrayObject *)shift);
+        const double *v = PyArray_DATA(values);
+        for (Py_ssize_t i = 0; i < C.rows; i++) {
+            double acc = 0.0;
+            for (Py_ssize_t j = 0; j < n_cols; j++)
+                acc += WK_AT(C, i, c[j]) * v[j];
+            s[i] = acc;
+        }
+    }
+    out = PyTuple_Pack(7, (PyObject *)cols, (PyObject *)kept, (PyObject *)values, (PyObject *)xkept, rows, Ck,
+                       shift);
+done:
+    Py_XDECREF(kept);
+    Py_XDECREF(values);
+    Py_XDECREF(xkept);
+    Py_XDECREF(rows);
+    Py_XDECREF(Ck);
+    Py_XDECREF(shift);
+    Py_DECREF(sel);
+    return out;
+}

@@ -79,19 +79,18 @@ class FixedSplit:
         self.values = 0.5 * (lb[self.fixed] + ub[self.fixed])
         self.nf = int(self.free.shape[0])
 
-    def pinned(self, cols: np.ndarray, values: np.ndarray) -> FixedSplit:
-        """A new split with the free variables ``cols`` (indices among the free variables) fixed at
-        ``values`` as well (the variables a hierarchy level pins for the levels below it)."""
+    def pinned(self, cols: np.ndarray, kept: np.ndarray, values: np.ndarray) -> FixedSplit:
+        """A new split with the free variables ``cols`` fixed at ``values`` as well, ``kept`` the others
+        (both indices among the free variables): the variables a hierarchy level pins for the levels
+        below it."""
         out = FixedSplit.__new__(FixedSplit)
-        keep = np.ones(self.nf, dtype=bool)
-        keep[cols] = False
-        free = np.flatnonzero(keep) if self.free is None else self.free[keep]
+        free = kept if self.free is None else self.free[kept]
         newly = cols if self.free is None else self.free[cols]
         out.n, out.free, out.nf = self.n, free, int(free.shape[0])
         out.fixed = newly if self.fixed is None else np.concatenate((self.fixed, newly))
         out.values = values if self.values is None else np.concatenate((self.values, values))
-        out.lb = None if self.lb is None else self.lb[keep]
-        out.ub = None if self.ub is None else self.ub[keep]
+        out.lb = None if self.lb is None else self.lb[kept]
+        out.ub = None if self.ub is None else self.ub[kept]
         return out
 
     def cols(self, M: np.ndarray) -> np.ndarray:

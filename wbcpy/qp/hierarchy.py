@@ -53,6 +53,7 @@ __all__ = ["LevelFailedError", "solve_levels"]
 
 #: a constraint is strongly active when |multiplier| > STRONG · the stationarity scale of its level
 STRONG = 1e-6
+_clock = time.perf_counter
 
 
 class LevelFailedError(Exception):
@@ -149,7 +150,7 @@ class _Loop:
 
     def record(self, sol: Solved, t0: float, p: int) -> StatusRecord:
         n_eq = self.ns.n_eq + self.pinned
-        return (sol.solver, sol.status, sol.iterations, time.perf_counter() - t0, p, n_eq, self.ns.k,
+        return (sol.solver, sol.status, sol.iterations, _clock() - t0, p, n_eq, self.ns.k,
                 sol.primal, sol.dual, sol.fallback)  # fmt: skip
 
     def keep_optimum(self, level: QPLevel, sol: Solved, built: LevelQP, A: np.ndarray) -> None:
@@ -188,15 +189,16 @@ def solve_levels(
     last = _last_level_to_solve(levels)
     records: list[StatusRecord] = []
     for p, level in enumerate(levels):
-        t0 = time.perf_counter()
+        t0 = _clock()
         try:
             split, ns, stack = loop.split, loop.ns, loop.stack
-            _add_constraints(level, split, ns, stack)
+            if level.E is not None or level.C is not None:
+                _add_constraints(level, split, ns, stack)
             why = _skip_reason(level, p, last, ns, split, loop.pinned)
             if why is not None:
                 if why == "higher levels fix x":
                     _check_point(ns, stack, split)
-                records.append((solver.name, f"skipped: {why}", 0, time.perf_counter() - t0, p,
+                records.append((solver.name, f"skipped: {why}", 0, _clock() - t0, p,
                                 ns.n_eq + loop.pinned, split.nf, 0.0, 0.0, None))  # fmt: skip
                 continue
             sol, built, A = _solve_level(level, split, ns, stack, solver, p)

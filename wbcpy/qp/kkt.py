@@ -295,7 +295,8 @@ def certify_box(H: Matrix, g: np.ndarray, x: np.ndarray, lb: np.ndarray | None, 
     the test is |t_i|/s_i and feasibility (a false claim fails it). One compiled pass
     (:func:`wbcpy._kernels.natural_residual`).
     """
-    t, scale = _gradient(H, g, x, q)
+    ls = None if q is None else q.ls
+    t, scale = _gradient(H, g, x, q) if ls is None else ls.gradient(x)
     c = 8.0 * (x.shape[0] + 1) * _EPS / tol
     err, smax = _natural_residual(x, t, scale, lb, ub, z_box)
     marginal = False
@@ -304,18 +305,6 @@ def certify_box(H: Matrix, g: np.ndarray, x: np.ndarray, lb: np.ndarray | None, 
         err = _natural_residual(x, t, scale + c / (1.0 + c) * (scale + q.mag(x)), lb, ub, None)[0]
     err /= 1.0 + c
     return Certificate(err <= tol, err, err, 0.0, None, None, 1.0 + smax, marginal, t)
-
-
-def _certify_without_equalities(q: StdQP, x: np.ndarray, z: np.ndarray | None, z_box: np.ndarray | None,
-                                tol: float) -> Certificate | None:  # fmt: skip
-    """The certificate of a dense QP without equalities in fewer steps when it has bounds only
-    (:func:`certify_box`) or rows only (:func:`_certify_rows`); None otherwise."""
-    C, lo, hi = q.C, q.lbC, q.ubC
-    if C is None:
-        return certify_box(q.H, q.g, x, q.lb, q.ub, tol, q, z_box)
-    if q.lb is None and q.ub is None and z is not None and lo is not None and hi is not None:
-        return _certify_rows(q, as_dense(C), lo, hi, x, z, tol)
-    return None
 
 
 def _certify_rows(q: StdQP, C: np.ndarray, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, z: np.ndarray,
@@ -329,7 +318,8 @@ def _certify_rows(q: StdQP, C: np.ndarray, lo: np.ndarray, hi: np.ndarray, x: np
     feasible, or when z_i names the side the row sits at; otherwise the relative slack or the multiplier's
     relative size, whichever is smaller.
     """
-    t, scale = _gradient(q.H, q.g, x, q)
+    ls = q.ls
+    t, scale = _gradient(q.H, q.g, x, q) if ls is None else ls.gradient(x)
     compl, smax = _rows_residual(C, lo, hi, x, z, t, scale)  # (adds Cᵀz to t and |C|ᵀ|z| to scale first)
     dual, marginal = _dual_error(t, scale, tol, q, x)
     ok = dual <= tol and compl <= tol
@@ -340,10 +330,13 @@ def certify(q: StdQP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None,
             tol: float) -> Certificate:  # fmt: skip
     """Full KKT certificate of (x, y, z, z_box) for ``q`` (see the module docstring); missing multipliers
     count as zero."""
-    if q.A is None and not q.sparse:
-        fast = _certify_without_equalities(q, x, z, z_box, tol)
-        if fast is not None:
-            return fast
+    if q.A is None and not q.sparse:  # (a hierarchy level: bounds only, or rows only, in few steps)
+        C = q.C
+        if C is None:
+            return certify_box(q.H, q.g, x, q.lb, q.ub, tol, q, z_box)
+        lo, hi = q.lbC, q.ubC
+        if q.lb is None and q.ub is None and z is not None and lo is not None and hi is not None:
+            return _certify_rows(q, C, lo, hi, x, z, tol)
     r, scale = _gradient(q.H, q.g, x, q)
     primal = _equalities_term(q, x, y, r, scale)
     rows = None

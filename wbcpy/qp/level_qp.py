@@ -37,16 +37,6 @@ class ConstraintStack:
     def __init__(self) -> None:
         self.rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def restricted(self, keep: np.ndarray, drop: np.ndarray, values: np.ndarray) -> ConstraintStack:
-        """The rows over the columns ``keep`` once the columns ``drop`` are fixed at ``values`` (their
-        contribution moved into the sides)."""
-        out = ConstraintStack()
-        if self.rows is not None:
-            C, lo, hi = self.rows
-            shift = C[:, drop] @ values
-            out.rows = (np.ascontiguousarray(C[:, keep]), lo - shift, hi - shift)
-        return out
-
     def add(self, C: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
         """Append rows (they hold at this level and every lower one)."""
         if self.rows is None:
@@ -140,7 +130,10 @@ def build_level(A: np.ndarray, y: np.ndarray, r: np.ndarray, ns: NullSpace, stac
     """
     Z, xbar = ns.Z, ns.xbar
     AZ, e, H, g = _level_equations(A, y, r, Z, xbar)  # (AZ, A x̄ − y, H, g in w: one compiled pass)
-    C, lbC, ubC, c_rows, b_rows = _rows(ns, stack, lb, ub)
+    if Z is None and stack.rows is None:  # (bounds only: the plain level of a scene)
+        C = lbC = ubC = c_rows = b_rows = None
+    else:
+        C, lbC, ubC, c_rows, b_rows = _rows(ns, stack, lb, ub)
     blb = bub = None
     if Z is None:
         blb = lb if (lb is None or xbar is None) else lb - xbar
@@ -172,10 +165,7 @@ class _LeastSquares:
         """(H w + g, its scale) computed in least-squares form: with e = AZ w + (A x̄ − y) and
         u = r∘(Z w + x̄), H w + g = (AZ)ᵀe + Zᵀu and the scale is |AZ|ᵀ|e| + |Z|ᵀ|u| (one compiled
         pass)."""
-        k = w.shape[0]
-        t, scale = np.empty(k), np.empty(k)
-        _ls_gradient(self.AZ, self.e, self.r, self.Z, self.xbar, w, t, scale)
-        return t, scale
+        return _ls_gradient(self.AZ, self.e, self.r, self.Z, self.xbar, w)
 
     def magnitude(self, w: np.ndarray) -> np.ndarray:
         """Size of the terms H w + g is formed from, before any cancellation.

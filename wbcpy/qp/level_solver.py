@@ -173,9 +173,9 @@ class LevelSolver:
     # ------------------------------------------------------------------------------------------ solve
     def solve(self, q: StdQP, key: Hashable) -> Solved:
         """A certified answer of ``q`` (see the module docstring); raises :class:`SolveFailedError`."""
-        b = self.backend(key)
+        b = self.backends.get(key) or self.backend(key)
         x0 = self._warm.get(key) if self.warm_start else None
-        if x0 is not None and x0.shape[0] != q.n:
+        if x0 is not None and x0.shape[0] != q.g.shape[0]:
             x0 = None
         notes: list[str] = []
         try:
@@ -226,7 +226,7 @@ class LevelSolver:
     def _try(self, q: StdQP, raw: RawResult, exact: bool, who: str, fallback: str | None,
              notes: list[str]) -> Solved | None:  # fmt: skip
         """Certify (refining when allowed) one backend answer; None (and a note) when it fails."""
-        x = _usable(raw, q.n)
+        x = _usable(raw, q.g.shape[0])
         label = who if fallback is None else fallback
         if x is None:
             notes.append(f"{label}: {raw.status}" + (" (not solved)" if raw.x is not None else ""))
@@ -236,7 +236,8 @@ class LevelSolver:
         if exact or not self.polish:
             cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
             if cert.ok and not (cert.marginal and self.polish) and (exact or _resolvable(q, x, self.kkt_tol)):
-                return self._solved(x, cert, status, raw, who, fallback)
+                return Solved(x, cert.z, cert.z_box, status, raw.iterations, cert.primal, cert.dual,
+                              cert.dual_scale, who, fallback, cert.gradient)  # fmt: skip
             if not self.polish:
                 self._failed(label, status, cert, notes)
                 return None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernels import matmul as _matmul
 from .._kernels import nullspace_update as _nullspace_update
 
 __all__ = ["InconsistentEqualitiesError", "NullSpace"]
@@ -49,7 +50,7 @@ class NullSpace:
         self.Z: np.ndarray | None = None
         self.n_eq = 0
         self.rank_tol = rank_tol
-        #: the row blocks imposed so far (x̄ satisfies each: S x = S x̄), for :meth:`restricted`
+        #: the row blocks imposed so far (x̄ satisfies each: S x = S x̄), for :mod:`wbcpy.qp.pinning`
         self.blocks: list[np.ndarray] = []
 
     @property
@@ -62,8 +63,8 @@ class NullSpace:
         return np.zeros(self.n) if self.xbar is None else self.xbar
 
     def project(self, S: np.ndarray) -> np.ndarray:
-        """S Z (rows restricted to the free directions)."""
-        return S if self.Z is None else S @ self.Z
+        """S Z (rows restricted to the free directions; one compiled product that skips S's zeros)."""
+        return S if self.Z is None else _matmul(S, self.Z)
 
     def lift(self, w: np.ndarray) -> np.ndarray:
         """x̄ + Z w as a new array."""
@@ -94,15 +95,3 @@ class NullSpace:
         self.Z, self.xbar = Z, xbar
         self.n_eq += rank
         self.blocks.append(E)
-
-    def restricted(self, keep: np.ndarray, extra: np.ndarray | None = None) -> NullSpace:
-        """The affine set over the variables ``keep`` once the others are fixed at their x̄ values: x̄
-        restricted, and a basis rebuilt from the blocks imposed so far (and the rows ``extra``, which x̄
-        also satisfies) restricted to those columns: each still holds at x̄, so only Z is recomputed, by
-        one factorisation of the restricted rows."""
-        out = NullSpace(int(keep.shape[0]), self.rank_tol)
-        out.xbar = None if self.xbar is None else self.xbar[keep]
-        blocks = self.blocks if extra is None else [*self.blocks, extra]
-        if blocks and out.n:
-            out.add_rows(np.vstack(blocks)[:, keep])
-        return out

@@ -8,12 +8,11 @@ the problem over the remaining variables instead of adding every row of ``A_p`` 
 * the pinned variables join the fixed ones at their current values (:meth:`FixedSplit.pinned`), so
   every lower level's rows, targets and constraint sides see them as constants, as bounds with
   lb = ub are;
-* the null space is rebuilt over the remaining variables from the row blocks imposed so far and the
-  level's other rows, restricted to those columns (:meth:`NullSpace.restricted`): each of them still
+* the null space is rebuilt over the remaining variables from the row blocks imposed so far
+  (``NullSpace.blocks``) and the level's other rows, restricted to those columns: each of them still
   holds at x̄, so only the basis is recomputed — one factorisation of few columns instead of one of all
   the level's rows on the current basis;
-* the stacked inequality rows move the pinned variables' part into their sides
-  (:meth:`ConstraintStack.restricted`).
+* the stacked inequality rows move the pinned variables' part into their sides.
 
 Both ways describe the same feasible set: the directions that keep every higher level's optimum. A
 contact scene's last level (the least-norm split of the contact wrenches, once the task level has fixed
@@ -26,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._kernels import selection_rows as _selection_rows
+from .._kernels import pin_rows as _pin_rows
 from .fixed import FixedSplit
 from .level_qp import ConstraintStack
 from .nullspace import NullSpace
@@ -54,14 +53,17 @@ def pin_selected(A: np.ndarray, split: FixedSplit, ns: NullSpace, stack: Constra
     """The lower levels' problem once the selection rows of ``A`` (the level's rows over the free
     variables, met at x̄) pin their variables; None when A has none, or when the variables left would
     still span more than half of the current free directions (adding A to the null space is then as
-    cheap)."""
-    cols, others = _selection_rows(A)
-    if not cols.size or 2 * (split.nf - cols.size) > ns.k:
+    cheap). The data come from one compiled pass (:func:`wbcpy._kernels.pin_rows`)."""
+    C = None if stack.rows is None else stack.rows[0]
+    data = _pin_rows(A, ns.k, ns.xbar, ns.blocks, C)
+    if data is None:
         return None
-    keep = np.ones(split.nf, dtype=bool)
-    keep[cols] = False
-    kept = np.flatnonzero(keep)
-    values = ns.point()[cols]
-    new_ns = ns.restricted(kept, A[others] if others.size else None)
-    return Pinned(split.pinned(cols, values), new_ns, stack.restricted(kept, cols, values), kept,
-                  int(cols.size))  # fmt: skip
+    cols, kept, values, xbar, rows, C_kept, shift = data
+    new_ns = NullSpace(int(kept.shape[0]), ns.rank_tol)
+    new_ns.xbar = xbar
+    if new_ns.n:
+        new_ns.add_rows(rows)
+    new_stack = ConstraintStack()
+    if stack.rows is not None and C_kept is not None and shift is not None:
+        new_stack.rows = (C_kept, stack.rows[1] - shift, stack.rows[2] - shift)
+    return Pinned(split.pinned(cols, kept, values), new_ns, new_stack, kept, int(cols.shape[0]))

@@ -26,7 +26,6 @@ weights).
 
 from __future__ import annotations
 
-from operator import is_
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -150,7 +149,7 @@ class ScenePlan:
 
 
 def _arrays(level: QPLevel) -> tuple[object, ...]:
-    return (level, level.A, level.y, level.regularization, level.E, level.f, level.C, level.lbC, level.ubC)
+    return (level.A, level.y, level.regularization, level.E, level.f, level.C, level.lbC, level.ubC)
 
 
 class OwnProblem:
@@ -166,7 +165,7 @@ class OwnProblem:
         self.levels = hqp.levels
         self.names = hqp.variable_names
         self.lb, self.ub = hqp.lb, hqp.ub
-        self.arrays = [_arrays(level) for level in hqp.levels]
+        self.arrays = [(level, *_arrays(level)) for level in hqp.levels]
 
     def matches(self, hqp: HierarchicalQP) -> bool:
         """True when ``hqp`` is that problem with the same level objects and arrays."""
@@ -174,5 +173,11 @@ class OwnProblem:
             return False
         if hqp.lb is not self.lb or hqp.ub is not self.ub or hqp.variable_names is not self.names:
             return False
-        # (same lengths: checked above and by construction; map(is_) runs without a Python-level generator)
-        return all(all(map(is_, _arrays(level), record)) for level, record in zip(self.levels, self.arrays))  # noqa: B905
+        for level, (lv, A, y, r, E, f, C, lo, hi) in zip(self.levels, self.arrays):  # noqa: B905 (checked)
+            if level is not lv or level.A is not A or level.y is not y or level.regularization is not r:
+                return False
+            if level.E is not E or level.f is not f or level.C is not C or level.lbC is not lo:
+                return False
+            if level.ubC is not hi:
+                return False
+        return True

@@ -196,14 +196,13 @@ class ReferenceBinding:
 
     def _world_cartesian(self, out: np.ndarray) -> None:
         """Pose error from the robot's cached world placement; twist J v (world axes at the tip)."""
-        M = self._placement(self._tip)
+        M = self._placement(self._tip).homogeneous
         if self._kd_rate is None:
-            _pose_law(out, self._e, self._Rd, self._pd, M.rotation, M.translation, None, None, self._kp,
-                      None, self._const)  # fmt: skip
+            _pose_law(out, self._e, self._Rd, self._pd, M, None, None, None, self._kp, None, self._const)
             return
         robot: Any = self.task.robot
-        _pose_law(out, self._e, self._Rd, self._pd, M.rotation, M.translation, self._jacobian(self._tip),
-                  robot.v_view, self._kp, self._kd_rate, self._const)  # fmt: skip
+        J, v = self._jacobian(self._tip), robot.v_view
+        _pose_law(out, self._e, self._Rd, self._pd, M, None, J, v, self._kp, self._kd_rate, self._const)
 
     def _checked_cartesian(self, out: np.ndarray) -> None:
         """Error and twist in root coordinates through the task's pose()/twist() (the law's axes)."""
