@@ -80,6 +80,8 @@ PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t 
 PyObject *wk_kept_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_selection_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_pin_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_split_bounds(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_split_columns(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_matmul_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_lift_clip(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

@@ -102,6 +102,9 @@ static PyMethodDef methods[] = {
                            "exactly one nonzero, and the indices of its rows with more."),
     KERNEL(pin_rows, "pin_rows(A, k, xbar, blocks, C) -> None or (cols, kept, values, xbar_kept, rows, C_kept, "
                      "C_shift): the variables A's selection rows pin and the kept variables' problem data."),
+    KERNEL(split_bounds, "split_bounds(lb, ub, fix_tol) -> (free, fixed, values, lb_free, ub_free, lb_open, "
+                         "ub_open) or (None, bad): the variables bounds fix, or the inconsistent bounds."),
+    KERNEL(split_columns, "split_columns(M, free, fixed, values) -> (M[:, free], M[:, fixed] @ values)."),
     KERNEL(level_equations, "level_equations(A, y, r, Z, xbar) -> (AZ, e, H, g)\n\n"
                             "A level |A x - y|^2 + sum r x^2 on x = xbar + Z w: AZ = A Z, e = A xbar - y, "
                             "H = AZ^T AZ + Z^T diag(r) Z, g = AZ^T e + Z^T (r xbar)."),

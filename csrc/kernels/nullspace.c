@@ -555,3 +555,109 @@ done:
     Py_DECREF(sel);
     return out;
 }
+
+/* split_bounds(lb, ub, fix_tol) -> (free, fixed, values, lb_free, ub_free, lb_open, ub_open) or
+ * (None, bad): the variables that bounds with ub − lb ≤ fix_tol fix (values (lb + ub)/2), the others
+ * with their bounds, and whether every free lower / upper bound is infinite; or the indices of the
+ * inconsistent bounds (lb > ub, NaN, +inf lower or −inf upper bound). */
+PyObject *wk_split_bounds(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 3, "split_bounds") < 0)
+        return NULL;
+    Py_ssize_t n = wk_length(args[0], "lb");
+    const double *lb = n < 0 ? NULL : wk_vector(args[0], n, 0, "lb");
+    const double *ub = lb ? wk_vector(args[1], n, 0, "ub") : NULL;
+    double tol = ub ? PyFloat_AsDouble(args[2]) : 0.0;
+    if (ub == NULL || PyErr_Occurred())
+        return NULL;
+    npy_intp *idx = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(npy_intp) * 2);
+    if (idx == NULL)
+        return PyErr_NoMemory();
+    npy_intp *fix = idx + n;
+    Py_ssize_t n_bad = 0, n_fix = 0, n_free = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double d = ub[i] - lb[i];
+        if (!(d >= 0.0) || (isinf(lb[i]) && lb[i] > 0) || (isinf(ub[i]) && ub[i] < 0))
+            idx[n_bad++] = i;
+    }
+    PyObject *out = NULL;
+    if (n_bad) {
+        npy_intp dims[1] = {n_bad};
+        PyArrayObject *bad = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INTP);
+        if (bad) {
+            memcpy(PyArray_DATA(bad), idx, (size_t)n_bad * sizeof(npy_intp));
+            out = Py_BuildValue("(ON)", Py_None, bad);
+        }
+        PyMem_Free(idx);
+        return out;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (ub[i] - lb[i] <= tol)
+            fix[n_fix++] = i;
+        else
+            idx[n_free++] = i;
+    }
+    npy_intp df[1] = {n_free}, dx[1] = {n_fix};
+    PyArrayObject *free = (PyArrayObject *)PyArray_SimpleNew(1, df, NPY_INTP);
+    PyArrayObject *fixed = (PyArrayObject *)PyArray_SimpleNew(1, dx, NPY_INTP);
+    PyArrayObject *values = new_vector(n_fix), *lbf = new_vector(n_free), *ubf = new_vector(n_free);
+    if (free && fixed && values && lbf && ubf) {
+        int lb_open = 1, ub_open = 1;
+        for (Py_ssize_t k = 0; k < n_free; k++) {
+            npy_intp i = idx[k];
+            ((npy_intp *)PyArray_DATA(free))[k] = i;
+            ((double *)PyArray_DATA(lbf))[k] = lb[i];
+            ((double *)PyArray_DATA(ubf))[k] = ub[i];
+            lb_open &= isinf(lb[i]) && lb[i] < 0;
+            ub_open &= isinf(ub[i]) && ub[i] > 0;
+        }
+        for (Py_ssize_t k = 0; k < n_fix; k++) {
+            npy_intp i = fix[k];
+            ((npy_intp *)PyArray_DATA(fixed))[k] = i;
+            ((double *)PyArray_DATA(values))[k] = 0.5 * (lb[i] + ub[i]);
+        }
+        out = Py_BuildValue("(OOOOOOO)", free, fixed, values, lbf, ubf, lb_open ? Py_True : Py_False,
+                            ub_open ? Py_True : Py_False);
+    }
+    Py_XDECREF(free);
+    Py_XDECREF(fixed);
+    Py_XDECREF(values);
+    Py_XDECREF(lbf);
+    Py_XDECREF(ubf);
+    PyMem_Free(idx);
+    return out;
+}
+
+/* split_columns(M, free, fixed, values) -> (M[:, free], M[:, fixed] values): the free variables'
+ * columns of M and what the fixed ones contribute to M x, new arrays */
+PyObject *wk_split_columns(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 4, "split_columns") < 0)
+        return NULL;
+    wk_mat M;
+    if (wk_matrix(args[0], -1, -1, 0, "M", &M) < 0)
+        return NULL;
+    if (!PyArray_Check(args[1]) || !PyArray_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "split_columns: index arrays expected");
+        return NULL;
+    }
+    Py_ssize_t nf = PyArray_DIM((PyArrayObject *)args[1], 0), nx = PyArray_DIM((PyArrayObject *)args[2], 0);
+    const npy_intp *free = wk_index(args[1], nf, M.cols, "free");
+    const npy_intp *fixed = free ? wk_index(args[2], nx, M.cols, "fixed") : NULL;
+    const double *values = fixed ? wk_vector(args[3], nx, 0, "values") : NULL;
+    if (values == NULL)
+        return NULL;
+    PyArrayObject *Mf = gather_columns(&M, free, nf), *shift = Mf ? new_vector(M.rows) : NULL;
+    if (shift == NULL) {
+        Py_XDECREF(Mf);
+        return NULL;
+    }
+    double *s = PyArray_DATA(shift);
+    for (Py_ssize_t i = 0; i < M.rows; i++) {
+        double acc = 0.0;
+        for (Py_ssize_t j = 0; j < nx; j++)
+            acc += WK_AT(M, i, fixed[j]) * values[j];
+        s[i] = acc;
+    }
+    return Py_BuildValue("(NN)", Mf, shift);
+}

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import bounds_gap as _bounds_gap
+from .._kernels import split_bounds as _split_bounds
+from .._kernels import split_columns as _split_columns
 
 __all__ = ["FIX_TOL", "FixedSplit", "InfeasibleBoundsError"]
 
@@ -56,28 +58,26 @@ class FixedSplit:
         if lb is not None and ub is not None and n and _bounds_gap(lb, ub) > FIX_TOL:
             self.lb, self.ub = lb, ub  # the common case: consistent, nothing fixed (backends take ±inf)
             return
-        lb, ub = _none_if_unbounded(lb, -np.inf), _none_if_unbounded(ub, np.inf)
         if lb is not None and ub is not None:
-            d = ub - lb
-            if not d.min() > FIX_TOL:  # (also for NaN)
-                self._split(lb, ub, d)
-                lb, ub = lb[self.free], ub[self.free]
-        else:
-            for v, bad_value in ((lb, np.inf), (ub, -np.inf)):
-                if v is not None and (np.isnan(v) | (v == bad_value)).any():
-                    raise InfeasibleBoundsError(np.flatnonzero(np.isnan(v) | (v == bad_value)).tolist())
+            self._split(lb, ub)
+            return
+        for v, bad_value in ((lb, np.inf), (ub, -np.inf)):
+            if v is not None and (np.isnan(v) | (v == bad_value)).any():
+                raise InfeasibleBoundsError(np.flatnonzero(np.isnan(v) | (v == bad_value)).tolist())
         self.lb, self.ub = _none_if_unbounded(lb, -np.inf), _none_if_unbounded(ub, np.inf)
 
-    def _split(self, lb: np.ndarray, ub: np.ndarray, d: np.ndarray) -> None:
-        with np.errstate(invalid="ignore"):
-            bad = ~(d >= 0.0) | (lb == np.inf) | (ub == -np.inf)
-        if bad.any():
-            raise InfeasibleBoundsError(np.flatnonzero(bad).tolist())
-        mask = d <= FIX_TOL
-        self.fixed = np.flatnonzero(mask)
-        self.free = np.flatnonzero(~mask)
-        self.values = 0.5 * (lb[self.fixed] + ub[self.fixed])
-        self.nf = int(self.free.shape[0])
+    def _split(self, lb: np.ndarray, ub: np.ndarray) -> None:
+        """Both sides given: the fixed variables and the free ones' bounds, in one compiled pass."""
+        parts = _split_bounds(lb, ub, FIX_TOL)
+        if parts[0] is None:
+            raise InfeasibleBoundsError(parts[1].tolist())
+        free, fixed, values, lbf, ubf, lb_open, ub_open = parts
+        if fixed.shape[0]:
+            self.free, self.fixed, self.values, self.nf = free, fixed, values, int(free.shape[0])
+        else:  # (nothing fixed: the bounds as they are)
+            lbf, ubf = lb, ub
+        self.lb = None if lb_open else lbf
+        self.ub = None if ub_open else ubf
 
     def pinned(self, cols: np.ndarray, kept: np.ndarray, values: np.ndarray) -> FixedSplit:
         """A new split with the free variables ``cols`` fixed at ``values`` as well, ``kept`` the others
@@ -92,6 +92,12 @@ class FixedSplit:
         out.lb = None if self.lb is None else self.lb[kept]
         out.ub = None if self.ub is None else self.ub[kept]
         return out
+
+    def columns_and_shift(self, M: np.ndarray) -> tuple[np.ndarray, np.ndarray | float]:
+        """(:meth:`cols`, :meth:`shift`) of M in one compiled pass when variables are fixed."""
+        if self.free is None or self.fixed is None or self.values is None:
+            return M, 0.0
+        return _split_columns(M, self.free, self.fixed, self.values)
 
     def cols(self, M: np.ndarray) -> np.ndarray:
         """The free variables' columns of M."""

@@ -77,10 +77,11 @@ def _add_constraints(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: Co
     """Impose the level's equality constraints on the null space and stack its inequality rows."""
     E, f, C, lo, hi = level.E, level.f, level.C, level.lbC, level.ubC
     if E is not None and f is not None and E.shape[0]:
-        ns.add_equalities(split.cols(E), f - split.shift(E))
+        Ef, shift = split.columns_and_shift(E)
+        ns.add_equalities(Ef, f - shift)
     if C is not None and lo is not None and hi is not None and C.shape[0]:
-        shift = split.shift(C)
-        stack.add(split.cols(C), lo - shift, hi - shift)
+        Cf, shift = split.columns_and_shift(C)
+        stack.add(Cf, lo - shift, hi - shift)
 
 
 def _strong_rows(built: LevelQP, z: np.ndarray | None, zb: np.ndarray | None, scale: float,
@@ -254,8 +255,8 @@ def _skip_reason(level: QPLevel, p: int, last: int, ns: NullSpace, split: FixedS
 def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: ConstraintStack,
                  solver: LevelSolver, p: int) -> tuple[Solved, LevelQP, np.ndarray]:  # fmt: skip
     """Build level p's QP in the free directions and solve it: (answer, built level, its rows A)."""
-    A = split.cols(level.A)
-    y = level.y - split.shift(level.A) if split.fixed is not None else level.y
+    A, shift = split.columns_and_shift(level.A)
+    y = level.y if split.fixed is None else level.y - shift
     r = split.take(level.regularization)
     built = build_level(A, y, r, ns, stack, split.lb, split.ub)
     return solver.solve(built.q, p), built, A
