@@ -20,7 +20,7 @@ def pose_law(
     out: _F,
     error: _F,
     Rd: _F,
-    pd: _F,
+    pd: _F | None,
     R: _F,
     p: _F | None,
     J: _F | None,

@@ -50,6 +50,7 @@ __all__ = [
     "check_se3",
     "check_state",
     "lookup",
+    "se3_homogeneous",
     "short_repr",
 ]
 
@@ -312,6 +313,17 @@ def as_se3(value: Any, name: str) -> pin.SE3:
 def check_se3(value: Any, name: str) -> pin.SE3:
     """:func:`as_se3` without the copy: ``value`` itself once validated (for callers that copy its
     rotation and translation into buffers of their own)."""
+    se3_homogeneous(value, name)
+    return value
+
+
+def se3_homogeneous(value: Any, name: str) -> np.ndarray:
+    """The validated homogeneous matrix (a new 4×4 array) of a rigid transform ``value`` (a ``pin.SE3``,
+    finite, with a proper rotation: see :func:`as_se3`).
+
+    Raises:
+        InvalidValueError: not a ``pin.SE3``, non-finite entries, or not a rotation.
+    """
     if not isinstance(value, pin.SE3):
         raise InvalidValueError(
             name,
@@ -319,8 +331,9 @@ def check_se3(value: Any, name: str) -> pin.SE3:
             type(value).__name__,
             reason=f"expected a pinocchio.SE3, got {short_repr(value)}",
         )
-    check_homogeneous(value.homogeneous, name)
-    return value
+    h: np.ndarray = value.homogeneous
+    check_homogeneous(h, name)
+    return h
 
 
 def check_homogeneous(h: np.ndarray, name: str) -> None:

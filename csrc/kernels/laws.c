@@ -107,9 +107,22 @@ PyObject *wk_pose_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     double *out = wk_vector(args[0], 6, 1, "out");
     double *e = out ? wk_vector(args[1], 6, 1, "error") : NULL;
     wk_mat Rd, R, J;
-    if (e == NULL || wk_matrix(args[2], 3, 3, 0, "Rd", &Rd) < 0)
+    double pd_buf[3];
+    const double *pd;
+    if (e == NULL)
         return NULL;
-    const double *pd = wk_vector(args[3], 3, 0, "pd");
+    if (args[3] == Py_None) { /* Rd is the target's 4×4 homogeneous matrix: its blocks */
+        if (wk_matrix(args[2], 4, 4, 0, "Md", &Rd) < 0)
+            return NULL;
+        for (int i = 0; i < 3; i++)
+            pd_buf[i] = WK_AT(Rd, i, 3);
+        Rd.rows = Rd.cols = 3;
+        pd = pd_buf;
+    } else {
+        if (wk_matrix(args[2], 3, 3, 0, "Rd", &Rd) < 0)
+            return NULL;
+        pd = wk_vector(args[3], 3, 0, "pd");
+    }
     if (pd == NULL)
         return NULL;
     double p_buf[3];

@@ -67,7 +67,7 @@ static PyMethodDef methods[] = {
     KERNEL(log3, "log3(R, w)\n\nw = log(R) (axis times angle) of a 3x3 rotation R."),
     KERNEL(pose_law, "pose_law(out, error, Rd, pd, R, p, J, v, kp, kd, const)\n\n"
                      "error = (pd - p, log3(Rd R^T)); out = kp*error - kd*(J v) + const (J, v, kd None: no rate "
-                     "term; p None: R is the pose's 4x4 homogeneous matrix)."),
+                     "term; p None: R is the pose's 4x4 homogeneous matrix; pd None: Rd is the target's)."),
     KERNEL(vector_law, "vector_law(out, target, x, rate, kp, kd, const)\n\n"
                        "out = kp*(target - x) - kd*rate + const (rate, kd None: no rate term)."),
     KERNEL(joint_law, "joint_law(out, target, q, q_index, v, v_index, kp, kd, const)\n\n"

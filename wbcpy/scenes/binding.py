@@ -38,7 +38,7 @@ import pinocchio as pin
 from .._kernels import joint_law as _joint_law
 from .._kernels import pose_law as _pose_law
 from .._kernels import vector_law as _vector_law
-from .._validation import as_vector, check_se3
+from .._validation import as_vector, se3_homogeneous
 from ..errors import ConfigError
 from ..tasks import CartesianReference, CartesianTask, ComReference, JointReference, JointTask
 
@@ -95,6 +95,8 @@ class ReferenceBinding:
         self._limit = None if limit is None else _gain(limit, n, "limit")
         self._e = np.zeros(n)
         self._const = np.zeros(n)
+        self._const_zero = True
+        self._view: np.ndarray | None = None  # the task reference's target array (_ensure_reference)
         # the rate term (−K_d ẋ) of the acceleration laws; velocity laws have none
         self._kd_rate = None if velocity_level else self._kd
         self._setup_task(task)
@@ -116,6 +118,7 @@ class ReferenceBinding:
                 fast = not self._to_ref or bool(np.array_equal(ref.rotation, root.rotation))
                 self._fast = fast and bool(np.array_equal(root.rotation, np.eye(3)))
                 self._root_translation = root.translation.copy()
+                self._root_offset = bool(np.any(self._root_translation))
             if self._fast:
                 self._eval = self._world_cartesian
                 self._to_ref = False
@@ -126,7 +129,7 @@ class ReferenceBinding:
             self._eval = self._joint_error if self._fast else self._checked_joint
             self._q_idx = np.ascontiguousarray(task.q_indices, dtype=np.intp)
             self._v_idx = np.ascontiguousarray(task.v_indices, dtype=np.intp)
-        self._Rd, self._pd = np.eye(3), np.zeros(3)
+        self._Md = np.eye(4)  # the target pose (fast Cartesian path: in world coordinates)
 
     # ------------------------------------------------------------------ target
     def set_target(self, target: Any, velocity: Any = None, acceleration: Any = None) -> None:
@@ -136,10 +139,10 @@ class ReferenceBinding:
             InvalidValueError: a malformed target (a non-rotation, NaN, a wrong size); nothing changes.
         """
         n = self.task.n
-        pose: pin.SE3 | None = None
+        pose: np.ndarray | None = None
         world: Any = None
         if self._kind == "cart":
-            pose = check_se3(target, "target")
+            pose = se3_homogeneous(target, "target")  # (a new 4×4 array)
         else:
             world = as_vector(target, n, "target")
         vd = None if velocity is None else as_vector(velocity, n, "target_velocity")
@@ -154,36 +157,38 @@ class ReferenceBinding:
                 const = self._kff * ad if const is None else const + self._kff * ad
         # every input is valid: now change the binding
         if pose is not None:
-            np.copyto(self._Rd, pose.rotation)
-            np.copyto(self._pd, pose.translation)
-            if self._fast:
-                self._pd += self._root_translation  # (the world-axes path reads _pd and _Rd only)
-            else:
-                world = pin.SE3(self._Rd, self._pd)
+            if not self._fast:
+                world = pin.SE3(pose)
+            elif self._root_offset:  # (the world-axes path reads the target's homogeneous matrix only)
+                pose[:3, 3] += self._root_translation
+            self._Md = pose
         self.target = target
         self._target_world: Any = world  # (an array; a pin.SE3 for a Cartesian task off the fast path)
-        if const is None:
-            self._const.fill(0.0)
-        else:
+        if const is not None:
             np.copyto(self._const, const)
-        self._ensure_reference()
+            self._const_zero = False
+        elif not self._const_zero:
+            self._const.fill(0.0)
+            self._const_zero = True
+        if self._view is None:
+            self._ensure_reference()
         self.update()
 
     def _ensure_reference(self) -> None:
         """Give the task a reference of its own (through the checked API) once; updates write into it."""
         task = self.task
-        if task.reference is None or getattr(self, "_view", None) is None:
+        if task.reference is None or self._view is None:
             field = "velocity" if self._velocity_level else "acceleration"
             if self._kind == "cart":
                 field = "twist" if self._velocity_level else "acceleration"
             ref: Any = _REFS[self._kind]
             self.scene.set_reference(task.name, ref(**{field: np.zeros(task.n)}))
-            self._view: np.ndarray = task.target_view()
+            self._view = task.target_view()
 
     # ------------------------------------------------------------------ hot path
     def update(self) -> None:
         """Evaluate the law at the robot's current state and write it into the task's reference."""
-        out: np.ndarray = self._view
+        out: Any = self._view  # (set by set_target, which the constructor calls)
         self._eval(out)  # K_p e (− K_d ẋ) + K_d v_d + K_ff a_d, into the reference (compiled kernels)
         if self._limit is not None:
             ratio = float(np.max(np.abs(out) / self._limit))
@@ -198,11 +203,11 @@ class ReferenceBinding:
         """Pose error from the robot's cached world placement; twist J v (world axes at the tip)."""
         M = self._placement(self._tip).homogeneous
         if self._kd_rate is None:
-            _pose_law(out, self._e, self._Rd, self._pd, M, None, None, None, self._kp, None, self._const)
+            _pose_law(out, self._e, self._Md, None, M, None, None, None, self._kp, None, self._const)
             return
         robot: Any = self.task.robot
         J, v = self._jacobian(self._tip), robot.v_view
-        _pose_law(out, self._e, self._Rd, self._pd, M, None, J, v, self._kp, self._kd_rate, self._const)
+        _pose_law(out, self._e, self._Md, None, M, None, J, v, self._kp, self._kd_rate, self._const)
 
     def _checked_cartesian(self, out: np.ndarray) -> None:
         """Error and twist in root coordinates through the task's pose()/twist() (the law's axes)."""
