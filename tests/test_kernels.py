@@ -329,3 +329,26 @@ def test_outputs_must_be_writable() -> None:
     P = np.zeros((6, 2))
     with pytest.raises(ValueError, match="read-only"):
         kernels.joint_limits(np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.intp), P, 0.1, lb, ub)
+
+
+def test_fused_certificates_equal_their_steps() -> None:
+    """box_certificate / rows_certificate: the least-squares gradient and the residuals in one pass, the
+    same numbers as the formulas step by step (NumPy here)."""
+    m, n, k = 8, 6, 4
+    A, y, r = RNG.normal(size=(m, n)), RNG.normal(size=m), RNG.uniform(0, 1, n)
+    Z, xbar, w = np.linalg.qr(RNG.normal(size=(n, n)))[0][:, :k], RNG.normal(size=n), RNG.normal(size=k)
+    AZ, e0 = A @ Z, A @ xbar - y
+    e, u = AZ @ w + e0, r * (Z @ w + xbar)
+    t, s = AZ.T @ e + Z.T @ u, np.abs(AZ).T @ np.abs(e) + np.abs(Z).T @ np.abs(u)
+    lb, ub = w - RNG.uniform(0, 1, k), w + RNG.uniform(0, 1, k)
+    lb[0] = w[0]
+    res, smax, t1, s1 = kernels.box_certificate(AZ, e0, r, Z, xbar, w, lb, ub, None)
+    np.testing.assert_allclose((t1, s1), (t, s), atol=1e-12)
+    assert res == pytest.approx(_natural(w, t, s, lb, ub)) and smax == pytest.approx(s.max())
+    C = RNG.normal(size=(3, k))
+    c = C @ w
+    lo, hi, z = c - 1.0, c.copy(), np.array([0.0, 0.2, 0.0])  # row 1 at its upper side, right sign
+    dual, compl, smax2, t2, s2 = kernels.rows_certificate(AZ, e0, r, Z, xbar, w, C, lo, hi, z, 0.0)
+    np.testing.assert_allclose((t2, s2), (t + C.T @ z, s + np.abs(C).T @ np.abs(z)), atol=1e-12)
+    assert dual == pytest.approx(np.max(np.abs(t2) / s2)) and compl == pytest.approx(0.0, abs=1e-15)
+    assert smax2 == pytest.approx(s2.max())

@@ -25,47 +25,83 @@ static inline double clip_max_min(double x, double lo, double hi)
  * unbounded). When the backend's bound multipliers z_box (None: not reported) are all zero, the answer
  * claims that no bound is active: the test is then max(|t_i|/scale_i, the relative bound violations).
  * Also returns max_i scale_i (0 for n = 0), the stationarity scale of the certificate. */
-PyObject *wk_natural_residual(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static double natural_core(Py_ssize_t n, const double *x, const double *t, const double *s, const double *lb,
+                           const double *ub, const double *zb, double *smax_out)
 {
-    if (wk_nargs(nargs, 6, "natural_residual") < 0)
-        return NULL;
-    Py_ssize_t n = wk_length(args[0], "x");
-    if (n < 0)
-        return NULL;
-    int no_lb, no_ub, no_z;
-    const double *x = wk_vector(args[0], n, 0, "x");
-    const double *t = x ? wk_vector(args[1], n, 0, "t") : NULL;
-    const double *s = t ? wk_vector(args[2], n, 0, "scale") : NULL;
-    const double *lb = s ? wk_vector_or_none(args[3], n, 0, "lb", &no_lb) : NULL;
-    if (s == NULL || (lb == NULL && !no_lb))
-        return NULL;
-    const double *ub = wk_vector_or_none(args[4], n, 0, "ub", &no_ub);
-    if (ub == NULL && !no_ub)
-        return NULL;
-    const double *zb = wk_vector_or_none(args[5], n, 0, "z_box", &no_z);
-    if (zb == NULL && !no_z)
-        return NULL;
-    int interior = !no_z && !(no_lb && no_ub);
+    int interior = zb != NULL && (lb != NULL || ub != NULL);
     for (Py_ssize_t i = 0; interior && i < n; i++)
         interior = zb[i] == 0.0;
     double worst = 0.0, smax = 0.0;
     for (Py_ssize_t i = 0; i < n; i++) {
         double ax = 1.0 + fabs(x[i]), si = s[i] + WK_FLOOR, rho;
         smax = nan_max(smax, s[i]);
-        if (interior || (no_lb && no_ub)) {
+        if (interior || (lb == NULL && ub == NULL)) {
             rho = fabs(t[i]) / si;
-            if (!no_lb)
-                rho = interior ? nan_max(rho, (lb[i] - x[i]) / ax) : rho;
-            if (!no_ub)
-                rho = interior ? nan_max(rho, (x[i] - ub[i]) / ax) : rho;
+            if (interior && lb != NULL)
+                rho = nan_max(rho, (lb[i] - x[i]) / ax);
+            if (interior && ub != NULL)
+                rho = nan_max(rho, (x[i] - ub[i]) / ax);
         } else {
             double step = x[i] - ax / si * t[i];
-            double z = isnan(step) ? NAN : clip_max_min(step, no_lb ? -INFINITY : lb[i], no_ub ? INFINITY : ub[i]);
+            double z = isnan(step) ? NAN : clip_max_min(step, lb ? lb[i] : -INFINITY, ub ? ub[i] : INFINITY);
             rho = fabs(x[i] - z) / ax;
         }
         worst = nan_max(worst, rho);
     }
+    *smax_out = smax;
+    return worst;
+}
+
+/* the optional bound vectors (lb, ub, z_box) of the box certificates, at args[0..2] */
+static int box_args(PyObject *const *args, Py_ssize_t n, const double **lb, const double **ub, const double **zb)
+{
+    int none;
+    *lb = wk_vector_or_none(args[0], n, 0, "lb", &none);
+    if (*lb == NULL && !none)
+        return -1;
+    *ub = wk_vector_or_none(args[1], n, 0, "ub", &none);
+    if (*ub == NULL && !none)
+        return -1;
+    *zb = wk_vector_or_none(args[2], n, 0, "z_box", &none);
+    return (*zb == NULL && !none) ? -1 : 0;
+}
+
+PyObject *wk_natural_residual(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 6, "natural_residual") < 0)
+        return NULL;
+    Py_ssize_t n = wk_length(args[0], "x");
+    const double *x = n < 0 ? NULL : wk_vector(args[0], n, 0, "x");
+    const double *t = x ? wk_vector(args[1], n, 0, "t") : NULL;
+    const double *s = t ? wk_vector(args[2], n, 0, "scale") : NULL;
+    const double *lb, *ub, *zb;
+    if (s == NULL || box_args(args + 3, n, &lb, &ub, &zb) < 0)
+        return NULL;
+    double smax, worst = natural_core(n, x, t, s, lb, ub, zb, &smax);
     return Py_BuildValue("dd", worst, smax);
+}
+
+/* box_certificate(AZ, e0, r, Z, xbar, x, lb, ub, z_box) -> (residual, max scale, t, scale): the
+ * least-squares gradient of ls_gradient and the natural residual of natural_residual, in one pass */
+PyObject *wk_box_certificate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    wk_mat AZ, Z;
+    const double *e0, *r, *xbar, *x, *lb, *ub, *zb;
+    if (wk_nargs(nargs, 9, "box_certificate") < 0 || wk_ls_args(args, &AZ, &e0, &r, &Z, &xbar, &x) < 0)
+        return NULL;
+    Py_ssize_t n = AZ.cols;
+    if (box_args(args + 6, n, &lb, &ub, &zb) < 0)
+        return NULL;
+    npy_intp dims[1] = {n};
+    PyArrayObject *to = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    PyArrayObject *so = to ? (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE) : NULL;
+    if (so == NULL || wk_ls_gradient_core(&AZ, e0, r, &Z, xbar, x, PyArray_DATA(to), PyArray_DATA(so)) < 0) {
+        Py_XDECREF(to);
+        Py_XDECREF(so);
+        return NULL;
+    }
+    double smax, worst = natural_core(n, x, PyArray_DATA(to), PyArray_DATA(so), lb, ub, zb, &smax);
+    return Py_BuildValue("(ddNN)", worst, smax, to, so);
 }
 
 /* bounds_gap(lb, ub) -> float: min_i (ub_i − lb_i) (inf for n = 0; NaN when a bound is NaN) */
@@ -111,31 +147,19 @@ PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* rows_residual(C, lo, hi, x, z, t, scale) -> (residual, max scale)
  *
  * The rows lo ≤ C x ≤ hi with multipliers z: adds Cᵀz to the stationarity residual t and |C|ᵀ|z| to its
- * scale (in place), then returns max scale and max_i |c_i − clip(c_i + κ_i z_i, lo_i, hi_i)| / (1 + |c_i|), c = C x,
- * κ_i = (1 + |c_i|) max_j |C_ij| / scale_j: feasibility, the sign of each multiplier and complementarity
- * in one number (see wbcpy.qp.kkt._certify_rows). */
-PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+ * scale (in place), then returns max scale and max_i |c_i − clip(c_i + κ_i z_i, lo_i, hi_i)| / (1 + |c_i|),
+ * c = C x, κ_i = (1 + |c_i|) max_j |C_ij| / scale_j: feasibility, the sign of each multiplier and
+ * complementarity in one number (see wbcpy.qp.kkt._certify_rows). */
+static double rows_core(const wk_mat *C, const double *lo, const double *hi, const double *x, const double *z,
+                        double *t, double *s, double *smax_out)
 {
-    if (wk_nargs(nargs, 7, "rows_residual") < 0)
-        return NULL;
-    wk_mat C;
-    if (wk_matrix(args[0], -1, -1, 0, "C", &C) < 0)
-        return NULL;
-    Py_ssize_t m = C.rows, n = C.cols;
-    const double *lo = wk_vector(args[1], m, 0, "lo");
-    const double *hi = lo ? wk_vector(args[2], m, 0, "hi") : NULL;
-    const double *x = hi ? wk_vector(args[3], n, 0, "x") : NULL;
-    const double *z = x ? wk_vector(args[4], m, 0, "z") : NULL;
-    double *t = z ? wk_vector(args[5], n, 1, "t") : NULL;
-    double *s = t ? wk_vector(args[6], n, 1, "scale") : NULL;
-    if (s == NULL)
-        return NULL;
+    Py_ssize_t m = C->rows, n = C->cols;
     for (Py_ssize_t i = 0; i < m; i++) {
         double zi = z[i], ai = fabs(zi);
         if (zi == 0.0)
             continue;
         for (Py_ssize_t j = 0; j < n; j++) {
-            double c = WK_AT(C, i, j);
+            double c = WK_AT(*C, i, j);
             t[j] += c * zi;
             s[j] += fabs(c) * ai;
         }
@@ -146,7 +170,7 @@ PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nar
     for (Py_ssize_t i = 0; i < m; i++) {
         double c = 0.0, sigma = 0.0;
         for (Py_ssize_t j = 0; j < n; j++) {
-            double a = WK_AT(C, i, j);
+            double a = WK_AT(*C, i, j);
             c += a * x[j];
             double weight = fabs(a) / (s[j] + WK_FLOOR);
             sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
@@ -155,7 +179,75 @@ PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nar
         double clipped = isnan(w) ? NAN : clip_max_min(w, lo[i], hi[i]);
         worst = nan_max(worst, fabs(c - clipped) / ac);
     }
+    *smax_out = smax;
+    return worst;
+}
+
+/* max_i |r_i| / (scale_i (1 + c) + floor) */
+static double scaled_core(Py_ssize_t n, const double *r, const double *s, double c)
+{
+    double worst = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        worst = nan_max(worst, fabs(r[i]) / (s[i] * (1.0 + c) + WK_FLOOR));
+    return worst;
+}
+
+/* the rows (C, lo, hi, z) of the rows certificates at args[0..3], C over n columns */
+static int rows_args(PyObject *const *args, Py_ssize_t n, wk_mat *C, const double **lo, const double **hi,
+                     const double **z)
+{
+    if (wk_matrix(args[0], -1, n, 0, "C", C) < 0)
+        return -1;
+    *lo = wk_vector(args[1], C->rows, 0, "lo");
+    *hi = *lo ? wk_vector(args[2], C->rows, 0, "hi") : NULL;
+    *z = *hi ? wk_vector(args[3], C->rows, 0, "z") : NULL;
+    return *z == NULL ? -1 : 0;
+}
+
+PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 7, "rows_residual") < 0)
+        return NULL;
+    wk_mat C;
+    if (wk_matrix(args[0], -1, -1, 0, "C", &C) < 0)
+        return NULL;
+    const double *lo = wk_vector(args[1], C.rows, 0, "lo");
+    const double *hi = lo ? wk_vector(args[2], C.rows, 0, "hi") : NULL;
+    const double *x = hi ? wk_vector(args[3], C.cols, 0, "x") : NULL;
+    const double *z = x ? wk_vector(args[4], C.rows, 0, "z") : NULL;
+    double *t = z ? wk_vector(args[5], C.cols, 1, "t") : NULL;
+    double *s = t ? wk_vector(args[6], C.cols, 1, "scale") : NULL;
+    if (s == NULL)
+        return NULL;
+    double smax, worst = rows_core(&C, lo, hi, x, z, t, s, &smax);
     return Py_BuildValue("dd", worst, smax);
+}
+
+/* rows_certificate(AZ, e0, r, Z, xbar, x, C, lo, hi, z, c) -> (dual, compl, max scale, t, scale): the
+ * least-squares gradient (ls_gradient), the rows' terms and residual (rows_residual) and the
+ * componentwise stationarity error with the rounding allowance c (scaled_error), in one pass */
+PyObject *wk_rows_certificate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    wk_mat AZ, Z, C;
+    const double *e0, *r, *xbar, *x, *lo, *hi, *z;
+    if (wk_nargs(nargs, 11, "rows_certificate") < 0 || wk_ls_args(args, &AZ, &e0, &r, &Z, &xbar, &x) < 0)
+        return NULL;
+    Py_ssize_t n = AZ.cols;
+    double c = PyFloat_AsDouble(args[10]);
+    if (rows_args(args + 6, n, &C, &lo, &hi, &z) < 0 || PyErr_Occurred())
+        return NULL;
+    npy_intp dims[1] = {n};
+    PyArrayObject *to = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    PyArrayObject *so = to ? (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE) : NULL;
+    if (so == NULL || wk_ls_gradient_core(&AZ, e0, r, &Z, xbar, x, PyArray_DATA(to), PyArray_DATA(so)) < 0) {
+        Py_XDECREF(to);
+        Py_XDECREF(so);
+        return NULL;
+    }
+    double *t = PyArray_DATA(to), *s = PyArray_DATA(so), smax;
+    double compl = rows_core(&C, lo, hi, x, z, t, s, &smax);
+    double dual = scaled_core(n, t, s, c);
+    return Py_BuildValue("(dddNN)", dual, compl, smax, to, so);
 }
 
 /* scaled_error(r, scale, c) -> float: max_i |r_i| / (scale_i (1 + c) + floor), the componentwise
@@ -170,10 +262,7 @@ PyObject *wk_scaled_error(PyObject *self, PyObject *const *args, Py_ssize_t narg
     double c = s ? PyFloat_AsDouble(args[2]) : 0.0;
     if (s == NULL || PyErr_Occurred())
         return NULL;
-    double worst = 0.0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        worst = nan_max(worst, fabs(r[i]) / (s[i] * (1.0 + c) + WK_FLOOR));
-    return PyFloat_FromDouble(worst);
+    return PyFloat_FromDouble(scaled_core(n, r, s, c));
 }
 
 /* rows_excess(M, lo, hi, x, tol) -> float: the largest excess of lo ≤ M x ≤ hi beyond its tolerance,

@@ -75,6 +75,8 @@ PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nar
 PyObject *wk_scaled_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_bounds_gap(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_rows_excess(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_box_certificate(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_rows_certificate(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_kept_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
@@ -89,6 +91,12 @@ PyObject *wk_regulariser_inert(PyObject *self, PyObject *const *args, Py_ssize_t
 
 /* H (n×n, row-major, both triangles) = AᵀA of a strided A (m × n) */
 void wk_gram(const wk_mat *A, double *H);
+/* the least-squares gradient t and its scale of wk_ls_gradient (r, xbar NULL: absent); 0, or -1 (no memory) */
+int wk_ls_gradient_core(const wk_mat *AZ, const double *e0, const double *r, const wk_mat *Z, const double *xbar,
+                        const double *w, double *t, double *scale);
+/* the arguments (AZ, e0, r, Z, xbar, w) of the least-squares kernels: 0, or -1 with an exception set */
+int wk_ls_args(PyObject *const *args, wk_mat *AZ, const double **e0, const double **r, wk_mat *Z,
+               const double **xbar, const double **w);
 /* C (m × k, row-major) = A B of strided A (m × n) and B (n × k) (BLAS dgemm when large and contiguous) */
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C);
 

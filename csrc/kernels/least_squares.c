@@ -135,46 +135,19 @@ PyObject *wk_normal_equations(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_RETURN_NONE;
 }
 
-/* ls_gradient(AZ, e0, r, Z, xbar, w) -> (t, scale): with e = AZ w + e0 and u = r∘(Z w + x̄) (Z None: the
- * identity, x̄ None: 0), t = AZᵀe + Zᵀu and scale = |AZ|ᵀ|e| + |Z|ᵀ|u| (r None: no u), new arrays. */
-PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+int wk_ls_gradient_core(const wk_mat *AZ, const double *e0, const double *r, const wk_mat *Z, const double *xbar,
+                        const double *w, double *t, double *scale)
 {
-    if (wk_nargs(nargs, 6, "ls_gradient") < 0)
-        return NULL;
-    wk_mat AZ, Z;
-    if (wk_matrix(args[0], -1, -1, 0, "AZ", &AZ) < 0)
-        return NULL;
-    Py_ssize_t m = AZ.rows, k = AZ.cols;
-    if (wk_matrix_or_none(args[3], -1, k, "Z", &Z) < 0)
-        return NULL;
-    Py_ssize_t n = Z.data ? Z.rows : k;
-    int no_r, no_xbar;
-    const double *e0 = wk_vector(args[1], m, 0, "e0");
-    const double *r = e0 ? wk_vector_or_none(args[2], n, 0, "r", &no_r) : NULL;
-    if (e0 == NULL || (r == NULL && !no_r))
-        return NULL;
-    const double *xbar = wk_vector_or_none(args[4], n, 0, "xbar", &no_xbar);
-    if (xbar == NULL && !no_xbar)
-        return NULL;
-    const double *w = wk_vector(args[5], k, 0, "w");
-    if (w == NULL)
-        return NULL;
-    npy_intp dims[1] = {k};
-    PyArrayObject *to = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
-    PyArrayObject *so = to ? (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE) : NULL;
+    Py_ssize_t m = AZ->rows, k = AZ->cols, n = Z->data ? Z->rows : k;
     wk_scratch s;
-    double *e = so ? scratch_get(&s, m + n) : NULL;
-    if (e == NULL) {
-        Py_XDECREF(to);
-        Py_XDECREF(so);
-        return NULL;
-    }
-    double *t = PyArray_DATA(to), *scale = PyArray_DATA(so);
+    double *e = scratch_get(&s, m + n);
+    if (e == NULL)
+        return -1;
     double *u = e + m;
     for (Py_ssize_t i = 0; i < m; i++) {
         double sum = e0[i];
         for (Py_ssize_t j = 0; j < k; j++)
-            sum += WK_AT(AZ, i, j) * w[j];
+            sum += WK_AT(*AZ, i, j) * w[j];
         e[i] = sum;
     }
     for (Py_ssize_t j = 0; j < k; j++)
@@ -182,30 +155,30 @@ PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     for (Py_ssize_t i = 0; i < m; i++) {
         double ei = e[i], ai = fabs(ei);
         for (Py_ssize_t j = 0; j < k; j++) {
-            double a = WK_AT(AZ, i, j);
+            double a = WK_AT(*AZ, i, j);
             t[j] += a * ei;
             scale[j] += fabs(a) * ai;
         }
     }
-    if (!no_r) {
+    if (r != NULL) {
         for (Py_ssize_t i = 0; i < n; i++) {
             double x;
-            if (Z.data) {
+            if (Z->data) {
                 x = 0.0;
                 for (Py_ssize_t j = 0; j < k; j++)
-                    x += WK_AT(Z, i, j) * w[j];
+                    x += WK_AT(*Z, i, j) * w[j];
             } else {
                 x = w[i];
             }
-            u[i] = r[i] * (no_xbar ? x : x + xbar[i]);
+            u[i] = r[i] * (xbar == NULL ? x : x + xbar[i]);
         }
-        if (Z.data) {
+        if (Z->data) {
             for (Py_ssize_t i = 0; i < n; i++) {
                 double ui = u[i], ai = fabs(ui);
                 if (ui == 0.0)
                     continue;
                 for (Py_ssize_t j = 0; j < k; j++) {
-                    double z = WK_AT(Z, i, j);
+                    double z = WK_AT(*Z, i, j);
                     t[j] += z * ui;
                     scale[j] += fabs(z) * ai;
                 }
@@ -218,10 +191,46 @@ PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         }
     }
     scratch_free(&s);
-    PyObject *out = PyTuple_Pack(2, (PyObject *)to, (PyObject *)so);
-    Py_DECREF(to);
-    Py_DECREF(so);
-    return out;
+    return 0;
+}
+
+int wk_ls_args(PyObject *const *args, wk_mat *AZ, const double **e0, const double **r, wk_mat *Z,
+               const double **xbar, const double **w)
+{
+    if (wk_matrix(args[0], -1, -1, 0, "AZ", AZ) < 0 || wk_matrix_or_none(args[3], -1, AZ->cols, "Z", Z) < 0)
+        return -1;
+    Py_ssize_t n = Z->data ? Z->rows : AZ->cols;
+    int no_r, no_x;
+    *e0 = wk_vector(args[1], AZ->rows, 0, "e0");
+    if (*e0 == NULL)
+        return -1;
+    *r = wk_vector_or_none(args[2], n, 0, "r", &no_r);
+    if (*r == NULL && !no_r)
+        return -1;
+    *xbar = wk_vector_or_none(args[4], n, 0, "xbar", &no_x);
+    if (*xbar == NULL && !no_x)
+        return -1;
+    *w = wk_vector(args[5], AZ->cols, 0, "w");
+    return *w == NULL ? -1 : 0;
+}
+
+/* ls_gradient(AZ, e0, r, Z, xbar, w) -> (t, scale): with e = AZ w + e0 and u = r∘(Z w + x̄) (Z None: the
+ * identity, x̄ None: 0), t = AZᵀe + Zᵀu and scale = |AZ|ᵀ|e| + |Z|ᵀ|u| (r None: no u), new arrays. */
+PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    wk_mat AZ, Z;
+    const double *e0, *r, *xbar, *w;
+    if (wk_nargs(nargs, 6, "ls_gradient") < 0 || wk_ls_args(args, &AZ, &e0, &r, &Z, &xbar, &w) < 0)
+        return NULL;
+    npy_intp dims[1] = {AZ.cols};
+    PyArrayObject *to = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    PyArrayObject *so = to ? (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE) : NULL;
+    if (so == NULL || wk_ls_gradient_core(&AZ, e0, r, &Z, xbar, w, PyArray_DATA(to), PyArray_DATA(so)) < 0) {
+        Py_XDECREF(to);
+        Py_XDECREF(so);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", to, so);
 }
 
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)

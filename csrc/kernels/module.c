@@ -86,6 +86,10 @@ static PyMethodDef methods[] = {
                              "multipliers z_box all zero, max(|t| / scale, relative bound violations)."),
     KERNEL(rows_excess, "rows_excess(M, lo, hi, x, tol) -> max excess of lo <= M x <= hi beyond "
                         "tol (1 + |M||x| + |side|) (<= 0: every row holds)."),
+    KERNEL(box_certificate, "box_certificate(AZ, e0, r, Z, xbar, x, lb, ub, z_box) -> (residual, max scale, t, "
+                            "scale): ls_gradient and natural_residual in one pass."),
+    KERNEL(rows_certificate, "rows_certificate(AZ, e0, r, Z, xbar, x, C, lo, hi, z, c) -> (dual, compl, max scale, "
+                             "t, scale): ls_gradient, rows_residual and scaled_error in one pass."),
     KERNEL(bounds_gap, "bounds_gap(lb, ub) -> min(ub - lb) (inf when empty, NaN with a NaN bound)."),
     KERNEL(all_finite, "all_finite(x) -> True when every entry of the float64 vector x is finite."),
     KERNEL(rows_residual, "rows_residual(C, lo, hi, x, z, t, scale) -> (residual, max scale)\n\n"

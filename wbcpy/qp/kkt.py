@@ -74,6 +74,18 @@ class LeastSquares(Protocol):
         """(H x + g, its componentwise scale), computed as Rᵀ(R x − d)."""
         ...  # pragma: no cover - protocol
 
+    def box_certificate(self, x: np.ndarray, lb: np.ndarray | None, ub: np.ndarray | None,
+                        z_box: np.ndarray | None) -> tuple[float, float, np.ndarray, np.ndarray]:  # fmt: skip
+        """(natural residual, max scale, H x + g, its scale) of bounds lb ≤ x ≤ ub (see
+        :func:`certify_box`)."""
+        ...  # pragma: no cover - protocol
+
+    def rows_certificate(self, x: np.ndarray, C: np.ndarray, lo: np.ndarray, hi: np.ndarray, z: np.ndarray,
+                         c: float) -> tuple[float, float, float, np.ndarray, np.ndarray]:  # fmt: skip
+        """(strict stationarity error with allowance c, rows' residual, max scale, H x + g + Cᵀz, its
+        scale) of rows lo ≤ C x ≤ hi with multipliers z (see :func:`_certify_rows`)."""
+        ...  # pragma: no cover - protocol
+
 
 #: absolute floor of the componentwise scales (entries whose every term is exactly zero)
 _FLOOR = 1e-300
@@ -256,8 +268,14 @@ def _dual_error(r: np.ndarray, scale: np.ndarray, tol: float, q: StdQP | None = 
     err = _scaled_error(r, scale, c)
     if err <= tol:
         return err, False
+    return _marginal_dual_error(r, scale, c, q, x), True
+
+
+def _marginal_dual_error(r: np.ndarray, scale: np.ndarray, c: float, q: StdQP | None,
+                         x: np.ndarray | None) -> float:  # fmt: skip
+    """Step 2 of :func:`_dual_error`: the allowance c·(scale + the magnitudes H and g were formed from)."""
     mag = scale + (q.mag(x) if q is not None and x is not None and q.mag is not None else 0.0)
-    return float(np.max(np.abs(r) / (scale + c * mag + _FLOOR), initial=0.0)), True
+    return float(np.max(np.abs(r) / (scale + c * mag + _FLOOR), initial=0.0))
 
 
 def _gradient(H: Matrix, g: np.ndarray, x: np.ndarray, q: StdQP | None) -> tuple[np.ndarray, np.ndarray]:
@@ -296,9 +314,12 @@ def certify_box(H: Matrix, g: np.ndarray, x: np.ndarray, lb: np.ndarray | None, 
     (:func:`wbcpy._kernels.natural_residual`).
     """
     ls = None if q is None else q.ls
-    t, scale = _gradient(H, g, x, q) if ls is None else ls.gradient(x)
     c = 8.0 * (x.shape[0] + 1) * _EPS / tol
-    err, smax = _natural_residual(x, t, scale, lb, ub, z_box)
+    if ls is None:
+        t, scale = _gradient(H, g, x, q)
+        err, smax = _natural_residual(x, t, scale, lb, ub, z_box)
+    else:  # (the gradient in least-squares form and the residual: one compiled pass)
+        err, smax, t, scale = ls.box_certificate(x, lb, ub, z_box)
     marginal = False
     if not err <= tol * (1.0 + c) and q is not None and q.mag is not None:
         marginal = True
@@ -319,9 +340,16 @@ def _certify_rows(q: StdQP, C: np.ndarray, lo: np.ndarray, hi: np.ndarray, x: np
     relative size, whichever is smaller.
     """
     ls = q.ls
-    t, scale = _gradient(q.H, q.g, x, q) if ls is None else ls.gradient(x)
-    compl, smax = _rows_residual(C, lo, hi, x, z, t, scale)  # (adds Cᵀz to t and |C|ᵀ|z| to scale first)
-    dual, marginal = _dual_error(t, scale, tol, q, x)
+    if ls is None:
+        t, scale = _gradient(q.H, q.g, x, q)
+        compl, smax = _rows_residual(C, lo, hi, x, z, t, scale)  # (adds Cᵀz to t, |C|ᵀ|z| to scale first)
+        dual, marginal = _dual_error(t, scale, tol, q, x)
+    else:  # (gradient, rows and the strict stationarity test: one compiled pass)
+        c = 8.0 * (x.shape[0] + 1) * _EPS / tol
+        dual, compl, smax, t, scale = ls.rows_certificate(x, C, lo, hi, z, c)
+        marginal = not dual <= tol
+        if marginal:
+            dual = _marginal_dual_error(t, scale, c, q, x)
     ok = dual <= tol and compl <= tol
     return Certificate(ok, compl, dual, compl, None, z, 1.0 + smax, marginal)
 

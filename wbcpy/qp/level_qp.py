@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernels import box_certificate as _box_certificate
 from .._kernels import kept_rows as _kept_rows
 from .._kernels import level_equations as _level_equations
 from .._kernels import ls_gradient as _ls_gradient
+from .._kernels import rows_certificate as _rows_certificate
 from .kkt import StdQP
 from .nullspace import NullSpace
 
@@ -166,6 +168,16 @@ class _LeastSquares:
         u = r∘(Z w + x̄), H w + g = (AZ)ᵀe + Zᵀu and the scale is |AZ|ᵀ|e| + |Z|ᵀ|u| (one compiled
         pass)."""
         return _ls_gradient(self.AZ, self.e, self.r, self.Z, self.xbar, w)
+
+    def box_certificate(self, w: np.ndarray, lb: np.ndarray | None, ub: np.ndarray | None,
+                        z_box: np.ndarray | None) -> tuple[float, float, np.ndarray, np.ndarray]:  # fmt: skip
+        """The box certificate's residual, max scale and :meth:`gradient` (one compiled pass)."""
+        return _box_certificate(self.AZ, self.e, self.r, self.Z, self.xbar, w, lb, ub, z_box)
+
+    def rows_certificate(self, w: np.ndarray, C: np.ndarray, lo: np.ndarray, hi: np.ndarray, z: np.ndarray,
+                         c: float) -> tuple[float, float, float, np.ndarray, np.ndarray]:  # fmt: skip
+        """The rows certificate's stationarity error, residual, max scale and gradient (one pass)."""
+        return _rows_certificate(self.AZ, self.e, self.r, self.Z, self.xbar, w, C, lo, hi, z, c)
 
     def magnitude(self, w: np.ndarray) -> np.ndarray:
         """Size of the terms H w + g is formed from, before any cancellation.
