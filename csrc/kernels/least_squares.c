@@ -254,13 +254,13 @@ void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
     }
     memset(C, 0, (size_t)m * (size_t)k * sizeof(double));
     for (int i = 0; i < m; i++) {
-        double *c = C + (Py_ssize_t)i * k;
+        double *restrict c = C + (Py_ssize_t)i * k;
         for (int l = 0; l < n; l++) {
             double a = WK_AT(*A, i, l);
             if (a == 0.0)
                 continue;
             if (B->cs == 1) { /* (contiguous rows of B: a loop the compiler vectorises) */
-                const double *b = B->data + (Py_ssize_t)l * B->rs;
+                const double *restrict b = B->data + (Py_ssize_t)l * B->rs;
                 for (int j = 0; j < k; j++)
                     c[j] += a * b[j];
             } else {
