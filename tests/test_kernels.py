@@ -352,3 +352,17 @@ def test_fused_certificates_equal_their_steps() -> None:
     np.testing.assert_allclose((t2, s2), (t + C.T @ z, s + np.abs(C).T @ np.abs(z)), atol=1e-12)
     assert dual == pytest.approx(np.max(np.abs(t2) / s2)) and compl == pytest.approx(0.0, abs=1e-15)
     assert smax2 == pytest.approx(s2.max())
+
+
+def test_normalize_blocks_renormalises_or_leaves_q_alone() -> None:
+    q = np.array([0.6, 0.8 * (1 + 5e-7), 2.0, 0.0, 0.0, 0.0, 1.0 + 1e-7])
+    blocks = np.array([[0, 2], [3, 4]], dtype=np.intp)
+    assert kernels.normalize_blocks(q, blocks, 1e-6) is None
+    np.testing.assert_allclose([np.hypot(q[0], q[1]), np.linalg.norm(q[3:])], 1.0, atol=1e-15)
+    assert q[2] == 2.0
+    bad = np.array([0.6, 0.8, 2.0, 0.0, 0.0, 0.0, 1.1])
+    before = bad.copy()
+    assert kernels.normalize_blocks(bad, blocks, 1e-6) == (3, 4, pytest.approx(1.1))
+    assert np.array_equal(bad, before)  # nothing renormalised when one block is off
+    with pytest.raises(IndexError):
+        kernels.normalize_blocks(q, np.array([[5, 4]], dtype=np.intp), 1e-6)

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pinocchio as pin
 
+from ._kernels import normalize_blocks as _normalize_blocks
 from .errors import InvalidValueError
 
 __all__ = ["DofMap"]
@@ -113,6 +114,7 @@ class DofMap:
         self._simple_run = _contiguous_run(self._sq, self._sv)
         # unit-norm blocks of q: (start, length)
         self._unit_blocks = [(int(iq), 2) for iq in self._cont_q] + other_blocks
+        self._unit_array = np.array(self._unit_blocks, dtype=np.intp).reshape(-1, 2)
         self.dof_names = names
         self.lower, self.upper = lower, upper
 
@@ -156,16 +158,17 @@ class DofMap:
         return dof
 
     def normalize_in_place(self, q: np.ndarray) -> None:
-        """Renormalise unit blocks of q (tolerance 1e-6) or raise :class:`InvalidValueError`."""
-        for start, length in self._unit_blocks:
-            block = q[start : start + length]
-            norm = float(np.sqrt(block @ block))
-            if abs(norm - 1.0) > 1e-6:
-                raise InvalidValueError(
-                    "q",
-                    (self.nq,),
-                    q.shape,
-                    reason=f"entries {start}..{start + length - 1} must have unit norm (got {norm:.6g}); "
-                    "use q_from_dof() or pinocchio.integrate to build q",
-                )
-            block /= norm
+        """Renormalise unit blocks of q (tolerance 1e-6) or raise :class:`InvalidValueError` (q unchanged);
+        one compiled pass (q: a contiguous float64 array of size nq)."""
+        if not self._unit_blocks:
+            return
+        bad = _normalize_blocks(q, self._unit_array, 1e-6)
+        if bad is not None:
+            start, length, norm = bad
+            raise InvalidValueError(
+                "q",
+                (self.nq,),
+                q.shape,
+                reason=f"entries {start}..{start + length - 1} must have unit norm (got {norm:.6g}); "
+                "use q_from_dof() or pinocchio.integrate to build q",
+            )

@@ -12,6 +12,7 @@ _F = NDArray[np.float64]
 _I = NDArray[np.intp]
 
 def state_copy(x: object, n: int, limit: float) -> _F | None: ...
+def normalize_blocks(q: _F, blocks: _I, tol: float) -> tuple[int, int, float] | None: ...
 def joint_limits(q: _F, v: _F, q_index: _I, params: _F, dt: float, lb: _F, ub: _F) -> None: ...
 def velocity_limits(q: _F, q_index: _I, params: _F, k: float, lb: _F, ub: _F) -> None: ...
 def log3(R: _F, w: _F) -> None: ...
@@ -52,7 +53,14 @@ def natural_residual(
     x: _F, t: _F, scale: _F, lb: _F | None, ub: _F | None, z_box: _F | None
 ) -> tuple[float, float]: ...
 def box_certificate(
-    AZ: _F, e0: _F, r: _F | None, Z: _F | None, xbar: _F | None, x: _F, lb: _F | None, ub: _F | None,
+    AZ: _F,
+    e0: _F,
+    r: _F | None,
+    Z: _F | None,
+    xbar: _F | None,
+    x: _F,
+    lb: _F | None,
+    ub: _F | None,
     z_box: _F | None,
 ) -> tuple[float, float, _F, _F]: ...
 def rows_certificate(

@@ -60,6 +60,7 @@ int wk_load_lapack(void);
 /* ---------------------------------------------------------------------------------- kernels */
 
 PyObject *wk_state_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_normalize_blocks(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_joint_limits(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_velocity_limits(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_log3(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

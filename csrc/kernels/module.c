@@ -58,6 +58,9 @@ static PyMethodDef methods[] = {
     KERNEL(state_copy, "state_copy(x, n, limit) -> copy of x, or None\n\n"
                        "A contiguous copy of x when x is a float64 ndarray of shape (n,) whose entries all lie in "
                        "[-limit, limit] (NaN does not); None otherwise (the caller then reports why)."),
+    KERNEL(normalize_blocks, "normalize_blocks(q, blocks, tol) -> None or (start, length, norm)\n\n"
+                             "Renormalise q's unit blocks ((k, 2) intp starts and lengths) in place; the first "
+                             "block off unit norm by more than tol is returned instead (q unchanged)."),
     KERNEL(joint_limits, "joint_limits(q, v, q_index, params, dt, lb, ub)\n\n"
                          "Bounds on joint accelerations over one step (wbcpy.scenes.joint_limits): "
                          "params rows qmin, qmax, vmax, amax, brake_upper, brake_lower (6 x nv)."),

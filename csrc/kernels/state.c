@@ -1,4 +1,6 @@
-/* Robot states: the validated copy of a configuration or velocity vector. */
+/* Robot states: the validated copy of a configuration or velocity vector, and its unit blocks. */
+#include <math.h>
+
 #include "kernels.h"
 
 PyObject *wk_state_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -26,4 +28,56 @@ PyObject *wk_state_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     return (PyObject *)copy;
+}
+
+/* normalize_blocks(q, blocks, tol) -> None, or (start, length, norm) of the first bad block
+ *
+ * Renormalise in place the unit blocks of a configuration (quaternions, cos/sin pairs): `blocks` is a
+ * (k, 2) intp array of (start, length). Every block must have |norm − 1| ≤ tol; when one has not, q is
+ * left unchanged and that block is returned. */
+PyObject *wk_normalize_blocks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 3, "normalize_blocks") < 0)
+        return NULL;
+    Py_ssize_t n = wk_length(args[0], "q");
+    double *q = n < 0 ? NULL : wk_vector(args[0], n, 1, "q");
+    double tol = q ? PyFloat_AsDouble(args[2]) : 0.0;
+    if (q == NULL || PyErr_Occurred())
+        return NULL;
+    PyObject *b = args[1];
+    if (!PyArray_Check(b) || PyArray_TYPE((PyArrayObject *)b) != NPY_INTP || PyArray_NDIM((PyArrayObject *)b) != 2 ||
+        PyArray_DIM((PyArrayObject *)b, 1) != 2 || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)b)) {
+        PyErr_SetString(PyExc_TypeError, "normalize_blocks: blocks must be a contiguous (k, 2) intp array");
+        return NULL;
+    }
+    Py_ssize_t k = PyArray_DIM((PyArrayObject *)b, 0);
+    const npy_intp *bl = PyArray_DATA((PyArrayObject *)b);
+    double norms[64], *nb = k <= 64 ? norms : PyMem_Malloc((size_t)k * sizeof(double));
+    if (nb == NULL)
+        return PyErr_NoMemory();
+    PyObject *out = NULL;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        npy_intp start = bl[2 * j], len = bl[2 * j + 1];
+        if (start < 0 || len < 0 || start + len > n) {
+            PyErr_SetString(PyExc_IndexError, "normalize_blocks: a block lies outside q");
+            goto done;
+        }
+        double s = 0.0;
+        for (npy_intp i = start; i < start + len; i++)
+            s += q[i] * q[i];
+        nb[j] = sqrt(s);
+        if (!(fabs(nb[j] - 1.0) <= tol)) {
+            out = Py_BuildValue("(nnd)", (Py_ssize_t)start, (Py_ssize_t)len, nb[j]);
+            goto done;
+        }
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        for (npy_intp i = bl[2 * j]; i < bl[2 * j] + bl[2 * j + 1]; i++)
+            q[i] /= nb[j];
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    if (nb != norms)
+        PyMem_Free(nb);
+    return out;
 }

@@ -24,10 +24,10 @@ as if they were not configured; a priority level without rows is skipped. When n
 problem keeps one empty level (q̈ = the bounded minimum of the regularization).
 
 Hot path: the stacking decisions are made once per configuration (:mod:`wbcpy.scenes._plan`), the
-rows are written into preallocated buffers straight from the robot's per-state caches, and
-:meth:`Scene.solve` hands the scene's own problem to the solver without re-validating its structure
-(see ``QPSolver._solve_hierarchy_trusted``): one update + solve of a 7-DOF arm costs a few times the
-raw Pinocchio calls (``benchmarks/bench_scene.py``).
+rows are written into preallocated buffers straight from the robot's per-state caches by compiled kernels
+(:mod:`wbcpy._kernels`: weighted rows, joint-limit bounds), and :meth:`Scene.solve` hands the scene's own
+problem to the solver without re-validating its structure (``QPSolver.solve_hierarchy_unchecked``): one
+update + solve of a 7-DOF arm costs about 7× the raw Pinocchio calls (``benchmarks/bench_scene.py``).
 """
 
 from __future__ import annotations
