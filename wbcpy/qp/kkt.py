@@ -359,12 +359,9 @@ def certify(q: StdQP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None,
     """Full KKT certificate of (x, y, z, z_box) for ``q`` (see the module docstring); missing multipliers
     count as zero."""
     if q.A is None and not q.sparse:  # (a hierarchy level: bounds only, or rows only, in few steps)
-        C = q.C
-        if C is None:
-            return certify_box(q.H, q.g, x, q.lb, q.ub, tol, q, z_box)
-        lo, hi = q.lbC, q.ubC
-        if q.lb is None and q.ub is None and z is not None and lo is not None and hi is not None:
-            return _certify_rows(q, C, lo, hi, x, z, tol)
+        fast = _level_certificate(q, x, z, z_box, tol)
+        if fast is not None:
+            return fast
     r, scale = _gradient(q.H, q.g, x, q)
     primal = _equalities_term(q, x, y, r, scale)
     rows = None
@@ -386,6 +383,19 @@ def certify(q: StdQP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None,
     compl = _complementarity(q, x, z, z_box, rows, scale)
     ok = primal <= tol and dual <= tol and compl <= tol  # (False for NaN)
     return Certificate(ok, primal, dual, compl, z_box, z, 1.0 + float(np.max(scale, initial=0.0)), marginal)
+
+
+def _level_certificate(q: StdQP, x: np.ndarray, z: np.ndarray | None, z_box: np.ndarray | None,
+                       tol: float) -> Certificate | None:  # fmt: skip
+    """:func:`certify` of a dense QP without equalities that has bounds only (:func:`certify_box`) or rows
+    only (:func:`_certify_rows`); None for any other structure."""
+    C = q.C
+    if C is None:
+        return certify_box(q.H, q.g, x, q.lb, q.ub, tol, q, z_box)
+    lo, hi = q.lbC, q.ubC
+    if q.lb is None and q.ub is None and z is not None and lo is not None and hi is not None:
+        return _certify_rows(q, C, lo, hi, x, z, tol)
+    return None
 
 
 def _equalities_term(

@@ -173,11 +173,13 @@ class OwnProblem:
             return False
         if hqp.lb is not self.lb or hqp.ub is not self.ub or hqp.variable_names is not self.names:
             return False
-        for level, (lv, A, y, r, E, f, C, lo, hi) in zip(self.levels, self.arrays):  # noqa: B905 (checked)
-            if level is not lv or level.A is not A or level.y is not y or level.regularization is not r:
-                return False
-            if level.E is not E or level.f is not f or level.C is not C or level.lbC is not lo:
-                return False
-            if level.ubC is not hi:
-                return False
-        return True
+        return all(map(_same_arrays, self.levels, self.arrays))
+
+
+def _same_arrays(level: QPLevel, kept: tuple[object, ...]) -> bool:
+    """True when ``level`` is the level recorded in ``kept`` (:class:`OwnProblem`) with the same arrays."""
+    lv, A, y, r, E, f, C, lo, hi = kept
+    return (
+        level is lv and level.A is A and level.y is y and level.regularization is r and level.E is E
+        and level.f is f and level.C is C and level.lbC is lo and level.ubC is hi
+    )  # fmt: skip

@@ -137,6 +137,7 @@ class ReferenceBinding:
 
         Raises:
             InvalidValueError: a malformed target (a non-rotation, NaN, a wrong size); nothing changes.
+            ConfigError: an acceleration feed-forward for a velocity law; nothing changes.
         """
         n = self.task.n
         pose: np.ndarray | None = None
@@ -145,16 +146,7 @@ class ReferenceBinding:
             pose = se3_homogeneous(target, "target")  # (a new 4×4 array)
         else:
             world = as_vector(target, n, "target")
-        vd = None if velocity is None else as_vector(velocity, n, "target_velocity")
-        if self._velocity_level:
-            if acceleration is not None:
-                raise ConfigError("target_acceleration", "velocity laws take no acceleration feed-forward")
-            const = None if vd is None else self._kff * vd
-        else:
-            ad = None if acceleration is None else as_vector(acceleration, n, "target_acceleration")
-            const = None if vd is None else self._kd * vd
-            if ad is not None:
-                const = self._kff * ad if const is None else const + self._kff * ad
+        const = self._feed_forward(velocity, acceleration)
         # every input is valid: now change the binding
         if pose is not None:
             if not self._fast:
@@ -173,6 +165,26 @@ class ReferenceBinding:
         if self._view is None:
             self._ensure_reference()
         self.update()
+
+    def _feed_forward(self, velocity: Any, acceleration: Any) -> np.ndarray | None:
+        """The validated constant term of the law from the target's velocity (and acceleration):
+        K_ff ẋ_d for a velocity law, K_d ẋ_d + K_ff ẍ_d for an acceleration law; None when both are None.
+
+        Raises:
+            InvalidValueError: a malformed feed-forward.
+            ConfigError: an acceleration feed-forward for a velocity law.
+        """
+        n = self.task.n
+        vd = None if velocity is None else as_vector(velocity, n, "target_velocity")
+        if self._velocity_level:
+            if acceleration is not None:
+                raise ConfigError("target_acceleration", "velocity laws take no acceleration feed-forward")
+            return None if vd is None else self._kff * vd
+        ad = None if acceleration is None else as_vector(acceleration, n, "target_acceleration")
+        const = None if vd is None else self._kd * vd
+        if ad is not None:
+            const = self._kff * ad if const is None else const + self._kff * ad
+        return const
 
     def _ensure_reference(self) -> None:
         """Give the task a reference of its own (through the checked API) once; updates write into it."""

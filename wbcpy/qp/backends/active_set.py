@@ -124,11 +124,7 @@ class DaqpBackend(Backend[np.ndarray]):
         key = (H.shape[0], meq, mc, has_box)
         if key != self._key:
             self._structure(key)
-        rows = self._no_rows
-        if mc and C is not None:
-            rows = np.vstack([C, A]) if meq and A is not None else C
-        elif meq and A is not None:
-            rows = A
+        rows = self._rows(C, A)
         if has_box and not (mc or meq) and q.lb is not None and q.ub is not None:
             bu, bl = q.ub, q.lb  # (bounds only, both sides: the common case of a scene level)
         else:
@@ -144,6 +140,14 @@ class DaqpBackend(Backend[np.ndarray]):
         else:
             x, _fval, flag, info = self._solve(H, q.g, rows, bu, bl, self._sense, **self.options)
         return self._report(x, int(flag), info, warm)
+
+    def _rows(self, C: np.ndarray | None, A: np.ndarray | None) -> np.ndarray:
+        """The general rows ``[C; A]`` DAQP sees below its bound rows (no copy for one block)."""
+        if C is not None and C.shape[0]:
+            return np.vstack([C, A]) if A is not None and A.shape[0] else C
+        if A is not None and A.shape[0]:
+            return A
+        return self._no_rows
 
     def _report(self, x: np.ndarray, flag: int, info: dict[str, Any], warm: bool) -> Run[np.ndarray]:
         """What DAQP returned: a positive exit flag is an optimum (status code True), any other fails.
