@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_vector
 from ..tasks import ComReference, JointReference, Task
-from ._gains import as_gain, broadcast_gain, optional_vector, saturate
+from ._gains import as_gain, broadcast_gain, saturate
 
 __all__ = ["PDLaw", "VectorPD"]
 
@@ -53,10 +53,11 @@ class PDLaw:
         self,
         error: NDArray[np.float64],
         v: NDArray[np.float64],
-        vd: NDArray[np.float64],
-        ad: NDArray[np.float64],
+        vd: NDArray[np.float64] | None,
+        ad: NDArray[np.float64] | None,
     ) -> NDArray[np.float64]:
-        """K_ff a_d + K_d (v_d − v) + K_p e as a new array of n = len(e) values, saturated.
+        """K_ff a_d + K_d (v_d − v) + K_p e as a new array of n = len(e) values, saturated (an omitted
+        v_d or a_d is zero).
 
         Raises:
             ConfigError: per-axis gains that do not have n entries.
@@ -69,9 +70,10 @@ class PDLaw:
             kp = broadcast_gain(kp, n, "kp")
             if limit is not None:
                 limit = broadcast_gain(limit, n, "max_acceleration")
-        a = kff * ad + kd * (vd - v) + kp * error
-        if a.shape != (n,):
-            a = np.broadcast_to(a, (n,)).copy()
+        rate = -v if vd is None else vd - v
+        a = kp * error + kd * rate
+        if ad is not None:
+            a += kff * ad
         return saturate(a, limit)
 
 
@@ -103,8 +105,8 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
         n = x.shape[0]
         v = as_vector(velocity, n, "velocity")
         xd = as_vector(target_position, n, "target_position")
-        vd = optional_vector(target_velocity, n, "target_velocity")
-        ad = optional_vector(target_acceleration, n, "target_acceleration")
+        vd = None if target_velocity is None else as_vector(target_velocity, n, "target_velocity")
+        ad = None if target_acceleration is None else as_vector(target_acceleration, n, "target_acceleration")
         return self._law(xd - x, v, vd, ad)
 
     update = compute  # alias (ARC-OPT controllers call it update)

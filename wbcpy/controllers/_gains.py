@@ -42,10 +42,15 @@ def as_gain(value: ArrayLike | None, name: str, allow_none: bool = False) -> NDA
 
 
 def broadcast_gain(gain: NDArray[np.float64], n: int, name: str) -> NDArray[np.float64]:
-    """Broadcast a scalar or per-axis gain to n axes (per-axis gains must have n entries)."""
+    """A scalar (0-d) or per-axis gain checked for n axes, as it is: NumPy broadcasts a 0-d gain in the
+    law's arithmetic (per-axis gains must have n entries).
+
+    Raises:
+        ConfigError: a per-axis gain whose size is not n.
+    """
     if gain.ndim == 1 and gain.shape[0] != n:
         raise ConfigError(name, f"expected a scalar or {n} values, got {gain.shape[0]}")
-    return np.broadcast_to(gain, (n,))
+    return gain
 
 
 def saturate(u: NDArray[np.float64], limit: NDArray[np.float64] | None) -> NDArray[np.float64]:

@@ -24,11 +24,12 @@ import numpy as np
 import pinocchio as pin
 from numpy.typing import ArrayLike, NDArray
 
+from .._kernels import all_finite as _all_finite
+from .._kernels import log3 as _log3
 from .._validation import as_vector
 from ..errors import InvalidValueError
 from ..tasks import CartesianReference
 from ._base import PDLaw
-from ._gains import optional_vector
 
 if TYPE_CHECKING:
     from ..tasks import CartesianTask
@@ -38,7 +39,7 @@ __all__ = ["CartesianPD", "pose_error"]
 
 def _se3(x: object, name: str) -> pin.SE3:
     if isinstance(x, pin.SE3):
-        if not np.isfinite(x.homogeneous).all():
+        if not _all_finite(x.homogeneous.ravel("K")):
             raise InvalidValueError(name, "finite", None, reason="contains NaN or inf")
         return x
     raise InvalidValueError(name, "pin.SE3", type(x).__name__, reason="expected a pin.SE3")
@@ -47,8 +48,8 @@ def _se3(x: object, name: str) -> pin.SE3:
 def pose_error(target: pin.SE3, pose: pin.SE3) -> NDArray[np.float64]:
     """(p_d − p, log₃(R_d Rᵀ)) (6): position error over rotation vector, in the poses' axes."""
     out = np.empty(6)
-    out[:3] = target.translation - pose.translation
-    out[3:] = pin.log3(target.rotation @ pose.rotation.T)
+    np.subtract(target.translation, pose.translation, out=out[:3])
+    _log3(target.rotation @ pose.rotation.T, out[3:])  # (compiled: the rotation vector into out[3:])
     return out
 
 
@@ -74,8 +75,8 @@ class CartesianPD(PDLaw):
         M = _se3(pose, "pose")
         Md = _se3(target_pose, "target_pose")
         v = as_vector(twist, 6, "twist")
-        vd = optional_vector(target_twist, 6, "target_twist")
-        ad = optional_vector(target_acceleration, 6, "target_acceleration")
+        vd = None if target_twist is None else as_vector(target_twist, 6, "target_twist")
+        ad = None if target_acceleration is None else as_vector(target_acceleration, 6, "target_acceleration")
         return self._law(pose_error(Md, M), v, vd, ad)
 
     update = compute  # alias (ARC-OPT controllers call it update)

@@ -194,16 +194,27 @@ class CartesianTask(Task):
 
     def twist(self) -> NDArray[np.float64]:
         """Current relative twist (6) in root axes: (d/dt of the tip position in root coordinates,
-        ω_tip − ω_root)."""
+        ω_tip − ω_root).
+
+        From the cached world-aligned frame Jacobians (the ones the task's rows use): with the tip's
+        twist J_t v = (v_t, ω_t), the root's (v_r, ω_r), d = p_t − p_r and the root rotation R_r,
+        (R_rᵀ (v_t − v_r − ω_r × d), R_rᵀ (ω_t − ω_r)).
+        """
         robot = self.robot
-        vt = robot.frame_velocity(self.tip_id)
-        vr = robot.frame_velocity(self.root_id)
-        Mr = robot.frame_placement(self.root_id)
-        d = robot.frame_placement(self.tip_id).translation - Mr.translation
-        Rt = Mr.rotation.T
-        lin = Rt @ (vt[:3] - vr[:3] - _cross(vr[3:], d))
-        ang = Rt @ (vt[3:] - vr[3:])
-        twist: NDArray[np.float64] = np.concatenate((lin, ang))
+        v = robot.v_view
+        vt = robot.frame_jacobian_view(self.tip_id) @ v
+        Rt = robot.frame_placement_view(self.root_id).rotation.T
+        if self.root_fixed:
+            lin, ang = vt[:3], vt[3:]
+        else:
+            vr = robot.frame_jacobian_view(self.root_id) @ v
+            d = (
+                robot.frame_placement_view(self.tip_id).translation
+                - robot.frame_placement_view(self.root_id).translation
+            )
+            lin = vt[:3] - vr[:3] - _cross(vr[3:], d)
+            ang = vt[3:] - vr[3:]
+        twist: NDArray[np.float64] = np.concatenate((Rt @ lin, Rt @ ang))
         return twist
 
     def root_to_ref_rotation(self) -> NDArray[np.float64]:
