@@ -139,16 +139,27 @@ def test_normal_equations(shape: tuple[int, int], order: str) -> None:
     np.testing.assert_allclose(g, A.T @ e, atol=1e-12)
 
 
+def _selection_rows(rng: np.random.Generator, count: int, n: int) -> np.ndarray:
+    """``count`` rows with one nonzero entry each (joint-task and regulariser rows), one of them zero."""
+    rows = np.zeros((count, n))
+    rows[np.arange(count), rng.integers(0, n, count)] = rng.normal(size=count)
+    if count:
+        rows[rng.integers(0, count)] = 0.0
+    return rows
+
+
 @given(
     m=st.integers(0, 30), n=st.integers(1, 30), k=st.integers(0, 30), uniform=st.booleans(),
-    with_z=st.booleans(), with_x=st.booleans(), seed=st.integers(0, 2**31),
+    with_z=st.booleans(), with_x=st.booleans(), selection=st.integers(0, 12), seed=st.integers(0, 2**31),
 )  # fmt: skip
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 def test_level_equations_match_the_projected_least_squares_level(
-    m: int, n: int, k: int, uniform: bool, with_z: bool, with_x: bool, seed: int
+    m: int, n: int, k: int, uniform: bool, with_z: bool, with_x: bool, selection: int, seed: int
 ) -> None:
+    """Dense rows mixed (shuffled) with selection rows, which the kernel folds into diagonal weights."""
     rng = np.random.default_rng(seed)
-    A, y = rng.normal(size=(m, n)), rng.normal(size=m)
+    A = rng.permutation(np.vstack((rng.normal(size=(m, n)), _selection_rows(rng, selection, n))))
+    y = rng.normal(size=A.shape[0])
     r = np.full(n, 0.3) if uniform else rng.uniform(0, 1, n)
     Z = np.linalg.qr(rng.normal(size=(n, n)))[0][:, : min(k, n)] if with_z else None
     xbar = rng.normal(size=n) if with_x else None
@@ -160,6 +171,19 @@ def test_level_equations_match_the_projected_least_squares_level(
     # the QP in w of ‖A(x̄ + Z w) − y‖² + Σ r (x̄ + Z w)², halved
     np.testing.assert_allclose(H, Zd.T @ (A.T @ A + np.diag(r)) @ Zd, atol=1e-10)
     np.testing.assert_allclose(g, Zd.T @ (A.T @ (A @ xb - y) + r * xb), atol=1e-10)
+
+
+def test_level_equations_with_selection_rows_that_make_the_weights_uniform() -> None:
+    """Selection rows a e_j with a² = 1 − r_j: Zᵀ(diag(r) + Σ a² e_j e_jᵀ)Z = I on an orthonormal Z."""
+    n, k = 7, 4
+    r = RNG.uniform(0, 0.5, n)
+    A = np.vstack((RNG.normal(size=(2, n)), np.diag(np.sqrt(1.0 - r))))
+    y, xbar = RNG.normal(size=A.shape[0]), RNG.normal(size=n)
+    Z = np.linalg.qr(RNG.normal(size=(n, n)))[0][:, :k]
+    _, _, H, g = kernels.level_equations(A, y, r, Z, xbar)
+    np.testing.assert_allclose(H, Z.T @ (A.T @ A + np.diag(r)) @ Z, atol=1e-12)
+    np.testing.assert_allclose(H - (A[:2] @ Z).T @ (A[:2] @ Z), np.eye(k), atol=1e-12)
+    np.testing.assert_allclose(g, Z.T @ (A.T @ (A @ xbar - y) + r * xbar), atol=1e-12)
 
 
 def test_ls_gradient_and_its_scale() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _qp_oracle import quadprog_lexicographic, verify_lexicographic
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from wbcpy.errors import QPSolveError
@@ -157,6 +157,7 @@ def _active(v: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None) -> np.n
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
 )  # (shrinking a seed teaches nothing)
 @given(seed=st.integers(0, 2**31 - 1), degenerate=st.booleans(), semidefinite=st.booleans())
+@example(seed=1391803, degenerate=True, semidefinite=True)  # osqp at its iteration limit, 2e-7 outside
 def test_random_hierarchies_optimal_or_raise(seed, degenerate, semidefinite):
     _check(random_hierarchy(seed, degenerate, semidefinite))
 

@@ -162,7 +162,9 @@ def test_mdot_minus_2c_is_skew_symmetric(robot: RobotModel) -> None:
         assert v @ mdot @ v == pytest.approx(2.0 * v @ bias, abs=1e-6 * scale)
 
 
-def test_com_and_com_jacobian(robot: RobotModel) -> None:
+@pytest.mark.parametrize("dynamics_first", [False, True], ids=["kinematics", "after-dynamics"])
+def test_com_and_com_jacobian(robot: RobotModel, dynamics_first: bool) -> None:
+    """(after-dynamics: the COM terms are taken from a computeAllTerms pass of the same state)"""
     model, scratch = robot.model, robot.model.createData()
     masses = np.array([model.inertias[j].mass for j in range(1, model.njoints)])
 
@@ -173,15 +175,20 @@ def test_com_and_com_jacobian(robot: RobotModel) -> None:
 
     for q, v in states(robot, 2, seed=5):
         robot.update(q, v)
+        if dynamics_first:
+            robot.precompute("dynamics")
         np.testing.assert_allclose(robot.com(), com_oracle(q), atol=1e-12)
         np.testing.assert_allclose(robot.com_jacobian(), central(com_oracle, model, q), atol=1e-6)
         np.testing.assert_allclose(robot.com_velocity(), robot.com_jacobian() @ v, atol=1e-12)
 
 
-def test_com_bias_is_derivative_of_com_velocity(robot: RobotModel) -> None:
+@pytest.mark.parametrize("dynamics_first", [False, True], ids=["kinematics", "after-dynamics"])
+def test_com_bias_is_derivative_of_com_velocity(robot: RobotModel, dynamics_first: bool) -> None:
     model, scratch = robot.model, robot.model.createData()
     for q, v in states(robot, 2, seed=6):
         robot.update(q, v)
+        if dynamics_first:
+            robot.precompute("dynamics")
         bias = robot.com_bias()
 
         def com_velocity(qq: np.ndarray, v: np.ndarray = v) -> np.ndarray:

@@ -20,7 +20,7 @@ from wbcpy.controllers import (
     JointVelocityLaw,
 )
 from wbcpy.errors import ConfigError, InvalidValueError, UnknownNameError
-from wbcpy.scenes import AccelerationScene, VelocityScene
+from wbcpy.scenes import AccelerationScene, InverseDynamicsScene, VelocityScene
 from wbcpy.tasks import TaskConfig
 
 
@@ -153,13 +153,15 @@ def test_bad_bindings_raise_and_change_nothing():
     np.testing.assert_array_equal(scene.get_task("posture").reference.acceleration, before)
 
 
-def test_binding_on_a_humanoid(example_robot):
-    """Talos: COM, a sole relative to the world (fast path) and the posture without the free-flyer."""
+@pytest.mark.parametrize("cls", [AccelerationScene, InverseDynamicsScene])
+def test_binding_on_a_humanoid(example_robot, cls):
+    """Talos: COM, a sole relative to the world (fast path) and the posture without the free-flyer. In
+    an InverseDynamicsScene the COM binding takes the COM terms from the dynamics pass it runs first."""
     talos = example_robot("talos")
     q0 = talos.reference_configuration("half_sitting")
     rng = np.random.default_rng(6)
     talos.update(q0, 0.1 * rng.normal(size=talos.nv))
-    scene = AccelerationScene(talos)
+    scene = cls(talos)
     joints = [n for n in talos.joint_names if n != "root_joint"]
     scene.configure(
         [

@@ -20,7 +20,8 @@ group (stamp)      Pinocchio                                                  pr
 ``frames``         ``kin`` + ``updateFramePlacements``                        oMf
 ``jac``            ``computeJointJacobians`` (on ``kin`` when fresh)          J (joint Jacobians)
 ``com``            ``kin`` + ``jac`` + ``centerOfMass(ACC)`` +                com, vcom, acom, Jcom
-                   ``jacobianCenterOfMass``
+                   ``jacobianCenterOfMass`` (on ``dyn`` when fresh:
+                   ``centerOfMass(ACC)`` alone)
 ``dyn``            ``computeAllTerms(q, v)`` (also sets ``kin`` and ``jac``)  M, nle, g
 ``minv``           Cholesky of M (small nv, ``dyn`` fresh) or                 M⁻¹
                    ``computeMinverse``
@@ -184,13 +185,18 @@ class Workspace:
 
         :meth:`motion` + :meth:`joint_jacobians` (shared with the frame quantities), then ``centerOfMass``
         at acceleration level and ``jacobianCenterOfMass`` on that data: the values of
-        ``computeAllTerms`` + ``centerOfMass(q, v, 0)`` at a fraction of the cost.
+        ``computeAllTerms`` + ``centerOfMass(q, v, 0)`` at a fraction of the cost. When the dynamics of
+        this record are already there, ``centerOfMass`` at acceleration level on them is all it takes
+        (``computeAllTerms`` computes com, vcom, Jcom and the q̈ = 0 joint accelerations).
         """
         if self.com is not st:
-            self.motion(st, quantity)
-            self.joint_jacobians(st, quantity)
-            pin.centerOfMass(self.model, self.data, _ACC, True)
-            pin.jacobianCenterOfMass(self.model, self.data, False)
+            if self.dyn is st:  # computeAllTerms left com, vcom and Jcom, and the q̈ = 0 accelerations
+                pin.centerOfMass(self.model, self.data, _ACC, True)
+            else:
+                self.motion(st, quantity)
+                self.joint_jacobians(st, quantity)
+                pin.centerOfMass(self.model, self.data, _ACC, True)
+                pin.jacobianCenterOfMass(self.model, self.data, False)
             self.com_bias = self.data.acom[0].copy()
             self.com = st
 

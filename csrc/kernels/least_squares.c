@@ -282,40 +282,82 @@ static PyArrayObject *product(const wk_mat *A, const wk_mat *B)
 }
 
 /* H += Zᵀ diag(r) Z (r ≥ 0): the Gram matrix of the rows √r_l Z_l with r_l > 0 (BLAS when large) */
-static int add_weighted_gram(const wk_mat *Z, const double *r, double *H)
+/* H = (AZ)ᵀAZ + Zᵀ diag(r) Z on a null space Z (n × k, orthonormal columns).
+ *
+ * A row of A with one nonzero entry a, at column l (a selection row: joint-task rows, regulariser rows),
+ * has the row a Z_l in AZ: its term a² Z_lᵀZ_l joins the diagonal weights, d = r + Σ a² per column.
+ * Then H = GᵀG with G = [the other rows of AZ; √d_l Z_l for d_l > 0]: one Gram matrix of
+ * (m_dense + #{d_l > 0}) rows instead of one of m rows plus one of #{r_l > 0} rows (a contact scene's
+ * task level: 3 COM rows and 38 selection rows, 41 rows instead of 73). When d is uniform, Zᵀ diag(d) Z
+ * = d₀ I and G holds the other rows only. */
+static int level_hessian(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *r, double *H)
 {
-    Py_ssize_t n = Z->rows, k = Z->cols, m = 0;
-    double *W = PyMem_Malloc((size_t)(n * k > 0 ? n * k : 1) * sizeof(double));
-    double *G = PyMem_Malloc((size_t)(k * k > 0 ? k * k : 1) * sizeof(double));
-    if (W == NULL || G == NULL) {
-        PyMem_Free(W);
-        PyMem_Free(G);
-        PyErr_NoMemory();
-        return -1;
+    Py_ssize_t m = A->rows, n = A->cols, k = Z->cols;
+    double *d = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    Py_ssize_t *dense = PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(Py_ssize_t));
+    double *G = NULL;
+    if (d == NULL || dense == NULL)
+        goto nomem;
+    memcpy(d, r, (size_t)n * sizeof(double));
+    Py_ssize_t m_dense = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        Py_ssize_t at = -1, count = 0;
+        for (Py_ssize_t j = 0; j < n && count < 2; j++) {
+            if (WK_AT(*A, i, j) != 0.0) {
+                at = j;
+                count++;
+            }
+        }
+        if (count == 1) {
+            double a = WK_AT(*A, i, at);
+            d[at] += a * a;
+        } else if (count > 1) {
+            dense[m_dense++] = i;
+        }
     }
-    for (Py_ssize_t l = 0; l < n; l++) {
-        if (!(r[l] > 0.0))
-            continue;
-        double s = sqrt(r[l]);
+    int uniform = n > 0;
+    for (Py_ssize_t l = 1; l < n && uniform; l++)
+        uniform = d[l] == d[0];
+    Py_ssize_t rows = m_dense;
+    for (Py_ssize_t l = 0; l < n && !uniform; l++)
+        rows += d[l] > 0.0;
+    G = PyMem_Malloc((size_t)(rows * k > 0 ? rows * k : 1) * sizeof(double));
+    if (G == NULL)
+        goto nomem;
+    for (Py_ssize_t i = 0; i < m_dense; i++)
         for (Py_ssize_t j = 0; j < k; j++)
-            W[m * k + j] = s * WK_AT(*Z, l, j);
-        m++;
+            G[i * k + j] = WK_AT(*AZ, dense[i], j);
+    Py_ssize_t row = m_dense;
+    for (Py_ssize_t l = 0; l < n && !uniform; l++) {
+        if (!(d[l] > 0.0))
+            continue;
+        double s = sqrt(d[l]);
+        for (Py_ssize_t j = 0; j < k; j++)
+            G[row * k + j] = s * WK_AT(*Z, l, j);
+        row++;
     }
-    wk_mat Wm = {W, m, k, k, 1};
-    wk_gram(&Wm, G);
-    for (Py_ssize_t i = 0; i < k * k; i++)
-        H[i] += G[i];
-    PyMem_Free(W);
+    wk_mat Gm = {G, rows, k, k, 1};
+    wk_gram(&Gm, H);
+    if (uniform)
+        for (Py_ssize_t j = 0; j < k; j++)
+            H[j * k + j] += d[0];
+    PyMem_Free(d);
+    PyMem_Free(dense);
     PyMem_Free(G);
     return 0;
+nomem:
+    PyMem_Free(d);
+    PyMem_Free(dense);
+    PyErr_NoMemory();
+    return -1;
 }
 
 /* level_equations(A, y, r, Z, xbar) -> (AZ, e, H, g)
  *
  * A hierarchy level ‖A x − y‖² + Σ r x² on the affine set x = x̄ + Z w (Z None: the identity, x̄ None: 0)
  * as a QP in w: AZ = A Z (A itself when Z is None), e = A x̄ − y, H = (AZ)ᵀAZ + Zᵀ diag(r) Z and
- * g = (AZ)ᵀe + Zᵀ(r∘x̄), the common factor 2 dropped. Zᵀ diag(r) Z is r₀ I when every r_j = r₀ (Z has
- * orthonormal columns). New arrays. */
+ * g = (AZ)ᵀe + Zᵀ(r∘x̄), the common factor 2 dropped; on a null space H comes from level_hessian
+ * (selection rows folded into the diagonal weights). New arrays. */
 PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (wk_nargs(nargs, 5, "level_equations") < 0 || wk_load_lapack() < 0)
@@ -359,25 +401,22 @@ PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t n
             s += WK_AT(A, i, j) * xbar[j];
         e[i] = s;
     }
-    wk_gram(&AZ, H);
-    for (Py_ssize_t j = 0; j < k; j++)
-        g[j] = 0.0;
-    for (Py_ssize_t i = 0; i < m; i++)
+    if (!Z.data) { /* AᵀA + diag(r) */
+        wk_gram(&AZ, H);
         for (Py_ssize_t j = 0; j < k; j++)
-            g[j] += WK_AT(AZ, i, j) * e[i];
-    int uniform = 1;
-    for (Py_ssize_t j = 1; j < n; j++)
-        uniform &= r[j] == r[0];
-    if (!Z.data || (uniform && n > 0)) { /* diag(r), or r₀ ZᵀZ = r₀ I */
-        for (Py_ssize_t j = 0; j < k; j++)
-            H[j * k + j] += Z.data ? r[0] : r[j];
-    } else if (add_weighted_gram(&Z, r, H) < 0) {
+            H[j * k + j] += r[j];
+    } else if (level_hessian(&A, &AZ, &Z, r, H) < 0) {
         Py_DECREF(eo);
         Py_DECREF(Ho);
         Py_DECREF(go);
         Py_DECREF(AZo);
         return NULL;
     }
+    for (Py_ssize_t j = 0; j < k; j++)
+        g[j] = 0.0;
+    for (Py_ssize_t i = 0; i < m; i++)
+        for (Py_ssize_t j = 0; j < k; j++)
+            g[j] += WK_AT(AZ, i, j) * e[i];
     for (Py_ssize_t l = 0; xbar && l < n; l++) {
         double u = r[l] * xbar[l];
         if (u == 0.0)

@@ -109,6 +109,9 @@ class ReferenceBinding:
         self._fast = False
         self._to_ref = False
         self._eval = self._com_error
+        # the scene's update computes the dynamics at this state anyway: computed first, they give the
+        # COM terms too (Workspace.com_terms), instead of a kinematics pass of their own
+        self._dynamics_first = bool(self.scene.needs_dynamics)
         if isinstance(task, CartesianTask):
             self._eval = self._checked_cartesian
             self._to_ref = task.ref_id != task.root_id
@@ -244,6 +247,8 @@ class ReferenceBinding:
 
     def _com_error(self, out: np.ndarray) -> None:
         robot: Any = self.task.robot
+        if self._dynamics_first:
+            robot.precompute("dynamics")
         rate = None if self._kd_rate is None else robot.com_velocity()
         _vector_law(out, self._target_world, robot.com_position_view(), rate, self._kp, self._kd_rate,
                     self._const)  # fmt: skip

@@ -119,6 +119,8 @@ class InverseDynamicsScene(AccelerationScene):
         effort_limit: |τ| limit per actuated DOF (inf: none), or None without effort limits.
     """
 
+    needs_dynamics = True
+
     def __init__(
         self,
         robot: RobotModel,

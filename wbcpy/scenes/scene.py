@@ -82,9 +82,12 @@ class Scene:
         solver: the QP solver (``wbcpy.qp.QPSolver``).
         task_level: the decision variable the tasks work at, ``"acceleration"`` (q̈) or ``"velocity"``
             (q̇) (class attribute; see :mod:`wbcpy.tasks.task`).
+        needs_dynamics: :meth:`update` computes the robot's dynamics (M, b) at every state (class
+            attribute): the references bound to the scene then take the COM terms from that pass.
     """
 
     task_level: ClassVar[str] = "acceleration"
+    needs_dynamics: ClassVar[bool] = False
     #: λ > 0 of the joint regularisation λ/ω_j (set by the subclass before ``Scene.__init__``)
     regularization: float
 
