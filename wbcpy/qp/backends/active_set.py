@@ -8,8 +8,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..._kernels import daqp_solve as _daqp_solve
 from ..kkt import RawResult, StdQP, as_dense
 from .base import Backend, Multipliers, OneSided, Outcome, Run
+from .daqp_direct import settings_vector
 
 __all__ = ["DaqpBackend", "QuadprogBackend"]
 
@@ -40,6 +42,10 @@ class DaqpBackend(Backend[np.ndarray]):
     Warm start passes the previous solution as ``primal_start`` (initial working set) when its working set
     was large (:data:`WARM_MIN_ACTIVE` constraints or more): below that a cold start is cheaper.
 
+    A cold solve calls DAQP's C solver directly where the installed daqp allows it
+    (:mod:`~.daqp_direct`: the same function on the same arrays, without the wrapper's 1.8 µs); warm
+    starts go through ``daqp.solve``.
+
     Fallback: on strongly degenerate, badly conditioned problems (many active bounds and directions of
     curvature λ = 1e-8 only) DAQP can report cycling or infeasibility. It is then re-run with forced
     proximal-point iterations (``eps_prox = 1e-6``), which are robust but stop early; that result is
@@ -67,6 +73,8 @@ class DaqpBackend(Backend[np.ndarray]):
         self._empty = np.zeros(0)
         self._slices: tuple[slice | None, slice | None, slice | None] = (None, None, None)
         self._active = 0  # size of the last working set (see _report)
+        self._settings: np.ndarray | None = None  # the direct call's settings (_direct_settings)
+        self._settings_for: dict[str, Any] | None = None
 
     @classmethod
     def option_names(cls) -> Iterable[str]:
@@ -116,7 +124,8 @@ class DaqpBackend(Backend[np.ndarray]):
             return parts_u[0], parts_l[0]
         return np.concatenate(parts_u), np.concatenate(parts_l)
 
-    def _run(self, q: StdQP, x0: np.ndarray | None) -> Run[np.ndarray]:
+    def _inputs(self, q: StdQP) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(H, rows [C; A], bupper, blower) as DAQP takes them (the structure's constants made once)."""
         H, A, C = q.dense() if q.sparse else (q.H, q.A, q.C)
         meq = 0 if A is None else A.shape[0]
         mc = 0 if C is None else C.shape[0]
@@ -126,20 +135,44 @@ class DaqpBackend(Backend[np.ndarray]):
             self._structure(key)
         rows = self._rows(C, A)
         if has_box and not (mc or meq) and q.lb is not None and q.ub is not None:
-            bu, bl = q.ub, q.lb  # (bounds only, both sides: the common case of a scene level)
-        else:
-            bu, bl = self._sides(q, has_box, meq, mc)
+            return H, rows, q.ub, q.lb  # (bounds only, both sides: the common case of a scene level)
+        bu, bl = self._sides(q, has_box, meq, mc)
+        return H, rows, bu, bl
+
+    def _run(self, q: StdQP, x0: np.ndarray | None) -> Run[np.ndarray]:
+        H, rows, bu, bl = self._inputs(q)
         # warm start only where the working set is large: setting up primal_start costs more than the
         # iterations it saves below ~16 active constraints (measured with daqp 0.11: n = 9, 2 active:
         # 4.5 µs cold, 5.8 warm; n = 38, 17 active: 29.9 / 30.5; n = 38, 23 active: 39.9 / 26.4)
         warm = self.warm_start and x0 is not None and self._active >= WARM_MIN_ACTIVE
-        if warm:
-            x, _fval, flag, info = self._solve(
-                H, q.g, rows, bu, bl, self._sense, primal_start=x0, **self.options
-            )
-        else:
-            x, _fval, flag, info = self._solve(H, q.g, rows, bu, bl, self._sense, **self.options)
-        return self._report(x, int(flag), info, warm)
+        if not warm:
+            run = self._direct(H, q.g, rows, bu, bl)
+            if run is not None:
+                return run
+        start = {"primal_start": x0} if warm else {}
+        x, _fval, flag, info = self._solve(H, q.g, rows, bu, bl, self._sense, **start, **self.options)
+        return self._report(x, int(flag), info.get("iterations"), info["lam"], warm)
+
+    def _direct(self, H: np.ndarray, g: np.ndarray, rows: np.ndarray, bu: np.ndarray,
+                bl: np.ndarray) -> Run[np.ndarray] | None:  # fmt: skip
+        """A cold solve by ``daqp_quadprog`` itself (:mod:`~.daqp_direct`); None where that call is not
+        available for these options or does not take these arrays (strided, another dtype)."""
+        settings = self._direct_settings()
+        if settings is None:
+            return None
+        try:
+            x, lam, flag, iterations = _daqp_solve(H, g, rows, bu, bl, self._sense, settings)
+        except (TypeError, ValueError):
+            return None
+        return self._report(x, flag, iterations, lam, False)
+
+    def _direct_settings(self) -> np.ndarray | None:
+        """The settings vector of the direct call for the current options (None: use the wrapper); made
+        again when the options object changes (:meth:`solve_with`)."""
+        if self._settings_for is not self.options:
+            self._settings = settings_vector(self.options)
+            self._settings_for = self.options
+        return self._settings
 
     def _rows(self, C: np.ndarray | None, A: np.ndarray | None) -> np.ndarray:
         """The general rows ``[C; A]`` DAQP sees below its bound rows (no copy for one block)."""
@@ -149,12 +182,11 @@ class DaqpBackend(Backend[np.ndarray]):
             return A
         return self._no_rows
 
-    def _report(self, x: np.ndarray, flag: int, info: dict[str, Any], warm: bool) -> Run[np.ndarray]:
+    def _report(self, x: np.ndarray, flag: int, iterations: int | None, lam: np.ndarray,
+                warm: bool) -> Run[np.ndarray]:  # fmt: skip
         """What DAQP returned: a positive exit flag is an optimum (status code True), any other fails.
         Keeps the size of the working set: the iterations of a cold start (one per constraint added or
         dropped from an empty set), the active multipliers of a warm one."""
-        iterations = info.get("iterations")
-        lam = info["lam"]
         self._active = int(np.count_nonzero(lam)) if warm else int(iterations or 0)
         if flag <= 0:
             return flag, _DAQP_EXIT.get(flag, f"exitflag {flag}"), iterations, None, None

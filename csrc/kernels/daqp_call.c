@@ -1,0 +1,210 @@
+/* DAQP's C solver called directly: daqp_quadprog in the daqp Python module's own shared object.
+ *
+ * The daqp Python wrapper spends about 2.8 µs per solve before and after the solver itself (argument
+ * conversion, output arrays, the info dictionary; a 9-variable level takes 4 µs in all). wbcpy's DAQP
+ * backend hands its already validated float64 arrays to the same C function instead.
+ *
+ * DAQP's C API (api.h, types.h) passes structs; they are declared below as DAQP 0.11 defines them. The
+ * backend binds only to a daqp release known to have this layout (wbcpy.qp.backends.daqp_direct), and the
+ * binding checks it: daqp_default_settings must write DAQP 0.11's defaults at these offsets and nothing
+ * beyond them. Otherwise, or where dlopen does not exist, the wrapper is used. */
+#include "kernels.h"
+
+#ifndef _WIN32
+#include <dlfcn.h>
+#endif
+#include <string.h>
+
+typedef struct {
+    int n, m, ms; /* variables, constraints (bounds first), bounds */
+    double *H, *f, *A, *bupper, *blower;
+    int *sense;
+    int *break_points;
+    int nh;
+    int problem_type;
+} daqp_problem;
+
+typedef struct {
+    double primal_tol, dual_tol, zero_tol, pivot_tol, progress_tol;
+    int cycle_tol, iter_limit;
+    double fval_bound, eps_prox, eta_prox, rho_soft, rel_subopt, abs_subopt, sing_tol, refactor_tol,
+        time_limit, w_soft;
+    int eq_reduction, presolve;
+} daqp_settings;
+
+typedef struct {
+    double *x, *lam, fval, soft_slack;
+    int exitflag, iter, nodes;
+    double solve_time, setup_time;
+} daqp_result;
+
+/* the settings' fields in struct order (the order of daqp_defaults() and of daqp_solve's settings) */
+#define N_SETTINGS 19
+
+typedef void (*quadprog_t)(daqp_result *, daqp_problem *, daqp_settings *);
+typedef void (*defaults_t)(daqp_settings *);
+static quadprog_t quadprog = NULL;
+static defaults_t defaults = NULL;
+
+static void to_array(const daqp_settings *s, double *v)
+{
+    const double d[N_SETTINGS] = {s->primal_tol, s->dual_tol, s->zero_tol, s->pivot_tol, s->progress_tol,
+                                  s->cycle_tol, s->iter_limit, s->fval_bound, s->eps_prox, s->eta_prox,
+                                  s->rho_soft, s->rel_subopt, s->abs_subopt, s->sing_tol, s->refactor_tol,
+                                  s->time_limit, s->w_soft, s->eq_reduction, s->presolve};
+    memcpy(v, d, sizeof(d));
+}
+
+static void from_array(const double *v, daqp_settings *s)
+{
+    s->primal_tol = v[0], s->dual_tol = v[1], s->zero_tol = v[2], s->pivot_tol = v[3];
+    s->progress_tol = v[4], s->cycle_tol = (int)v[5], s->iter_limit = (int)v[6], s->fval_bound = v[7];
+    s->eps_prox = v[8], s->eta_prox = v[9], s->rho_soft = v[10], s->rel_subopt = v[11];
+    s->abs_subopt = v[12], s->sing_tol = v[13], s->refactor_tol = v[14], s->time_limit = v[15];
+    s->w_soft = v[16], s->eq_reduction = (int)v[17], s->presolve = (int)v[18];
+}
+
+/* DAQP 0.11's defaults (constants.h; daqp_default_settings) */
+static const double DEFAULTS_0_11[N_SETTINGS] = {1e-6, 1e-12, 1e-11, 1e-8, 1e-14, 10, 10000, 1e30, -1e-6,
+                                                 -1.0, 1e-6, 0.0, 0.0, 3.7e-11, 1e-9, 0.0, 0.0, 0.0, 1.0};
+
+/* daqp_bind(path) -> bool: bind to daqp_quadprog in the (already loaded) shared object at path, after
+ * checking its settings layout; False, unbound, when the symbols or the layout differ */
+PyObject *wk_daqp_bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 1, "daqp_bind") < 0)
+        return NULL;
+    const char *path = PyUnicode_AsUTF8(args[0]);
+    if (path == NULL)
+        return NULL;
+    quadprog = NULL;
+    defaults = NULL;
+#ifdef _WIN32
+    (void)path;
+    Py_RETURN_FALSE;
+#else
+    void *lib = dlopen(path, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+    if (lib == NULL)
+        Py_RETURN_FALSE;
+    quadprog_t q = (quadprog_t)dlsym(lib, "daqp_quadprog");
+    defaults_t d = (defaults_t)dlsym(lib, "daqp_default_settings");
+    if (q == NULL || d == NULL)
+        Py_RETURN_FALSE;
+    /* the layout check: the defaults at our offsets, and nothing written past our struct */
+    union {
+        daqp_settings s;
+        double pad[4 * N_SETTINGS];
+    } probe;
+    memset(&probe, 0, sizeof(probe));
+    d(&probe.s);
+    double got[N_SETTINGS];
+    to_array(&probe.s, got);
+    int same = memcmp(got, DEFAULTS_0_11, sizeof(got)) == 0;
+    const unsigned char *tail = (const unsigned char *)&probe + sizeof(daqp_settings);
+    for (size_t i = 0; same && i < sizeof(probe) - sizeof(daqp_settings); i++)
+        same = tail[i] == 0;
+    if (!same)
+        Py_RETURN_FALSE;
+    quadprog = q;
+    defaults = d;
+    Py_RETURN_TRUE;
+#endif
+}
+
+/* daqp_defaults() -> the bound DAQP's default settings as a float64 array (struct order) */
+PyObject *wk_daqp_defaults(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 0, "daqp_defaults") < 0)
+        return NULL;
+    if (defaults == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "daqp_defaults: DAQP is not bound (daqp_bind)");
+        return NULL;
+    }
+    daqp_settings s;
+    defaults(&s);
+    npy_intp dims[1] = {N_SETTINGS};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (out != NULL)
+        to_array(&s, PyArray_DATA(out));
+    return (PyObject *)out;
+}
+
+static int *int_vector(PyObject *o, Py_ssize_t n, const char *name)
+{
+    if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != NPY_INT || PyArray_NDIM((PyArrayObject *)o) != 1 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o) || PyArray_DIM((PyArrayObject *)o, 0) != n) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a contiguous int32 vector of %zd entries", name, n);
+        return NULL;
+    }
+    return PyArray_DATA((PyArrayObject *)o);
+}
+
+static int contiguous(const wk_mat *M, const char *name)
+{
+    if (M->rows > 1 && M->cols > 0 && !(M->cs == 1 && M->rs == M->cols)) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a C-contiguous matrix", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* daqp_solve(H, f, A, bupper, blower, sense, settings) -> (x, lam, exitflag, iterations)
+ *
+ * min ½ xᵀHx + fᵀx s.t. blower ≤ [I_ms 0; A] x ≤ bupper (the first ms = m − rows(A) constraints bound
+ * x_0 … x_ms−1), sense as DAQP's (5: equality); settings in struct order (daqp_defaults). As
+ * daqp.solve without a warm start; the GIL is released during the solve. */
+PyObject *wk_daqp_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 7, "daqp_solve") < 0)
+        return NULL;
+    if (quadprog == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "daqp_solve: DAQP is not bound (daqp_bind)");
+        return NULL;
+    }
+    wk_mat H, A;
+    if (wk_matrix(args[0], -1, -1, 0, "H", &H) < 0 || contiguous(&H, "H") < 0)
+        return NULL;
+    Py_ssize_t n = H.rows;
+    if (H.cols != n) {
+        PyErr_SetString(PyExc_ValueError, "H: expected a square matrix");
+        return NULL;
+    }
+    if (wk_matrix(args[2], -1, n, 0, "A", &A) < 0 || contiguous(&A, "A") < 0)
+        return NULL;
+    const double *f = wk_vector(args[1], n, 0, "f");
+    if (f == NULL)
+        return NULL;
+    PyArrayObject *bu_o = (PyArrayObject *)args[3];
+    Py_ssize_t m = PyArray_Check(args[3]) ? PyArray_SIZE(bu_o) : -1;
+    const double *bu = wk_vector(args[3], -1, 0, "bupper");
+    const double *bl = bu ? wk_vector(args[4], m, 0, "blower") : NULL;
+    int *sense = bl ? int_vector(args[5], m, "sense") : NULL;
+    const double *opts = sense ? wk_vector(args[6], N_SETTINGS, 0, "settings") : NULL;
+    if (opts == NULL)
+        return NULL;
+    Py_ssize_t ms = m - A.rows;
+    if (ms < 0 || ms > n || n > INT_MAX || m > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "daqp_solve: need rows(A) <= size(bupper) <= n + rows(A)");
+        return NULL;
+    }
+    npy_intp dn[1] = {n}, dm[1] = {m};
+    PyArrayObject *xo = (PyArrayObject *)PyArray_SimpleNew(1, dn, NPY_DOUBLE);
+    PyArrayObject *lo = (PyArrayObject *)PyArray_SimpleNew(1, dm, NPY_DOUBLE);
+    if (xo == NULL || lo == NULL) {
+        Py_XDECREF(xo);
+        Py_XDECREF(lo);
+        return NULL;
+    }
+    daqp_problem p = {(int)n, (int)m, (int)ms, H.data, (double *)f, A.rows ? A.data : NULL,
+                      m ? (double *)bu : NULL, m ? (double *)bl : NULL, m ? sense : NULL, NULL, 0, 0};
+    daqp_settings s;
+    from_array(opts, &s);
+    daqp_result r;
+    memset(&r, 0, sizeof(r));
+    r.x = PyArray_DATA(xo);
+    r.lam = m ? PyArray_DATA(lo) : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    quadprog(&r, &p, &s);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("NNii", xo, lo, r.exitflag, r.iter);
+}

@@ -1,0 +1,79 @@
+"""DAQP's C solver without its Python wrapper: the binding and the settings of :func:`daqp_solve`.
+
+``daqp.solve`` spends about 1.8 µs per call on Python-level work around ``daqp_quadprog`` (argument
+conversion, output arrays, the info dictionary: a 9-variable level with bounds takes 3.7 µs through it,
+1.9 µs directly; measured with daqp 0.11.0). :class:`~.active_set.DaqpBackend` therefore hands its arrays,
+already float64 and contiguous, to ``daqp_quadprog`` in the daqp module's own shared object
+(:func:`wbcpy._kernels.daqp_solve`), for cold solves with options that are all DAQP settings.
+
+DAQP's C API passes structs whose layout can change between releases: the binding is made only for the
+releases in :data:`DIRECT_VERSIONS` (their ``types.h`` matches the declarations in
+``csrc/kernels/daqp_call.c``), and the kernel checks the layout once more on binding (DAQP's default
+settings at the declared offsets). Any other release, a failed check, or ``WBCPY_DAQP_DIRECT=0`` in the
+environment keeps the wrapper. The answers are the same, bit for bit (same function, same inputs).
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from ... import _kernels
+
+__all__ = ["DIRECT_VERSIONS", "SETTINGS", "bound", "settings_vector"]
+
+#: daqp releases whose C structs match csrc/kernels/daqp_call.c
+DIRECT_VERSIONS = frozenset({"0.11.0"})
+#: DAQP's settings in struct order (the order of the vector :func:`settings_vector` builds)
+SETTINGS = ("primal_tol", "dual_tol", "zero_tol", "pivot_tol", "progress_tol", "cycle_tol", "iter_limit",
+            "fval_bound", "eps_prox", "eta_prox", "rho_soft", "rel_subopt", "abs_subopt", "sing_tol",
+            "refactor_tol", "time_limit", "w_soft", "eq_reduction", "presolve")  # fmt: skip
+_INDEX = {name: i for i, name in enumerate(SETTINGS)}
+#: integer settings (the vector holds them as floats; they must be integral)
+_INTEGER = frozenset({"cycle_tol", "iter_limit", "eq_reduction", "presolve"})
+
+_state: dict[str, Any] = {}
+
+
+def bound() -> bool:
+    """True when ``daqp_quadprog`` is bound (tried once per process)."""
+    ok = _state.get("bound")
+    if ok is None:
+        ok = _state["bound"] = _bind()
+    return bool(ok)
+
+
+def _bind() -> bool:
+    if os.environ.get("WBCPY_DAQP_DIRECT", "1") == "0":
+        return False
+    try:
+        import daqp
+
+        if metadata.version("daqp") not in DIRECT_VERSIONS:
+            return False
+        return bool(_kernels.daqp_bind(daqp.__file__))
+    except (ImportError, metadata.PackageNotFoundError, OSError, TypeError, ValueError):
+        return False
+
+
+def settings_vector(options: dict[str, Any]) -> np.ndarray | None:
+    """DAQP's defaults with ``options`` applied, as the kernel takes them; None when DAQP is not bound
+    or an option is not a plain setting (``is_avi``, ``break_points``, a non-integral integer)."""
+    if not bound():
+        return None
+    v = _state.get("defaults")
+    if v is None:
+        v = _state["defaults"] = _kernels.daqp_defaults()
+    out = v.copy()
+    for key, value in options.items():
+        i = _INDEX.get(key)
+        if i is None or isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+            return None
+        x = float(value)
+        if key in _INTEGER and not (x.is_integer() and abs(x) < 2**31):
+            return None
+        out[i] = x
+    return out
