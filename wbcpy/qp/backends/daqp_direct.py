@@ -1,4 +1,4 @@
-"""DAQP's C solver without its Python wrapper: the binding and the settings of :func:`daqp_solve`.
+"""DAQP's C solver without its Python wrapper: the binding, and the settings the kernel takes.
 
 ``daqp.solve`` spends about 1.8 µs per call on Python-level work around ``daqp_quadprog`` (argument
 conversion, output arrays, the info dictionary: a 9-variable level with bounds takes 3.7 µs through it,
