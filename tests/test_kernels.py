@@ -338,6 +338,7 @@ def test_kept_rows() -> None:
      (kernels.joint_limits, (np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.intp), np.zeros((5, 2)), 0.1,
                        np.zeros(2), np.zeros(2))),
      (kernels.log3, (np.eye(3), np.zeros(3, dtype=np.float32))),
+     (kernels.in_box, (np.zeros(3), np.zeros(2), np.zeros(3))),
      (kernels.weighted_rows, (np.zeros((2, 2)), np.zeros(2), np.zeros((2, 2)), np.zeros(2), None)),
      (kernels.rows_residual, (np.zeros((2, 2)), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2),
                         np.zeros(2), np.zeros(2)[::-1]))],
@@ -390,3 +391,19 @@ def test_normalize_blocks_renormalises_or_leaves_q_alone() -> None:
     assert np.array_equal(bad, before)  # nothing renormalised when one block is off
     with pytest.raises(IndexError):
         kernels.normalize_blocks(q, np.array([[5, 4]], dtype=np.intp), 1e-6)
+
+
+@given(seed=st.integers(0, 2**31), n=st.integers(0, 9))
+@settings(max_examples=80, deadline=None)
+def test_in_box_is_the_clip_test(seed: int, n: int) -> None:
+    """in_box(y, lo, hi) == (clip(y, lo, hi) equals y bytewise): ±inf sides, empty boxes, NaN entries."""
+    rng = np.random.default_rng(seed)
+    y = rng.normal(size=n)
+    lo, hi = y - rng.uniform(-0.2, 1.0, n), y + rng.uniform(-0.2, 1.0, n)
+    lo[rng.random(n) < 0.2], hi[rng.random(n) < 0.2] = -np.inf, np.inf
+    if n and rng.random() < 0.2:
+        lo[0], hi[0] = np.inf, -np.inf  # an empty box
+    if n and rng.random() < 0.2:
+        y[-1] = np.nan
+    expected = np.minimum(np.maximum(y, lo), hi).tobytes() == y.tobytes()
+    assert kernels.in_box(y, lo, hi) is expected

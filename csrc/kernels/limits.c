@@ -91,3 +91,21 @@ PyObject *wk_velocity_limits(PyObject *self, PyObject *const *args, Py_ssize_t n
     }
     Py_RETURN_NONE;
 }
+
+/* in_box(y, lo, hi) -> bool: no entry of y below lo or above hi (three float64 vectors of one length;
+ * a NaN entry compares neither below nor above: as clip(y, lo, hi) == y bytewise, which leaves NaN) */
+PyObject *wk_in_box(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 3, "in_box") < 0)
+        return NULL;
+    const double *y = wk_vector(args[0], -1, 0, "y");
+    Py_ssize_t n = y ? PyArray_DIM((PyArrayObject *)args[0], 0) : 0;
+    const double *lo = y ? wk_vector(args[1], n, 0, "lo") : NULL;
+    const double *hi = lo ? wk_vector(args[2], n, 0, "hi") : NULL;
+    if (hi == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (y[i] < lo[i] || y[i] > hi[i])
+            Py_RETURN_FALSE;
+    Py_RETURN_TRUE;
+}

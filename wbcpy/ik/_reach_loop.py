@@ -25,11 +25,11 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pinocchio import log3
 from scipy.linalg.blas import dgemv as _dgemv
 from scipy.linalg.blas import dsyrk as _dsyrk
 from scipy.linalg.lapack import dposv as _dposv
 
+from .._kernels import log3 as _log3
 from .._poses import pose7_from_se3
 from .._validation import as_bool, as_float
 from ._minjerk_loops import MinJerkLoops
@@ -216,7 +216,7 @@ class ReachLoop:
         mode = self.mode
         if mode is _FULL:  # inlined pose_error (hot path)
             np.subtract(p_d, M.translation, out=self._e_pos)
-            self._e_rot[:] = log3(R_d.dot(M.rotation.T))
+            _log3(R_d.dot(M.rotation.T), self._e_rot)  # (compiled, into e)
         else:
             pose_error(p_d, R_d, M, mode, out=self.e)
         u = self._u

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate, restore_fields
+from .._kernels import in_box as _in_box
 from .._validation import as_float, as_real_array, as_vector
 from ..errors import InvalidValueError
 
@@ -126,8 +127,8 @@ class Integrator:
 
         The box ``[box_lo, box_hi]`` (per component, (n,) arrays; ±inf allowed; an empty box is
         ``[+inf, −inf]``) must lie within the limits: an output inside it cannot saturate, so the box test
-        replaces the clipping (two ufuncs either way) and the caller learns something it would otherwise
-        test again. Same trust rules as :meth:`integrate_unchecked`.
+        (one compiled pass, :func:`wbcpy._kernels.in_box`) replaces the clipping and the caller learns
+        something it would otherwise test again. Same trust rules as :meth:`integrate_unchecked`.
 
         Returns:
             ``(y, inside)``: the new output (a new array) and True when every component is inside the box.
@@ -136,7 +137,7 @@ class Integrator:
         k = self._slot
         s[k] = x
         y: np.ndarray = self._c3.dot(s)  # y_{k-1} + Ts/2·(x_k + x_{k-1})
-        inside = np.minimum(np.maximum(y, box_lo), box_hi).tobytes() == y.tobytes()
+        inside = _in_box(y, box_lo, box_hi)
         if not inside:
             lo, hi = self._lo, self._hi
             if lo is not None and hi is not None:
