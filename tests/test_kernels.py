@@ -339,12 +339,16 @@ def test_kept_rows() -> None:
                        np.zeros(2), np.zeros(2))),
      (kernels.log3, (np.eye(3), np.zeros(3, dtype=np.float32))),
      (kernels.in_box, (np.zeros(3), np.zeros(2), np.zeros(3))),
+     (kernels.dynamics_rows, (np.eye(2), np.zeros(2), np.zeros((1, 2)), np.zeros(1), np.array([-1]),
+                              np.array([1]), 3)),
+     (kernels.dynamics_rows, (np.eye(2), np.zeros(2), np.zeros((1, 2)), np.zeros(1), np.array([0]),
+                              np.array([1]), 2)),
      (kernels.weighted_rows, (np.zeros((2, 2)), np.zeros(2), np.zeros((2, 2)), np.zeros(2), None)),
      (kernels.rows_residual, (np.zeros((2, 2)), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2),
                         np.zeros(2), np.zeros(2)[::-1]))],
 )  # fmt: skip
 def test_bad_arguments_raise(kernel, args) -> None:
-    with pytest.raises((TypeError, ValueError)):
+    with pytest.raises((TypeError, ValueError, IndexError)):
         kernel(*args)
 
 
@@ -407,3 +411,26 @@ def test_in_box_is_the_clip_test(seed: int, n: int) -> None:
         y[-1] = np.nan
     expected = np.minimum(np.maximum(y, lo), hi).tobytes() == y.tobytes()
     assert kernels.in_box(y, lo, hi) is expected
+
+
+@given(seed=st.integers(0, 2**31), nv=st.integers(1, 9), mw=st.integers(0, 7), extra=st.integers(0, 2))
+@settings(max_examples=60, deadline=None)
+def test_dynamics_rows_split_the_equations_of_motion(seed: int, nv: int, mw: int, extra: int) -> None:
+    """E = [M_u, −J_uᵀ; J, 0], f = [−h_u; −a_c], T = [M_a, −J_aᵀ], h_a for any split of the DOFs, with M
+    given column-major (as Pinocchio's data.M.T view is)."""
+    rng = np.random.default_rng(seed)
+    M = np.asfortranarray(rng.normal(size=(nv, nv)))
+    h, J, acc = rng.normal(size=nv), rng.normal(size=(mw, nv)), rng.normal(size=mw)
+    perm = rng.permutation(nv)
+    nu = int(rng.integers(0, nv + 1))
+    u, a = np.sort(perm[:nu]), perm[nu:]  # (the actuated ones in any order)
+    n = nv + mw + extra
+    E, f, T, h_a = kernels.dynamics_rows(M, h, J, acc, u, a, n)
+    Ee = np.zeros((nu + mw, n))
+    Ee[:nu, :nv], Ee[:nu, nv : nv + mw], Ee[nu:, :nv] = M[u], -J[:, u].T, J
+    Te = np.zeros((nv - nu, n))
+    Te[:, :nv], Te[:, nv : nv + mw] = M[a], -J[:, a].T
+    np.testing.assert_array_equal(E, Ee)
+    np.testing.assert_array_equal(f, np.concatenate((-h[u], -acc)))
+    np.testing.assert_array_equal(T, Te)
+    np.testing.assert_array_equal(h_a, h[a])

@@ -89,6 +89,7 @@ PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t n
 PyObject *wk_matmul_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_lift_clip(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_regulariser_inert(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_dynamics_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_in_box(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_daqp_bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_daqp_defaults(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

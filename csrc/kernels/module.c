@@ -119,6 +119,8 @@ static PyMethodDef methods[] = {
      "matmul(A, B) -> A B, a new array (BLAS for large dense A; loops that skip A's zeros otherwise)."},
     KERNEL(lift_clip, "lift_clip(Z, w, xbar, lb, ub) -> clip(xbar + Z w, lb, ub), a new array."),
     KERNEL(regulariser_inert, "regulariser_inert(r, Z) -> max |r_i Z_ij| <= 1e-9 max r (True for r = 0)."),
+    KERNEL(dynamics_rows, "dynamics_rows(M, h, J, acc, u, a, n) -> (E, f, T, h_a): E = [M_u, -J_u^T; J, 0], "
+                          "f = [-h_u; -acc], T = [M_a, -J_a^T], h_a = h[a] (n columns, new arrays)."),
     KERNEL(in_box, "in_box(y, lo, hi) -> True when no entry of y lies below lo or above hi (NaN: neither)."),
     KERNEL(daqp_bind, "daqp_bind(path) -> bool: bind daqp_quadprog of the loaded shared object at path (DAQP "
                       "0.11's C API; its settings layout checked)."),

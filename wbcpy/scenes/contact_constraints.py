@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pinocchio as pin
 
+from .._kernels import dynamics_rows as _dynamics_rows
 from .contacts import Contact
 
 if TYPE_CHECKING:
@@ -120,9 +121,8 @@ class ContactConstraints:
         self._nv, self._n = nv, n
         mask = np.zeros(nv, dtype=bool)
         mask[actuated] = True
-        self._u = index_or_slice(np.flatnonzero(~mask))
-        self._a = index_or_slice(np.asarray(actuated))
-        self._nu, self._na = int((~mask).sum()), int(mask.sum())
+        self._u_idx = np.flatnonzero(~mask)
+        self._a_idx = np.ascontiguousarray(actuated, dtype=np.intp)
         self._fids = [robot.frame_id(c.frame) for c in layout.contacts]
         self._rows = [(s.start - nv, c.size) for c, s in zip(layout.contacts, layout.slices, strict=True)]
         self._mw = n - nv
@@ -172,26 +172,14 @@ class ContactConstraints:
         E/f or C/lbC/ubC are None when empty (no free-flyer and no contact; no cone and no limit).
         """
         robot = self.robot
-        nv = self._nv
         M = robot.mass_matrix_view()
         h = robot.nonlinear_effects_view()
         if self._mw:
             self._contact_rows()
-        J, u, a = self._J, self._u, self._a
-        nu = self._nu
-        E = f = None
-        if nu + self._mw:
-            E = np.zeros((nu + self._mw, self._n))
-            f = np.empty(nu + self._mw)
-            E[:nu, :nv] = M[u]
-            np.negative(J[:, u].T, out=E[:nu, nv:])
-            np.negative(h[u], out=f[:nu])
-            E[nu:, :nv] = J
-            np.negative(self._acc, out=f[nu:])
-        T = np.empty((self._na, self._n))
-        T[:, :nv] = M[a]
-        np.negative(J[:, a].T, out=T[:, nv:])
-        h_a = h[a].copy()
+        # E = [M_u, −J_uᵀ; J_c, 0], f = [−h_u; −a_c], T = [M_a, −J_aᵀ], h_a: one compiled pass
+        E, f, T, h_a = _dynamics_rows(M, h, self._J, self._acc, self._u_idx, self._a_idx, self._n)
+        if not f.shape[0]:
+            E = f = None
         C = lo = hi = None
         if self._n_limited:
             Tl, hl = T[self._limited], h_a[self._limited]
