@@ -177,9 +177,8 @@ class ContactConstraints:
         if self._mw:
             self._contact_rows()
         # E = [M_u, −J_uᵀ; J_c, 0], f = [−h_u; −a_c], T = [M_a, −J_aᵀ], h_a: one compiled pass
-        E, f, T, h_a = _dynamics_rows(M, h, self._J, self._acc, self._u_idx, self._a_idx, self._n)
-        if not f.shape[0]:
-            E = f = None
+        Ed, fd, T, h_a = _dynamics_rows(M, h, self._J, self._acc, self._u_idx, self._a_idx, self._n)
+        E, f = (Ed, fd) if fd.shape[0] else (None, None)
         C = lo = hi = None
         if self._n_limited:
             Tl, hl = T[self._limited], h_a[self._limited]
