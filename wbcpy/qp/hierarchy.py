@@ -93,14 +93,13 @@ def _strong_rows(built: LevelQP, z: np.ndarray | None, zb: np.ndarray | None, sc
         idx = np.flatnonzero(np.abs(zb) > tau)
         if idx.size:
             rows.append(np.eye(nf)[idx])
-    if z is not None and z.size:
-        strong = np.abs(z) > tau
+    strong = None if z is None else np.flatnonzero(np.abs(z) > tau)
+    if strong is not None and strong.size:  # (rows of the stack first, then bounds as rows)
         c_rows, b_rows = built.c_rows, built.b_rows
         nc = 0 if c_rows is None else c_rows.size
-        ci = np.flatnonzero(strong[:nc])
+        ci, bi = strong[strong < nc], strong[strong >= nc] - nc
         if ci.size and c_rows is not None and stack.rows is not None:
             rows.append(stack.rows[0][c_rows[ci]])
-        bi = np.flatnonzero(strong[nc:])
         if bi.size and b_rows is not None:
             rows.append(np.eye(nf)[b_rows[bi]])
     return rows

@@ -115,26 +115,39 @@ class ScenePlan:
                 self.levels.append(LevelPlan(group[0].priority, active, nv, n_columns))
                 self.priorities.append(group[0].priority)
 
-    def build_levels(self, reg: np.ndarray, nv: int) -> tuple[list[QPLevel], list[int]]:
+    def build_levels(self, reg: np.ndarray, nv: int,
+                     last: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                     ) -> tuple[list[QPLevel], list[int]]:  # fmt: skip
         """Write every active task's rows for the robot's current state; one new level per plan level.
 
-        Each level gets copies of the buffers (``A``, ``y``) and the shared read-only ``reg``. The tasks
-        that contribute no rows compute their rows for their status. Without any active level the result
-        is one empty level (priority -1), so the problem still has the regularisation and the bounds.
+        Each level gets copies of the buffers (``A``, ``y``) and the shared read-only ``reg``. With
+        ``last`` = (rows, targets, regularisation), the last level gets those rows after its own (in the
+        same copy) and that regularisation instead (an inverse-dynamics scene's λ rows). The tasks that
+        contribute no rows compute their rows for their status. Without any active level the result is
+        one empty level (priority -1), so the problem still has the regularisation and the bounds.
 
         Returns:
             (levels, their task priorities).
         """
         levels: list[QPLevel] = []
-        for lp in self.levels:
+        final = len(self.levels) - 1
+        for k, lp in enumerate(self.levels):
             for task, rows, target in lp.dynamic:
                 task.fill_rows(rows, target)
             for task, target in lp.joint:
                 task.write_targets(target)
-            levels.append(QPLevel(lp.A.copy(), lp.y.copy(), reg))
+            if last is not None and k == final:
+                extra_A, extra_y, last_reg = last
+                levels.append(
+                    QPLevel(np.concatenate((lp.A, extra_A)), np.concatenate((lp.y, extra_y)), last_reg)
+                )
+            else:
+                levels.append(QPLevel(lp.A.copy(), lp.y.copy(), reg))
         for task in self.inactive:  # no rows, but their status reports A x + bias
             task.compute()
         if not levels:
+            if last is not None:
+                return [QPLevel(last[0].copy(), last[1].copy(), last[2])], [-1]
             return [QPLevel(np.zeros((0, self.n_columns)), np.zeros(0), reg)], [-1]
         return levels, self.priorities
 

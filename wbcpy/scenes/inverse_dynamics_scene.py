@@ -281,10 +281,8 @@ class InverseDynamicsScene(AccelerationScene):
         if plan is None or not plan.valid(now):
             plan = self._plan = ScenePlan(self._groups, now, robot.nv, layout.n)
         E, f, C, lo, hi, T, h_a = self._constraints.update()  # first: computeAllTerms serves the tasks too
-        levels, prios = plan.build_levels(rows.reg, robot.nv)
-        lam, lam_y, lam_r = rows.last_level(plan)  # λ as rows: the next level keeps q̈ at this optimum
-        last = levels[-1]
-        levels[-1] = QPLevel(np.concatenate((last.A, lam)), np.concatenate((last.y, lam_y)), lam_r)
+        # λ as rows on the last task level: the next level keeps q̈ at this optimum
+        levels, prios = plan.build_levels(rows.reg, robot.nv, rows.last_level(plan))
         first = levels[0]
         first.E, first.f, first.C, first.lbC, first.ubC = E, f, C, lo, hi
         if layout.n > robot.nv:
