@@ -136,3 +136,19 @@ def test_disabled_by_the_environment(monkeypatch) -> None:
     monkeypatch.setattr(daqp_direct, "_state", {})
     monkeypatch.delenv("WBCPY_DAQP_DIRECT")
     assert daqp_direct.bound()
+
+
+def test_another_release_keeps_the_wrapper(monkeypatch) -> None:
+    """A daqp release whose C structs were not checked is never bound (the version gate comes before any
+    dlopen), and the backend then solves through daqp.solve."""
+    monkeypatch.setattr(daqp_direct.metadata, "version", lambda name: "0.12.0")
+    monkeypatch.setattr(daqp_direct, "_state", {})
+    assert not daqp_direct.bound() and daqp_direct.settings_vector({"primal_tol": 1e-9}) is None
+    rng = np.random.default_rng(8)
+    H, f, A, bu, bl, _ = _problem(rng, 5, 0, 3, 0, False)
+    q = StdQP(H, f, None, None, A, bl, bu, -10 * np.ones(5), 10 * np.ones(5))
+    raw = DaqpBackend().solve(q, None)
+    expected = daqp.solve(H, f, np.vstack([A]), np.concatenate((10 * np.ones(5), bu)),
+                          np.concatenate((-10 * np.ones(5), bl)), primal_tol=1e-10)  # fmt: skip
+    assert raw.ok
+    np.testing.assert_array_equal(raw.x, expected[0])
