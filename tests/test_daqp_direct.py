@@ -54,7 +54,10 @@ def test_direct_call_equals_the_wrapper(n, bounds, mc, meq, infeasible, tol, pro
     H, f, A, bu, bl, sense = _problem(rng, n, n if bounds else 0, mc, meq, infeasible)
     options = {k: v for k, v in (("primal_tol", tol), ("eps_prox", prox)) if v is not None}
     s = daqp_direct.settings_vector(options)
-    x, lam, flag, iterations = _kernels.daqp_solve(H, f, A, bu, bl, sense.copy(), s)
+    inputs = [a.copy() for a in (H, f, A, bu, bl, sense, s)]
+    x, lam, flag, iterations = _kernels.daqp_solve(H, f, A, bu, bl, sense, s)
+    for before, after in zip(inputs, (H, f, A, bu, bl, sense, s), strict=True):
+        np.testing.assert_array_equal(after, before)  # the backend reuses its sense array: never written
     x2, _, flag2, info = daqp.solve(H, f, A, bu, bl, sense.copy(), **options)
     assert (flag, iterations) == (flag2, info["iterations"])
     if flag > 0:
