@@ -95,6 +95,9 @@ PyObject *wk_daqp_bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_daqp_defaults(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_daqp_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
+/* the column of row i's only nonzero entry in A; -1 for a row of zeros, -2 for two nonzero entries or more */
+Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i);
+
 /* H (n×n, row-major, both triangles) = AᵀA of a strided A (m × n) */
 void wk_gram(const wk_mat *A, double *H);
 /* the least-squares gradient t and its scale of wk_ls_gradient (r, xbar NULL: absent); 0, or -1 (no memory) */

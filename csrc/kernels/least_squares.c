@@ -69,6 +69,19 @@ static Py_ssize_t nonzeros(const wk_mat *A)
 
 /* H (n×n, row-major) = AᵀA: BLAS dgemm when the product is large and A dense (at least a quarter of
  * its entries nonzero), else loops over one triangle that skip A's zeros, mirrored. */
+Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i)
+{
+    Py_ssize_t col = -1;
+    for (Py_ssize_t j = 0; j < A->cols; j++) {
+        if (WK_AT(*A, i, j) != 0.0) {
+            if (col >= 0)
+                return -2;
+            col = j;
+        }
+    }
+    return col;
+}
+
 void wk_gram(const wk_mat *A, double *H)
 {
     int m = (int)A->rows, n = (int)A->cols;
@@ -301,17 +314,11 @@ static int level_hessian(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, con
     memcpy(d, r, (size_t)n * sizeof(double));
     Py_ssize_t m_dense = 0;
     for (Py_ssize_t i = 0; i < m; i++) {
-        Py_ssize_t at = -1, count = 0;
-        for (Py_ssize_t j = 0; j < n && count < 2; j++) {
-            if (WK_AT(*A, i, j) != 0.0) {
-                at = j;
-                count++;
-            }
-        }
-        if (count == 1) {
+        Py_ssize_t at = wk_single_entry(A, i);
+        if (at >= 0) {
             double a = WK_AT(*A, i, at);
             d[at] += a * a;
-        } else if (count > 1) {
+        } else if (at == -2) {
             dense[m_dense++] = i;
         }
     }

@@ -403,16 +403,11 @@ PyObject *wk_selection_rows(PyObject *self, PyObject *const *args, Py_ssize_t na
     double floor = 1e-12 * (sqrt(longest) > 1.0 ? sqrt(longest) : 1.0);
     Py_ssize_t n_other = 0, n_sel = 0;
     for (Py_ssize_t i = 0; i < m; i++) {
-        Py_ssize_t count = 0, col = -1;
-        for (Py_ssize_t j = 0; j < n && count < 2; j++)
-            if (WK_AT(A, i, j) != 0.0) {
-                count++;
-                col = j;
-            }
-        if (count == 1 && fabs(WK_AT(A, i, col)) > floor) {
+        Py_ssize_t col = wk_single_entry(&A, i);
+        if (col >= 0 && fabs(WK_AT(A, i, col)) > floor) {
             n_sel += !selected[col];
             selected[col] = 1;
-        } else if (count > 1) {
+        } else if (col == -2) {
             others[n_other++] = i;
         }
     }
