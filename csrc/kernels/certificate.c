@@ -192,15 +192,24 @@ static double scaled_core(Py_ssize_t n, const double *r, const double *s, double
     return worst;
 }
 
+/* rows lo ≤ M x ≤ hi at args[0..2], M over n columns (n < 0: any) and named `name` */
+static int sided_rows(PyObject *const *args, Py_ssize_t n, const char *name, wk_mat *M, const double **lo,
+                      const double **hi)
+{
+    if (wk_matrix(args[0], -1, n, 0, name, M) < 0)
+        return -1;
+    *lo = wk_vector(args[1], M->rows, 0, "lo");
+    *hi = *lo ? wk_vector(args[2], M->rows, 0, "hi") : NULL;
+    return *hi == NULL ? -1 : 0;
+}
+
 /* the rows (C, lo, hi, z) of the rows certificates at args[0..3], C over n columns */
 static int rows_args(PyObject *const *args, Py_ssize_t n, wk_mat *C, const double **lo, const double **hi,
                      const double **z)
 {
-    if (wk_matrix(args[0], -1, n, 0, "C", C) < 0)
+    if (sided_rows(args, n, "C", C, lo, hi) < 0)
         return -1;
-    *lo = wk_vector(args[1], C->rows, 0, "lo");
-    *hi = *lo ? wk_vector(args[2], C->rows, 0, "hi") : NULL;
-    *z = *hi ? wk_vector(args[3], C->rows, 0, "z") : NULL;
+    *z = wk_vector(args[3], C->rows, 0, "z");
     return *z == NULL ? -1 : 0;
 }
 
@@ -209,11 +218,10 @@ PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (wk_nargs(nargs, 7, "rows_residual") < 0)
         return NULL;
     wk_mat C;
-    if (wk_matrix(args[0], -1, -1, 0, "C", &C) < 0)
+    const double *lo, *hi;
+    if (sided_rows(args, -1, "C", &C, &lo, &hi) < 0)
         return NULL;
-    const double *lo = wk_vector(args[1], C.rows, 0, "lo");
-    const double *hi = lo ? wk_vector(args[2], C.rows, 0, "hi") : NULL;
-    const double *x = hi ? wk_vector(args[3], C.cols, 0, "x") : NULL;
+    const double *x = wk_vector(args[3], C.cols, 0, "x");
     const double *z = x ? wk_vector(args[4], C.rows, 0, "z") : NULL;
     double *t = z ? wk_vector(args[5], C.cols, 1, "t") : NULL;
     double *s = t ? wk_vector(args[6], C.cols, 1, "scale") : NULL;
@@ -273,11 +281,10 @@ PyObject *wk_rows_excess(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (wk_nargs(nargs, 5, "rows_excess") < 0)
         return NULL;
     wk_mat M;
-    if (wk_matrix(args[0], -1, -1, 0, "M", &M) < 0)
+    const double *lo, *hi;
+    if (sided_rows(args, -1, "M", &M, &lo, &hi) < 0)
         return NULL;
-    const double *lo = wk_vector(args[1], M.rows, 0, "lo");
-    const double *hi = lo ? wk_vector(args[2], M.rows, 0, "hi") : NULL;
-    const double *x = hi ? wk_vector(args[3], M.cols, 0, "x") : NULL;
+    const double *x = wk_vector(args[3], M.cols, 0, "x");
     double tol = x ? PyFloat_AsDouble(args[4]) : 0.0;
     if (x == NULL || PyErr_Occurred())
         return NULL;

@@ -111,15 +111,22 @@ PyObject *wk_daqp_bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 #endif
 }
 
+/* nonzero, with RuntimeError set, while daqp_bind has not bound DAQP */
+static int not_bound(const char *func)
+{
+    if (quadprog != NULL && defaults != NULL)
+        return 0;
+    PyErr_Format(PyExc_RuntimeError, "%s: DAQP is not bound (daqp_bind)", func);
+    return 1;
+}
+
 /* daqp_defaults() -> the bound DAQP's default settings as a float64 array (struct order) */
 PyObject *wk_daqp_defaults(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (wk_nargs(nargs, 0, "daqp_defaults") < 0)
         return NULL;
-    if (defaults == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "daqp_defaults: DAQP is not bound (daqp_bind)");
+    if (not_bound("daqp_defaults"))
         return NULL;
-    }
     daqp_settings s;
     defaults(&s);
     npy_intp dims[1] = {N_SETTINGS};
@@ -157,10 +164,8 @@ PyObject *wk_daqp_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (wk_nargs(nargs, 7, "daqp_solve") < 0)
         return NULL;
-    if (quadprog == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "daqp_solve: DAQP is not bound (daqp_bind)");
+    if (not_bound("daqp_solve"))
         return NULL;
-    }
     wk_mat H, A;
     if (wk_matrix(args[0], -1, -1, 0, "H", &H) < 0 || contiguous(&H, "H") < 0)
         return NULL;
