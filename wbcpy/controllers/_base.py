@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import as_vector
 from ..tasks import ComReference, JointReference, Task
-from ._gains import as_gain, broadcast_gain, saturate
+from ._gains import as_gain, broadcast_gain, optional_vector, saturate
 
 __all__ = ["PDLaw", "VectorPD"]
 
@@ -105,8 +105,8 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
         n = x.shape[0]
         v = as_vector(velocity, n, "velocity")
         xd = as_vector(target_position, n, "target_position")
-        vd = None if target_velocity is None else as_vector(target_velocity, n, "target_velocity")
-        ad = None if target_acceleration is None else as_vector(target_acceleration, n, "target_acceleration")
+        vd = optional_vector(target_velocity, n, "target_velocity")
+        ad = optional_vector(target_acceleration, n, "target_acceleration")
         return self._law(xd - x, v, vd, ad)
 
     update = compute  # alias (ARC-OPT controllers call it update)

@@ -63,6 +63,7 @@ def saturate(u: NDArray[np.float64], limit: NDArray[np.float64] | None) -> NDArr
     return u
 
 
-def optional_vector(x: ArrayLike | None, n: int, name: str) -> NDArray[np.float64]:
-    """``as_vector(x, n, name)``, or n zeros when ``x`` is None (an omitted target velocity/acceleration)."""
-    return np.zeros(n) if x is None else as_vector(x, n, name)
+def optional_vector(x: ArrayLike | None, n: int, name: str) -> NDArray[np.float64] | None:
+    """``as_vector(x, n, name)``, or None when ``x`` is None (an omitted target velocity/acceleration,
+    which the laws skip)."""
+    return None if x is None else as_vector(x, n, name)

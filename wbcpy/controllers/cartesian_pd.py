@@ -30,6 +30,7 @@ from .._validation import as_vector
 from ..errors import InvalidValueError
 from ..tasks import CartesianReference
 from ._base import PDLaw
+from ._gains import optional_vector
 
 if TYPE_CHECKING:
     from ..tasks import CartesianTask
@@ -75,8 +76,8 @@ class CartesianPD(PDLaw):
         M = _se3(pose, "pose")
         Md = _se3(target_pose, "target_pose")
         v = as_vector(twist, 6, "twist")
-        vd = None if target_twist is None else as_vector(target_twist, 6, "target_twist")
-        ad = None if target_acceleration is None else as_vector(target_acceleration, 6, "target_acceleration")
+        vd = optional_vector(target_twist, 6, "target_twist")
+        ad = optional_vector(target_acceleration, 6, "target_acceleration")
         return self._law(pose_error(Md, M), v, vd, ad)
 
     update = compute  # alias (ARC-OPT controllers call it update)
