@@ -50,6 +50,7 @@ __all__ = [
     "check_se3",
     "check_state",
     "lookup",
+    "optional_vector",
     "se3_homogeneous",
     "short_repr",
 ]
@@ -265,6 +266,12 @@ def as_vector(x: Any, n: int | None, name: str) -> np.ndarray:
             raise InvalidValueError(name, expected, arr.shape)
     check_finite(arr, name)
     return arr
+
+
+def optional_vector(x: Any, n: int, name: str) -> np.ndarray | None:
+    """:func:`as_vector`, or None when ``x`` is None (an omitted optional input: a feed-forward, a
+    reference's velocity)."""
+    return None if x is None else as_vector(x, n, name)
 
 
 def as_state_vector(x: Any, n: int, name: str) -> np.ndarray:

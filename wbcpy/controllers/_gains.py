@@ -7,10 +7,10 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import as_real_array, as_vector, short_repr
+from .._validation import as_real_array, short_repr
 from ..errors import ConfigError, InvalidValueError
 
-__all__ = ["as_gain", "broadcast_gain", "optional_vector", "saturate"]
+__all__ = ["as_gain", "broadcast_gain", "saturate"]
 
 
 @overload
@@ -61,9 +61,3 @@ def saturate(u: NDArray[np.float64], limit: NDArray[np.float64] | None) -> NDArr
     if ratio > 1.0:
         u = u / ratio
     return u
-
-
-def optional_vector(x: ArrayLike | None, n: int, name: str) -> NDArray[np.float64] | None:
-    """``as_vector(x, n, name)``, or None when ``x`` is None (an omitted target velocity/acceleration,
-    which the laws skip)."""
-    return None if x is None else as_vector(x, n, name)

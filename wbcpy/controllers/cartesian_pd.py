@@ -26,11 +26,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import all_finite as _all_finite
 from .._kernels import log3 as _log3
-from .._validation import as_vector
+from .._validation import as_vector, optional_vector
 from ..errors import InvalidValueError
 from ..tasks import CartesianReference
 from ._base import PDLaw
-from ._gains import optional_vector
 
 if TYPE_CHECKING:
     from ..tasks import CartesianTask

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-from .._validation import as_vector, check_finite
+from .._validation import check_finite, optional_vector
 from ..errors import InvalidValueError
 
 __all__ = [
@@ -106,10 +106,6 @@ _REF_CLASS: dict[str, type[Reference]] = {
 }
 
 
-def _optional(x: ArrayLike | None, n: int, name: str) -> NDArray[np.float64] | None:
-    return None if x is None else as_vector(x, n, name)
-
-
 def _time(t: object, name: str) -> float | None:
     if t is None:
         return None
@@ -159,7 +155,7 @@ def validate_reference(
         raise InvalidValueError(
             f"{label}.{tracked}", "a vector", None, reason=f"required: {article} {level} scene tracks it"
         )
-    acc = _optional(ref.acceleration, n, f"{label}.acceleration")
+    acc = optional_vector(ref.acceleration, n, f"{label}.acceleration")
     stamp = _time(ref.time, f"{label}.time")
     if isinstance(ref, CartesianReference):
         pose = ref.pose
@@ -170,7 +166,7 @@ def validate_reference(
                 )
             check_finite(pose.homogeneous, f"{label}.pose")
             pose = pose.copy()
-        return CartesianReference(acc, pose, _optional(ref.twist, 6, f"{label}.twist"), stamp)
-    pos = _optional(ref.position, n, f"{label}.position")
-    vel = _optional(ref.velocity, n, f"{label}.velocity")
+        return CartesianReference(acc, pose, optional_vector(ref.twist, 6, f"{label}.twist"), stamp)
+    pos = optional_vector(ref.position, n, f"{label}.position")
+    vel = optional_vector(ref.velocity, n, f"{label}.velocity")
     return cls(acc, pos, vel, stamp)
