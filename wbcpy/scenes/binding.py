@@ -38,7 +38,7 @@ import pinocchio as pin
 from .._kernels import joint_law as _joint_law
 from .._kernels import pose_law as _pose_law
 from .._kernels import vector_law as _vector_law
-from .._validation import as_vector, se3_homogeneous
+from .._validation import as_vector, optional_vector, se3_homogeneous
 from ..errors import ConfigError
 from ..tasks import CartesianReference, CartesianTask, ComReference, JointReference, JointTask
 
@@ -178,12 +178,12 @@ class ReferenceBinding:
             ConfigError: an acceleration feed-forward for a velocity law.
         """
         n = self.task.n
-        vd = None if velocity is None else as_vector(velocity, n, "target_velocity")
+        vd = optional_vector(velocity, n, "target_velocity")
         if self._velocity_level:
             if acceleration is not None:
                 raise ConfigError("target_acceleration", "velocity laws take no acceleration feed-forward")
             return None if vd is None else self._kff * vd
-        ad = None if acceleration is None else as_vector(acceleration, n, "target_acceleration")
+        ad = optional_vector(acceleration, n, "target_acceleration")
         const = None if vd is None else self._kd * vd
         if ad is not None:
             const = self._kff * ad if const is None else const + self._kff * ad
