@@ -276,7 +276,7 @@ def _check_basis(Z: np.ndarray, fixed: np.ndarray) -> None:
         np.testing.assert_allclose(fixed @ Z, 0.0, atol=1e-10)
 
 
-@given(n=st.integers(1, 20), m=st.integers(1, 25), rank=st.integers(1, 25), seed=st.integers(0, 2**31))
+@given(n=st.integers(1, 30), m=st.integers(1, 25), rank=st.integers(1, 25), seed=st.integers(0, 2**31))
 @settings(max_examples=60, deadline=None)
 def test_nullspace_update_equalities_and_rows(n: int, m: int, rank: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
@@ -306,13 +306,24 @@ def test_nullspace_update_reports_inconsistent_equalities() -> None:
     assert (Z, x, r, res) == (None, None, 0, 0.0)
 
 
-def test_nullspace_update_against_scipy_null_space() -> None:
-    E = RNG.normal(size=(18, 50))
-    Z, _, r, _ = kernels.nullspace_update(E, RNG.normal(size=18), None, None, 1e-9)
+@pytest.mark.parametrize("shape", [(6, 9), (3, 4), (12, 38), (13, 40), (18, 50), (40, 100)])
+def test_nullspace_update_against_scipy_null_space(shape: tuple[int, int]) -> None:
+    """Both QR paths (written out below 512 entries of (S Z)ᵀ, LAPACK above), on the identity and on a
+    basis Z: the same subspace as SciPy's SVD null space of the stacked rows, and x̄ moved onto them."""
+    m, n = shape
+    E = RNG.normal(size=(m, n))
+    f = RNG.normal(size=m)
+    Z, x, r, res = kernels.nullspace_update(E, f, None, None, 1e-9)
     ref = sla.null_space(E)
-    assert r == 18 and Z.shape == ref.shape
-    # the same subspace: the projectors agree
-    np.testing.assert_allclose(Z @ Z.T, ref @ ref.T, atol=1e-10)
+    assert r == m and res == 0.0 and Z.shape == ref.shape
+    np.testing.assert_allclose(Z @ Z.T, ref @ ref.T, atol=1e-10)  # the same subspace: projectors agree
+    np.testing.assert_allclose(x, np.linalg.lstsq(E, f, rcond=None)[0], atol=1e-10)  # least change
+    S = RNG.normal(size=(max(1, (n - m) // 3), n))
+    Z2, x2, r2, _ = kernels.nullspace_update(S, None, Z, x, 1e-9)
+    ref2 = sla.null_space(np.vstack((E, S)))
+    assert x2 is x and r2 == S.shape[0]
+    np.testing.assert_allclose(Z2 @ Z2.T, ref2 @ ref2.T, atol=1e-10)
+    np.testing.assert_allclose(Z2.T @ Z2, np.eye(Z2.shape[1]), atol=1e-12)
 
 
 def test_kept_rows() -> None:

@@ -249,12 +249,14 @@ def test_early_stop_is_an_error(solver_name):
 
 
 def _patch_adapter(monkeypatch, name: str, make_result) -> None:
-    """Replace the ``solve`` of the adapter class of ``name`` by ``make_result(real, self, q, x0)``."""
+    """Replace the ``solve`` of the adapter class of ``name`` by ``make_result(real, self, q, x0)`` (and
+    turn its compiled bounds-only path off, so that every level goes through ``solve``)."""
     from wbcpy.qp.backends import ADAPTERS
 
     cls = ADAPTERS[name]
     real = cls.solve
     monkeypatch.setattr(cls, "solve", lambda self, q, x0: make_result(real, self, q, x0))
+    monkeypatch.setattr(cls, "solve_fused_level", lambda self, *args: None)
 
 
 def test_wrong_backend_answer_is_caught(solver_name, monkeypatch):

@@ -25,8 +25,8 @@ static inline double clip_max_min(double x, double lo, double hi)
  * unbounded). When the backend's bound multipliers z_box (None: not reported) are all zero, the answer
  * claims that no bound is active: the test is then max(|t_i|/scale_i, the relative bound violations).
  * Also returns max_i scale_i (0 for n = 0), the stationarity scale of the certificate. */
-static double natural_core(Py_ssize_t n, const double *x, const double *t, const double *s, const double *lb,
-                           const double *ub, const double *zb, double *smax_out)
+double wk_natural_core(Py_ssize_t n, const double *x, const double *t, const double *s, const double *lb,
+                       const double *ub, const double *zb, double *smax_out)
 {
     int interior = zb != NULL && (lb != NULL || ub != NULL);
     for (Py_ssize_t i = 0; interior && i < n; i++)
@@ -77,7 +77,7 @@ PyObject *wk_natural_residual(PyObject *self, PyObject *const *args, Py_ssize_t 
     const double *lb, *ub, *zb;
     if (s == NULL || box_args(args + 3, n, &lb, &ub, &zb) < 0)
         return NULL;
-    double smax, worst = natural_core(n, x, t, s, lb, ub, zb, &smax);
+    double smax, worst = wk_natural_core(n, x, t, s, lb, ub, zb, &smax);
     return Py_BuildValue("dd", worst, smax);
 }
 
@@ -100,7 +100,7 @@ PyObject *wk_box_certificate(PyObject *self, PyObject *const *args, Py_ssize_t n
         Py_XDECREF(so);
         return NULL;
     }
-    double smax, worst = natural_core(n, x, PyArray_DATA(to), PyArray_DATA(so), lb, ub, zb, &smax);
+    double smax, worst = wk_natural_core(n, x, PyArray_DATA(to), PyArray_DATA(so), lb, ub, zb, &smax);
     return Py_BuildValue("(ddNN)", worst, smax, to, so);
 }
 
@@ -150,8 +150,8 @@ PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * scale (in place), then returns max scale and max_i |c_i − clip(c_i + κ_i z_i, lo_i, hi_i)| / (1 + |c_i|),
  * c = C x, κ_i = (1 + |c_i|) max_j |C_ij| / scale_j: feasibility, the sign of each multiplier and
  * complementarity in one number (see wbcpy.qp.kkt._certify_rows). */
-static double rows_core(const wk_mat *C, const double *lo, const double *hi, const double *x, const double *z,
-                        double *t, double *s, double *smax_out)
+double wk_rows_core(const wk_mat *C, const double *lo, const double *hi, const double *x, const double *z,
+                    double *t, double *s, double *smax_out)
 {
     Py_ssize_t m = C->rows, n = C->cols;
     for (Py_ssize_t i = 0; i < m; i++) {
@@ -184,7 +184,7 @@ static double rows_core(const wk_mat *C, const double *lo, const double *hi, con
 }
 
 /* max_i |r_i| / (scale_i (1 + c) + floor) */
-static double scaled_core(Py_ssize_t n, const double *r, const double *s, double c)
+double wk_scaled_core(Py_ssize_t n, const double *r, const double *s, double c)
 {
     double worst = 0.0;
     for (Py_ssize_t i = 0; i < n; i++)
@@ -227,7 +227,7 @@ PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nar
     double *s = t ? wk_vector(args[6], C.cols, 1, "scale") : NULL;
     if (s == NULL)
         return NULL;
-    double smax, worst = rows_core(&C, lo, hi, x, z, t, s, &smax);
+    double smax, worst = wk_rows_core(&C, lo, hi, x, z, t, s, &smax);
     return Py_BuildValue("dd", worst, smax);
 }
 
@@ -253,8 +253,8 @@ PyObject *wk_rows_certificate(PyObject *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     double *t = PyArray_DATA(to), *s = PyArray_DATA(so), smax;
-    double compl = rows_core(&C, lo, hi, x, z, t, s, &smax);
-    double dual = scaled_core(n, t, s, c);
+    double compl = wk_rows_core(&C, lo, hi, x, z, t, s, &smax);
+    double dual = wk_scaled_core(n, t, s, c);
     return Py_BuildValue("(dddNN)", dual, compl, smax, to, so);
 }
 
@@ -270,7 +270,7 @@ PyObject *wk_scaled_error(PyObject *self, PyObject *const *args, Py_ssize_t narg
     double c = s ? PyFloat_AsDouble(args[2]) : 0.0;
     if (s == NULL || PyErr_Occurred())
         return NULL;
-    return PyFloat_FromDouble(scaled_core(n, r, s, c));
+    return PyFloat_FromDouble(wk_scaled_core(n, r, s, c));
 }
 
 /* rows_excess(M, lo, hi, x, tol) -> float: the largest excess of lo ≤ M x ≤ hi beyond its tolerance,

@@ -111,8 +111,27 @@ PyObject *wk_daqp_bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 #endif
 }
 
+/* daqp_quadprog on raw arrays (the problem of daqp_solve; settings in struct order): DAQP's exit flag, the
+ * answer in x and lam (lam NULL when m = 0), the iteration count in *iterations. DAQP must be bound; the
+ * GIL is not needed. */
+int wk_daqp_run(int n, int m, int ms, double *H, const double *f, const double *A, const double *bu,
+                const double *bl, int *sense, const double *settings, double *x, double *lam, int *iterations)
+{
+    daqp_problem p = {n, m, ms, H, (double *)f, (double *)A, m ? (double *)bu : NULL, m ? (double *)bl : NULL,
+                      m ? sense : NULL, NULL, 0, 0};
+    daqp_settings s;
+    from_array(settings, &s);
+    daqp_result r;
+    memset(&r, 0, sizeof(r));
+    r.x = x;
+    r.lam = m ? lam : NULL;
+    quadprog(&r, &p, &s);
+    *iterations = r.iter;
+    return r.exitflag;
+}
+
 /* nonzero, with RuntimeError set, while daqp_bind has not bound DAQP */
-static int not_bound(const char *func)
+int wk_daqp_not_bound(const char *func)
 {
     if (quadprog != NULL && defaults != NULL)
         return 0;
@@ -125,7 +144,7 @@ PyObject *wk_daqp_defaults(PyObject *self, PyObject *const *args, Py_ssize_t nar
 {
     if (wk_nargs(nargs, 0, "daqp_defaults") < 0)
         return NULL;
-    if (not_bound("daqp_defaults"))
+    if (wk_daqp_not_bound("daqp_defaults"))
         return NULL;
     daqp_settings s;
     defaults(&s);
@@ -164,7 +183,7 @@ PyObject *wk_daqp_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (wk_nargs(nargs, 7, "daqp_solve") < 0)
         return NULL;
-    if (not_bound("daqp_solve"))
+    if (wk_daqp_not_bound("daqp_solve"))
         return NULL;
     wk_mat H, A;
     if (wk_matrix(args[0], -1, -1, 0, "H", &H) < 0 || contiguous(&H, "H") < 0)
@@ -200,16 +219,10 @@ PyObject *wk_daqp_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_XDECREF(lo);
         return NULL;
     }
-    daqp_problem p = {(int)n, (int)m, (int)ms, H.data, (double *)f, A.rows ? A.data : NULL,
-                      m ? (double *)bu : NULL, m ? (double *)bl : NULL, m ? sense : NULL, NULL, 0, 0};
-    daqp_settings s;
-    from_array(opts, &s);
-    daqp_result r;
-    memset(&r, 0, sizeof(r));
-    r.x = PyArray_DATA(xo);
-    r.lam = m ? PyArray_DATA(lo) : NULL;
+    int iterations, flag;
     Py_BEGIN_ALLOW_THREADS
-    quadprog(&r, &p, &s);
+    flag = wk_daqp_run((int)n, (int)m, (int)ms, H.data, f, A.rows ? A.data : NULL, bu, bl, sense, opts,
+                       PyArray_DATA(xo), m ? PyArray_DATA(lo) : NULL, &iterations);
     Py_END_ALLOW_THREADS
-    return Py_BuildValue("NNii", xo, lo, r.exitflag, r.iter);
+    return Py_BuildValue("NNii", xo, lo, flag, iterations);
 }

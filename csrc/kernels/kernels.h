@@ -94,6 +94,7 @@ PyObject *wk_in_box(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_daqp_bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_daqp_defaults(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_daqp_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* the column of row i's only nonzero entry in A; -1 for a row of zeros, -2 for two nonzero entries or more */
 Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i);
@@ -108,6 +109,23 @@ int wk_ls_args(PyObject *const *args, wk_mat *AZ, const double **e0, const doubl
                const double **xbar, const double **w);
 /* C (m × k, row-major) = A B of strided A (m × n) and B (n × k) (BLAS dgemm when large and contiguous) */
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C);
+
+/* e, H, g of level_equations into the caller's arrays (Z->data NULL: identity, AZ = A); 0, or -1 (no memory) */
+int wk_level_terms(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *y, const double *r,
+                   const double *xbar, double *e, double *H, double *g);
+/* the natural residual of natural_residual (lb, ub, zb NULL: absent); its max scale in *smax_out */
+double wk_natural_core(Py_ssize_t n, const double *x, const double *t, const double *s, const double *lb,
+                       const double *ub, const double *zb, double *smax_out);
+/* the rows' residual of rows_residual (adds Cᵀz to t, |C|ᵀ|z| to s); its max scale in *smax_out */
+double wk_rows_core(const wk_mat *C, const double *lo, const double *hi, const double *x, const double *z,
+                    double *t, double *s, double *smax_out);
+/* max_i |r_i| / (s_i (1 + c) + floor): the stationarity error of scaled_error */
+double wk_scaled_core(Py_ssize_t n, const double *r, const double *s, double c);
+/* DAQP's solver on raw arrays (daqp_call.c): its exit flag; needs a bound DAQP, not the GIL */
+int wk_daqp_run(int n, int m, int ms, double *H, const double *f, const double *A, const double *bu,
+                const double *bl, int *sense, const double *settings, double *x, double *lam, int *iterations);
+/* nonzero, with RuntimeError set, while DAQP is not bound (daqp_bind) */
+int wk_daqp_not_bound(const char *func);
 
 /* SO(3) logarithm of R = A Bᵀ (3×3, strided), written to w[0..2] (rad, axis × angle). */
 void wk_log3_of_product(const wk_mat *A, const wk_mat *B, int transpose_b, double *w);

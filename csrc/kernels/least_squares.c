@@ -294,7 +294,6 @@ static PyArrayObject *product(const wk_mat *A, const wk_mat *B)
     return out;
 }
 
-/* H += Zᵀ diag(r) Z (r ≥ 0): the Gram matrix of the rows √r_l Z_l with r_l > 0 (BLAS when large) */
 /* H = (AZ)ᵀAZ + Zᵀ diag(r) Z on a null space Z (n × k, orthonormal columns).
  *
  * A row of A with one nonzero entry a, at column l (a selection row: joint-task rows, regulariser rows),
@@ -359,6 +358,44 @@ nomem:
     return -1;
 }
 
+/* e = A x̄ − y, H = (AZ)ᵀAZ + Zᵀ diag(r) Z, g = (AZ)ᵀe + Zᵀ(r∘x̄) of level_equations, into the caller's
+ * arrays (Z->data NULL: the identity, AZ = A; xbar NULL: 0); 0, or -1 with MemoryError set */
+int wk_level_terms(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *y, const double *r,
+                   const double *xbar, double *e, double *H, double *g)
+{
+    Py_ssize_t m = A->rows, n = A->cols, k = Z->data ? Z->cols : n;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        double s = -y[i];
+        for (Py_ssize_t j = 0; xbar && j < n; j++)
+            s += WK_AT(*A, i, j) * xbar[j];
+        e[i] = s;
+    }
+    if (!Z->data) { /* AᵀA + diag(r) */
+        wk_gram(AZ, H);
+        for (Py_ssize_t j = 0; j < k; j++)
+            H[j * k + j] += r[j];
+    } else if (level_hessian(A, AZ, Z, r, H) < 0) {
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        g[j] = 0.0;
+    for (Py_ssize_t i = 0; i < m; i++)
+        for (Py_ssize_t j = 0; j < k; j++)
+            g[j] += WK_AT(*AZ, i, j) * e[i];
+    for (Py_ssize_t l = 0; xbar && l < n; l++) {
+        double u = r[l] * xbar[l];
+        if (u == 0.0)
+            continue;
+        if (Z->data) {
+            for (Py_ssize_t j = 0; j < k; j++)
+                g[j] += WK_AT(*Z, l, j) * u;
+        } else {
+            g[l] += u;
+        }
+    }
+    return 0;
+}
+
 /* level_equations(A, y, r, Z, xbar) -> (AZ, e, H, g)
  *
  * A hierarchy level ‖A x − y‖² + Σ r x² on the affine set x = x̄ + Z w (Z None: the identity, x̄ None: 0)
@@ -401,39 +438,12 @@ PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t n
         Py_DECREF(AZo);
         return NULL;
     }
-    double *e = PyArray_DATA(eo), *H = PyArray_DATA(Ho), *g = PyArray_DATA(go);
-    for (Py_ssize_t i = 0; i < m; i++) {
-        double s = -y[i];
-        for (Py_ssize_t j = 0; xbar && j < n; j++)
-            s += WK_AT(A, i, j) * xbar[j];
-        e[i] = s;
-    }
-    if (!Z.data) { /* AᵀA + diag(r) */
-        wk_gram(&AZ, H);
-        for (Py_ssize_t j = 0; j < k; j++)
-            H[j * k + j] += r[j];
-    } else if (level_hessian(&A, &AZ, &Z, r, H) < 0) {
+    if (wk_level_terms(&A, &AZ, &Z, y, r, xbar, PyArray_DATA(eo), PyArray_DATA(Ho), PyArray_DATA(go)) < 0) {
         Py_DECREF(eo);
         Py_DECREF(Ho);
         Py_DECREF(go);
         Py_DECREF(AZo);
         return NULL;
-    }
-    for (Py_ssize_t j = 0; j < k; j++)
-        g[j] = 0.0;
-    for (Py_ssize_t i = 0; i < m; i++)
-        for (Py_ssize_t j = 0; j < k; j++)
-            g[j] += WK_AT(AZ, i, j) * e[i];
-    for (Py_ssize_t l = 0; xbar && l < n; l++) {
-        double u = r[l] * xbar[l];
-        if (u == 0.0)
-            continue;
-        if (Z.data) {
-            for (Py_ssize_t j = 0; j < k; j++)
-                g[j] += WK_AT(Z, l, j) * u;
-        } else {
-            g[l] += u;
-        }
     }
     PyObject *out = PyTuple_Pack(4, AZo, (PyObject *)eo, (PyObject *)Ho, (PyObject *)go);
     Py_DECREF(AZo);

@@ -107,16 +107,16 @@ def _strong_rows(built: LevelQP, z: np.ndarray | None, zb: np.ndarray | None, sc
 
 def _box_multipliers(sol: Solved, built: LevelQP) -> np.ndarray | None:
     """Bound multipliers −(Hx + g) on the bounds x sits at, from a box certificate's gradient."""
-    q, t = built.q, sol.gradient
-    if t is None or (q.lb is None and q.ub is None):
+    lb, ub, t = built.lb, built.ub, sol.gradient
+    if t is None or (lb is None and ub is None):
         return None
     x = sol.x
     near = 1e-9 * (1.0 + np.abs(x))
     at = np.zeros(x.shape[0], dtype=bool)
-    if q.lb is not None:
-        at |= x - q.lb <= near
-    if q.ub is not None:
-        at |= q.ub - x <= near
+    if lb is not None:
+        at |= x - lb <= near
+    if ub is not None:
+        at |= ub - x <= near
     return np.where(at, -t, 0.0)
 
 
@@ -253,9 +253,23 @@ def _skip_reason(level: QPLevel, p: int, last: int, ns: NullSpace, split: FixedS
 
 def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: ConstraintStack,
                  solver: LevelSolver, p: int) -> tuple[Solved, LevelQP, np.ndarray]:  # fmt: skip
-    """Build level p's QP in the free directions and solve it: (answer, built level, its rows A)."""
+    """Build level p's QP in the free directions and solve it: (answer, built level, its rows A). A level
+    without inequality rows from the levels above (a scene's levels without contacts or collision rows)
+    goes to the backend's compiled path first (:meth:`LevelSolver.solve_fused_level`), which answers
+    what the built StdQP would get, or leaves the level to it."""
     A, shift = split.columns_and_shift(level.A)
     y = level.y if split.fixed is None else level.y - shift
     r = split.take(level.regularization)
-    built = build_level(A, y, r, ns, stack, split.lb, split.ub)
+    lb, ub, Z, xbar = split.lb, split.ub, ns.Z, ns.xbar
+    if stack.rows is None and lb is not None and ub is not None:
+        fused = solver.solve_fused_level(A, y, r, Z, xbar, lb, ub, p)
+        if fused is not None:
+            sol, b_rows = fused
+            if Z is not None:  # (the bounds were rows of Z)
+                return sol, LevelQP(None, None, b_rows), A
+            if xbar is not None:
+                lb, ub = lb - xbar, ub - xbar
+            return sol, LevelQP(None, None, None, lb, ub), A
+    built = build_level(A, y, r, ns, stack, lb, ub)
+    assert built.q is not None
     return solver.solve(built.q, p), built, A

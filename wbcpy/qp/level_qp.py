@@ -56,16 +56,18 @@ class LevelQP:
     """A built level: the StdQP in w and where its inequality rows come from.
 
     Attributes:
-        q: the QP in w.
+        q: the QP in w (None for a level the backend's compiled path solved without building it).
         c_rows: indices (into the constraint stack) of the stack rows kept in ``q.C`` (first rows).
         b_rows: free-variable indices of the bounds kept as rows of ``q.C`` (after the stack rows), or
             None when the bounds are plain bounds of ``q``.
+        lb, ub: the plain bounds of ``q`` (in w; None: no plain bound on that side).
     """
 
-    __slots__ = ("b_rows", "c_rows", "q")
+    __slots__ = ("b_rows", "c_rows", "lb", "q", "ub")
 
-    def __init__(self, q: StdQP, c_rows: np.ndarray | None, b_rows: np.ndarray | None) -> None:
-        self.q, self.c_rows, self.b_rows = q, c_rows, b_rows
+    def __init__(self, q: StdQP | None, c_rows: np.ndarray | None, b_rows: np.ndarray | None,
+                 lb: np.ndarray | None = None, ub: np.ndarray | None = None) -> None:  # fmt: skip
+        self.q, self.c_rows, self.b_rows, self.lb, self.ub = q, c_rows, b_rows, lb, ub
 
 
 #: inequality rows of a level in w: (C, lbC, ubC) blocks, and the indices they come from
@@ -142,7 +144,7 @@ def build_level(A: np.ndarray, y: np.ndarray, r: np.ndarray, ns: NullSpace, stac
         bub = ub if (ub is None or xbar is None) else ub - xbar
     ls = _LeastSquares(AZ, e, r, Z, xbar, A, y)
     q = StdQP(H, g, None, None, C, lbC, ubC, blb, bub, False, ls, ls.magnitude)
-    return LevelQP(q, c_rows, b_rows)
+    return LevelQP(q, c_rows, b_rows, blb, bub)
 
 
 class _LeastSquares:

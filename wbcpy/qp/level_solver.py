@@ -187,6 +187,25 @@ class LevelSolver:
         self._warm[key] = sol.x
         return sol
 
+    def solve_fused_level(self, A: np.ndarray, y: np.ndarray, r: np.ndarray, Z: np.ndarray | None,
+                          xbar: np.ndarray | None, lb: np.ndarray, ub: np.ndarray,
+                          key: Hashable) -> tuple[Solved, np.ndarray | None] | None:  # fmt: skip
+        """The certified answer of a level without inequality rows (‖A x − y‖² + Σ r x², lb ≤ x ≤ ub, on
+        x = x̄ + Z w) from the backend's one compiled call (:meth:`Backend.solve_fused_level`), and the
+        indices of the bounds kept as rows of Z: the answer :meth:`solve` gives for the level's StdQP
+        when its first attempt passes the certificate, without building it; None when the backend has
+        no such call or it does not settle the level (then build the StdQP and call :meth:`solve`)."""
+        b = self.backends.get(key) or self.backend(key)
+        x0 = self._warm.get(key) if self.warm_start else None
+        if x0 is not None and x0.shape[0] != (A.shape[1] if Z is None else Z.shape[1]):
+            x0 = None
+        out = b.solve_fused_level(A, y, r, Z, xbar, lb, ub, x0, self.kkt_tol)
+        if out is None:
+            return None
+        w, z, t, primal, dual, smax, b_rows, status, iterations = out
+        self._warm[key] = w
+        return Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t), b_rows
+
     def _exact_answer(self, q: StdQP, raw: RawResult) -> Solved | None:
         """An exact backend's answer that passes its certificate as it is: the common case, in few steps
         (measured in bench_loop's Panda step: 0.6 µs less than through :meth:`_try`); None when that does

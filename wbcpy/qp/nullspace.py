@@ -3,9 +3,10 @@
 :class:`NullSpace` keeps a point x̄ that satisfies every equality met so far (equality constraints of the
 levels and the optimality of the higher levels' rows, A_h x = A_h x*_h) and an orthonormal basis Z of the
 directions still free. Each new set of rows S shrinks it by one rank-revealing, column-pivoted Householder
-QR of (S Z)ᵀ (LAPACK ``dgeqp3``/``dorgqr``): the leading columns of Q span the directions S fixes, the
-trailing ones the directions left, so Z ← Z Q₂ stays orthonormal and is built from the previous Z (a level
-never refactorises what the levels above it already reduced). The factorisation, the move of x̄ and the
+QR of (S Z)ᵀ (written out in C for small matrices, LAPACK ``dgeqp3``/``dormqr`` for larger ones): the
+leading columns of Q span the directions S fixes, the trailing ones the directions left, so Z ← Z Q₂ stays
+orthonormal and is built from the previous Z (a level never refactorises what the levels above it already
+reduced). The factorisation, the move of x̄ and the
 new basis are one compiled call (:func:`wbcpy._kernels.nullspace_update`).
 
 Rank decisions are made on rows normalised to unit length *before* the projection: a direction counts as

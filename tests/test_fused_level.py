@@ -1,0 +1,201 @@
+"""The compiled level (wbcpy._kernels.fused_level, LevelSolver.solve_fused_level).
+
+A hierarchy level without inequality rows from the levels above — bounds only, or on a null space with
+the bounds as rows of Z — is built, solved by DAQP and certified in one C call. Oracles: the Python path
+on the same hierarchy (the level built as a StdQP, DaqpBackend.solve, kkt.certify: the same functions on
+the same numbers, so answers and status records must be equal bit for bit), SciPy's bounded least
+squares (``scipy.optimize.lsq_linear``) for a level's optimum, and the lexicographic optimum of two
+levels computed by hand (the first level's optimal set parametrised, the second solved on it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import lsq_linear
+
+from wbcpy import _kernels
+from wbcpy.errors import QPSolveError
+from wbcpy.qp import HierarchicalQP, QPLevel, QPSolver
+from wbcpy.qp.backends import daqp_direct
+from wbcpy.qp.backends.active_set import WARM_MIN_ACTIVE, DaqpBackend
+
+pytestmark = pytest.mark.skipif(not daqp_direct.bound(), reason="this daqp release is not bound directly")
+
+
+def _hierarchy(rng: np.random.Generator, n: int, levels: int, fixed: int) -> HierarchicalQP:
+    """Random levels over n variables with tight bounds (some active), ``fixed`` of them with lb = ub."""
+    out = []
+    for _ in range(levels):
+        m = int(rng.integers(1, n + 3))
+        out.append(QPLevel(rng.standard_normal((m, n)), 3.0 * rng.standard_normal(m),
+                           np.full(n, 10.0 ** rng.uniform(-8, -2))))  # fmt: skip
+    lb = -rng.uniform(0.05, 1.0, n)
+    ub = rng.uniform(0.05, 1.0, n)
+    if fixed:
+        at = rng.choice(n, size=min(fixed, n - 1), replace=False)
+        lb[at] = ub[at] = rng.uniform(-0.5, 0.5, at.size)
+    return HierarchicalQP(out, [f"x{i}" for i in range(n)], lb=lb, ub=ub)
+
+
+def _solve_both(hqp: HierarchicalQP, monkeypatch: pytest.MonkeyPatch) -> tuple:
+    """(x, records, compiled calls) with the compiled path, then (x, records) without it."""
+    calls = []
+    real = DaqpBackend.solve_fused_level
+
+    def counted(self, *args):
+        out = real(self, *args)
+        calls.append(out is not None)
+        return out
+
+    monkeypatch.setattr(DaqpBackend, "solve_fused_level", counted)
+    s = QPSolver("daqp")
+    x, rec = s.solve_hierarchy(hqp), s.status_records
+    monkeypatch.setattr(DaqpBackend, "solve_fused_level", lambda self, *args: None)
+    s = QPSolver("daqp")
+    return x, rec, calls, s.solve_hierarchy(hqp), s.status_records
+
+
+def _same_records(a: tuple, b: tuple) -> None:
+    assert len(a) == len(b)
+    for ra, rb in zip(a, b, strict=True):
+        assert ra[:3] + ra[4:] == rb[:3] + rb[4:]  # (everything but the time)
+
+
+@settings(max_examples=120, deadline=None)
+@given(n=st.integers(1, 14), levels=st.integers(1, 3), fixed=st.integers(0, 3), seed=st.integers(0, 2**31))
+def test_compiled_level_equals_the_python_path(n: int, levels: int, fixed: int, seed: int) -> None:
+    hqp = _hierarchy(np.random.default_rng(seed), n, levels, fixed)
+    with pytest.MonkeyPatch.context() as mp:
+        x, rec, calls, x_py, rec_py = _solve_both(hqp, mp)
+    np.testing.assert_array_equal(x, x_py)
+    _same_records(rec, rec_py)
+    assert calls and calls[0]  # level 0 (no null space yet) took the compiled path and settled
+
+
+def test_levels_on_a_null_space_take_the_compiled_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two strict levels over 9 variables, the first with 6 rows: the second is solved on the 3 free
+    directions with the 9 bounds as rows of Z — compiled too, with the Python path's answer."""
+    rng = np.random.default_rng(11)
+    hqp = HierarchicalQP(
+        [QPLevel(rng.standard_normal((6, 9)), 3.0 * rng.standard_normal(6), np.full(9, 1e-8)),
+         QPLevel(np.eye(9), 2.0 * rng.standard_normal(9), np.full(9, 1e-8))],
+        [f"x{i}" for i in range(9)], lb=-np.ones(9), ub=np.ones(9),
+    )  # fmt: skip
+    x, rec, calls, x_py, rec_py = _solve_both(hqp, monkeypatch)
+    assert calls == [True, True]
+    np.testing.assert_array_equal(x, x_py)
+    _same_records(rec, rec_py)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_level_is_the_bounded_least_squares_optimum(seed: int) -> None:
+    """One level: min ‖A x − y‖² + r‖x‖² over the box is SciPy's lsq_linear on [A; √r I], [y; 0]."""
+    rng = np.random.default_rng(seed)
+    n, m, r = 9, 15, 1e-3
+    A, y = rng.standard_normal((m, n)), 4.0 * rng.standard_normal(m)
+    lb, ub = -rng.uniform(0.1, 0.5, n), rng.uniform(0.1, 0.5, n)
+    hqp = HierarchicalQP([QPLevel(A, y, np.full(n, r))], [f"x{i}" for i in range(n)], lb=lb, ub=ub)
+    x = QPSolver("daqp").solve_hierarchy(hqp)
+    ref = lsq_linear(np.vstack((A, np.sqrt(r) * np.eye(n))), np.concatenate((y, np.zeros(n))), (lb, ub),
+                     method="bvls", tol=1e-14)  # fmt: skip
+    assert np.any(np.isclose(ref.x, lb) | np.isclose(ref.x, ub))  # some bound active
+    np.testing.assert_allclose(x, ref.x, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_second_level_is_the_lexicographic_optimum(seed: int) -> None:
+    """Level 0: A₀ x = y₀ (3 rows, reachable inside the box); level 1: ‖x − t‖² on its solution set
+    x = x₀ + N u. Oracle: lsq_linear over u with the box as rows is not available, so the box is made
+    inactive at the optimum (t near x₀) and level 1 is the projection of t onto the affine set."""
+    rng = np.random.default_rng(seed)
+    n = 6
+    A0 = rng.standard_normal((3, n))
+    x_in = rng.uniform(-0.2, 0.2, n)
+    y0, t = A0 @ x_in, x_in + rng.uniform(-0.1, 0.1, n)
+    hqp = HierarchicalQP([QPLevel(A0, y0, np.zeros(n)), QPLevel(np.eye(n), t, np.zeros(n))],
+                         [f"x{i}" for i in range(n)], lb=-np.ones(n), ub=np.ones(n))  # fmt: skip
+    x = QPSolver("daqp").solve_hierarchy(hqp)
+    N = np.linalg.svd(A0)[2][3:].T  # basis of A0's null space
+    ref = x_in + N @ (N.T @ (t - x_in))
+    np.testing.assert_allclose(x, ref, atol=1e-9)
+
+
+def _settings(**options: float):
+    return daqp_direct.settings_vector({"primal_tol": 1e-10, **options})
+
+
+def test_kernel_leaves_what_it_cannot_settle_to_the_python_path() -> None:
+    """A failed DAQP run (iteration limit), a non-finite problem, a bound that a fixed direction violates
+    or a level whose every bound row drops out returns None, not a guess."""
+    rng = np.random.default_rng(3)
+    A, y, r = rng.standard_normal((12, 9)), 40.0 * rng.standard_normal(12), np.full(9, 1e-6)
+    lb, ub = -0.1 * np.ones(9), 0.1 * np.ones(9)
+    out = _kernels.fused_level(A, y, r, None, None, lb, ub, _settings(), 1e-6)
+    assert out is not None and out[7] == 1 and out[8] > 1  # solved, several bounds met on the way
+    assert out[1] is None and out[6] is None and out[2].shape == (9,)  # (box: the gradient, no rows)
+    assert _kernels.fused_level(A, y, r, None, None, lb, ub, _settings(iter_limit=1), 1e-6) is None
+    y_nan = y.copy()
+    y_nan[0] = np.nan
+    assert _kernels.fused_level(A, y_nan, r, None, None, lb, ub, _settings(), 1e-6) is None
+    Z = np.zeros((9, 1))
+    Z[0, 0] = 1.0  # only x0 free: every other bound row is constant, x̄ = 0.5 e1 violates x1 ≤ 0.1
+    xbar = np.zeros(9)
+    xbar[1] = 0.5
+    assert _kernels.fused_level(A, y, r, Z, xbar, lb, ub, _settings(), 1e-6) is None
+    out = _kernels.fused_level(A, y, r, Z, np.zeros(9), lb, ub, _settings(), 1e-6)
+    assert out is not None and out[6].tolist() == [0] and out[1].shape == (1,)  # one bound row kept
+    inf = np.full(9, np.inf)
+    assert _kernels.fused_level(A, y, r, Z, None, -inf, inf, _settings(), 1e-6) is None  # no row left
+    # the hierarchy then takes the Python path: its attempts (the first, DAQP's robust settings) report
+    s = QPSolver("daqp", rescue=None, iter_limit=1)
+    with pytest.raises(QPSolveError, match="daqp: iteration limit reached; daqp eps_prox"):
+        s.solve_hierarchy(HierarchicalQP([QPLevel(A, y, r)], [f"x{i}" for i in range(9)], lb=lb, ub=ub))
+
+
+def test_kernel_with_a_moved_point_is_the_level_in_w() -> None:
+    """x̄ ≠ 0: the answer is w = x − x̄ of the same level (bounds lb − x̄ ≤ w ≤ ub − x̄), with Z = I as
+    well as without a null space."""
+    rng = np.random.default_rng(5)
+    A, y, r = rng.standard_normal((7, 5)), rng.standard_normal(7), np.full(5, 1e-4)
+    lb, ub, xbar = -np.ones(5), np.ones(5), rng.uniform(-0.5, 0.5, 5)
+    x = _kernels.fused_level(A, y, r, None, None, lb, ub, _settings(), 1e-6)[0]
+    w = _kernels.fused_level(A, y, r, None, xbar, lb, ub, _settings(), 1e-6)[0]
+    np.testing.assert_allclose(xbar + w, x, atol=1e-12)
+    wz = _kernels.fused_level(A, y, r, np.eye(5), xbar, lb, ub, _settings(), 1e-6)[0]
+    np.testing.assert_allclose(xbar + wz, x, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (np.ones((2, 3)), np.zeros(3), np.zeros(3), None, None, np.zeros(3), np.ones(3)),  # y of 3 rows
+        (np.ones((2, 3)), np.zeros(2), np.zeros(2), None, None, np.zeros(3), np.ones(3)),  # r
+        (np.ones((2, 3)), np.zeros(2), np.zeros(3), None, np.zeros(2), np.zeros(3), np.ones(3)),  # xbar
+        (np.ones((2, 3)), np.zeros(2), np.zeros(3), np.eye(2), None, np.zeros(3), np.ones(3)),  # Z rows
+        (np.ones((2, 3)), np.zeros(2), np.zeros(3), None, None, None, np.ones(3)),  # lb None
+        (np.ones((2, 3)), np.zeros(2), np.zeros(3), None, None, np.zeros(6)[::2], np.ones(3)),  # strided
+        (np.ones(3), np.zeros(2), np.zeros(3), None, None, np.zeros(3), np.ones(3)),  # A 1-D
+    ],
+)
+def test_bad_arguments_raise(args) -> None:
+    with pytest.raises((TypeError, ValueError)):
+        _kernels.fused_level(*args, _settings(), 1e-6)
+    with pytest.raises((TypeError, ValueError)):
+        _kernels.fused_level(*args, np.zeros(3), 1e-6)  # settings of the wrong size
+
+
+def test_backend_keeps_warm_starts_and_refused_arrays_on_the_python_path() -> None:
+    rng = np.random.default_rng(9)
+    A, y, r = rng.standard_normal((8, 6)), rng.standard_normal(8), np.full(6, 1e-3)
+    lb, ub = -np.ones(6), np.ones(6)
+    b = DaqpBackend(warm_start=True, options={"primal_tol": 1e-10})
+    assert b.solve_fused_level(A, y, r, None, None, lb, ub, None, 1e-6) is not None
+    b._active = WARM_MIN_ACTIVE  # a large working set: the warm start goes through daqp.solve
+    assert b.solve_fused_level(A, y, r, None, None, lb, ub, np.zeros(6), 1e-6) is None
+    assert b.solve_fused_level(A, y, r, None, None, lb, ub, None, 1e-6) is not None  # (no previous answer)
+    assert b.solve_fused_level(A, y, r, None, None, np.zeros(12)[::2], ub, None, 1e-6) is None  # strided
+    b2 = DaqpBackend(options={"primal_tol": 1e-10, "is_avi": False})  # not a setting: the wrapper
+    assert b2.solve_fused_level(A, y, r, None, None, lb, ub, None, 1e-6) is None
