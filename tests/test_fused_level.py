@@ -25,18 +25,36 @@ from wbcpy.qp.backends.active_set import WARM_MIN_ACTIVE, DaqpBackend
 pytestmark = pytest.mark.skipif(not daqp_direct.bound(), reason="this daqp release is not bound directly")
 
 
-def _hierarchy(rng: np.random.Generator, n: int, levels: int, fixed: int) -> HierarchicalQP:
-    """Random levels over n variables with tight bounds (some active), ``fixed`` of them with lb = ub."""
+def _hierarchy(rng: np.random.Generator, n: int, levels: int, fixed: int, constrained: bool = False,
+               open_bounds: bool = False) -> HierarchicalQP:  # fmt: skip
+    """Random levels over n variables with tight bounds (some active), ``fixed`` of them with lb = ub;
+    ``constrained``: level 0 also has equality and inequality rows (one-sided, two-sided, free), all met
+    by one point inside the box; ``open_bounds``: no bounds at all."""
+    x_in = rng.uniform(-0.04, 0.04, n)
     out = []
-    for _ in range(levels):
+    for p in range(levels):
         m = int(rng.integers(1, n + 3))
-        out.append(QPLevel(rng.standard_normal((m, n)), 3.0 * rng.standard_normal(m),
-                           np.full(n, 10.0 ** rng.uniform(-8, -2))))  # fmt: skip
+        level = QPLevel(rng.standard_normal((m, n)), 3.0 * rng.standard_normal(m),
+                        np.full(n, 10.0 ** rng.uniform(-8, -2)))  # fmt: skip
+        if constrained and p == 0:  # (constraints hold from their level down: level 0 has them all)
+            if n > 2:
+                level.E = rng.standard_normal((int(rng.integers(1, n // 2 + 1)), n))
+                level.f = level.E @ x_in
+            mc = int(rng.integers(1, n + 2))
+            level.C = rng.standard_normal((mc, n))
+            mid = level.C @ x_in
+            level.lbC = mid - rng.uniform(0.0, 0.3, mc)
+            level.ubC = mid + rng.uniform(0.0, 0.3, mc)
+            level.lbC[rng.random(mc) < 0.3] = -np.inf
+            level.ubC[rng.random(mc) < 0.2] = np.inf
+        out.append(level)
     lb = -rng.uniform(0.05, 1.0, n)
     ub = rng.uniform(0.05, 1.0, n)
     if fixed:
         at = rng.choice(n, size=min(fixed, n - 1), replace=False)
-        lb[at] = ub[at] = rng.uniform(-0.5, 0.5, at.size)
+        lb[at] = ub[at] = x_in[at]
+    if open_bounds:
+        return HierarchicalQP(out, [f"x{i}" for i in range(n)])
     return HierarchicalQP(out, [f"x{i}" for i in range(n)], lb=lb, ub=ub)
 
 
@@ -73,6 +91,27 @@ def test_compiled_level_equals_the_python_path(n: int, levels: int, fixed: int, 
     np.testing.assert_array_equal(x, x_py)
     _same_records(rec, rec_py)
     assert calls and calls[0]  # level 0 (no null space yet) took the compiled path and settled
+
+
+@settings(max_examples=120, deadline=None)
+@given(n=st.integers(1, 12), levels=st.integers(1, 3), fixed=st.integers(0, 2), open_bounds=st.booleans(),
+       seed=st.integers(0, 2**31))  # fmt: skip
+def test_compiled_level_with_rows_equals_the_python_path(n: int, levels: int, fixed: int, open_bounds: bool,
+                                                         seed: int) -> None:  # fmt: skip
+    """Equality rows (a null space from level 0 on), inequality rows of the levels above, bounds or none:
+    the same answer and records either way, or the same failure."""
+    hqp = _hierarchy(np.random.default_rng(seed), n, levels, 0 if open_bounds else fixed, True, open_bounds)
+    with pytest.MonkeyPatch.context() as mp:
+        try:
+            x, rec, _calls, x_py, rec_py = _solve_both(hqp, mp)
+        except QPSolveError as exc:  # (both paths must then fail: the Python path alone decides)
+            mp.setattr(DaqpBackend, "solve_fused_level", lambda self, *args: None)
+            with pytest.raises(QPSolveError) as info:
+                QPSolver("daqp").solve_hierarchy(hqp)
+            assert info.value.level == exc.level
+            return
+    np.testing.assert_array_equal(x, x_py)
+    _same_records(rec, rec_py)
 
 
 def test_levels_on_a_null_space_take_the_compiled_path(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,22 +172,31 @@ def test_kernel_leaves_what_it_cannot_settle_to_the_python_path() -> None:
     rng = np.random.default_rng(3)
     A, y, r = rng.standard_normal((12, 9)), 40.0 * rng.standard_normal(12), np.full(9, 1e-6)
     lb, ub = -0.1 * np.ones(9), 0.1 * np.ones(9)
-    out = _kernels.fused_level(A, y, r, None, None, lb, ub, _settings(), 1e-6)
-    assert out is not None and out[7] == 1 and out[8] > 1  # solved, several bounds met on the way
-    assert out[1] is None and out[6] is None and out[2].shape == (9,)  # (box: the gradient, no rows)
-    assert _kernels.fused_level(A, y, r, None, None, lb, ub, _settings(iter_limit=1), 1e-6) is None
+    out = _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(), 1e-6)
+    assert out is not None and out[8] == 1 and out[9] > 1  # solved, several bounds met on the way
+    assert (
+        out[1] is None and out[6] is None and out[7] is None and out[2].shape == (9,)
+    )  # (box: the gradient, no rows)
+    assert (
+        _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(iter_limit=1), 1e-6)
+        is None
+    )
     y_nan = y.copy()
     y_nan[0] = np.nan
-    assert _kernels.fused_level(A, y_nan, r, None, None, lb, ub, _settings(), 1e-6) is None
+    assert _kernels.fused_level(A, y_nan, r, None, None, None, None, None, lb, ub, _settings(), 1e-6) is None
     Z = np.zeros((9, 1))
     Z[0, 0] = 1.0  # only x0 free: every other bound row is constant, x̄ = 0.5 e1 violates x1 ≤ 0.1
     xbar = np.zeros(9)
     xbar[1] = 0.5
-    assert _kernels.fused_level(A, y, r, Z, xbar, lb, ub, _settings(), 1e-6) is None
-    out = _kernels.fused_level(A, y, r, Z, np.zeros(9), lb, ub, _settings(), 1e-6)
-    assert out is not None and out[6].tolist() == [0] and out[1].shape == (1,)  # one bound row kept
+    assert _kernels.fused_level(A, y, r, Z, xbar, None, None, None, lb, ub, _settings(), 1e-6) is None
+    out = _kernels.fused_level(A, y, r, Z, np.zeros(9), None, None, None, lb, ub, _settings(), 1e-6)
+    assert (
+        out is not None and out[7].tolist() == [0] and out[6] is None and out[1].shape == (1,)
+    )  # one bound row kept
     inf = np.full(9, np.inf)
-    assert _kernels.fused_level(A, y, r, Z, None, -inf, inf, _settings(), 1e-6) is None  # no row left
+    assert (
+        _kernels.fused_level(A, y, r, Z, None, None, None, None, -inf, inf, _settings(), 1e-6) is None
+    )  # no row left
     # the hierarchy then takes the Python path: its attempts (the first, DAQP's robust settings) report
     s = QPSolver("daqp", rescue=None, iter_limit=1)
     with pytest.raises(QPSolveError, match="daqp: iteration limit reached; daqp eps_prox"):
@@ -161,10 +209,10 @@ def test_kernel_with_a_moved_point_is_the_level_in_w() -> None:
     rng = np.random.default_rng(5)
     A, y, r = rng.standard_normal((7, 5)), rng.standard_normal(7), np.full(5, 1e-4)
     lb, ub, xbar = -np.ones(5), np.ones(5), rng.uniform(-0.5, 0.5, 5)
-    x = _kernels.fused_level(A, y, r, None, None, lb, ub, _settings(), 1e-6)[0]
-    w = _kernels.fused_level(A, y, r, None, xbar, lb, ub, _settings(), 1e-6)[0]
+    x = _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(), 1e-6)[0]
+    w = _kernels.fused_level(A, y, r, None, xbar, None, None, None, lb, ub, _settings(), 1e-6)[0]
     np.testing.assert_allclose(xbar + w, x, atol=1e-12)
-    wz = _kernels.fused_level(A, y, r, np.eye(5), xbar, lb, ub, _settings(), 1e-6)[0]
+    wz = _kernels.fused_level(A, y, r, np.eye(5), xbar, None, None, None, lb, ub, _settings(), 1e-6)[0]
     np.testing.assert_allclose(xbar + wz, x, atol=1e-10)
 
 
@@ -182,9 +230,9 @@ def test_kernel_with_a_moved_point_is_the_level_in_w() -> None:
 )
 def test_bad_arguments_raise(args) -> None:
     with pytest.raises((TypeError, ValueError)):
-        _kernels.fused_level(*args, _settings(), 1e-6)
+        _kernels.fused_level(*args[:5], None, None, None, *args[5:], _settings(), 1e-6)
     with pytest.raises((TypeError, ValueError)):
-        _kernels.fused_level(*args, np.zeros(3), 1e-6)  # settings of the wrong size
+        _kernels.fused_level(*args[:5], None, None, None, *args[5:], np.zeros(3), 1e-6)  # bad settings
 
 
 def test_backend_keeps_warm_starts_and_refused_arrays_on_the_python_path() -> None:
@@ -192,10 +240,14 @@ def test_backend_keeps_warm_starts_and_refused_arrays_on_the_python_path() -> No
     A, y, r = rng.standard_normal((8, 6)), rng.standard_normal(8), np.full(6, 1e-3)
     lb, ub = -np.ones(6), np.ones(6)
     b = DaqpBackend(warm_start=True, options={"primal_tol": 1e-10})
-    assert b.solve_fused_level(A, y, r, None, None, lb, ub, None, 1e-6) is not None
+    assert b.solve_fused_level(A, y, r, None, None, None, lb, ub, None, 1e-6) is not None
     b._active = WARM_MIN_ACTIVE  # a large working set: the warm start goes through daqp.solve
-    assert b.solve_fused_level(A, y, r, None, None, lb, ub, np.zeros(6), 1e-6) is None
-    assert b.solve_fused_level(A, y, r, None, None, lb, ub, None, 1e-6) is not None  # (no previous answer)
-    assert b.solve_fused_level(A, y, r, None, None, np.zeros(12)[::2], ub, None, 1e-6) is None  # strided
+    assert b.solve_fused_level(A, y, r, None, None, None, lb, ub, np.zeros(6), 1e-6) is None
+    assert (
+        b.solve_fused_level(A, y, r, None, None, None, lb, ub, None, 1e-6) is not None
+    )  # (no previous answer)
+    assert (
+        b.solve_fused_level(A, y, r, None, None, None, np.zeros(12)[::2], ub, None, 1e-6) is None
+    )  # strided
     b2 = DaqpBackend(options={"primal_tol": 1e-10, "is_avi": False})  # not a setting: the wrapper
-    assert b2.solve_fused_level(A, y, r, None, None, lb, ub, None, 1e-6) is None
+    assert b2.solve_fused_level(A, y, r, None, None, None, lb, ub, None, 1e-6) is None

@@ -91,5 +91,16 @@ def daqp_solve(
     H: _F, f: _F, A: _F, bupper: _F, blower: _F, sense: NDArray[np.intc], settings: _F
 ) -> tuple[_F, _F, int, int]: ...
 def fused_level(
-    A: _F, y: _F, r: _F, Z: _F | None, xbar: _F | None, lb: _F, ub: _F, settings: _F, tol: float
-) -> tuple[_F, _F | None, _F | None, float, float, float, _I | None, int, int] | None: ...
+    A: _F,
+    y: _F,
+    r: _F,
+    Z: _F | None,
+    xbar: _F | None,
+    C: _F | None,
+    lo: _F | None,
+    hi: _F | None,
+    lb: _F | None,
+    ub: _F | None,
+    settings: _F,
+    tol: float,
+) -> tuple[_F, _F | None, _F | None, float, float, float, _I | None, _I | None, int, int] | None: ...

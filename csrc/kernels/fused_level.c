@@ -1,14 +1,15 @@
 /* A hierarchy level built, solved and certified in one call (wbcpy.qp.level_solver's compiled path).
  *
- * The level ‖A x − y‖² + Σ r x² with lb ≤ x ≤ ub on x = x̄ + Z w is what the Python path makes of it
- * (wbcpy.qp.level_qp.build_level), in its two common shapes:
+ * The level ‖A x − y‖² + Σ r x² with lb ≤ x ≤ ub and the inequality rows lo ≤ C x ≤ hi of the levels
+ * above, on x = x̄ + Z w, is what the Python path makes of it (wbcpy.qp.level_qp.build_level), in its two
+ * common shapes:
  *
- * - no null space (Z None): H = AᵀA + diag r, g = Aᵀ(A x̄ − y) + r∘x̄ and the bounds lb − x̄ ≤ w ≤ ub − x̄,
- *   checked by the box certificate (kkt.certify_box);
- * - on a null space without inequality rows of the levels above: H and g of level_equations (on AZ = A Z),
- *   the bounds as the rows lb − x̄ ≤ Z w ≤ ub − x̄ (kept_rows: rows bounded on neither side dropped, rows
- *   of Z shorter than 1e-9 dropped after checking x̄ against them), checked by the rows certificate
- *   (kkt._certify_rows).
+ * - no null space (Z None) and no rows: H = AᵀA + diag r, g = Aᵀ(A x̄ − y) + r∘x̄ and the bounds
+ *   lb − x̄ ≤ w ≤ ub − x̄, checked by the box certificate (kkt.certify_box);
+ * - on a null space: H and g of level_equations (on AZ = A Z), the rows lo − C x̄ ≤ C Z w ≤ hi − C x̄ and
+ *   the bounds as rows lb − x̄ ≤ Z w ≤ ub − x̄, each block as kept_rows keeps it (rows bounded on neither
+ *   side dropped, rows shorter than 1e-9 dropped after checking x̄ against them), checked by the rows
+ *   certificate (kkt._certify_rows).
  *
  * DAQP's C solver (a cold start, as daqp_solve) solves it. These are the functions of the Python path on
  * the same numbers in the same order, so the answer is the same bit for bit, without the StdQP, the
@@ -30,32 +31,35 @@ static int all_finite(Py_ssize_t n, const double *v)
     return 1;
 }
 
-/* The bounds as rows of Z, as kept_rows keeps them: the kept rows (nk × k, row-major) in C, their sides
- * minus x̄ in lo / hi and their indices in rows; returns nk, or -1 when a constant row is violated. */
-static Py_ssize_t bound_rows(const wk_mat *Z, const double *xbar, const double *lb, const double *ub, double *C,
-                             double *lo, double *hi, npy_intp *rows)
+/* the level's inequality rows in w, as build_level stacks them: the stack block (C Z, lo − C x̄, hi − C x̄;
+ * C NULL data: none) then the bound block (Z, lb − x̄, ub − x̄; lb and ub NULL: none), each kept as
+ * kept_rows keeps it. Rows into M (row-major, k columns), sides into l / h, source indices into c_rows /
+ * b_rows with their counts; -1 when a constant row is violated. CZ and Cx are scratch (mc × k, mc). */
+static int level_rows(const wk_mat *C, const double *lo, const double *hi, const wk_mat *Z, const double *xbar,
+                      const double *lb, const double *ub, double *CZ, double *Cx, double *M, double *l,
+                      double *h, npy_intp *c_rows, Py_ssize_t *nc, npy_intp *b_rows, Py_ssize_t *nb)
 {
-    Py_ssize_t nk = 0, k = Z->cols;
-    for (Py_ssize_t i = 0; i < Z->rows; i++) {
-        if (isinf(lb[i]) && lb[i] < 0 && isinf(ub[i]) && ub[i] > 0)
-            continue;
-        double s = 0.0, v = xbar ? xbar[i] : 0.0;
-        for (Py_ssize_t j = 0; j < k; j++)
-            s += WK_AT(*Z, i, j) * WK_AT(*Z, i, j);
-        if (sqrt(s) <= 1e-9) {
-            double tl = 1e-9 * (1.0 + (isfinite(lb[i]) ? fabs(lb[i]) : 0.0));
-            double th = 1e-9 * (1.0 + (isfinite(ub[i]) ? fabs(ub[i]) : 0.0));
-            if (v < lb[i] - tl || v > ub[i] + th)
-                return -1;
-            continue;
+    Py_ssize_t k = Z->cols;
+    *nc = *nb = 0;
+    if (C->data) {
+        wk_matmul(C, Z, CZ);
+        wk_mat CZm = {CZ, C->rows, k, k, 1};
+        const double *v = NULL;
+        if (xbar) {
+            wk_mat X = {(double *)xbar, C->cols, 1, 1, 1};
+            wk_matmul(C, &X, Cx);
+            v = Cx;
         }
-        for (Py_ssize_t j = 0; j < k; j++)
-            C[nk * k + j] = WK_AT(*Z, i, j);
-        lo[nk] = lb[i] - v;
-        hi[nk] = ub[i] - v;
-        rows[nk++] = i;
+        if ((*nc = wk_kept_core(&CZm, v, lo, hi, 1, c_rows)) < 0)
+            return -1;
+        wk_kept_copy(&CZm, v, lo, hi, c_rows, *nc, M, l, h);
     }
-    return nk;
+    if (lb || ub) {
+        if ((*nb = wk_kept_core(Z, xbar, lb, ub, 1, b_rows)) < 0)
+            return -1;
+        wk_kept_copy(Z, xbar, lb, ub, b_rows, *nb, M + *nc * k, l + *nc, h + *nc);
+    }
+    return 0;
 }
 
 typedef struct {
@@ -63,52 +67,90 @@ typedef struct {
     int ok;
 } verdict;
 
-/* fused_level(A, y, r, Z, xbar, lb, ub, settings, tol)
- *   -> (w, z, t, primal, dual, max scale, b_rows, exitflag, iterations) or None
+/* (lo, hi) sides at args[0..1] of m rows, each None or a vector; -1 with an exception set */
+static int optional_sides(PyObject *const *args, Py_ssize_t m, const char *names[2], const double **lo,
+                          const double **hi)
+{
+    int none;
+    *lo = wk_vector_or_none(args[0], m, 0, names[0], &none);
+    if (*lo == NULL && !none)
+        return -1;
+    *hi = wk_vector_or_none(args[1], m, 0, names[1], &none);
+    return (*hi == NULL && !none) ? -1 : 0;
+}
+
+/* an index array of the first n entries of idx (None for n < 0) */
+static PyObject *indices(const npy_intp *idx, Py_ssize_t n)
+{
+    if (n < 0)
+        Py_RETURN_NONE;
+    npy_intp d[1] = {n};
+    PyArrayObject *o = (PyArrayObject *)PyArray_SimpleNew(1, d, NPY_INTP);
+    if (o != NULL)
+        memcpy(PyArray_DATA(o), idx, (size_t)n * sizeof(npy_intp));
+    return (PyObject *)o;
+}
+
+/* fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol)
+ *   -> (w, z, t, primal, dual, max scale, c_rows, b_rows, exitflag, iterations) or None
  *
- * w the answer; without Z: z None, t = H w + g (least-squares form), b_rows None; with Z: z the rows'
- * multipliers, t None, b_rows the indices of the bounds kept as rows. primal, dual and max scale are the
- * certificate's (residuals, stationarity scale minus 1). */
+ * w the answer; without Z (C and its sides None, lb and ub given): z None, t = H w + g (least-squares
+ * form), c_rows and b_rows None; with Z: z the rows' multipliers, t None, c_rows / b_rows the indices of
+ * the stack rows and of the bounds kept as rows (None: that block is absent). primal, dual and max scale
+ * are the certificate's (residuals, stationarity scale minus 1). */
 PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 9, "fused_level") < 0 || wk_daqp_not_bound("fused_level") || wk_load_lapack() < 0)
+    if (wk_nargs(nargs, 12, "fused_level") < 0 || wk_daqp_not_bound("fused_level") || wk_load_lapack() < 0)
         return NULL;
-    wk_mat A, Z;
-    if (wk_matrix(args[0], -1, -1, 0, "A", &A) < 0 || wk_matrix_or_none(args[3], A.cols, -1, "Z", &Z) < 0)
+    wk_mat A, Z, C;
+    if (wk_matrix(args[0], -1, -1, 0, "A", &A) < 0 || wk_matrix_or_none(args[3], A.cols, -1, "Z", &Z) < 0 ||
+        wk_matrix_or_none(args[5], -1, A.cols, "C", &C) < 0)
         return NULL;
-    Py_ssize_t m = A.rows, n = A.cols, k = Z.data ? Z.cols : n;
+    Py_ssize_t m = A.rows, n = A.cols, k = Z.data ? Z.cols : n, mc = C.data ? C.rows : 0;
     int no_x;
     const double *y = wk_vector(args[1], m, 0, "y");
     const double *r = y ? wk_vector(args[2], n, 0, "r") : NULL;
     const double *xbar = r ? wk_vector_or_none(args[4], n, 0, "xbar", &no_x) : NULL;
     if (r == NULL || (xbar == NULL && !no_x))
         return NULL;
-    const double *lb = wk_vector(args[5], n, 0, "lb");
-    const double *ub = lb ? wk_vector(args[6], n, 0, "ub") : NULL;
-    const double *settings = ub ? wk_vector(args[7], 19, 0, "settings") : NULL;
-    double tol = settings ? PyFloat_AsDouble(args[8]) : -1.0;
+    const double *lo, *hi, *lb, *ub;
+    if (optional_sides(args + 6, mc, (const char *[]){"lo", "hi"}, &lo, &hi) < 0 ||
+        optional_sides(args + 8, n, (const char *[]){"lb", "ub"}, &lb, &ub) < 0)
+        return NULL;
+    const double *settings = wk_vector(args[10], 19, 0, "settings");
+    double tol = settings ? PyFloat_AsDouble(args[11]) : -1.0;
     if (settings == NULL || (tol == -1.0 && PyErr_Occurred()))
         return NULL;
-    if (n > INT_MAX / 2) {
-        PyErr_SetString(PyExc_ValueError, "fused_level: too many variables");
+    int on_z = Z.data != NULL;
+    if (C.data && (lo == NULL || hi == NULL)) {
+        PyErr_SetString(PyExc_ValueError, "fused_level: rows C need both sides");
         return NULL;
     }
-    int on_z = Z.data != NULL;
-    npy_intp dk[1] = {k}, dn[1] = {n};
+    if (!on_z && (C.data || lb == NULL || ub == NULL)) {
+        PyErr_SetString(PyExc_ValueError, "fused_level: without Z, bounds on both sides and no rows C");
+        return NULL;
+    }
+    if (n + mc > INT_MAX / 2) {
+        PyErr_SetString(PyExc_ValueError, "fused_level: too large");
+        return NULL;
+    }
+    Py_ssize_t mr = on_z ? mc + n : n; /* (most rows DAQP may see) */
+    npy_intp dk[1] = {k};
     PyArrayObject *wo = (PyArrayObject *)PyArray_SimpleNew(1, dk, NPY_DOUBLE);
     PyArrayObject *to = wo ? (PyArrayObject *)PyArray_SimpleNew(1, dk, NPY_DOUBLE) : NULL;
-    PyArrayObject *ro = to ? (PyArrayObject *)PyArray_SimpleNew(1, dn, NPY_INTP) : NULL; /* (kept rows) */
-    size_t nd = (size_t)(m + k * k + 2 * k + 3 * n) + (on_z ? (size_t)(m * k + n * k) : 0);
-    double *buf = ro ? PyMem_Malloc((nd > 0 ? nd : 1) * sizeof(double)) : NULL;
-    int *sense = buf ? PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof(int)) : NULL; /* (0: an inequality) */
+    size_t nd = (size_t)(m + k * k + 2 * k + 3 * mr) + (on_z ? (size_t)(m * k + mr * k + mc * k + mc) : 0);
+    double *buf = to ? PyMem_Malloc((nd > 0 ? nd : 1) * sizeof(double)) : NULL;
+    npy_intp *idx = buf ? PyMem_Malloc((size_t)(mr + 1) * sizeof(npy_intp)) : NULL;
+    int *sense = idx ? PyMem_Calloc((size_t)(mr + 1), sizeof(int)) : NULL; /* (0: an inequality) */
     PyObject *out = NULL;
     if (sense == NULL) {
-        if (ro != NULL)
+        if (to != NULL)
             PyErr_NoMemory();
         goto done;
     }
-    double *e = buf, *H = e + m, *g = H + k * k, *s = g + k, *lo = s + k, *hi = lo + n, *lam = hi + n;
-    double *AZd = lam + n, *Cd = AZd + (on_z ? m * k : 0), *w = PyArray_DATA(wo), *t = PyArray_DATA(to);
+    double *e = buf, *H = e + m, *g = H + k * k, *s = g + k, *l = s + k, *h = l + mr, *lam = h + mr;
+    double *AZd = lam + mr, *M = AZd + (on_z ? m * k : 0), *CZ = M + (on_z ? mr * k : 0), *Cx = CZ + mc * k;
+    double *w = PyArray_DATA(wo), *t = PyArray_DATA(to);
     wk_mat AZ = A;
     if (on_z) {
         wk_matmul(&A, &Z, AZd);
@@ -116,20 +158,23 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     if (wk_level_terms(&A, &AZ, &Z, y, r, xbar, e, H, g) < 0)
         goto done;
-    Py_ssize_t rows = n;
+    Py_ssize_t rows = n, nc = 0, nb = 0;
     if (on_z) {
-        rows = bound_rows(&Z, xbar, lb, ub, Cd, lo, hi, PyArray_DATA(ro));
+        if (level_rows(&C, lo, hi, &Z, xbar, lb, ub, CZ, Cx, M, l, h, idx, &nc, idx + mc, &nb) < 0)
+            rows = -1;
+        else
+            rows = nc + nb;
     } else {
         for (Py_ssize_t i = 0; i < n; i++) {
-            lo[i] = no_x ? lb[i] : lb[i] - xbar[i];
-            hi[i] = no_x ? ub[i] : ub[i] - xbar[i];
+            l[i] = no_x ? lb[i] : lb[i] - xbar[i];
+            h[i] = no_x ? ub[i] : ub[i] - xbar[i];
         }
     }
     verdict v = {0.0, 0.0, 0.0, 0};
     int iterations = 0, flag = 0;
     if (rows > 0) {
         Py_BEGIN_ALLOW_THREADS
-        flag = wk_daqp_run((int)k, (int)rows, on_z ? 0 : (int)n, H, g, on_z ? Cd : NULL, hi, lo, sense, settings,
+        flag = wk_daqp_run((int)k, (int)rows, on_z ? 0 : (int)n, H, g, on_z ? M : NULL, h, l, sense, settings,
                            w, lam, &iterations);
         Py_END_ALLOW_THREADS
     }
@@ -138,12 +183,12 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             goto done;
         double c = 8.0 * (double)(k + 1) * DBL_EPSILON / tol; /* (the rounding allowance of kkt.py) */
         if (on_z) {
-            wk_mat C = {Cd, rows, k, k, 1};
-            v.primal = wk_rows_core(&C, lo, hi, w, lam, t, s, &v.smax);
+            wk_mat Mm = {M, rows, k, k, 1};
+            v.primal = wk_rows_core(&Mm, l, h, w, lam, t, s, &v.smax);
             v.dual = wk_scaled_core(k, t, s, c);
             v.ok = v.dual <= tol && v.primal <= tol;
         } else {
-            double worst = wk_natural_core(k, w, t, s, lo, hi, lam, &v.smax);
+            double worst = wk_natural_core(k, w, t, s, l, h, lam, &v.smax);
             v.primal = v.dual = worst / (1.0 + c);
             v.ok = worst <= tol * (1.0 + c) && v.primal <= tol;
         }
@@ -156,25 +201,22 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (on_z) {
         npy_intp dz[1] = {rows};
         PyArrayObject *zo = (PyArrayObject *)PyArray_SimpleNew(1, dz, NPY_DOUBLE);
-        PyArrayObject *bo = zo ? (PyArrayObject *)PyArray_SimpleNew(1, dz, NPY_INTP) : NULL;
-        if (bo == NULL) {
-            Py_XDECREF(zo);
+        if (zo == NULL)
             goto done;
-        }
         memcpy(PyArray_DATA(zo), lam, (size_t)rows * sizeof(double));
-        memcpy(PyArray_DATA(bo), PyArray_DATA(ro), (size_t)rows * sizeof(npy_intp));
-        out = Py_BuildValue("(NNOdddNii)", wo, zo, Py_None, v.primal, v.dual, v.smax, bo, flag, iterations);
+        out = Py_BuildValue("(NNOdddNNii)", wo, zo, Py_None, v.primal, v.dual, v.smax, indices(idx, C.data ? nc : -1),
+                            indices(idx + mc, (lb || ub) ? nb : -1), flag, iterations);
     } else {
-        out = Py_BuildValue("(NONdddOii)", wo, Py_None, to, v.primal, v.dual, v.smax, Py_None, flag, iterations);
+        out = Py_BuildValue("(NONdddOOii)", wo, Py_None, to, v.primal, v.dual, v.smax, Py_None, Py_None, flag,
+                            iterations);
+        to = NULL; /* (stolen by the tuple) */
     }
-    wo = NULL; /* (stolen by the tuple) */
-    if (!on_z)
-        to = NULL;
+    wo = NULL;
 done:
     PyMem_Free(sense);
+    PyMem_Free(idx);
     PyMem_Free(buf);
     Py_XDECREF(wo);
     Py_XDECREF(to);
-    Py_XDECREF(ro);
     return out;
 }

@@ -121,6 +121,14 @@ double wk_rows_core(const wk_mat *C, const double *lo, const double *hi, const d
                     double *t, double *s, double *smax_out);
 /* max_i |r_i| / (s_i (1 + c) + floor): the stationarity error of scaled_error */
 double wk_scaled_core(Py_ssize_t n, const double *r, const double *s, double c);
+/* the rows lo ≤ M w + v ≤ hi that kept_rows keeps (lo, hi, v NULL: −inf, +inf, 0; drop: drop the rows
+ * of M shorter than 1e-9 after checking v against them): their count, indices in keep; -1 when a
+ * dropped row's v violates its sides */
+Py_ssize_t wk_kept_core(const wk_mat *M, const double *v, const double *lo, const double *hi, int drop,
+                        npy_intp *keep);
+/* the kept rows of wk_kept_core copied: M's rows (nk × cols, row-major) and their sides minus v */
+void wk_kept_copy(const wk_mat *M, const double *v, const double *lo, const double *hi, const npy_intp *keep,
+                  Py_ssize_t nk, double *Mk, double *l, double *h);
 /* DAQP's solver on raw arrays (daqp_call.c): its exit flag; needs a bound DAQP, not the GIL */
 int wk_daqp_run(int n, int m, int ms, double *H, const double *f, const double *A, const double *bu,
                 const double *bl, int *sense, const double *settings, double *x, double *lam, int *iterations);

@@ -16,6 +16,7 @@
  * when they do not change. residual is 0 unless the equalities are inconsistent: then the largest
  * violation (relative test: > 1e-9 (1 + max |f|) on the normalised rows), nothing else is meaningful.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -89,7 +90,7 @@ static PyArrayObject *new_vector(Py_ssize_t n)
 }
 
 typedef struct {
-    double *M, *tau, *work, *e, *u;
+    double *M, *tau, *work, *e, *u, *vn;
     int *jpvt, lwork; /* (work NULL: the small-matrix path, no LAPACK) */
 } qr_work;
 
@@ -101,37 +102,72 @@ static void qr_free(qr_work *w)
     PyMem_Free(w->e);
     PyMem_Free(w->u);
     PyMem_Free(w->jpvt);
+    PyMem_Free(w->vn);
 }
 
-/* below this many entries of M (k × mb) the QR is written out (pivoted_qr, apply_small_q); above it
- * LAPACK's dgeqp3 / dormqr (whose BLAS kernels win on larger matrices). Measured with the OpenBLAS of
- * SciPy's wheels: 0.65 against 1.6 µs for 6 × 9, equal near 12 × 38, 16 against 13 µs for 18 × 50. */
-#define SMALL_QR 512
+/* up to this many entries of M (k × mb) the QR is written out (pivoted_qr, then wy_basis or
+ * apply_small_q); above, LAPACK's blocked dgeqp3 / dormqr. Measured with the OpenBLAS of SciPy's wheels
+ * (µs, LAPACK → written out): 6 × 9: 1.6 → 0.7; 12 × 38: 6.9 → 5.3; 18 × 50: 13.3 → 11.3;
+ * 40 × 100: 70 → 68. */
+#define SMALL_QR 4096
+/* Q₂ by the compact WY form (one matrix product) from this many multiply-adds of that product on */
+#define WY_MIN_WORK 4096.0
+
+/* the squared norm of col[i:k] */
+static double tail_norm2(const double *col, int i, int k)
+{
+    double s = 0.0;
+    for (int a = i; a < k; a++)
+        s += col[a] * col[a];
+    return s;
+}
+
+/* H_i applied to columns c0 … c1−1 of M (v = [1; M(i+1:, i)], τ): four columns at a time, their dot
+ * products side by side (each in its own order: the same rounding as one column alone) */
+static void reflect_columns(double *M, int k, int i, double tau, int c0, int c1)
+{
+    const double *v = M + (size_t)i * k;
+    for (int c = c0; c < c1; c += 4) {
+        int nc = c1 - c < 4 ? c1 - c : 4;
+        double *col[4];
+        for (int j = 0; j < 4; j++)
+            col[j] = M + (size_t)(c + (j < nc ? j : 0)) * k;
+        double s0 = col[0][i], s1 = col[1][i], s2 = col[2][i], s3 = col[3][i];
+        for (int a = i + 1; a < k; a++) {
+            double va = v[a];
+            s0 += va * col[0][a];
+            s1 += va * col[1][a];
+            s2 += va * col[2][a];
+            s3 += va * col[3][a];
+        }
+        double sv[4] = {s0 * tau, s1 * tau, s2 * tau, s3 * tau};
+        for (int j = 0; j < nc; j++) {
+            double *cj = col[j], sj = sv[j];
+            cj[i] -= sj;
+            for (int a = i + 1; a < k; a++)
+                cj[a] -= sj * v[a];
+        }
+    }
+}
 
 /* Column-pivoted Householder QR of the column-major k × mb array M, in place (LAPACK dgeqp3's output
- * convention, unblocked): step i moves the column with the largest norm below row i (the first of equal
- * ones) to position i (jpvt, 1-based, records the order) and reflects it onto R_ii e_i with
- * H_i = I − τ_i v vᵀ, v = [1; M(i+1:, i)] (LAPACK dlarfg: R_ii = −sign(α)‖x‖). The norms are recomputed
- * at each step rather than downdated: the sizes it is used for make that as cheap, and exact. Written
- * out for small matrices (SMALL_QR), where LAPACK's per-call and BLAS-dispatch overhead dominates. */
-static void pivoted_qr(double *M, int k, int mb, int *jpvt, double *tau)
+ * convention, unblocked, as its dlaqp2): step i moves the column with the largest norm below row i (the
+ * first of equal ones) to position i (jpvt, 1-based, records the order) and reflects it onto R_ii e_i
+ * with H_i = I − τ_i v vᵀ, v = [1; M(i+1:, i)] (dlarfg: R_ii = −sign(α)‖x‖). The partial norms are
+ * downdated, and recomputed when cancellation has eaten half their digits (dlaqp2's test). */
+static void pivoted_qr(double *M, int k, int mb, int *jpvt, double *tau, double *vn, double *vn0)
 {
     int kmin = k < mb ? k : mb;
-    for (int c = 0; c < mb; c++)
+    const double tol = sqrt(DBL_EPSILON);
+    for (int c = 0; c < mb; c++) {
         jpvt[c] = c + 1;
+        vn[c] = vn0[c] = tail_norm2(M + (size_t)c * k, 0, k);
+    }
     for (int i = 0; i < kmin; i++) {
         int best = i;
-        double best_norm = -1.0;
-        for (int c = i; c < mb; c++) {
-            const double *col = M + (size_t)c * k;
-            double s = 0.0;
-            for (int a = i; a < k; a++)
-                s += col[a] * col[a];
-            if (s > best_norm) {
-                best_norm = s;
+        for (int c = i + 1; c < mb; c++)
+            if (vn[c] > vn[best])
                 best = c;
-            }
-        }
         if (best != i) {
             double *p = M + (size_t)i * k, *q = M + (size_t)best * k;
             for (int a = 0; a < k; a++) {
@@ -142,26 +178,23 @@ static void pivoted_qr(double *M, int k, int mb, int *jpvt, double *tau)
             int t = jpvt[i];
             jpvt[i] = jpvt[best];
             jpvt[best] = t;
+            vn[best] = vn[i], vn0[best] = vn0[i];
         }
-        double *v = M + (size_t)i * k, alpha = v[i], tail = 0.0;
-        for (int a = i + 1; a < k; a++)
-            tail += v[a] * v[a];
+        double *v = M + (size_t)i * k, alpha = v[i], tail = tail_norm2(v, i + 1, k);
         tau[i] = 0.0;
-        if (tail == 0.0)
-            continue;
-        double beta = -copysign(sqrt(alpha * alpha + tail), alpha), scale = 1.0 / (alpha - beta);
-        tau[i] = (beta - alpha) / beta;
-        for (int a = i + 1; a < k; a++)
-            v[a] *= scale;
-        v[i] = beta;
-        for (int c = i + 1; c < mb; c++) {
-            double *col = M + (size_t)c * k, s = col[i];
+        if (tail != 0.0) {
+            double beta = -copysign(sqrt(alpha * alpha + tail), alpha), scale = 1.0 / (alpha - beta);
+            tau[i] = (beta - alpha) / beta;
             for (int a = i + 1; a < k; a++)
-                s += v[a] * col[a];
-            s *= tau[i];
-            col[i] -= s;
-            for (int a = i + 1; a < k; a++)
-                col[a] -= s * v[a];
+                v[a] *= scale;
+            v[i] = beta;
+            reflect_columns(M, k, i, tau[i], i + 1, mb);
+        }
+        for (int c = i + 1; c < mb; c++) { /* the norms below row i + 1 */
+            double r = M[(size_t)c * k + i];
+            vn[c] -= r * r;
+            if (!(vn[c] > tol * vn0[c]))
+                vn[c] = vn0[c] = tail_norm2(M + (size_t)c * k, i + 1, k);
         }
     }
 }
@@ -173,11 +206,12 @@ static int factorise(const unit_rows *r, const wk_mat *Z, Py_ssize_t n, int k, q
     w->M = PyMem_Calloc((size_t)k * (size_t)mb + 1, sizeof(double));
     w->tau = PyMem_Calloc((size_t)kmin + 1, sizeof(double));
     w->jpvt = PyMem_Calloc((size_t)mb + 1, sizeof(int));
+    w->vn = PyMem_Calloc(2 * (size_t)mb + 1, sizeof(double));
     /* workspace: dgeqp3 needs 3 mb + 1 (blocked: 2 mb + (mb + 1) nb), dormqr n nb for n columns; with
      * nb = 64 both run blocked, and no workspace query is needed */
     w->lwork = small ? 0 : 2 * mb + (mb + 1) * 64 + (k + 1) * 64 + 64;
     w->work = small ? NULL : PyMem_Malloc((size_t)w->lwork * sizeof(double));
-    if (w->M == NULL || w->tau == NULL || w->jpvt == NULL || (!small && w->work == NULL)) {
+    if (w->M == NULL || w->tau == NULL || w->jpvt == NULL || w->vn == NULL || (!small && w->work == NULL)) {
         PyErr_NoMemory();
         return -1;
     }
@@ -189,7 +223,7 @@ static int factorise(const unit_rows *r, const wk_mat *Z, Py_ssize_t n, int k, q
         memcpy(w->M, r->rows, (size_t)mb * (size_t)n * sizeof(double));
     }
     if (small) {
-        pivoted_qr(w->M, k, mb, w->jpvt, w->tau);
+        pivoted_qr(w->M, k, mb, w->jpvt, w->tau, w->vn, w->vn + mb);
         return 0;
     }
     int lda = k > 1 ? k : 1;
@@ -301,28 +335,126 @@ static PyArrayObject *moved_point(const double *xbar, const wk_mat *Z, qr_work *
     return out;
 }
 
-/* Z Q₂ (n × (k − rank)) as a new array; Q₂ = Q [0; I] (the trailing columns of Q) */
-static PyArrayObject *shrunk_basis(const wk_mat *Z, qr_work *w, Py_ssize_t n, int k, int mb, int rank)
+/* Q₂ = Q [0; I] (k × kk, kk = k − rank, row-major, into P) by the compact WY form of the reflectors,
+ * Q = I − V T Vᵀ (LAPACK dlarft: V the unit lower trapezoidal reflectors, T upper triangular):
+ * Q₂ = [0; I] − V (T V₂ᵀ) with V₂ the rows rank… of V. The product with V is one matrix product (BLAS
+ * when large), where applying the reflectors one by one is kmin rank-1 updates. 0, or -1 (no memory). */
+static int wy_basis(const qr_work *w, int k, int mb, int rank, double *P)
 {
-    int kk = k - rank;
-    double *Q2 = PyMem_Calloc((size_t)k * (size_t)kk + 1, sizeof(double));
-    if (Q2 == NULL)
-        return (PyArrayObject *)PyErr_NoMemory();
-    for (int c = 0; c < kk; c++)
-        Q2[(size_t)c * k + rank + c] = 1.0;
-    PyArrayObject *out = NULL;
-    if (apply_q(w, k, mb, Q2, kk) == 0 && (out = new_matrix(n, kk)) != NULL) {
-        double *out_data = PyArray_DATA(out);
-        wk_mat Q2m = {Q2, k, kk, 1, k}; /* column-major k × kk */
-        if (Z->data) {
-            wk_matmul(Z, &Q2m, out_data);
-        } else {
-            for (Py_ssize_t l = 0; l < n; l++)
-                for (Py_ssize_t c = 0; c < kk; c++)
-                    out_data[l * kk + c] = WK_AT(Q2m, l, c);
+    int kmin = k < mb ? k : mb, kk = k - rank;
+    double *V = PyMem_Calloc((size_t)k * kmin + 1, sizeof(double)); /* column-major k × kmin */
+    double *T = PyMem_Calloc((size_t)kmin * kmin + 1, sizeof(double)); /* row-major, upper */
+    double *W = PyMem_Malloc(((size_t)kmin * kk + 1) * sizeof(double)); /* row-major kmin × kk */
+    double *u = PyMem_Malloc(((size_t)kmin + 1) * sizeof(double));
+    double *Vr = PyMem_Malloc(((size_t)k * kmin + 1) * sizeof(double)); /* V row-major */
+    if (V == NULL || T == NULL || W == NULL || u == NULL || Vr == NULL) {
+        PyMem_Free(Vr);
+        PyMem_Free(V);
+        PyMem_Free(T);
+        PyMem_Free(W);
+        PyMem_Free(u);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int j = 0; j < kmin; j++) {
+        double *v = V + (size_t)j * k;
+        const double *mj = w->M + (size_t)j * k;
+        v[j] = 1.0;
+        for (int a = j + 1; a < k; a++)
+            v[a] = mj[a];
+    }
+    for (int a = 0; a < k; a++)
+        for (int j = 0; j < kmin; j++)
+            Vr[(size_t)a * kmin + j] = V[(size_t)j * k + a];
+    for (int i = 0; i < kmin; i++) { /* T[0:i, i] = −τ_i T[0:i, 0:i] (V[:, 0:i]ᵀ v_i), T_ii = τ_i */
+        const double *vi = V + (size_t)i * k;
+        double tau = w->tau[i];
+        for (int l = 0; l < i; l++)
+            u[l] = 0.0;
+        for (int a = i; a < k; a++) { /* u = V[i:, 0:i]ᵀ v_i[i:], row by row (Vr: V row-major) */
+            const double *row = Vr + (size_t)a * kmin;
+            double via = vi[a];
+            for (int l = 0; l < i; l++)
+                u[l] += row[l] * via;
+        }
+        for (int j = 0; j < i; j++) {
+            double s = 0.0;
+            for (int l = j; l < i; l++)
+                s += T[j * kmin + l] * u[l];
+            T[j * kmin + i] = -tau * s;
+        }
+        T[i * kmin + i] = tau;
+    }
+    for (int j = 0; j < kmin; j++) { /* W = T V₂ᵀ, row j as a sum of rows of V₂ᵀ (contiguous) */
+        double *wj = W + (size_t)j * kk;
+        for (int c = 0; c < kk; c++)
+            wj[c] = 0.0;
+        for (int l = j; l < kmin; l++) {
+            double t = T[j * kmin + l];
+            const double *v2 = V + (size_t)l * k + rank;
+            for (int c = 0; c < kk; c++)
+                wj[c] += t * v2[c];
         }
     }
+    wk_mat Vm = {V, k, kmin, 1, k}, Wm = {W, kmin, kk, kk, 1};
+    wk_matmul(&Vm, &Wm, P);
+    for (Py_ssize_t i = 0; i < (Py_ssize_t)k * kk; i++)
+        P[i] = -P[i];
+    for (int c = 0; c < kk; c++)
+        P[(size_t)(rank + c) * kk + c] += 1.0;
+    PyMem_Free(Vr);
+    PyMem_Free(V);
+    PyMem_Free(T);
+    PyMem_Free(W);
+    PyMem_Free(u);
+    return 0;
+}
+
+/* Q₂ = Q [0; I] (k × kk, row-major, into P) by applying the reflectors to [0; I] (LAPACK's dormqr, or
+ * apply_small_q); 0, or -1 with an exception set */
+static int applied_basis(qr_work *w, int k, int mb, int rank, double *P)
+{
+    int kk = k - rank;
+    double *Q2 = PyMem_Calloc((size_t)k * (size_t)kk + 1, sizeof(double)); /* column-major */
+    if (Q2 == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int c = 0; c < kk; c++)
+        Q2[(size_t)c * k + rank + c] = 1.0;
+    int st = apply_q(w, k, mb, Q2, kk);
+    for (int a = 0; st == 0 && a < k; a++)
+        for (int c = 0; c < kk; c++)
+            P[(size_t)a * kk + c] = Q2[(size_t)c * k + a];
     PyMem_Free(Q2);
+    return st;
+}
+
+/* Z Q₂ (n × (k − rank)) as a new array; Q₂ = Q [0; I] (the trailing columns of Q): by the compact WY form
+ * on the written-out path once its matrix product is worth BLAS, by the reflectors one by one otherwise */
+static PyArrayObject *shrunk_basis(const wk_mat *Z, qr_work *w, Py_ssize_t n, int k, int mb, int rank)
+{
+    int kk = k - rank, kmin = k < mb ? k : mb;
+    PyArrayObject *out = new_matrix(n, kk);
+    if (out == NULL)
+        return NULL;
+    double *Q2 = Z->data ? PyMem_Malloc(((size_t)k * kk + 1) * sizeof(double)) : PyArray_DATA(out);
+    if (Q2 == NULL) {
+        Py_DECREF(out);
+        return (PyArrayObject *)PyErr_NoMemory();
+    }
+    int wy = w->work == NULL && (double)k * kk * kmin >= WY_MIN_WORK;
+    if ((wy ? wy_basis(w, k, mb, rank, Q2) : applied_basis(w, k, mb, rank, Q2)) < 0) {
+        if (Z->data)
+            PyMem_Free(Q2);
+        Py_DECREF(out);
+        return NULL;
+    }
+    if (Z->data) {
+        wk_mat Q2m = {Q2, k, kk, kk, 1};
+        wk_matmul(Z, &Q2m, PyArray_DATA(out));
+        PyMem_Free(Q2);
+    }
     return out;
 }
 
@@ -349,7 +481,7 @@ PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (k == 0 && no_f)
         return result(args[2], args[3], 0, 0.0);
     unit_rows r = {NULL, NULL, 0.0, 0};
-    qr_work w = {NULL, NULL, NULL, NULL, NULL, NULL, 0};
+    qr_work w = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0};
     PyObject *out = NULL;
     double bad = 0.0;
     int st = normalise(&S, f, &r, &bad);
@@ -412,6 +544,46 @@ done:
  * x̄; v None: 0). Rows bounded on neither side are dropped; with drop_constant, rows of M shorter than
  * 1e-9 are constant on the free directions: dropped after checking that v meets them within
  * 1e-9 (1 + |side|), or None when one does not (the level is infeasible). */
+Py_ssize_t wk_kept_core(const wk_mat *M, const double *v, const double *lo, const double *hi, int drop,
+                        npy_intp *keep)
+{
+    Py_ssize_t nk = 0, k = M->cols;
+    for (Py_ssize_t i = 0; i < M->rows; i++) {
+        double l = lo ? lo[i] : -INFINITY, h = hi ? hi[i] : INFINITY;
+        if (isinf(l) && l < 0 && isinf(h) && h > 0)
+            continue;
+        if (drop) {
+            double s = 0.0;
+            for (Py_ssize_t j = 0; j < k; j++)
+                s += WK_AT(*M, i, j) * WK_AT(*M, i, j);
+            if (sqrt(s) <= 1e-9) {
+                double vi = v ? v[i] : 0.0;
+                double tl = 1e-9 * (1.0 + (isfinite(l) ? fabs(l) : 0.0));
+                double th = 1e-9 * (1.0 + (isfinite(h) ? fabs(h) : 0.0));
+                if (vi < l - tl || vi > h + th)
+                    return -1;
+                continue;
+            }
+        }
+        keep[nk++] = i;
+    }
+    return nk;
+}
+
+void wk_kept_copy(const wk_mat *M, const double *v, const double *lo, const double *hi, const npy_intp *keep,
+                  Py_ssize_t nk, double *Mk, double *l, double *h)
+{
+    Py_ssize_t k = M->cols;
+    for (Py_ssize_t r = 0; r < nk; r++) {
+        Py_ssize_t i = keep[r];
+        for (Py_ssize_t j = 0; j < k; j++)
+            Mk[r * k + j] = WK_AT(*M, i, j);
+        double vi = v ? v[i] : 0.0;
+        l[r] = (lo ? lo[i] : -INFINITY) - vi;
+        h[r] = (hi ? hi[i] : INFINITY) - vi;
+    }
+}
+
 PyObject *wk_kept_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (wk_nargs(nargs, 5, "kept_rows") < 0)
@@ -430,43 +602,18 @@ PyObject *wk_kept_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     npy_intp *keep = PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(npy_intp));
     if (keep == NULL)
         return PyErr_NoMemory();
-    Py_ssize_t nk = 0;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        if (isinf(lo[i]) && lo[i] < 0 && isinf(hi[i]) && hi[i] > 0)
-            continue;
-        if (drop) {
-            double s = 0.0;
-            for (Py_ssize_t j = 0; j < k; j++)
-                s += WK_AT(M, i, j) * WK_AT(M, i, j);
-            if (sqrt(s) <= 1e-9) {
-                double vi = no_v ? 0.0 : v[i];
-                double tl = 1e-9 * (1.0 + (isfinite(lo[i]) ? fabs(lo[i]) : 0.0));
-                double th = 1e-9 * (1.0 + (isfinite(hi[i]) ? fabs(hi[i]) : 0.0));
-                if (vi < lo[i] - tl || vi > hi[i] + th) {
-                    PyMem_Free(keep);
-                    Py_RETURN_NONE;
-                }
-                continue;
-            }
-        }
-        keep[nk++] = i;
+    Py_ssize_t nk = wk_kept_core(&M, v, lo, hi, drop, keep);
+    if (nk < 0) {
+        PyMem_Free(keep);
+        Py_RETURN_NONE;
     }
     npy_intp dims[1] = {nk};
     PyArrayObject *Mk = new_matrix(nk, k), *l = new_vector(nk), *h = new_vector(nk);
     PyArrayObject *rows = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INTP);
     PyObject *out = NULL;
     if (Mk && l && h && rows) {
-        double *md = PyArray_DATA(Mk), *ld = PyArray_DATA(l), *hd = PyArray_DATA(h);
-        npy_intp *rd = PyArray_DATA(rows);
-        for (Py_ssize_t r = 0; r < nk; r++) {
-            Py_ssize_t i = keep[r];
-            for (Py_ssize_t j = 0; j < k; j++)
-                md[r * k + j] = WK_AT(M, i, j);
-            double vi = no_v ? 0.0 : v[i];
-            ld[r] = lo[i] - vi;
-            hd[r] = hi[i] - vi;
-            rd[r] = i;
-        }
+        wk_kept_copy(&M, v, lo, hi, keep, nk, PyArray_DATA(Mk), PyArray_DATA(l), PyArray_DATA(h));
+        memcpy(PyArray_DATA(rows), keep, (size_t)nk * sizeof(npy_intp));
         out = PyTuple_Pack(4, (PyObject *)Mk, (PyObject *)l, (PyObject *)h, (PyObject *)rows);
     }
     Py_XDECREF(Mk);

@@ -14,8 +14,10 @@ are linearly dependent on each other or on active bounds. The levels below keep 
 A_p x = A_p x*_p, so their feasible set is S = {x feasible : A_h x = A_h x*_h, h ≤ p}; every constraint
 stays in it as an inequality. Where the level's regulariser has no curvature along S (a pure
 least-squares level, or one whose regularised variables its rows fix — a contact scene's q̈, leaving the
-wrench split free), the constraints whose multiplier is strongly positive (> 1e-6 · the stationarity
-scale) are also carried down as equalities: a strictly positive multiplier of the rows' problem keeps its
+wrench split free) and its multipliers are exact (an active-set backend's, or refined on the active set:
+an iterative backend's estimate does not tell a strongly active constraint from a weakly active one),
+the constraints whose multiplier is strongly positive (> 1e-6 · the stationarity scale) are also
+carried down as equalities: a strictly positive multiplier of the rows' problem keeps its
 constraint active on the rows' whole optimal set, which is S, and the levels below get a smaller, less
 degenerate problem. Elsewhere they are not: those multipliers belong to ‖A x − y‖² + Σ r x², whose
 optimum is one point of S, and a constraint the regulariser presses against (a joint held at its limit
@@ -164,7 +166,7 @@ class _Loop:
         else:
             self.split, self.ns, self.stack = pinned.split, pinned.ns, pinned.stack
             self.pinned += pinned.pinned
-        if _regulariser_inert(self.split.take(level.regularization), self.ns.Z):
+        if sol.exact and _regulariser_inert(self.split.take(level.regularization), self.ns.Z):
             zb = sol.z_box if sol.z_box is not None else _box_multipliers(sol, built)
             strong = _strong_rows(built, sol.z, zb, sol.dual_scale, stack, split.nf)
             if strong:
@@ -253,21 +255,21 @@ def _skip_reason(level: QPLevel, p: int, last: int, ns: NullSpace, split: FixedS
 
 def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: ConstraintStack,
                  solver: LevelSolver, p: int) -> tuple[Solved, LevelQP, np.ndarray]:  # fmt: skip
-    """Build level p's QP in the free directions and solve it: (answer, built level, its rows A). A level
-    without inequality rows from the levels above (a scene's levels without contacts or collision rows)
-    goes to the backend's compiled path first (:meth:`LevelSolver.solve_fused_level`), which answers
-    what the built StdQP would get, or leaves the level to it."""
+    """Build level p's QP in the free directions and solve it: (answer, built level, its rows A). The
+    backend's compiled path (:meth:`LevelSolver.solve_fused_level`) is tried first on the levels it
+    takes — every level on a null space, and a first level with bounds on both sides and no rows — and
+    answers what the built StdQP would get, or leaves the level to it."""
     A, shift = split.columns_and_shift(level.A)
     y = level.y if split.fixed is None else level.y - shift
     r = split.take(level.regularization)
     lb, ub, Z, xbar = split.lb, split.ub, ns.Z, ns.xbar
-    if stack.rows is None and lb is not None and ub is not None:
-        fused = solver.solve_fused_level(A, y, r, Z, xbar, lb, ub, p)
+    if Z is not None or (stack.rows is None and lb is not None and ub is not None):
+        fused = solver.solve_fused_level(A, y, r, Z, xbar, stack.rows, lb, ub, p)
         if fused is not None:
-            sol, b_rows = fused
+            sol, c_rows, b_rows = fused
             if Z is not None:  # (the bounds were rows of Z)
-                return sol, LevelQP(None, None, b_rows), A
-            if xbar is not None:
+                return sol, LevelQP(None, c_rows, b_rows), A
+            if xbar is not None and lb is not None and ub is not None:
                 lb, ub = lb - xbar, ub - xbar
             return sol, LevelQP(None, None, None, lb, ub), A
     built = build_level(A, y, r, ns, stack, lb, ub)

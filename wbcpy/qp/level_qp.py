@@ -20,6 +20,7 @@ from .._kernels import box_certificate as _box_certificate
 from .._kernels import kept_rows as _kept_rows
 from .._kernels import level_equations as _level_equations
 from .._kernels import ls_gradient as _ls_gradient
+from .._kernels import matmul as _matmul
 from .._kernels import rows_certificate as _rows_certificate
 from .kkt import StdQP
 from .nullspace import NullSpace
@@ -93,7 +94,8 @@ def _stack_block(ns: NullSpace, stack: ConstraintStack) -> _Block | None:
     if stack.rows is None:
         return None
     C, lo, hi = stack.rows
-    return _kept(ns.project(C), None if ns.xbar is None else C @ ns.xbar, lo, hi, True)
+    # (C x̄ by the compiled product, as the compiled level path forms it: the same rounding)
+    return _kept(ns.project(C), None if ns.xbar is None else _matmul(C, ns.xbar[:, None])[:, 0], lo, hi, True)
 
 
 def _bound_block(ns: NullSpace, lb: np.ndarray | None, ub: np.ndarray | None) -> _Block | None:

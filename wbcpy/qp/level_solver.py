@@ -25,13 +25,14 @@ import numpy as np
 
 from .._kernels import all_finite as _all_finite
 from .backends import Backend, make_backend
+from .backends.base import Rows
 from .kkt import Certificate, RawResult, StdQP, certify, cost, refine
 
 _EPS = float(np.finfo(np.float64).eps)
 _F64 = np.dtype(np.float64)
 
 
-__all__ = ["LevelSolver", "SolveFailedError", "Solved"]
+__all__ = ["FusedLevel", "LevelSolver", "SolveFailedError", "Solved"]
 
 
 class SolveFailedError(Exception):
@@ -52,17 +53,25 @@ class Solved:
         status, iterations: the backend's report ("(refined)" appended when refined).
         primal, dual: relative KKT residuals of the certificate; dual_scale: its stationarity scale.
         solver: the backend that answered; fallback: None or the fallback that answered.
+        exact: the multipliers are exact up to rounding (an active-set backend's answer, or one refined
+            on its active set), not an iterative backend's estimate.
     """
 
-    __slots__ = ("dual", "dual_scale", "fallback", "gradient", "iterations", "primal", "solver", "status",
-                 "x", "z", "z_box")  # fmt: skip
+    __slots__ = ("dual", "dual_scale", "exact", "fallback", "gradient", "iterations", "primal", "solver",
+                 "status", "x", "z", "z_box")  # fmt: skip
 
     def __init__(self, x: np.ndarray, z: np.ndarray | None, z_box: np.ndarray | None, status: str,
                  iterations: int | None, primal: float, dual: float, dual_scale: float, solver: str,
-                 fallback: str | None, gradient: np.ndarray | None = None) -> None:  # fmt: skip
+                 fallback: str | None, gradient: np.ndarray | None = None,
+                 exact: bool = True) -> None:  # fmt: skip
         self.x, self.z, self.z_box, self.status, self.iterations = x, z, z_box, status, iterations
         self.primal, self.dual, self.dual_scale, self.solver = primal, dual, dual_scale, solver
-        self.fallback, self.gradient = fallback, gradient
+        self.fallback, self.gradient, self.exact = fallback, gradient, exact
+
+
+#: What :meth:`LevelSolver.solve_fused_level` returns: the answer and the indices of the rows it kept
+#: (``c_rows``, ``b_rows`` of :class:`~wbcpy.qp.level_qp.LevelQP`)
+FusedLevel = tuple[Solved, np.ndarray | None, np.ndarray | None]
 
 
 def _usable(raw: RawResult, n: int) -> np.ndarray | None:
@@ -188,23 +197,25 @@ class LevelSolver:
         return sol
 
     def solve_fused_level(self, A: np.ndarray, y: np.ndarray, r: np.ndarray, Z: np.ndarray | None,
-                          xbar: np.ndarray | None, lb: np.ndarray, ub: np.ndarray,
-                          key: Hashable) -> tuple[Solved, np.ndarray | None] | None:  # fmt: skip
-        """The certified answer of a level without inequality rows (‖A x − y‖² + Σ r x², lb ≤ x ≤ ub, on
-        x = x̄ + Z w) from the backend's one compiled call (:meth:`Backend.solve_fused_level`), and the
-        indices of the bounds kept as rows of Z: the answer :meth:`solve` gives for the level's StdQP
-        when its first attempt passes the certificate, without building it; None when the backend has
-        no such call or it does not settle the level (then build the StdQP and call :meth:`solve`)."""
+                          xbar: np.ndarray | None, rows: Rows | None, lb: np.ndarray | None,
+                          ub: np.ndarray | None, key: Hashable) -> FusedLevel | None:  # fmt: skip
+        """The certified answer of a level (‖A x − y‖² + Σ r x², lb ≤ x ≤ ub, the rows lo ≤ C x ≤ hi of
+        ``rows`` = (C, lo, hi), on x = x̄ + Z w) from the backend's one compiled call
+        (:meth:`Backend.solve_fused_level`), with the indices of the rows it kept (c_rows, b_rows, as
+        :class:`~wbcpy.qp.level_qp.LevelQP`): the answer :meth:`solve` gives for the level's StdQP when
+        its first attempt passes the certificate, without building it; None when the backend has no
+        such call or it does not settle the level (then build the StdQP and call :meth:`solve`)."""
         b = self.backends.get(key) or self.backend(key)
         x0 = self._warm.get(key) if self.warm_start else None
         if x0 is not None and x0.shape[0] != (A.shape[1] if Z is None else Z.shape[1]):
             x0 = None
-        out = b.solve_fused_level(A, y, r, Z, xbar, lb, ub, x0, self.kkt_tol)
+        out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0, self.kkt_tol)
         if out is None:
             return None
-        w, z, t, primal, dual, smax, b_rows, status, iterations = out
+        w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations = out
         self._warm[key] = w
-        return Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t), b_rows
+        sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
+        return sol, c_rows, b_rows
 
     def _exact_answer(self, q: StdQP, raw: RawResult) -> Solved | None:
         """An exact backend's answer that passes its certificate as it is: the common case, in few steps
@@ -260,9 +271,9 @@ class LevelSolver:
 
     @staticmethod
     def _solved(x: np.ndarray, cert: Certificate, status: str, raw: RawResult, who: str,
-                fallback: str | None) -> Solved:  # fmt: skip
+                fallback: str | None, exact: bool = True) -> Solved:  # fmt: skip
         return Solved(x, cert.z, cert.z_box, status, raw.iterations, cert.primal, cert.dual, cert.dual_scale,
-                      who, fallback, cert.gradient)  # fmt: skip
+                      who, fallback, cert.gradient, exact)  # fmt: skip
 
     def _try(self, q: StdQP, raw: RawResult, exact: bool, who: str, fallback: str | None,
              notes: list[str]) -> Solved | None:  # fmt: skip
@@ -277,11 +288,11 @@ class LevelSolver:
         if exact or not self.polish:
             cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
             if cert.ok and not (cert.marginal and self.polish) and (exact or _resolvable(q, x, self.kkt_tol)):
-                return self._solved(x, cert, status, raw, who, fallback)
+                return self._solved(x, cert, status, raw, who, fallback, exact)
             if not self.polish:
                 self._failed(label, status, cert, notes)
                 return None
-        found = self._refined(q, x, raw, cert, status, who, fallback)
+        found = self._refined(q, x, raw, cert, status, who, fallback, exact)
         if isinstance(found, Solved):
             if _resolvable(q, found.x, self.kkt_tol):
                 return found
@@ -300,20 +311,21 @@ class LevelSolver:
         )
 
     def _refined(self, q: StdQP, x: np.ndarray, raw: RawResult, cert: Certificate | None, status: str,
-                 who: str, fallback: str | None) -> Solved | Certificate:  # fmt: skip
-        """The answer x (of ``raw``) refined on its active set (or, when refinement finds nothing better,
-        the answer itself if it is a KKT point); otherwise the failed certificate of the answer."""
+                 who: str, fallback: str | None, exact: bool) -> Solved | Certificate:  # fmt: skip
+        """The answer x (of ``raw``, from an ``exact`` backend or not) refined on its active set (or, when
+        refinement finds nothing better, the answer itself if it is a KKT point); otherwise the failed
+        certificate of the answer."""
         ref = refine(q, x, self.kkt_tol, raw.z, raw.z_box)
         if ref is not None:
             xr, _y, z, zb, c = ref
             c.z, c.z_box = (z if q.mc else None), (zb if q.has_bounds else None)
             if cert is not None and cert.ok and c.marginal and cost(q, x) < cost(q, xr):
-                return self._solved(x, cert, status, raw, who, fallback)  # both within rounding
+                return self._solved(x, cert, status, raw, who, fallback, exact)  # both within rounding
             return self._solved(xr, c, f"{status} (refined)", raw, who, fallback)
         if cert is None:
             cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
         if cert.ok:  # refinement found no better active set, but the answer is a KKT point
-            return self._solved(x, cert, f"{status} (unrefined)", raw, who, fallback)
+            return self._solved(x, cert, f"{status} (unrefined)", raw, who, fallback, exact)
         return cert
 
 

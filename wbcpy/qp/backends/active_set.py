@@ -11,7 +11,7 @@ import numpy as np
 from ..._kernels import daqp_solve as _daqp_solve
 from ..._kernels import fused_level as _fused_level
 from ..kkt import RawResult, StdQP, as_dense
-from .base import Backend, FusedAnswer, Multipliers, OneSided, Outcome, Run
+from .base import Backend, FusedAnswer, Multipliers, OneSided, Outcome, Rows, Run
 from .daqp_direct import settings_vector
 
 __all__ = ["DaqpBackend", "QuadprogBackend"]
@@ -168,7 +168,8 @@ class DaqpBackend(Backend[np.ndarray]):
         return self._report(x, flag, iterations, lam, False)
 
     def solve_fused_level(self, A: np.ndarray, y: np.ndarray, r: np.ndarray, Z: np.ndarray | None,
-                          xbar: np.ndarray | None, lb: np.ndarray, ub: np.ndarray, x0: np.ndarray | None,
+                          xbar: np.ndarray | None, rows: Rows | None, lb: np.ndarray | None,
+                          ub: np.ndarray | None, x0: np.ndarray | None,
                           tol: float) -> FusedAnswer | None:  # fmt: skip
         """The level by :func:`wbcpy._kernels.fused_level` (the cold direct solve of :meth:`_run` and the
         certificate on the same numbers) where :meth:`_run` would solve it cold and directly."""
@@ -177,15 +178,16 @@ class DaqpBackend(Backend[np.ndarray]):
         settings = self._direct_settings()
         if settings is None:
             return None
+        C, lo, hi = rows if rows is not None else (None, None, None)
         try:
-            out = _fused_level(A, y, r, Z, xbar, lb, ub, settings, tol)
-        except (TypeError, ValueError):  # (arrays the kernel does not take: the Python path decides)
+            out = _fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol)
+        except (TypeError, ValueError):  # (arrays or a shape the kernel does not take: the Python path)
             return None
         if out is None:
             return None
-        w, z, t, primal, dual, smax, b_rows, flag, iterations = out
+        w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations = out
         self._active = iterations
-        return w, z, t, primal, dual, smax, b_rows, _DAQP_EXIT.get(flag, "solved"), iterations
+        return w, z, t, primal, dual, smax, c_rows, b_rows, _DAQP_EXIT.get(flag, "solved"), iterations
 
     def _direct_settings(self) -> np.ndarray | None:
         """The settings vector of the direct call for the current options (None: use the wrapper); made

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from ...errors import ConfigError
 from ..kkt import Matrix, RawResult, StdQP, as_dense
 
-__all__ = ["Backend", "FusedAnswer", "Multipliers", "OneSided", "Outcome", "Run", "finite_rows"]
+__all__ = ["Backend", "FusedAnswer", "Multipliers", "OneSided", "Outcome", "Rows", "Run", "finite_rows"]
 
 #: the multipliers a backend reports, in its own layout (array, result object, ...)
 D = TypeVar("D")
@@ -60,13 +60,16 @@ _FAILED, _INACCURATE = Outcome.FAILED, Outcome.INACCURATE
 #: backend returned none).
 Run = tuple[Hashable, str, int | None, np.ndarray | None, D | None]
 
-#: What :meth:`Backend.solve_fused_level` returns: ``(w, z, t, primal, dual, max scale, b_rows, status,
-#: iterations)`` — the answer; without a null space the gradient t = H w + g of the box certificate
-#: (:func:`wbcpy.qp.kkt.certify_box`, z and b_rows None), on one the row multipliers z of the rows
-#: certificate and the indices b_rows of the bounds kept as rows of Z (t None); the certificate's
-#: residuals (≤ the tolerance) and stationarity scale minus 1, the status text and the iteration count.
+#: Inequality rows ``(C, lo, hi)``: lo ≤ C x ≤ hi
+Rows = tuple[np.ndarray, np.ndarray, np.ndarray]
+#: What :meth:`Backend.solve_fused_level` returns: ``(w, z, t, primal, dual, max scale, c_rows, b_rows,
+#: status, iterations)`` — the answer; without a null space the gradient t = H w + g of the box certificate
+#: (:func:`wbcpy.qp.kkt.certify_box`; z, c_rows and b_rows None), on one the row multipliers z of the rows
+#: certificate and the indices of the rows kept (``c_rows``: of ``rows``, ``b_rows``: of the bounds, as
+#: rows of Z; None where that block is absent; t None); the certificate's residuals (≤ the tolerance)
+#: and stationarity scale minus 1, the status text and the iteration count.
 FusedAnswer = tuple[np.ndarray, np.ndarray | None, np.ndarray | None, float, float, float, np.ndarray | None,
-                    str, int]  # fmt: skip
+                    np.ndarray | None, str, int]  # fmt: skip
 
 
 class Backend(Generic[D]):
@@ -132,12 +135,13 @@ class Backend(Generic[D]):
         raise NotImplementedError
 
     def solve_fused_level(self, A: np.ndarray, y: np.ndarray, r: np.ndarray, Z: np.ndarray | None,
-                          xbar: np.ndarray | None, lb: np.ndarray, ub: np.ndarray, x0: np.ndarray | None,
+                          xbar: np.ndarray | None, rows: Rows | None, lb: np.ndarray | None,
+                          ub: np.ndarray | None, x0: np.ndarray | None,
                           tol: float) -> FusedAnswer | None:  # fmt: skip
-        """A hierarchy level without inequality rows (‖A x − y‖² + Σ r x², lb ≤ x ≤ ub, x = x̄ + Z w)
-        built, solved and certified in one compiled call, for the backends that have one (DAQP); None
-        otherwise, or when that call does not settle the level: the level is then built as a
-        :class:`StdQP` and solved by :meth:`solve`, whose answer it would be."""
+        """A hierarchy level (‖A x − y‖² + Σ r x², lb ≤ x ≤ ub and the rows lo ≤ C x ≤ hi of ``rows`` =
+        (C, lo, hi), on x = x̄ + Z w) built, solved and certified in one compiled call, for the backends
+        that have one (DAQP); None otherwise, or when that call does not settle the level: the level is
+        then built as a :class:`StdQP` and solved by :meth:`solve`, whose answer it would be."""
         return None
 
     def solve_fallback(self, q: StdQP, x0: np.ndarray | None) -> tuple[str, RawResult] | None:
