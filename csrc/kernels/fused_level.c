@@ -92,12 +92,13 @@ static PyObject *indices(const npy_intp *idx, Py_ssize_t n)
 }
 
 /* fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol)
- *   -> (w, z, t, primal, dual, max scale, c_rows, b_rows, exitflag, iterations) or None
+ *   -> (w, z, t, primal, dual, max scale, c_rows, b_rows, exitflag, iterations, x) or None
  *
  * w the answer; without Z (C and its sides None, lb and ub given): z None, t = H w + g (least-squares
  * form), c_rows and b_rows None; with Z: z the rows' multipliers, t None, c_rows / b_rows the indices of
  * the stack rows and of the bounds kept as rows (None: that block is absent). primal, dual and max scale
- * are the certificate's (residuals, stationarity scale minus 1). */
+ * are the certificate's (residuals, stationarity scale minus 1); x = clip(x̄ + Z w, lb, ub), the next point
+ * (lift_clip). */
 PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (wk_nargs(nargs, 12, "fused_level") < 0 || wk_daqp_not_bound("fused_level") || wk_load_lapack() < 0)
@@ -198,17 +199,25 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         Py_INCREF(out);
         goto done;
     }
+    npy_intp dn[1] = {n};
+    PyArrayObject *xo = (PyArrayObject *)PyArray_SimpleNew(1, dn, NPY_DOUBLE);
+    if (xo == NULL)
+        goto done;
+    wk_lift_clip_core(&Z, n, k, w, xbar, lb, ub, PyArray_DATA(xo));
     if (on_z) {
         npy_intp dz[1] = {rows};
         PyArrayObject *zo = (PyArrayObject *)PyArray_SimpleNew(1, dz, NPY_DOUBLE);
-        if (zo == NULL)
+        if (zo == NULL) {
+            Py_DECREF(xo);
             goto done;
+        }
         memcpy(PyArray_DATA(zo), lam, (size_t)rows * sizeof(double));
-        out = Py_BuildValue("(NNOdddNNii)", wo, zo, Py_None, v.primal, v.dual, v.smax, indices(idx, C.data ? nc : -1),
-                            indices(idx + mc, (lb || ub) ? nb : -1), flag, iterations);
+        out = Py_BuildValue("(NNOdddNNiiN)", wo, zo, Py_None, v.primal, v.dual, v.smax,
+                            indices(idx, C.data ? nc : -1), indices(idx + mc, (lb || ub) ? nb : -1), flag,
+                            iterations, xo);
     } else {
-        out = Py_BuildValue("(NONdddOOii)", wo, Py_None, to, v.primal, v.dual, v.smax, Py_None, Py_None, flag,
-                            iterations);
+        out = Py_BuildValue("(NONdddOOiiN)", wo, Py_None, to, v.primal, v.dual, v.smax, Py_None, Py_None, flag,
+                            iterations, xo);
         to = NULL; /* (stolen by the tuple) */
     }
     wo = NULL;

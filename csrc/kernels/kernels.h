@@ -129,6 +129,10 @@ Py_ssize_t wk_kept_core(const wk_mat *M, const double *v, const double *lo, cons
 /* the kept rows of wk_kept_core copied: M's rows (nk × cols, row-major) and their sides minus v */
 void wk_kept_copy(const wk_mat *M, const double *v, const double *lo, const double *hi, const npy_intp *keep,
                   Py_ssize_t nk, double *Mk, double *l, double *h);
+/* x (n) = clip(x̄ + Z w, lb, ub) of lift_clip, w of k entries (Z->data NULL: identity, k = n; xbar, lb, ub
+ * NULL: 0, unbounded) */
+void wk_lift_clip_core(const wk_mat *Z, Py_ssize_t n, Py_ssize_t k, const double *w, const double *xbar,
+                       const double *lb, const double *ub, double *x);
 /* DAQP's solver on raw arrays (daqp_call.c): its exit flag; needs a bound DAQP, not the GIL */
 int wk_daqp_run(int n, int m, int ms, double *H, const double *f, const double *A, const double *bu,
                 const double *bl, int *sense, const double *settings, double *x, double *lam, int *iterations);

@@ -2,6 +2,7 @@
  * gradient of the least-squares cost with its componentwise scale (the KKT certificate's stationarity
  * test, wbcpy/qp/kkt.py). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels.h"
@@ -57,18 +58,20 @@ PyObject *wk_weighted_rows(PyObject *self, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_NONE;
 }
 
-/* the number of nonzero entries of A */
-static Py_ssize_t nonzeros(const wk_mat *A)
+/* more than a quarter of A's entries are nonzero (the density above which BLAS wins over loops that skip
+ * zeros); stops counting as soon as that is settled */
+static int dense(const wk_mat *A)
 {
-    Py_ssize_t nnz = 0;
-    for (Py_ssize_t i = 0; i < A->rows; i++)
+    Py_ssize_t nnz = 0, quarter = A->rows * A->cols;
+    for (Py_ssize_t i = 0; i < A->rows; i++) {
         for (Py_ssize_t j = 0; j < A->cols; j++)
             nnz += WK_AT(*A, i, j) != 0.0;
-    return nnz;
+        if (4 * nnz > quarter)
+            return 1;
+    }
+    return 0;
 }
 
-/* H (n×n, row-major) = AᵀA: BLAS dgemm when the product is large and A dense (at least a quarter of
- * its entries nonzero), else loops over one triangle that skip A's zeros, mirrored. */
 Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i)
 {
     Py_ssize_t col = -1;
@@ -82,10 +85,12 @@ Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i)
     return col;
 }
 
+/* H (n×n, row-major) = AᵀA: BLAS dgemm when the product is large and A dense (more than a quarter of its
+ * entries nonzero), else loops over one triangle that skip A's zeros, mirrored. */
 void wk_gram(const wk_mat *A, double *H)
 {
     int m = (int)A->rows, n = (int)A->cols;
-    if ((double)m * n * n >= WK_BLAS_MIN_WORK && 4.0 * (double)nonzeros(A) > (double)m * n) {
+    if ((double)m * n * n >= WK_BLAS_MIN_WORK && dense(A)) {
         /* Aᵀ A by dgemm (not dsyrk: OpenBLAS runs dsyrk on its thread pool from small sizes on, whose
          * spinning workers cost more than the product at these sizes; dgemm stays on one thread below
          * 2.6e5 multiply-adds) */
@@ -246,16 +251,45 @@ PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return Py_BuildValue("(NN)", to, so);
 }
 
+/* C += a B_l (row l of B) for the k entries of C's row */
+static inline void add_row(double *restrict c, double a, const wk_mat *B, Py_ssize_t l, int k)
+{
+    if (B->cs == 1) { /* (contiguous rows of B: a loop the compiler vectorises) */
+        const double *restrict b = B->data + l * B->rs;
+        for (int j = 0; j < k; j++)
+            c[j] += a * b[j];
+    } else {
+        for (int j = 0; j < k; j++)
+            c[j] += a * WK_AT(*B, l, j);
+    }
+}
+
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
 {
     int m = (int)A->rows, n = (int)A->cols, k = (int)B->cols;
     int a_c = A->cs == 1 && A->rs == n, a_f = A->rs == 1 && A->cs == m;
     int b_c = B->cs == 1 && B->rs == k, b_f = B->rs == 1 && B->cs == n;
-    double work = (double)m * n * k;
-    /* BLAS for large dense products; the loops below skip A's zeros (selection rows, cone rows) and
-     * win below a density of about a quarter */
-    if (work >= WK_BLAS_MIN_WORK && (a_c || a_f) && (b_c || b_f) && m > 0 && n > 0 && k > 0 &&
-        4.0 * (double)nonzeros(A) > (double)m * n) {
+    int blas = (double)m * n * k >= WK_BLAS_MIN_WORK && (a_c || a_f) && (b_c || b_f) && m > 0 && n > 0 && k > 0;
+    /* A's nonzero entries, row by row, gathered without a branch per entry (the zeros of selection and
+     * cone rows are unpredictable); more than a quarter nonzero (blas): BLAS wins, the gathering stops */
+    Py_ssize_t cap = (Py_ssize_t)m * n, nnz = 0;
+    char *buf = malloc((size_t)(cap + 1) * (sizeof(double) + sizeof(int)) + (size_t)(m + 1) * sizeof(Py_ssize_t));
+    double *val = (double *)buf;
+    int *col = buf ? (int *)(val + cap + 1) : NULL;
+    Py_ssize_t *start = buf ? (Py_ssize_t *)(col + cap + 1) : NULL;
+    for (int i = 0; buf && i < m; i++) {
+        start[i] = nnz;
+        for (int l = 0; l < n; l++) {
+            double a = WK_AT(*A, i, l);
+            val[nnz] = a;
+            col[nnz] = l;
+            nnz += a != 0.0;
+        }
+        if (blas && 4 * nnz > cap)
+            break;
+    }
+    if (blas && (buf == NULL || 4 * nnz > cap)) {
+        free(buf);
         /* row-major C = A B is column-major Cᵀ = Bᵀ Aᵀ: a C-ordered matrix is its transpose in
          * column-major, an F-ordered one itself ('T') */
         char tb = b_c ? 'N' : 'T', ta = a_c ? 'N' : 'T';
@@ -266,22 +300,18 @@ void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
         return;
     }
     memset(C, 0, (size_t)m * (size_t)k * sizeof(double));
-    for (int i = 0; i < m; i++) {
-        double *restrict c = C + (Py_ssize_t)i * k;
-        for (int l = 0; l < n; l++) {
-            double a = WK_AT(*A, i, l);
-            if (a == 0.0)
-                continue;
-            if (B->cs == 1) { /* (contiguous rows of B: a loop the compiler vectorises) */
-                const double *restrict b = B->data + (Py_ssize_t)l * B->rs;
-                for (int j = 0; j < k; j++)
-                    c[j] += a * b[j];
-            } else {
-                for (int j = 0; j < k; j++)
-                    c[j] += a * WK_AT(*B, l, j);
-            }
-        }
+    if (buf == NULL) { /* (no memory for the gathered entries: the same sums, scanning A) */
+        for (int i = 0; i < m; i++)
+            for (int l = 0; l < n; l++)
+                if (WK_AT(*A, i, l) != 0.0)
+                    add_row(C + (Py_ssize_t)i * k, WK_AT(*A, i, l), B, l, k);
+        return;
     }
+    start[m] = nnz;
+    for (int i = 0; i < m; i++)
+        for (Py_ssize_t t = start[i]; t < start[i + 1]; t++)
+            add_row(C + (Py_ssize_t)i * k, val[t], B, col[t], k);
+    free(buf);
 }
 
 /* C = A B for strided A (m × n) and B (n × k) as a new C-ordered array */
@@ -477,24 +507,28 @@ PyObject *wk_lift_clip(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     npy_intp dims[1] = {n};
     PyArrayObject *xo = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
-    if (xo == NULL)
-        return NULL;
-    double *x = PyArray_DATA(xo);
+    if (xo != NULL)
+        wk_lift_clip_core(&Z, n, k, w, xbar, lb, ub, PyArray_DATA(xo));
+    return (PyObject *)xo;
+}
+
+void wk_lift_clip_core(const wk_mat *Z, Py_ssize_t n, Py_ssize_t k, const double *w, const double *xbar,
+                       const double *lb, const double *ub, double *x)
+{
     for (Py_ssize_t i = 0; i < n; i++) {
-        double s = no_x ? 0.0 : xbar[i];
-        if (Z.data) {
+        double s = xbar ? xbar[i] : 0.0;
+        if (Z->data) {
             for (Py_ssize_t j = 0; j < k; j++)
-                s += WK_AT(Z, i, j) * w[j];
+                s += WK_AT(*Z, i, j) * w[j];
         } else {
             s += w[i];
         }
-        if (!no_lb && s < lb[i]) /* (np.maximum, then np.minimum: NaN stays NaN) */
+        if (lb && s < lb[i]) /* (np.maximum, then np.minimum: NaN stays NaN) */
             s = lb[i];
-        if (!no_ub && s > ub[i])
+        if (ub && s > ub[i])
             s = ub[i];
         x[i] = s;
     }
-    return (PyObject *)xo;
 }
 
 /* regulariser_inert(r, Z) -> bool: the regulariser r has no curvature along the columns of Z

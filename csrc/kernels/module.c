@@ -128,7 +128,7 @@ static PyMethodDef methods[] = {
     KERNEL(daqp_solve, "daqp_solve(H, f, A, bupper, blower, sense, settings) -> (x, lam, exitflag, iterations)"
                        "\n\nDAQP's daqp_quadprog on the arrays as given (as daqp.solve without a warm start)."),
     KERNEL(fused_level, "fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol) -> (w, z, t, primal, "
-                        "dual, max scale, c_rows, b_rows, exitflag, iterations) or None\n\nA hierarchy level built, "
+                        "dual, max scale, c_rows, b_rows, exitflag, iterations, x) or None\n\nA hierarchy level built, "
                         "solved by DAQP (cold) and certified as the Python path does; None when that path must "
                         "decide."),
     {NULL, NULL, 0, NULL},

@@ -190,12 +190,14 @@ def solve_levels(
     levels = hqp.levels
     last = _last_level_to_solve(levels)
     records: list[StatusRecord] = []
+    constrained = False  # (some level has equality or inequality rows: the answer is checked against them)
     for p, level in enumerate(levels):
         t0 = _clock()
         try:
             split, ns, stack = loop.split, loop.ns, loop.stack
             if level.E is not None or level.C is not None:
                 _add_constraints(level, split, ns, stack)
+                constrained = True
             why = _skip_reason(level, p, last, ns, split, loop.pinned)
             if why is not None:
                 if why == "higher levels fix x":
@@ -203,10 +205,10 @@ def solve_levels(
                 records.append((solver.name, f"skipped: {why}", 0, _clock() - t0, p,
                                 ns.n_eq + loop.pinned, split.nf, 0.0, 0.0, None))  # fmt: skip
                 continue
-            sol, built, A = _solve_level(level, split, ns, stack, solver, p)
+            sol, built, A, x = _solve_level(level, split, ns, stack, solver, p, p < last)
             records.append(loop.record(sol, t0, p))
-            ns.xbar = _lift_clip(ns.Z, sol.x, ns.xbar, split.lb, split.ub)  # x̄ + Z w, clipped into the box
-            if p < last:
+            ns.xbar = x
+            if built is not None:
                 loop.keep_optimum(level, sol, built, A)
         except (InconsistentEqualitiesError, InfeasibleConstantError) as exc:
             why = str(exc) or "a constraint fixed by higher levels is violated"
@@ -217,7 +219,7 @@ def solve_levels(
     split = loop.split
     x = loop.ns.point() if last >= 0 else _lift_clip(None, np.zeros(split.nf), None, split.lb, split.ub)
     x = split.merge(x)
-    bad = _violated_constraints(hqp, x, solver.kkt_tol)
+    bad = _violated_constraints(hqp, x, solver.kkt_tol) if constrained else None
     if bad is not None:
         raise LevelFailedError(bad[0], bad[1], records)
     return x, tuple(records)
@@ -254,8 +256,10 @@ def _skip_reason(level: QPLevel, p: int, last: int, ns: NullSpace, split: FixedS
 
 
 def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: ConstraintStack,
-                 solver: LevelSolver, p: int) -> tuple[Solved, LevelQP, np.ndarray]:  # fmt: skip
-    """Build level p's QP in the free directions and solve it: (answer, built level, its rows A). The
+                 solver: LevelSolver, p: int,
+                 keep: bool) -> tuple[Solved, LevelQP | None, np.ndarray, np.ndarray]:  # fmt: skip
+    """Build level p's QP in the free directions and solve it: (answer, built level — None unless ``keep``
+    (levels below keep its optimum) —, its rows A, the next point x̄ + Z w clipped into the box). The
     backend's compiled path (:meth:`LevelSolver.solve_fused_level`) is tried first on the levels it
     takes — every level on a null space, and a first level with bounds on both sides and no rows — and
     answers what the built StdQP would get, or leaves the level to it."""
@@ -266,12 +270,15 @@ def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: Constr
     if Z is not None or (stack.rows is None and lb is not None and ub is not None):
         fused = solver.solve_fused_level(A, y, r, Z, xbar, stack.rows, lb, ub, p)
         if fused is not None:
-            sol, c_rows, b_rows = fused
+            sol, c_rows, b_rows, x = fused
+            if not keep:
+                return sol, None, A, x
             if Z is not None:  # (the bounds were rows of Z)
-                return sol, LevelQP(None, c_rows, b_rows), A
+                return sol, LevelQP(None, c_rows, b_rows), A, x
             if xbar is not None and lb is not None and ub is not None:
                 lb, ub = lb - xbar, ub - xbar
-            return sol, LevelQP(None, None, None, lb, ub), A
+            return sol, LevelQP(None, None, None, lb, ub), A, x
     built = build_level(A, y, r, ns, stack, lb, ub)
     assert built.q is not None
-    return solver.solve(built.q, p), built, A
+    sol = solver.solve(built.q, p)
+    return sol, built if keep else None, A, _lift_clip(Z, sol.x, xbar, split.lb, split.ub)

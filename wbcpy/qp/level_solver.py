@@ -69,9 +69,9 @@ class Solved:
         self.fallback, self.gradient, self.exact = fallback, gradient, exact
 
 
-#: What :meth:`LevelSolver.solve_fused_level` returns: the answer and the indices of the rows it kept
-#: (``c_rows``, ``b_rows`` of :class:`~wbcpy.qp.level_qp.LevelQP`)
-FusedLevel = tuple[Solved, np.ndarray | None, np.ndarray | None]
+#: What :meth:`LevelSolver.solve_fused_level` returns: the answer, the indices of the rows it kept
+#: (``c_rows``, ``b_rows`` of :class:`~wbcpy.qp.level_qp.LevelQP`) and the next point clip(x̄ + Z w, lb, ub)
+FusedLevel = tuple[Solved, np.ndarray | None, np.ndarray | None, np.ndarray]
 
 
 def _usable(raw: RawResult, n: int) -> np.ndarray | None:
@@ -202,9 +202,10 @@ class LevelSolver:
         """The certified answer of a level (‖A x − y‖² + Σ r x², lb ≤ x ≤ ub, the rows lo ≤ C x ≤ hi of
         ``rows`` = (C, lo, hi), on x = x̄ + Z w) from the backend's one compiled call
         (:meth:`Backend.solve_fused_level`), with the indices of the rows it kept (c_rows, b_rows, as
-        :class:`~wbcpy.qp.level_qp.LevelQP`): the answer :meth:`solve` gives for the level's StdQP when
-        its first attempt passes the certificate, without building it; None when the backend has no
-        such call or it does not settle the level (then build the StdQP and call :meth:`solve`)."""
+        :class:`~wbcpy.qp.level_qp.LevelQP`) and the next point: the answer :meth:`solve` gives for
+        the level's StdQP when its first attempt passes the certificate, without building it; None
+        when the backend has no such call or it does not settle the level (then build the StdQP and
+        call :meth:`solve`)."""
         b = self.backends.get(key) or self.backend(key)
         x0 = self._warm.get(key) if self.warm_start else None
         if x0 is not None and x0.shape[0] != (A.shape[1] if Z is None else Z.shape[1]):
@@ -212,10 +213,10 @@ class LevelSolver:
         out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0, self.kkt_tol)
         if out is None:
             return None
-        w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations = out
+        w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x = out
         self._warm[key] = w
         sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
-        return sol, c_rows, b_rows
+        return sol, c_rows, b_rows, x
 
     def _exact_answer(self, q: StdQP, raw: RawResult) -> Solved | None:
         """An exact backend's answer that passes its certificate as it is: the common case, in few steps

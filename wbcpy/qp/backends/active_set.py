@@ -185,9 +185,9 @@ class DaqpBackend(Backend[np.ndarray]):
             return None
         if out is None:
             return None
-        w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations = out
+        w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x = out
         self._active = iterations
-        return w, z, t, primal, dual, smax, c_rows, b_rows, _DAQP_EXIT.get(flag, "solved"), iterations
+        return w, z, t, primal, dual, smax, c_rows, b_rows, _DAQP_EXIT.get(flag, "solved"), iterations, x
 
     def _direct_settings(self) -> np.ndarray | None:
         """The settings vector of the direct call for the current options (None: use the wrapper); made

@@ -63,13 +63,14 @@ Run = tuple[Hashable, str, int | None, np.ndarray | None, D | None]
 #: Inequality rows ``(C, lo, hi)``: lo ≤ C x ≤ hi
 Rows = tuple[np.ndarray, np.ndarray, np.ndarray]
 #: What :meth:`Backend.solve_fused_level` returns: ``(w, z, t, primal, dual, max scale, c_rows, b_rows,
-#: status, iterations)`` — the answer; without a null space the gradient t = H w + g of the box certificate
-#: (:func:`wbcpy.qp.kkt.certify_box`; z, c_rows and b_rows None), on one the row multipliers z of the rows
-#: certificate and the indices of the rows kept (``c_rows``: of ``rows``, ``b_rows``: of the bounds, as
-#: rows of Z; None where that block is absent; t None); the certificate's residuals (≤ the tolerance)
-#: and stationarity scale minus 1, the status text and the iteration count.
+#: status, iterations, x)`` — the answer; without a null space the gradient t = H w + g of the box
+#: certificate (:func:`wbcpy.qp.kkt.certify_box`; z, c_rows and b_rows None), on one the row multipliers z
+#: of the rows certificate and the indices of the rows kept (``c_rows``: of ``rows``, ``b_rows``: of the
+#: bounds, as rows of Z; None where that block is absent; t None); the certificate's residuals (≤ the
+#: tolerance) and stationarity scale minus 1, the status text, the iteration count, and the next point
+#: x = clip(x̄ + Z w, lb, ub).
 FusedAnswer = tuple[np.ndarray, np.ndarray | None, np.ndarray | None, float, float, float, np.ndarray | None,
-                    np.ndarray | None, str, int]  # fmt: skip
+                    np.ndarray | None, str, int, np.ndarray]  # fmt: skip
 
 
 class Backend(Generic[D]):
