@@ -53,11 +53,12 @@ __all__ = ["AccelerationSceneTSID", "InverseDynamicsScene"]
 
 #: backend options the scene's levels need: its level 0 is semidefinite in the wrench split (no row
 #: covers it), where DAQP runs proximal-point iterations whose default stopping tolerance leaves a
-#: stationarity error of ~1e-4 relative that the KKT certificate rightly rejects; 1e-12 costs a few
-#: iterations more. A fixed proximal weight 1e-8 (instead of DAQP's automatic one) converges in 4
-#: iterations instead of 6 (Talos standing, 50 states of bench_contact: 26.8 µs against 32.0 µs, every
-#: answer certified; weights 1e-9 and 1e-10 take as many iterations)
-BACKEND_OPTIONS: dict[str, dict[str, Any]] = {"daqp": {"eta_prox": 1e-12, "eps_prox": 1e-8}}
+#: stationarity error of ~1e-4 relative that the KKT certificate rightly rejects. A fixed proximal weight
+#: 1e-8 (instead of DAQP's automatic one) converges in 4 iterations instead of 6 (Talos standing, 50
+#: states of bench_contact: 26.8 µs against 32.0 µs, every answer certified; weights 1e-9 and 1e-10 take
+#: as many iterations). Stopping at 1e-10 takes 3 (500 states: 1e-12 and 1e-11 take 4), and leaves a
+#: stationarity error ≤ 1e-10 relative, every answer certified as it is, none refined, no fallback.
+BACKEND_OPTIONS: dict[str, dict[str, Any]] = {"daqp": {"eta_prox": 1e-10, "eps_prox": 1e-8}}
 
 
 def _solver(solver: Any) -> Any:
@@ -137,7 +138,7 @@ class InverseDynamicsScene(AccelerationScene):
         Args:
             robot: the robot (a free-flyer joint is unactuated; every other DOF has an actuator).
             solver: as :class:`AccelerationScene`; a backend name (or None) gets the options of
-                :data:`BACKEND_OPTIONS` (daqp: ``eta_prox=1e-12``); a QPSolver is used as given.
+                :data:`BACKEND_OPTIONS` (daqp: ``eta_prox=1e-10``); a QPSolver is used as given.
             dt, regularization, joint_limits, clock, options: as :class:`AccelerationScene`.
             effort_limits: False, True (URDF limits) or ``{joint_name: limit}`` (N·m or N; the others keep
                 their URDF limit): hard bounds |τ_j| ≤ limit (:mod:`~wbcpy.scenes.effort_limits`).
