@@ -104,16 +104,10 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (wk_nargs(nargs, 12, "fused_level") < 0 || wk_daqp_not_bound("fused_level") || wk_load_lapack() < 0)
         return NULL;
     wk_mat A, Z, C;
-    if (wk_matrix(args[0], -1, -1, 0, "A", &A) < 0 || wk_matrix_or_none(args[3], A.cols, -1, "Z", &Z) < 0 ||
-        wk_matrix_or_none(args[5], -1, A.cols, "C", &C) < 0)
+    const double *y, *r, *xbar;
+    if (wk_level_args(args, &A, &y, &r, &Z, &xbar) < 0 || wk_matrix_or_none(args[5], -1, A.cols, "C", &C) < 0)
         return NULL;
     Py_ssize_t m = A.rows, n = A.cols, k = Z.data ? Z.cols : n, mc = C.data ? C.rows : 0;
-    int no_x;
-    const double *y = wk_vector(args[1], m, 0, "y");
-    const double *r = y ? wk_vector(args[2], n, 0, "r") : NULL;
-    const double *xbar = r ? wk_vector_or_none(args[4], n, 0, "xbar", &no_x) : NULL;
-    if (r == NULL || (xbar == NULL && !no_x))
-        return NULL;
     const double *lo, *hi, *lb, *ub;
     if (optional_sides(args + 6, mc, (const char *[]){"lo", "hi"}, &lo, &hi) < 0 ||
         optional_sides(args + 8, n, (const char *[]){"lb", "ub"}, &lb, &ub) < 0)
@@ -167,8 +161,8 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             rows = nc + nb;
     } else {
         for (Py_ssize_t i = 0; i < n; i++) {
-            l[i] = no_x ? lb[i] : lb[i] - xbar[i];
-            h[i] = no_x ? ub[i] : ub[i] - xbar[i];
+            l[i] = xbar ? lb[i] - xbar[i] : lb[i];
+            h[i] = xbar ? ub[i] - xbar[i] : ub[i];
         }
     }
     verdict v = {0.0, 0.0, 0.0, 0};

@@ -110,6 +110,10 @@ int wk_ls_args(PyObject *const *args, wk_mat *AZ, const double **e0, const doubl
 /* C (m × k, row-major) = A B of strided A (m × n) and B (n × k) (BLAS dgemm when large and contiguous) */
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C);
 
+/* the arguments (A, y, r, Z, xbar) of the level kernels at args[0..4] (Z, xbar: None → NULL data / NULL);
+ * 0, or -1 with an exception set */
+int wk_level_args(PyObject *const *args, wk_mat *A, const double **y, const double **r, wk_mat *Z,
+                  const double **xbar);
 /* e, H, g of level_equations into the caller's arrays (Z->data NULL: identity, AZ = A); 0, or -1 (no memory) */
 int wk_level_terms(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *y, const double *r,
                    const double *xbar, double *e, double *H, double *g);

@@ -426,6 +426,18 @@ int wk_level_terms(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const dou
     return 0;
 }
 
+int wk_level_args(PyObject *const *args, wk_mat *A, const double **y, const double **r, wk_mat *Z,
+                  const double **xbar)
+{
+    if (wk_matrix(args[0], -1, -1, 0, "A", A) < 0 || wk_matrix_or_none(args[3], A->cols, -1, "Z", Z) < 0)
+        return -1;
+    int no_x;
+    *y = wk_vector(args[1], A->rows, 0, "y");
+    *r = *y ? wk_vector(args[2], A->cols, 0, "r") : NULL;
+    *xbar = *r ? wk_vector_or_none(args[4], A->cols, 0, "xbar", &no_x) : NULL;
+    return (*r == NULL || (*xbar == NULL && !no_x)) ? -1 : 0;
+}
+
 /* level_equations(A, y, r, Z, xbar) -> (AZ, e, H, g)
  *
  * A hierarchy level ‖A x − y‖² + Σ r x² on the affine set x = x̄ + Z w (Z None: the identity, x̄ None: 0)
@@ -437,15 +449,10 @@ PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (wk_nargs(nargs, 5, "level_equations") < 0 || wk_load_lapack() < 0)
         return NULL;
     wk_mat A, Z;
-    if (wk_matrix(args[0], -1, -1, 0, "A", &A) < 0 || wk_matrix_or_none(args[3], A.cols, -1, "Z", &Z) < 0)
+    const double *y, *r, *xbar;
+    if (wk_level_args(args, &A, &y, &r, &Z, &xbar) < 0)
         return NULL;
-    Py_ssize_t m = A.rows, n = A.cols, k = Z.data ? Z.cols : n;
-    int no_x;
-    const double *y = wk_vector(args[1], m, 0, "y");
-    const double *r = y ? wk_vector(args[2], n, 0, "r") : NULL;
-    const double *xbar = r ? wk_vector_or_none(args[4], n, 0, "xbar", &no_x) : NULL;
-    if (r == NULL || (xbar == NULL && !no_x))
-        return NULL;
+    Py_ssize_t m = A.rows, k = Z.data ? Z.cols : A.cols;
     PyObject *AZo;
     wk_mat AZ = A;
     if (Z.data) {

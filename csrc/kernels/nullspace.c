@@ -122,32 +122,43 @@ static double tail_norm2(const double *col, int i, int k)
     return s;
 }
 
-/* H_i applied to columns c0 … c1−1 of M (v = [1; M(i+1:, i)], τ): four columns at a time, their dot
- * products side by side (each in its own order: the same rounding as one column alone) */
+/* H_i = I − τ v vᵀ (v = [1; v(i+1:)], rows i… of k) applied to the nc ≤ 4 columns col[0…nc−1] (col[j] for
+ * j ≥ nc repeats col[0]): their dot products run side by side, each in its own order (the same rounding
+ * as one column alone) */
+static void reflect(const double *v, int k, int i, double tau, double *const col[4], int nc)
+{
+    double s0 = col[0][i], s1 = col[1][i], s2 = col[2][i], s3 = col[3][i];
+    for (int a = i + 1; a < k; a++) {
+        double va = v[a];
+        s0 += va * col[0][a];
+        s1 += va * col[1][a];
+        s2 += va * col[2][a];
+        s3 += va * col[3][a];
+    }
+    double sv[4] = {s0 * tau, s1 * tau, s2 * tau, s3 * tau};
+    for (int j = 0; j < nc; j++) {
+        double *cj = col[j], sj = sv[j];
+        cj[i] -= sj;
+        for (int a = i + 1; a < k; a++)
+            cj[a] -= sj * v[a];
+    }
+}
+
+/* up to four columns c, c+1, … (below c1) of the column-major array X (k rows) as reflect takes them */
+static int column_group(double *X, int k, int c, int c1, double *col[4])
+{
+    int nc = c1 - c < 4 ? c1 - c : 4;
+    for (int j = 0; j < 4; j++)
+        col[j] = X + (size_t)(c + (j < nc ? j : 0)) * k;
+    return nc;
+}
+
+/* H_i applied to columns c0 … c1−1 of M (v = [1; M(i+1:, i)], τ) */
 static void reflect_columns(double *M, int k, int i, double tau, int c0, int c1)
 {
-    const double *v = M + (size_t)i * k;
-    for (int c = c0; c < c1; c += 4) {
-        int nc = c1 - c < 4 ? c1 - c : 4;
-        double *col[4];
-        for (int j = 0; j < 4; j++)
-            col[j] = M + (size_t)(c + (j < nc ? j : 0)) * k;
-        double s0 = col[0][i], s1 = col[1][i], s2 = col[2][i], s3 = col[3][i];
-        for (int a = i + 1; a < k; a++) {
-            double va = v[a];
-            s0 += va * col[0][a];
-            s1 += va * col[1][a];
-            s2 += va * col[2][a];
-            s3 += va * col[3][a];
-        }
-        double sv[4] = {s0 * tau, s1 * tau, s2 * tau, s3 * tau};
-        for (int j = 0; j < nc; j++) {
-            double *cj = col[j], sj = sv[j];
-            cj[i] -= sj;
-            for (int a = i + 1; a < k; a++)
-                cj[a] -= sj * v[a];
-        }
-    }
+    double *col[4];
+    for (int c = c0; c < c1; c += 4)
+        reflect(M + (size_t)i * k, k, i, tau, col, column_group(M, k, c, c1, col));
 }
 
 /* Column-pivoted Householder QR of the column-major k × mb array M, in place (LAPACK dgeqp3's output
@@ -241,32 +252,12 @@ static int factorise(const unit_rows *r, const wk_mat *Z, Py_ssize_t n, int k, q
 static void apply_small_q(const qr_work *w, int k, int mb, double *C, int ncols)
 {
     int kmin = k < mb ? k : mb;
+    double *col[4];
     for (int c0 = 0; c0 < ncols; c0 += 4) {
-        int nc = ncols - c0 < 4 ? ncols - c0 : 4;
-        double *col[4];
-        for (int j = 0; j < 4; j++)
-            col[j] = C + (size_t)(c0 + (j < nc ? j : 0)) * k;
-        for (int i = kmin - 1; i >= 0; i--) {
-            const double *v = w->M + (size_t)i * k;
-            double tau = w->tau[i];
-            if (tau == 0.0)
-                continue;
-            double s0 = col[0][i], s1 = col[1][i], s2 = col[2][i], s3 = col[3][i];
-            for (int a = i + 1; a < k; a++) {
-                double va = v[a];
-                s0 += va * col[0][a];
-                s1 += va * col[1][a];
-                s2 += va * col[2][a];
-                s3 += va * col[3][a];
-            }
-            double s[4] = {s0 * tau, s1 * tau, s2 * tau, s3 * tau};
-            for (int j = 0; j < nc; j++) {
-                double *cj = col[j], sj = s[j];
-                cj[i] -= sj;
-                for (int a = i + 1; a < k; a++)
-                    cj[a] -= sj * v[a];
-            }
-        }
+        int nc = column_group(C, k, c0, ncols, col);
+        for (int i = kmin - 1; i >= 0; i--)
+            if (w->tau[i] != 0.0)
+                reflect(w->M + (size_t)i * k, k, i, w->tau[i], col, nc);
     }
 }
 
