@@ -408,6 +408,24 @@ def test_normalize_blocks_renormalises_or_leaves_q_alone() -> None:
         kernels.normalize_blocks(q, np.array([[5, 4]], dtype=np.intp), 1e-6)
 
 
+@given(seed=st.integers(0, 2**31), n=st.integers(0, 12))
+@settings(max_examples=80, deadline=None)
+def test_strong_entries_are_numpys_indices_above(seed: int, n: int) -> None:
+    """strong_entries(v, tau): numpy's flatnonzero(|v| > tau), None for none (NaN is never above)."""
+    rng = np.random.default_rng(seed)
+    v = rng.normal(size=n) * rng.choice([1e-9, 1.0], size=n)
+    if n:
+        v[rng.integers(n)] = rng.choice([np.nan, -np.inf, 0.0, -0.0])
+    for tau in (1e-6, 0.5, np.inf):
+        got, want = kernels.strong_entries(v, tau), np.flatnonzero(np.abs(v) > tau)
+        if want.size:
+            np.testing.assert_array_equal(got, want)
+        else:
+            assert got is None
+    with pytest.raises((TypeError, ValueError)):
+        kernels.strong_entries(v.astype(np.float32), 1e-6)
+
+
 @given(seed=st.integers(0, 2**31), n=st.integers(0, 9))
 @settings(max_examples=80, deadline=None)
 def test_in_box_is_the_clip_test(seed: int, n: int) -> None:

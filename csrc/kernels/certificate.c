@@ -104,6 +104,33 @@ PyObject *wk_box_certificate(PyObject *self, PyObject *const *args, Py_ssize_t n
     return Py_BuildValue("(ddNN)", worst, smax, to, so);
 }
 
+/* strong_entries(v, tau) -> the indices i with |v_i| > tau (an intp array; NaN is not above), or None when
+ * there is none: the strongly active constraints of a level's multipliers (wbcpy.qp.hierarchy) */
+PyObject *wk_strong_entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 2, "strong_entries") < 0)
+        return NULL;
+    Py_ssize_t n = wk_length(args[0], "v");
+    const double *v = n < 0 ? NULL : wk_vector(args[0], n, 0, "v");
+    double tau = v ? PyFloat_AsDouble(args[1]) : -1.0;
+    if (v == NULL || (tau == -1.0 && PyErr_Occurred()))
+        return NULL;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        count += fabs(v[i]) > tau;
+    if (count == 0)
+        Py_RETURN_NONE;
+    npy_intp dims[1] = {count};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_INTP);
+    if (out == NULL)
+        return NULL;
+    npy_intp *idx = PyArray_DATA(out);
+    for (Py_ssize_t i = 0, k = 0; i < n; i++)
+        if (fabs(v[i]) > tau)
+            idx[k++] = i;
+    return (PyObject *)out;
+}
+
 /* bounds_gap(lb, ub) -> float: min_i (ub_i − lb_i) (inf for n = 0; NaN when a bound is NaN) */
 PyObject *wk_bounds_gap(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {

@@ -264,54 +264,57 @@ static inline void add_row(double *restrict c, double a, const wk_mat *B, Py_ssi
     }
 }
 
+/* C_i += A_il B_l over the nonzero A_il of row i (contiguous rows of A: four entries tested at once, so
+ * that the zeros of selection and cone rows cost one predictable branch per four); the count of nonzero
+ * entries met */
+static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B, double *c, int k)
+{
+    Py_ssize_t n = A->cols, nnz = 0, l = 0;
+    if (A->cs == 1) {
+        const double *row = A->data + i * A->rs;
+        for (; l + 4 <= n; l += 4) {
+            if ((row[l] == 0.0) & (row[l + 1] == 0.0) & (row[l + 2] == 0.0) & (row[l + 3] == 0.0))
+                continue;
+            for (Py_ssize_t t = l; t < l + 4; t++)
+                if (row[t] != 0.0) {
+                    add_row(c, row[t], B, t, k);
+                    nnz++;
+                }
+        }
+    }
+    for (; l < n; l++) {
+        double a = WK_AT(*A, i, l);
+        if (a != 0.0) {
+            add_row(c, a, B, l, k);
+            nnz++;
+        }
+    }
+    return nnz;
+}
+
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
 {
     int m = (int)A->rows, n = (int)A->cols, k = (int)B->cols;
     int a_c = A->cs == 1 && A->rs == n, a_f = A->rs == 1 && A->cs == m;
     int b_c = B->cs == 1 && B->rs == k, b_f = B->rs == 1 && B->cs == n;
     int blas = (double)m * n * k >= WK_BLAS_MIN_WORK && (a_c || a_f) && (b_c || b_f) && m > 0 && n > 0 && k > 0;
-    /* A's nonzero entries, row by row, gathered without a branch per entry (the zeros of selection and
-     * cone rows are unpredictable); more than a quarter nonzero (blas): BLAS wins, the gathering stops */
+    /* the loops skip A's zeros (selection rows, cone rows) and win below a density of about a quarter;
+     * a product that turns out denser is left to BLAS as soon as that is known */
     Py_ssize_t cap = (Py_ssize_t)m * n, nnz = 0;
-    char *buf = malloc((size_t)(cap + 1) * (sizeof(double) + sizeof(int)) + (size_t)(m + 1) * sizeof(Py_ssize_t));
-    double *val = (double *)buf;
-    int *col = buf ? (int *)(val + cap + 1) : NULL;
-    Py_ssize_t *start = buf ? (Py_ssize_t *)(col + cap + 1) : NULL;
-    for (int i = 0; buf && i < m; i++) {
-        start[i] = nnz;
-        for (int l = 0; l < n; l++) {
-            double a = WK_AT(*A, i, l);
-            val[nnz] = a;
-            col[nnz] = l;
-            nnz += a != 0.0;
-        }
-        if (blas && 4 * nnz > cap)
-            break;
-    }
-    if (blas && (buf == NULL || 4 * nnz > cap)) {
-        free(buf);
-        /* row-major C = A B is column-major Cᵀ = Bᵀ Aᵀ: a C-ordered matrix is its transpose in
-         * column-major, an F-ordered one itself ('T') */
-        char tb = b_c ? 'N' : 'T', ta = a_c ? 'N' : 'T';
-        int ldb = b_c ? (k > 1 ? k : 1) : (n > 1 ? n : 1), lda = a_c ? (n > 1 ? n : 1) : (m > 1 ? m : 1);
-        int ldc = k > 1 ? k : 1;
-        double one = 1.0, zero = 0.0;
-        wk_dgemm(&tb, &ta, &k, &m, &n, &one, B->data, &ldb, A->data, &lda, &zero, C, &ldc);
-        return;
-    }
     memset(C, 0, (size_t)m * (size_t)k * sizeof(double));
-    if (buf == NULL) { /* (no memory for the gathered entries: the same sums, scanning A) */
-        for (int i = 0; i < m; i++)
-            for (int l = 0; l < n; l++)
-                if (WK_AT(*A, i, l) != 0.0)
-                    add_row(C + (Py_ssize_t)i * k, WK_AT(*A, i, l), B, l, k);
-        return;
+    for (int i = 0; i < m; i++) {
+        nnz += add_sparse_row(A, i, B, C + (Py_ssize_t)i * k, k);
+        if (blas && 4 * nnz > cap) {
+            /* row-major C = A B is column-major Cᵀ = Bᵀ Aᵀ: a C-ordered matrix is its transpose in
+             * column-major, an F-ordered one itself ('T') */
+            char tb = b_c ? 'N' : 'T', ta = a_c ? 'N' : 'T';
+            int ldb = b_c ? (k > 1 ? k : 1) : (n > 1 ? n : 1), lda = a_c ? (n > 1 ? n : 1) : (m > 1 ? m : 1);
+            int ldc = k > 1 ? k : 1;
+            double one = 1.0, zero = 0.0;
+            wk_dgemm(&tb, &ta, &k, &m, &n, &one, B->data, &ldb, A->data, &lda, &zero, C, &ldc);
+            return;
+        }
     }
-    start[m] = nnz;
-    for (int i = 0; i < m; i++)
-        for (Py_ssize_t t = start[i]; t < start[i + 1]; t++)
-            add_row(C + (Py_ssize_t)i * k, val[t], B, col[t], k);
-    free(buf);
 }
 
 /* C = A B for strided A (m × n) and B (n × k) as a new C-ordered array */

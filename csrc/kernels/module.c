@@ -127,6 +127,7 @@ static PyMethodDef methods[] = {
     KERNEL(daqp_defaults, "daqp_defaults() -> the bound DAQP's default settings (float64, struct order)."),
     KERNEL(daqp_solve, "daqp_solve(H, f, A, bupper, blower, sense, settings) -> (x, lam, exitflag, iterations)"
                        "\n\nDAQP's daqp_quadprog on the arrays as given (as daqp.solve without a warm start)."),
+    KERNEL(strong_entries, "strong_entries(v, tau) -> the indices i with |v_i| > tau, or None when there is none."),
     KERNEL(fused_level, "fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol) -> (w, z, t, primal, "
                         "dual, max scale, c_rows, b_rows, exitflag, iterations, x) or None\n\nA hierarchy level built, "
                         "solved by DAQP (cold) and certified as the Python path does; None when that path must "

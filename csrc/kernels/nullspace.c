@@ -687,17 +687,18 @@ static PyArrayObject *gather_columns(const wk_mat *M, const npy_intp *cols, Py_s
     return out;
 }
 
-/* pin_rows(A, k, xbar, blocks, C) -> None or (cols, kept, values, xbar_kept, rows, C_kept, C_shift)
+/* pin_rows(A, k, xbar, blocks, C, lo, hi) -> None or (cols, kept, values, xbar_kept, rows, C_kept, lo_kept,
+ *                                                    hi_kept)
  *
  * The data of wbcpy.qp.pinning.pin_selected in one pass: the variables the selection rows of A pin
  * (selection_rows), or None when there are none or when the variables left would span more than half
  * of the k free directions; else the pinned columns, the kept ones, the pinned values x̄[cols] (x̄ None:
  * 0), x̄[kept], the rows to impose on the kept variables (every block of the list `blocks`, then the
- * other rows of A, restricted to the kept columns), and for the stacked inequality rows C (None: no
- * rows) C[:, kept] and C[:, cols] x̄[cols]. */
+ * other rows of A, restricted to the kept columns), and for the stacked inequality rows lo ≤ C x ≤ hi
+ * (all three None: no rows) C[:, kept] and the sides lo − s, hi − s with s = C[:, cols] x̄[cols]. */
 PyObject *wk_pin_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 5, "pin_rows") < 0)
+    if (wk_nargs(nargs, 7, "pin_rows") < 0)
         return NULL;
     PyObject *sel = wk_selection_rows(self, args, 1);
     if (sel == NULL)
@@ -723,12 +724,19 @@ PyObject *wk_pin_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(sel);
         return NULL;
     }
+    const double *lo = C.data ? wk_vector(args[5], C.rows, 0, "lo") : NULL;
+    const double *hi = lo ? wk_vector(args[6], C.rows, 0, "hi") : NULL;
+    if (C.data && hi == NULL) {
+        Py_DECREF(sel);
+        return NULL;
+    }
     const npy_intp *c = PyArray_DATA(cols), *o = PyArray_DATA(others);
     Py_ssize_t n_kept = n - n_cols, n_other = PyArray_DIM(others, 0), n_blocks = PyList_GET_SIZE(args[3]);
     npy_intp dk[1] = {n_kept}, dc[1] = {n_cols};
     PyArrayObject *kept = (PyArrayObject *)PyArray_SimpleNew(1, dk, NPY_INTP);
     PyArrayObject *values = new_vector(n_cols), *xkept = new_vector(n_kept);
-    PyObject *out = NULL, *rows = NULL, *Ck = Py_None, *shift = Py_None;
+    PyObject *out = NULL, *rows = NULL, *Ck = Py_None, *lk = Py_None, *hk = Py_None;
+    Py_INCREF(Py_None);
     Py_INCREF(Py_None);
     Py_INCREF(Py_None);
     (void)dc;
@@ -768,29 +776,33 @@ PyObject *wk_pin_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             rd[r * n_kept + j] = WK_AT(A, o[i], kp[j]);
     if (C.data) {
         Py_DECREF(Ck);
-        Py_DECREF(shift);
+        Py_DECREF(lk);
+        Py_DECREF(hk);
         Ck = (PyObject *)gather_columns(&C, kp, n_kept);
-        shift = (PyObject *)new_vector(C.rows);
-        if (Ck == NULL || shift == NULL)
+        lk = (PyObject *)new_vector(C.rows);
+        hk = (PyObject *)new_vector(C.rows);
+        if (Ck == NULL || lk == NULL || hk == NULL)
             goto done;
-        double *s = PyArray_DATA((PyArrayObject *)shift);
+        double *l = PyArray_DATA((PyArrayObject *)lk), *h = PyArray_DATA((PyArrayObject *)hk);
         const double *v = PyArray_DATA(values);
         for (Py_ssize_t i = 0; i < C.rows; i++) {
             double acc = 0.0;
             for (Py_ssize_t j = 0; j < n_cols; j++)
                 acc += WK_AT(C, i, c[j]) * v[j];
-            s[i] = acc;
+            l[i] = lo[i] - acc;
+            h[i] = hi[i] - acc;
         }
     }
-    out = PyTuple_Pack(7, (PyObject *)cols, (PyObject *)kept, (PyObject *)values, (PyObject *)xkept, rows, Ck,
-                       shift);
+    out = PyTuple_Pack(8, (PyObject *)cols, (PyObject *)kept, (PyObject *)values, (PyObject *)xkept, rows, Ck,
+                       lk, hk);
 done:
     Py_XDECREF(kept);
     Py_XDECREF(values);
     Py_XDECREF(xkept);
     Py_XDECREF(rows);
     Py_XDECREF(Ck);
-    Py_XDECREF(shift);
+    Py_XDECREF(lk);
+    Py_XDECREF(hk);
     Py_DECREF(sel);
     return out;
 }

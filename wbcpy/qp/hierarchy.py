@@ -44,6 +44,7 @@ import numpy as np
 from .._kernels import lift_clip as _lift_clip
 from .._kernels import regulariser_inert as _regulariser_inert
 from .._kernels import rows_excess as _rows_excess
+from .._kernels import strong_entries as _strong_entries
 from .fixed import FixedSplit
 from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_level
 from .level_solver import LevelSolver, Solved, SolveFailedError
@@ -76,14 +77,18 @@ def _last_level_to_solve(levels: list[QPLevel]) -> int:
 
 
 def _add_constraints(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: ConstraintStack) -> None:
-    """Impose the level's equality constraints on the null space and stack its inequality rows."""
+    """Impose the level's equality constraints on the null space and stack its inequality rows (the
+    level's own arrays when no variable is fixed: the loop only reads them)."""
     E, f, C, lo, hi = level.E, level.f, level.C, level.lbC, level.ubC
+    fixed = split.fixed is not None
     if E is not None and f is not None and E.shape[0]:
         Ef, shift = split.columns_and_shift(E)
-        ns.add_equalities(Ef, f - shift)
+        ns.add_equalities(Ef, f - shift if fixed else f)
     if C is not None and lo is not None and hi is not None and C.shape[0]:
         Cf, shift = split.columns_and_shift(C)
-        stack.add(Cf, lo - shift, hi - shift)
+        if fixed:
+            lo, hi = lo - shift, hi - shift
+        stack.add(Cf, lo, hi)
 
 
 def _strong_rows(built: LevelQP, z: np.ndarray | None, zb: np.ndarray | None, scale: float,
@@ -92,11 +97,11 @@ def _strong_rows(built: LevelQP, z: np.ndarray | None, zb: np.ndarray | None, sc
     tau = STRONG * scale
     rows: list[np.ndarray] = []
     if zb is not None:  # plain bounds (Z = I)
-        idx = np.flatnonzero(np.abs(zb) > tau)
-        if idx.size:
+        idx = _strong_entries(zb, tau)
+        if idx is not None:
             rows.append(np.eye(nf)[idx])
-    strong = None if z is None else np.flatnonzero(np.abs(z) > tau)
-    if strong is not None and strong.size:  # (rows of the stack first, then bounds as rows)
+    strong = None if z is None else _strong_entries(z, tau)
+    if strong is not None:  # (rows of the stack first, then bounds as rows)
         c_rows, b_rows = built.c_rows, built.b_rows
         nc = 0 if c_rows is None else c_rows.size
         ci, bi = strong[strong < nc], strong[strong >= nc] - nc

@@ -54,16 +54,16 @@ def pin_selected(A: np.ndarray, split: FixedSplit, ns: NullSpace, stack: Constra
     variables, met at x̄) pin their variables; None when A has none, or when the variables left would
     still span more than half of the current free directions (adding A to the null space is then as
     cheap). The data come from one compiled pass (:func:`wbcpy._kernels.pin_rows`)."""
-    C = None if stack.rows is None else stack.rows[0]
-    data = _pin_rows(A, ns.k, ns.xbar, ns.blocks, C)
+    C, lo, hi = (None, None, None) if stack.rows is None else stack.rows
+    data = _pin_rows(A, ns.k, ns.xbar, ns.blocks, C, lo, hi)
     if data is None:
         return None
-    cols, kept, values, xbar, rows, C_kept, shift = data
+    cols, kept, values, xbar, rows, C_kept, lo_kept, hi_kept = data
     new_ns = NullSpace(int(kept.shape[0]), ns.rank_tol)
     new_ns.xbar = xbar
     if new_ns.n:
         new_ns.add_rows(rows)
     new_stack = ConstraintStack()
-    if stack.rows is not None and C_kept is not None and shift is not None:
-        new_stack.rows = (C_kept, stack.rows[1] - shift, stack.rows[2] - shift)
+    if C_kept is not None and lo_kept is not None and hi_kept is not None:
+        new_stack.rows = (C_kept, lo_kept, hi_kept)
     return Pinned(split.pinned(cols, kept, values), new_ns, new_stack, kept, int(cols.shape[0]))
