@@ -241,7 +241,8 @@ class InverseDynamicsScene(AccelerationScene):
     def _reset_output(self) -> None:
         super()._reset_output()
         self._tau: np.ndarray | None = None
-        self._wrenches: dict[str, np.ndarray] | None = None
+        #: the last solution's x and its layout (the wrenches are read from it on demand)
+        self._wrenches: tuple[np.ndarray, ContactLayout] | None = None
         self._torque_rows: tuple[np.ndarray, np.ndarray, ContactLayout] | None = None
 
     # ------------------------------------------------------------------ problem
@@ -302,12 +303,12 @@ class InverseDynamicsScene(AccelerationScene):
         T, h_a, layout = self._torque_rows
         tau = T @ x
         tau += h_a
-        wrenches = {c.frame: x[s].copy() for c, s in zip(layout.contacts, layout.slices, strict=True)}
         for t in self._wrench_tasks():
-            t.solution = wrenches.get(t.frame)
-        self._qdd = x[: layout.nv].copy()
+            cols = layout.columns(t.frame)
+            t.solution = None if cols is None else x[cols].copy()
+        self._qdd = x[: layout.nv]  # (a view: x is the solver's new array, kept by the scene alone)
         self._tau = tau
-        self._wrenches = wrenches
+        self._wrenches = (x, layout)
 
     def _command(self) -> JointCommand:
         qdd, tau = self._qdd, self._tau
@@ -334,7 +335,8 @@ class InverseDynamicsScene(AccelerationScene):
         """
         if self._wrenches is None:
             raise NoSolutionError("contact wrenches")
-        return {k: w.copy() for k, w in self._wrenches.items()}
+        x, layout = self._wrenches
+        return {c.frame: x[s].copy() for c, s in zip(layout.contacts, layout.slices, strict=True)}
 
     getJointTorques = get_joint_torques  # alias
     getContactWrenches = get_contact_wrenches  # alias
