@@ -58,8 +58,9 @@ def _hierarchy(rng: np.random.Generator, n: int, levels: int, fixed: int, constr
     return HierarchicalQP(out, [f"x{i}" for i in range(n)], lb=lb, ub=ub)
 
 
-def _solve_both(hqp: HierarchicalQP, monkeypatch: pytest.MonkeyPatch) -> tuple:
-    """(x, records, compiled calls) with the compiled path, then (x, records) without it."""
+def _solve_both(hqp: HierarchicalQP, monkeypatch: pytest.MonkeyPatch, **options: float) -> tuple:
+    """(x, records, compiled calls) with the compiled path, then (x, records) without it (QPSolver("daqp",
+    **options) both times)."""
     calls = []
     real = DaqpBackend.solve_fused_level
 
@@ -69,10 +70,10 @@ def _solve_both(hqp: HierarchicalQP, monkeypatch: pytest.MonkeyPatch) -> tuple:
         return out
 
     monkeypatch.setattr(DaqpBackend, "solve_fused_level", counted)
-    s = QPSolver("daqp")
+    s = QPSolver("daqp", **options)
     x, rec = s.solve_hierarchy(hqp), s.status_records
     monkeypatch.setattr(DaqpBackend, "solve_fused_level", lambda self, *args: None)
-    s = QPSolver("daqp")
+    s = QPSolver("daqp", **options)
     return x, rec, calls, s.solve_hierarchy(hqp), s.status_records
 
 
@@ -251,3 +252,27 @@ def test_backend_keeps_warm_starts_and_refused_arrays_on_the_python_path() -> No
     )  # strided
     b2 = DaqpBackend(options={"primal_tol": 1e-10, "is_avi": False})  # not a setting: the wrapper
     assert b2.solve_fused_level(A, y, r, None, None, None, lb, ub, None, 1e-6) is None
+
+
+def test_contact_scene_levels_take_the_compiled_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Talos on both soles (the oracle's standing scene), then on one: the task level on the null space
+    of the equations of motion below the friction cones, and the least-norm wrench level once q̈ is
+    pinned — compiled, with the Python path's answers and records."""
+    from _contact_oracle import talos_half_sitting
+    from _id_helpers import talos_scene
+
+    from wbcpy.scenes.inverse_dynamics_scene import BACKEND_OPTIONS
+    from wbcpy.tasks import ComReference, JointReference
+
+    robot, q = talos_half_sitting()
+    scene = talos_scene(robot)
+    scene.set_reference("com", ComReference(np.array([0.3, -0.2, 0.1])))
+    scene.set_reference("posture", JointReference(np.zeros(robot.nv - 6)))
+    for active in (True, False):
+        scene.set_contact_active("right_sole_link", active)
+        robot.update(q, np.zeros(robot.nv))
+        with pytest.MonkeyPatch.context() as mp:
+            x, rec, calls, x_py, rec_py = _solve_both(scene.update(), mp, **BACKEND_OPTIONS["daqp"])
+        assert len(calls) == (2 if active else 1) and all(calls)  # (one support: the split is unique)
+        np.testing.assert_array_equal(x, x_py)
+        _same_records(rec, rec_py)
