@@ -268,9 +268,11 @@ def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: Constr
     backend's compiled path (:meth:`LevelSolver.solve_fused_level`) is tried first on the levels it
     takes — every level on a null space, and a first level with bounds on both sides and no rows — and
     answers what the built StdQP would get, or leaves the level to it."""
-    A, shift = split.columns_and_shift(level.A)
-    y = level.y if split.fixed is None else level.y - shift
-    r = split.take(level.regularization)
+    if split.fixed is None:  # (nothing fixed: the level as it is)
+        A, y, r = level.A, level.y, level.regularization
+    else:
+        A, shift = split.columns_and_shift(level.A)
+        y, r = level.y - shift, split.take(level.regularization)
     lb, ub, Z, xbar = split.lb, split.ub, ns.Z, ns.xbar
     if Z is not None or (stack.rows is None and lb is not None and ub is not None):
         fused = solver.solve_fused_level(A, y, r, Z, xbar, stack.rows, lb, ub, p)
