@@ -108,8 +108,11 @@ int wk_ls_gradient_core(const wk_mat *AZ, const double *e0, const double *r, con
 /* the arguments (AZ, e0, r, Z, xbar, w) of the least-squares kernels: 0, or -1 with an exception set */
 int wk_ls_args(PyObject *const *args, wk_mat *AZ, const double **e0, const double **r, wk_mat *Z,
                const double **xbar, const double **w);
-/* C (m × k, row-major) = A B of strided A (m × n) and B (n × k) (BLAS dgemm when large and contiguous) */
+/* C (m × k, row-major) = A B of strided A (m × n) and B (n × k): loops that skip A's zeros, BLAS dgemm when
+ * A turns out dense (more than a quarter nonzero) and the product is large and contiguous */
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C);
+/* wk_matmul for an A known to be dense: BLAS whenever the product is large and contiguous */
+void wk_matmul_dense(const wk_mat *A, const wk_mat *B, double *C);
 
 /* the arguments (A, y, r, Z, xbar) of the level kernels at args[0..4] (Z, xbar: None → NULL data / NULL);
  * 0, or -1 with an exception set */

@@ -95,7 +95,7 @@ void wk_gram(const wk_mat *A, double *H)
          * spinning workers cost more than the product at these sizes; dgemm stays on one thread below
          * 2.6e5 multiply-adds) */
         wk_mat At = {A->data, n, m, A->cs, A->rs};
-        wk_matmul(&At, A, H);
+        wk_matmul_dense(&At, A, H);
         return;
     }
     memset(H, 0, (size_t)n * (size_t)n * sizeof(double));
@@ -292,29 +292,43 @@ static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B,
     return nnz;
 }
 
-void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
+/* C = A B by BLAS dgemm when the product is large enough and both matrices are C- or F-ordered; 0 when it
+ * is not (nothing written) */
+static int blas_product(const wk_mat *A, const wk_mat *B, double *C)
 {
     int m = (int)A->rows, n = (int)A->cols, k = (int)B->cols;
     int a_c = A->cs == 1 && A->rs == n, a_f = A->rs == 1 && A->cs == m;
     int b_c = B->cs == 1 && B->rs == k, b_f = B->rs == 1 && B->cs == n;
-    int blas = (double)m * n * k >= WK_BLAS_MIN_WORK && (a_c || a_f) && (b_c || b_f) && m > 0 && n > 0 && k > 0;
+    if (!((double)m * n * k >= WK_BLAS_MIN_WORK && (a_c || a_f) && (b_c || b_f) && m > 0 && n > 0 && k > 0))
+        return 0;
+    /* row-major C = A B is column-major Cᵀ = Bᵀ Aᵀ: a C-ordered matrix is its transpose in column-major,
+     * an F-ordered one itself ('T') */
+    char tb = b_c ? 'N' : 'T', ta = a_c ? 'N' : 'T';
+    int ldb = b_c ? (k > 1 ? k : 1) : (n > 1 ? n : 1), lda = a_c ? (n > 1 ? n : 1) : (m > 1 ? m : 1);
+    int ldc = k > 1 ? k : 1;
+    double one = 1.0, zero = 0.0;
+    wk_dgemm(&tb, &ta, &k, &m, &n, &one, B->data, &ldb, A->data, &lda, &zero, C, &ldc);
+    return 1;
+}
+
+void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
+{
+    int m = (int)A->rows, k = (int)B->cols;
     /* the loops skip A's zeros (selection rows, cone rows) and win below a density of about a quarter;
      * a product that turns out denser is left to BLAS as soon as that is known */
-    Py_ssize_t cap = (Py_ssize_t)m * n, nnz = 0;
+    Py_ssize_t cap = A->rows * A->cols, nnz = 0;
     memset(C, 0, (size_t)m * (size_t)k * sizeof(double));
     for (int i = 0; i < m; i++) {
         nnz += add_sparse_row(A, i, B, C + (Py_ssize_t)i * k, k);
-        if (blas && 4 * nnz > cap) {
-            /* row-major C = A B is column-major Cᵀ = Bᵀ Aᵀ: a C-ordered matrix is its transpose in
-             * column-major, an F-ordered one itself ('T') */
-            char tb = b_c ? 'N' : 'T', ta = a_c ? 'N' : 'T';
-            int ldb = b_c ? (k > 1 ? k : 1) : (n > 1 ? n : 1), lda = a_c ? (n > 1 ? n : 1) : (m > 1 ? m : 1);
-            int ldc = k > 1 ? k : 1;
-            double one = 1.0, zero = 0.0;
-            wk_dgemm(&tb, &ta, &k, &m, &n, &one, B->data, &ldb, A->data, &lda, &zero, C, &ldc);
+        if (4 * nnz > cap && blas_product(A, B, C))
             return;
-        }
     }
+}
+
+void wk_matmul_dense(const wk_mat *A, const wk_mat *B, double *C)
+{
+    if (!blas_product(A, B, C))
+        wk_matmul(A, B, C);
 }
 
 /* C = A B for strided A (m × n) and B (n × k) as a new C-ordered array */

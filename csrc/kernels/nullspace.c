@@ -59,8 +59,9 @@ static int normalise(const wk_mat *S, const double *f, unit_rows *out, double *b
     for (Py_ssize_t i = 0; i < m; i++) {
         if (!(norms[i] > floor))
             continue;
+        double inv = 1.0 / norms[i]; /* (one division per row) */
         for (Py_ssize_t j = 0; j < n; j++)
-            out->rows[mb * n + j] = WK_AT(*S, i, j) / norms[i];
+            out->rows[mb * n + j] = WK_AT(*S, i, j) * inv;
         if (f) {
             out->f[mb] = f[i] / norms[i];
             out->fmax = fabs(out->f[mb]) > out->fmax ? fabs(out->f[mb]) : out->fmax;
@@ -337,9 +338,7 @@ static int wy_basis(const qr_work *w, int k, int mb, int rank, double *P)
     double *T = PyMem_Calloc((size_t)kmin * kmin + 1, sizeof(double)); /* row-major, upper */
     double *W = PyMem_Malloc(((size_t)kmin * kk + 1) * sizeof(double)); /* row-major kmin × kk */
     double *u = PyMem_Malloc(((size_t)kmin + 1) * sizeof(double));
-    double *Vr = PyMem_Malloc(((size_t)k * kmin + 1) * sizeof(double)); /* V row-major */
-    if (V == NULL || T == NULL || W == NULL || u == NULL || Vr == NULL) {
-        PyMem_Free(Vr);
+    if (V == NULL || T == NULL || W == NULL || u == NULL) {
         PyMem_Free(V);
         PyMem_Free(T);
         PyMem_Free(W);
@@ -354,19 +353,22 @@ static int wy_basis(const qr_work *w, int k, int mb, int rank, double *P)
         for (int a = j + 1; a < k; a++)
             v[a] = mj[a];
     }
-    for (int a = 0; a < k; a++)
-        for (int j = 0; j < kmin; j++)
-            Vr[(size_t)a * kmin + j] = V[(size_t)j * k + a];
     for (int i = 0; i < kmin; i++) { /* T[0:i, i] = −τ_i T[0:i, 0:i] (V[:, 0:i]ᵀ v_i), T_ii = τ_i */
         const double *vi = V + (size_t)i * k;
         double tau = w->tau[i];
-        for (int l = 0; l < i; l++)
-            u[l] = 0.0;
-        for (int a = i; a < k; a++) { /* u = V[i:, 0:i]ᵀ v_i[i:], row by row (Vr: V row-major) */
-            const double *row = Vr + (size_t)a * kmin;
-            double via = vi[a];
-            for (int l = 0; l < i; l++)
-                u[l] += row[l] * via;
+        for (int l = 0; l < i; l++) { /* u = V[i:, 0:i]ᵀ v_i[i:]: dot products of contiguous columns */
+            const double *vl = V + (size_t)l * k;
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+            int a = i;
+            for (; a + 4 <= k; a += 4) { /* (four partial sums: independent chains) */
+                s0 += vl[a] * vi[a];
+                s1 += vl[a + 1] * vi[a + 1];
+                s2 += vl[a + 2] * vi[a + 2];
+                s3 += vl[a + 3] * vi[a + 3];
+            }
+            for (; a < k; a++)
+                s0 += vl[a] * vi[a];
+            u[l] = (s0 + s1) + (s2 + s3);
         }
         for (int j = 0; j < i; j++) {
             double s = 0.0;
@@ -388,12 +390,11 @@ static int wy_basis(const qr_work *w, int k, int mb, int rank, double *P)
         }
     }
     wk_mat Vm = {V, k, kmin, 1, k}, Wm = {W, kmin, kk, kk, 1};
-    wk_matmul(&Vm, &Wm, P);
+    wk_matmul_dense(&Vm, &Wm, P);
     for (Py_ssize_t i = 0; i < (Py_ssize_t)k * kk; i++)
         P[i] = -P[i];
     for (int c = 0; c < kk; c++)
         P[(size_t)(rank + c) * kk + c] += 1.0;
-    PyMem_Free(Vr);
     PyMem_Free(V);
     PyMem_Free(T);
     PyMem_Free(W);
@@ -443,7 +444,7 @@ static PyArrayObject *shrunk_basis(const wk_mat *Z, qr_work *w, Py_ssize_t n, in
     }
     if (Z->data) {
         wk_mat Q2m = {Q2, k, kk, kk, 1};
-        wk_matmul(Z, &Q2m, PyArray_DATA(out));
+        wk_matmul_dense(Z, &Q2m, PyArray_DATA(out));
         PyMem_Free(Q2);
     }
     return out;
