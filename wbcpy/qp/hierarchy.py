@@ -46,7 +46,7 @@ from .._kernels import regulariser_inert as _regulariser_inert
 from .._kernels import rows_excess as _rows_excess
 from .._kernels import strong_entries as _strong_entries
 from .fixed import FixedSplit
-from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_level
+from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_level, plain_bounds
 from .level_solver import LevelSolver, Solved, SolveFailedError
 from .nullspace import InconsistentEqualitiesError, NullSpace
 from .pinning import pin_selected
@@ -282,9 +282,7 @@ def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: Constr
                 return sol, None, A, x
             if Z is not None:  # (the bounds were rows of Z)
                 return sol, LevelQP(None, c_rows, b_rows), A, x
-            if xbar is not None and lb is not None and ub is not None:
-                lb, ub = lb - xbar, ub - xbar
-            return sol, LevelQP(None, None, None, lb, ub), A, x
+            return sol, LevelQP(None, None, None, *plain_bounds(lb, ub, xbar)), A, x
     built = build_level(A, y, r, ns, stack, lb, ub)
     assert built.q is not None
     sol = solver.solve(built.q, p)

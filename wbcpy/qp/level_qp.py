@@ -25,7 +25,7 @@ from .._kernels import rows_certificate as _rows_certificate
 from .kkt import StdQP
 from .nullspace import NullSpace
 
-__all__ = ["ConstraintStack", "InfeasibleConstantError", "LevelQP", "build_level"]
+__all__ = ["ConstraintStack", "InfeasibleConstantError", "LevelQP", "build_level", "plain_bounds"]
 
 
 class ConstraintStack:
@@ -127,6 +127,14 @@ def _rows(ns: NullSpace, stack: ConstraintStack, lb: np.ndarray | None, ub: np.n
             np.concatenate([blk[2] for blk in blocks]), c_rows, b_rows)  # fmt: skip
 
 
+def plain_bounds(lb: np.ndarray | None, ub: np.ndarray | None,
+                 xbar: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray | None]:  # fmt: skip
+    """The bounds of a level without a null space in w = x − x̄: (lb − x̄, ub − x̄), None sides kept."""
+    if xbar is None:
+        return lb, ub
+    return (None if lb is None else lb - xbar), (None if ub is None else ub - xbar)
+
+
 def build_level(A: np.ndarray, y: np.ndarray, r: np.ndarray, ns: NullSpace, stack: ConstraintStack,
                 lb: np.ndarray | None, ub: np.ndarray | None) -> LevelQP:  # fmt: skip
     """The level's QP in w (see the module docstring); A, y, r, lb, ub over the free variables.
@@ -140,10 +148,7 @@ def build_level(A: np.ndarray, y: np.ndarray, r: np.ndarray, ns: NullSpace, stac
         C = lbC = ubC = c_rows = b_rows = None
     else:
         C, lbC, ubC, c_rows, b_rows = _rows(ns, stack, lb, ub)
-    blb = bub = None
-    if Z is None:
-        blb = lb if (lb is None or xbar is None) else lb - xbar
-        bub = ub if (ub is None or xbar is None) else ub - xbar
+    blb, bub = plain_bounds(lb, ub, xbar) if Z is None else (None, None)
     ls = _LeastSquares(AZ, e, r, Z, xbar, A, y)
     q = StdQP(H, g, None, None, C, lbC, ubC, blb, bub, False, ls, ls.magnitude)
     return LevelQP(q, c_rows, b_rows, blb, bub)

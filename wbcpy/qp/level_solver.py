@@ -182,10 +182,7 @@ class LevelSolver:
     # ------------------------------------------------------------------------------------------ solve
     def solve(self, q: StdQP, key: Hashable) -> Solved:
         """A certified answer of ``q`` (see the module docstring); raises :class:`SolveFailedError`."""
-        b = self.backends.get(key) or self.backend(key)
-        x0 = self._warm.get(key) if self.warm_start else None
-        if x0 is not None and x0.shape[0] != q.g.shape[0]:
-            x0 = None
+        b, x0 = self._start(key, q.g.shape[0])
         try:
             raw = b.solve(q, x0)
         except Exception as exc:  # a backend crash is a failed attempt, not a wbcpy bug
@@ -206,10 +203,7 @@ class LevelSolver:
         the level's StdQP when its first attempt passes the certificate, without building it; None
         when the backend has no such call or it does not settle the level (then build the StdQP and
         call :meth:`solve`)."""
-        b = self.backends.get(key) or self.backend(key)
-        x0 = self._warm.get(key) if self.warm_start else None
-        if x0 is not None and x0.shape[0] != (A.shape[1] if Z is None else Z.shape[1]):
-            x0 = None
+        b, x0 = self._start(key, A.shape[1] if Z is None else Z.shape[1])
         out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0, self.kkt_tol)
         if out is None:
             return None
@@ -217,6 +211,13 @@ class LevelSolver:
         self._warm[key] = w
         sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
         return sol, c_rows, b_rows, x
+
+    def _start(self, key: Hashable, n: int) -> tuple[Backend[Any], np.ndarray | None]:
+        """The backend of ``key`` and its warm start: the level's previous answer when warm starts are on
+        and it has the level's n variables, else None."""
+        b = self.backends.get(key) or self.backend(key)
+        x0 = self._warm.get(key) if self.warm_start else None
+        return b, (x0 if x0 is not None and x0.shape[0] == n else None)
 
     def _exact_answer(self, q: StdQP, raw: RawResult) -> Solved | None:
         """An exact backend's answer that passes its certificate as it is: the common case, in few steps

@@ -145,7 +145,7 @@ class DaqpBackend(Backend[np.ndarray]):
         # warm start only where the working set is large: setting up primal_start costs more than the
         # iterations it saves below ~16 active constraints (measured with daqp 0.11: n = 9, 2 active:
         # 4.5 µs cold, 5.8 warm; n = 38, 17 active: 29.9 / 30.5; n = 38, 23 active: 39.9 / 26.4)
-        warm = self.warm_start and x0 is not None and self._active >= WARM_MIN_ACTIVE
+        warm = self._warm_worth_it(x0)
         if not warm:
             run = self._direct(H, q.g, rows, bu, bl)
             if run is not None:
@@ -173,7 +173,7 @@ class DaqpBackend(Backend[np.ndarray]):
                           tol: float) -> FusedAnswer | None:  # fmt: skip
         """The level by :func:`wbcpy._kernels.fused_level` (the cold direct solve of :meth:`_run` and the
         certificate on the same numbers) where :meth:`_run` would solve it cold and directly."""
-        if self.warm_start and x0 is not None and self._active >= WARM_MIN_ACTIVE:
+        if self._warm_worth_it(x0):
             return None
         settings = self._direct_settings()
         if settings is None:
@@ -188,6 +188,10 @@ class DaqpBackend(Backend[np.ndarray]):
         w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x = out
         self._active = iterations
         return w, z, t, primal, dual, smax, c_rows, b_rows, _DAQP_EXIT.get(flag, "solved"), iterations, x
+
+    def _warm_worth_it(self, x0: np.ndarray | None) -> bool:
+        """Warm-start from ``x0`` (through ``daqp.solve``): only when the last working set was large."""
+        return self.warm_start and x0 is not None and self._active >= WARM_MIN_ACTIVE
 
     def _direct_settings(self) -> np.ndarray | None:
         """The settings vector of the direct call for the current options (None: use the wrapper); made
