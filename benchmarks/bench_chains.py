@@ -1,4 +1,4 @@
-"""Benchmark: chain FK + Jacobian (wbcpy.chain.Chain) against the raw Pinocchio calls doing the same.
+"""Benchmark: chain FK + Jacobian (wbcpy.model.chain.Chain) against the raw Pinocchio calls doing the same.
 
 Each case returns the tip placement in the chain base frame (``pin.SE3``) and the 6×n chain Jacobian in
 base axes at the tip, for a chain-local joint vector:

@@ -149,7 +149,7 @@ class RawNumpyPandaReach(WbcpyPandaReach):
 
     The same maths as ``wbcpy Panda reach, 1 level`` with nothing else: forward kinematics, the hand's
     Jacobian and J̇q̇, both PD laws, the joint-limit bounds (acceleration ∩ velocity ∩ position ∩ braking,
-    the formulas of ``wbcpy.scenes.joint_limits``), H = AᵀWA + λI and g stacked by hand, one daqp call
+    the formulas of ``wbcpy.limits.joint_limits``), H = AᵀWA + λI and g stacked by hand, one daqp call
     and a box KKT check (|∇| on the free variables, signs on the bounds). No input validation, no
     reference objects, no levels, no fallbacks: what a careful user writes for this one problem. Its q̈
     is checked against wbcpy's at setup (the same problem, so the same optimum).

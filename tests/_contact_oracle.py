@@ -22,7 +22,7 @@ The problem (variables ``x = (q̈, α)``)::
   squares (``scipy.optimize.lsq_linear``). The problem is convex, so KKT is sufficient.
 * :meth:`ContactProblem.least_norm_wrenches` — the wrenches of least ``Σ ‖w_c‖²`` that realise a given
   q̈, as a strictly convex QP in w (quadprog), with the cones in face form computed by qhull from the
-  corner generators (independent of :mod:`wbcpy.scenes.wrench_cone`).
+  corner generators (independent of :mod:`wbcpy.contacts.wrench_cone`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from scipy.optimize import lsq_linear, nnls
 from scipy.spatial import ConvexHull
 
 from wbcpy import RobotModel, load_robot  # model loading only: every computation below is raw Pinocchio
-from wbcpy.robots import example_robot_data_dir
+from wbcpy.model.registry import example_robot_data_dir
 
 LOCAL = pin.ReferenceFrame.LOCAL
 TALOS_SOLE = (0.1, 0.065)  # half sizes of Talos's soles (m)

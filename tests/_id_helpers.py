@@ -9,7 +9,7 @@ import numpy as np
 from _contact_oracle import TALOS_SOLE, ContactProblem, OracleContact, cone_facets
 
 from wbcpy.scenes import InverseDynamicsScene, PointContact, SurfaceContact
-from wbcpy.scenes.contact_simulation import ContactSimulation
+from wbcpy.sim.contact_simulation import ContactSimulation
 from wbcpy.tasks import ComReference, JointReference
 
 SOLES = ("left_sole_link", "right_sole_link")

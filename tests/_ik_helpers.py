@@ -1,7 +1,7 @@
 """Helpers for the min-jerk controller / DLS tests: small URDFs, independent FK oracles, the p³/(s+p)³ step.
 
 The oracles here use Pinocchio directly (``computeFrameJacobian`` on the robot's own model) or closed
-forms; they never go through :class:`wbcpy.chain.Chain` or :mod:`wbcpy.ik`.
+forms; they never go through :class:`wbcpy.model.chain.Chain` or :mod:`wbcpy.ik`.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ import pinocchio as pin
 import pytest
 
 from wbcpy import RobotModel, load_robot
+from wbcpy.model.registry import example_robot_data_dir
 from wbcpy.qp import available_solvers
-from wbcpy.robots import example_robot_data_dir
 
 BACKENDS = available_solvers()
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from wbcpy.robots import available, example_robot_data_dir, load_robot, robot_path
+from wbcpy.model.registry import available, example_robot_data_dir, load_robot, robot_path
 
 
 @dataclass

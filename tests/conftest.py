@@ -19,7 +19,7 @@ import pinocchio as pin
 import pytest
 
 from wbcpy import RobotModel
-from wbcpy.robots import example_robot_data_dir, load_robot, shipped_robots_dir
+from wbcpy.model.registry import example_robot_data_dir, load_robot, shipped_robots_dir
 
 
 @pytest.fixture(autouse=True)

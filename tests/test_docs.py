@@ -170,8 +170,10 @@ def test_every_public_name_has_a_docstring_and_is_in_the_api_reference(site: Pat
     assert not missing_ref, f"public names missing from the API reference: {missing_ref}"
     # the reference is complete in the other direction too: methods of the classes are there
     methods = inventory.get("py:method", {})
-    assert "wbcpy.robot.RobotModel.frame_jacobian" in methods
-    assert "wbcpy.robot.RobotModel.frame_jacobian_view" in methods  # inherited from a private base
+    assert "wbcpy.model.robot_model.RobotModel.frame_jacobian" in methods
+    assert (
+        "wbcpy.model.robot_model.RobotModel.frame_jacobian_view" in methods
+    )  # inherited from a private base
 
 
 def test_strict_build_fails_on_a_missing_docstring_and_a_broken_reference(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ def test_console_script_finds_shipped_robots_from_any_directory(tmp_path: Path) 
     assert proc.returncode == 0, proc.stderr
     assert "shoulder-yaw" in proc.stdout and "total mass" in proc.stdout.lower()
     where = subprocess.run(
-        [sys.executable, "-c", "import wbcpy.robots as r; print(r.shipped_robots_dir())"],
+        [sys.executable, "-c", "import wbcpy.model.registry as r; print(r.shipped_robots_dir())"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -59,7 +59,7 @@ def test_the_wheel_ships_the_kernels_the_robots_and_the_type_information(tmp_pat
     assert inst.returncode == 0, inst.stderr[-2000:]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONPATH": str(site)}
     code = (
-        "import wbcpy, wbcpy._kernels as k, wbcpy.robots as r; "
+        "import wbcpy, wbcpy._kernels as k, wbcpy.model.registry as r; "
         "print(wbcpy.__file__); print(k.__file__); print(r.shipped_robots_dir()); "
         "print(r.load_robot('puma560').nv)"
     )

@@ -71,7 +71,7 @@ def test_strictly_typed_user_code_sees_wbcpy_types(tmp_path: Path) -> None:
     out = proc.stdout
     assert proc.returncode == 0, out + proc.stderr
     assert 'Revealed type is "wbcpy.scenes.acceleration_scene.AccelerationScene"' in out
-    assert 'Revealed type is "def (robot: wbcpy.robot.RobotModel' in out  # the class wbcpy.Chain
+    assert 'Revealed type is "def (robot: wbcpy.model.robot_model.RobotModel' in out  # the class wbcpy.Chain
     assert 'Revealed type is "numpy.ndarray' in out
     assert 'Revealed type is "int"' in out  # robot.nv
     # a gain is a float64 array (never None), a scene's solver what the scene calls (not Any)

@@ -23,9 +23,9 @@ from .errors import (
     URDFWarning,
     WbcpyError,
 )
-from .robot import RobotModel
-from .robots import available as available_robots
-from .robots import load_robot
+from .model.registry import available as available_robots
+from .model.registry import load_robot
+from .model.robot_model import RobotModel
 
 try:
     from importlib.metadata import PackageNotFoundError as _NotInstalled
@@ -74,16 +74,16 @@ _LAZY = {
 
 if TYPE_CHECKING:  # what editors and type checkers see; keep in step with _SUBMODULES and _LAZY
     from . import arl as arl
-    from . import chain as chain
     from . import cli as cli
-    from . import collision as collision
     from . import controllers as controllers
     from . import ik as ik
     from . import jspace as jspace
     from . import qp as qp
     from . import scenes as scenes
     from . import tasks as tasks
-    from .chain import Chain as Chain
+    from .limits import collision as collision
+    from .model import chain as chain
+    from .model.chain import Chain as Chain
     from .scenes import AccelerationScene as AccelerationScene
     from .scenes import AccelerationSceneTSID as AccelerationSceneTSID
     from .scenes import InverseDynamicsScene as InverseDynamicsScene

@@ -21,7 +21,7 @@ here: it appears on the next build. The pages are rewritten only when their text
 
 A reference Sphinx cannot resolve directly is resolved here, by object identity: ``wbcpy.RobotModel`` (a
 re-export) links to where ``RobotModel`` is documented; a short name (``RobotModel`` in an annotation) links
-to the one documented object of that name; references to private helpers that exist (``wbcpy._robot_cache``)
+to the one documented object of that name; references to private helpers that exist (``wbcpy.model._cache``)
 and to other libraries (numpy, Pinocchio, the standard library: no inventories are fetched, the build is
 offline) are shown as code without a link.
 """

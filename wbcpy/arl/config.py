@@ -4,7 +4,7 @@ A configuration (``robots/bimanual_chains.yaml`` is an example) is a mapping::
 
     name: bimanual                 # optional, default: the robot's name
     urdf: bimanual.urdf            # URDF path, relative to the YAML file ...
-    robot: baxter                  # ... or a registry name (wbcpy.robots.load_robot), not both
+    robot: baxter                  # ... or a registry name (wbcpy.model.registry.load_robot), not both
     floating_base: false           # optional, add a free-flyer root joint
     main_chains: 3                 # the first 3 chains are the main chains
     chains:                        # {name, base, tip} mappings or [name, base, tip] lists
@@ -14,7 +14,7 @@ A configuration (``robots/bimanual_chains.yaml`` is an example) is a mapping::
                                    # or a mapping name -> value (rad or m)
 
 Locked joints are removed with Pinocchio's ``buildReducedModel`` at the given values; the result is
-wrapped in a new :class:`~wbcpy.robot.RobotModel`.
+wrapped in a new :class:`~wbcpy.model.robot_model.RobotModel`.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_float, short_repr
+from .._support.validation import as_float, short_repr
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError, UnknownNameError
-from ..robot import RobotModel
+from ..model.robot_model import RobotModel
 
 __all__ = ["CONFIG_KEYS", "ChainSpec", "load_config", "lock_joints", "parse_chain_specs"]
 
@@ -188,7 +188,7 @@ def robot_from_config(data: Mapping[str, Any], folder: Path) -> RobotModel:
         ConfigError: neither or both of ``urdf`` and ``robot``, or a bad ``floating_base``.
         URDFError, UnknownNameError: the robot cannot be loaded.
     """
-    from ..robots import load_robot
+    from ..model.registry import load_robot
 
     has_urdf, has_robot = data.get("urdf") is not None, data.get("robot") is not None
     if has_urdf == has_robot:

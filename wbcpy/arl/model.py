@@ -1,7 +1,7 @@
 """``wbcpy.arl.Model``: a robot as named kinematic chains, modelled on AUTh-ARL's ``arl::robot::Model``.
 
-The model holds an ordered list of :class:`~wbcpy.chain.Chain` objects over one
-:class:`~wbcpy.robot.RobotModel`. The first ``main_chains`` chains are the *main* chains: they share no
+The model holds an ordered list of :class:`~wbcpy.model.chain.Chain` objects over one
+:class:`~wbcpy.model.robot_model.RobotModel`. The first ``main_chains`` chains are the *main* chains: they share no
 joint and together cover every DOF of the robot (a free-flyer root excepted), so their concatenation
 defines the *global* joint index space ``0..N−1`` used by ``getJointName(joint)``,
 ``getJointLimit(joint)`` and ``getGlobalIndex(chain, joint)``. The other chains may share joints (for
@@ -28,9 +28,9 @@ from typing import Any, TypeGuard
 import numpy as np
 import pinocchio as pin
 
-from ..chain import Chain
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError, UnknownNameError
-from ..robot import RobotModel
+from ..model.chain import Chain
+from ..model.robot_model import RobotModel
 from .config import load_config, lock_joints, parse_chain_specs, parse_main_chains, robot_from_config
 
 __all__ = ["ChainFkSolver", "ChainJacSolver", "Model"]
@@ -159,13 +159,13 @@ class Model:
         """Load a robot (URDF path, URDF XML or registry name), lock joints, and build the chains.
 
         Args:
-            source: anything :func:`wbcpy.robots.load_robot` accepts.
+            source: anything :func:`wbcpy.model.registry.load_robot` accepts.
             chains, main_chains, name: see :class:`Model`.
             locked_joints: joint names, or a mapping name → value (rad or m), removed from the model at
                 that value (see :func:`wbcpy.arl.config.lock_joints`).
-            **load_kwargs: passed to :func:`~wbcpy.robots.load_robot` (``floating_base``, ``gravity``...).
+            **load_kwargs: passed to :func:`~wbcpy.model.registry.load_robot` (``floating_base``, ``gravity``...).
         """
-        from ..robots import load_robot
+        from ..model.registry import load_robot
 
         robot = lock_joints(load_robot(source, **load_kwargs), locked_joints)
         return cls(robot, chains, main_chains=main_chains, name=name)

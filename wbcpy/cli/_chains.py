@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ..reporting import model_chain_table
 
 if TYPE_CHECKING:
-    from ..robot import RobotModel
+    from ..model.robot_model import RobotModel
 
 __all__ = ["add_chains_argument", "chain_table", "model_chain_table"]
 

@@ -18,7 +18,7 @@ from ..reporting import format_table
 from . import CLIError
 
 if TYPE_CHECKING:
-    from ..robot import RobotModel
+    from ..model.robot_model import RobotModel
 
 __all__ = [
     "CLIError",
@@ -43,7 +43,7 @@ def add_robot_argument(parser: argparse.ArgumentParser) -> None:
 
 def load_robot_arg(args: argparse.Namespace) -> RobotModel:
     """Load ``args.robot`` honouring ``--floating-base`` when given."""
-    from ..robots import load_robot
+    from ..model.registry import load_robot
 
     kwargs: dict[str, Any] = {}
     if getattr(args, "floating_base", None):

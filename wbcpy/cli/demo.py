@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     check_solver(args.solver)
     out = None if args.no_plots else check_output_dir(args.out)
-    from ..demo import run_demo
+    from ..demo.models import run_demo
 
     t0 = time.perf_counter()
     result = run_demo(out or args.out, solver=args.solver, plots=out is not None, progress=not args.quiet)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .common import add_robot_argument, format_table, load_robot_arg
 
 if TYPE_CHECKING:
-    from ..robot import RobotModel
+    from ..model.robot_model import RobotModel
 
 __all__ = ["FRAME_TYPES", "frame_rows", "register", "run"]
 

@@ -15,7 +15,7 @@ from ._chains import add_chains_argument, chain_table
 from .common import CLIError, format_table, load_robot_arg
 
 if TYPE_CHECKING:
-    from ..robot import RobotModel
+    from ..model.robot_model import RobotModel
 
 __all__ = ["joint_kind", "register", "robot_table", "run"]
 
@@ -89,7 +89,7 @@ def robot_table(robot: RobotModel) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the robot list (``--list``) or the table of one robot."""
     if args.list:
-        from ..robots import available
+        from ..model.registry import available
 
         print("\n".join(available()))
         return 0

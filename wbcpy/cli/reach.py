@@ -32,9 +32,9 @@ from .common import CLIError, add_robot_argument, check_finite_output, check_plo
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..chain import Chain
     from ..ik.reaching import ReachResult
-    from ..robot import RobotModel
+    from ..model.chain import Chain
+    from ..model.robot_model import RobotModel
 
 __all__ = ["MAX_STEPS", "register", "run"]
 
@@ -90,7 +90,7 @@ def _positive(value: float, option: str) -> float:
 
 
 def _frames(robot: RobotModel, args: argparse.Namespace) -> tuple[str, str]:
-    from ..robots import default_end_effector
+    from ..model.registry import default_end_effector
 
     root, tip = args.root, args.tip
     if args.chain is not None:
@@ -225,7 +225,7 @@ def _fmt(v: Any) -> str:
 
 def save_reach_plots(result: ReachResult, chain: Chain, path: Any) -> None:
     """Tip path (3-D), error and speed over time, joint trajectories with limits: one image at ``path``."""
-    from ..plotting import have_matplotlib, plot_reach
+    from ..viz.plotting import have_matplotlib, plot_reach
 
     if not have_matplotlib():
         print("matplotlib is not installed: no plot written (pip install matplotlib)")

@@ -1,7 +1,7 @@
 """``wbcpy robots``: every robot name on this installation, with its source, base and file.
 
 Sources: ``wbcpy`` (shipped), ``example-robot-data`` and ``icub-models`` when installed (see
-:mod:`wbcpy.robots`). Aliases follow as ``alias -> name``. ``--names`` prints the names only (the same list
+:mod:`wbcpy.model.registry`). Aliases follow as ``alias -> name``. ``--names`` prints the names only (the same list
 as ``wbcpy info --list``); ``--markdown`` prints a compact Markdown table (README's robot list is made so:
 ``wbcpy robots --markdown --source wbcpy,example-robot-data``).
 """
@@ -17,7 +17,7 @@ __all__ = ["markdown_table", "register", "robot_rows", "run"]
 
 def robot_rows() -> list[list[str]]:
     """One row per registry entry (name, source, base, SRDF, default end effector, file), then aliases."""
-    from ..robots import aliases, registry
+    from ..model.registry import aliases, registry
 
     rows = []
     for name, entry in registry().items():
@@ -46,7 +46,7 @@ def markdown_table(sources: list[str] | None = None) -> str:
     Args:
         sources: keep only these sources (default: all).
     """
-    from ..robots import aliases, registry
+    from ..model.registry import aliases, registry
 
     groups: dict[tuple[str, str], list[str]] = {}
     for name, entry in registry().items():
@@ -68,7 +68,7 @@ def markdown_table(sources: list[str] | None = None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the robot table."""
-    from ..robots import available, example_robot_data_dir
+    from ..model.registry import available, example_robot_data_dir
 
     if args.names:
         print("\n".join(available()))

@@ -19,8 +19,8 @@ integrated by rigid-contact dynamics (``ContactSimulation``); the run also fails
 simulated contact wrench leaves its friction cone or normal-force bounds, or a torque its limit, by more
 than 1e-6·m·g.
 
-The file format is documented in :mod:`wbcpy.scenes.scene_file` and in ``examples/scene_reach.yaml``
-(velocity scenes: :mod:`wbcpy.scenes.velocity_file`, ``examples/velocity_obstacle.yaml``; contacts:
+The file format is documented in :mod:`wbcpy.scenes.files.scene_file` and in ``examples/scene_reach.yaml``
+(velocity scenes: :mod:`wbcpy.scenes.files.velocity_file`, ``examples/velocity_obstacle.yaml``; contacts:
 ``examples/talos_balance.yaml``).
 """
 
@@ -36,23 +36,24 @@ from ..reporting import STATUS_UNITS, ProgressBar
 from .common import CLIError, check_plot_path, check_solver, format_table
 
 if TYPE_CHECKING:
-    from ..robot import RobotModel
+    from ..model.robot_model import RobotModel
     from ..scenes import AccelerationScene, VelocityScene
-    from ..scenes.simulation import SimulationResult
+    from ..sim.simulation import SimulationResult
 
 __all__ = ["ProgressBar", "register", "run", "save_plot"]
 
 
 def save_plot(result: SimulationResult, path: Path, title: str) -> bool:
     """Plot the error series of a simulation (log scale) into ``path``; False without matplotlib."""
-    from ..plotting import plot_task_errors
+    from ..viz.plotting import plot_task_errors
 
     return plot_task_errors(path, result.time, result.errors, title)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load the scene file, simulate, print the results; see the module docstring for the exit status."""
-    from ..scenes import SceneSimulation, load_scene_file
+    from ..scenes import load_scene_file
+    from ..sim import SceneSimulation
 
     if args.steps is not None and args.steps < 1:
         raise CLIError(f"--steps must be ≥ 1, got {args.steps}")

@@ -12,7 +12,7 @@ from typing import ClassVar, Generic, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import as_vector, optional_vector
+from .._support.validation import as_vector, optional_vector
 from ..tasks import ComReference, JointReference, Task
 from ._gains import as_gain, broadcast_gain, saturate
 

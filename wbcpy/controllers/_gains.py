@@ -7,7 +7,7 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import as_real_array, short_repr
+from .._support.validation import as_real_array, short_repr
 from ..errors import ConfigError, InvalidValueError
 
 __all__ = ["as_gain", "broadcast_gain", "saturate"]

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import all_finite as _all_finite
 from .._kernels import log3 as _log3
-from .._validation import as_vector, optional_vector
+from .._support.validation import as_vector, optional_vector
 from ..errors import InvalidValueError
 from ..tasks import CartesianReference
 from ._base import PDLaw

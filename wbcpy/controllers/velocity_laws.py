@@ -26,7 +26,7 @@ import numpy as np
 import pinocchio as pin
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import as_vector, check_finite
+from .._support.validation import as_vector, check_finite
 from ..errors import InvalidValueError
 from ..tasks import CartesianReference, ComReference, JointReference
 from ._gains import as_gain, broadcast_gain, saturate

@@ -9,7 +9,7 @@ Building blocks (no robot needed):
 - :class:`MinJerkTrajectory` — exact-ZOH min-jerk reference generator (pos, vel, acc).
 - :data:`ALPHA`, :data:`BETA`, :data:`KAPPA` — the min-jerk constants; :func:`minjerk_abc`.
 
-Controller on a :class:`~wbcpy.chain.Chain`:
+Controller on a :class:`~wbcpy.model.chain.Chain`:
 
 - :class:`MultiRefMinJerkCtrl` (``iKin::MultiRefMinJerkCtrl``), :class:`CtrlPose`, :class:`CtrlState`.
 - :func:`blend_velocities`, :func:`guard_weights` — its blend and joint-limit weights as pure functions.

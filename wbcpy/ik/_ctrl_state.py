@@ -15,7 +15,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
-from .._validation import as_bool, as_float, as_int
+from .._support.validation import as_bool, as_float, as_int
 
 __all__ = ["CtrlState", "TargetWatch"]
 

@@ -30,15 +30,15 @@ from scipy.linalg.blas import dsyrk as _dsyrk
 from scipy.linalg.lapack import dposv as _dposv
 
 from .._kernels import log3 as _log3
-from .._poses import pose7_from_se3
-from .._validation import as_bool, as_float
+from .._support.validation import as_bool, as_float
+from ..model._poses import pose7_from_se3
 from ._minjerk_loops import MinJerkLoops
 from .blend import EYE6, GuardBands, blend_unchecked
 from .integrator import Integrator
 from .pose_error import CtrlPose, as_ctrl_pose, pose_error
 
 if TYPE_CHECKING:
-    from ..chain import Chain
+    from ..model.chain import Chain
 
 __all__ = ["ReachLoop"]
 

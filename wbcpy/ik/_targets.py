@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_vector
+from .._support.validation import as_vector
 from .dls import DLSResult, dls_ik
 from .pose_error import CtrlPose, parse_homogeneous, parse_target
 
 if TYPE_CHECKING:
-    from ..chain import Chain
+    from ..model.chain import Chain
 
 __all__ = ["IK_MAX_ITER", "TargetCache", "finite_vector", "task_velocity"]
 

@@ -31,7 +31,7 @@ from scipy.linalg.blas import dgemm as _dgemm
 from scipy.linalg.blas import dgemv as _dgemv
 from scipy.linalg.lapack import dposv as _dposv
 
-from .._validation import as_float, as_matrix, as_real_array, as_vector
+from .._support.validation import as_float, as_matrix, as_real_array, as_vector
 from ..errors import InvalidValueError
 
 __all__ = ["EYE6", "GuardBands", "blend_unchecked", "blend_velocities", "diag_scratch", "guard_weights"]

@@ -1,4 +1,4 @@
-"""Damped least-squares (Levenberg–Marquardt) inverse kinematics on a :class:`~wbcpy.chain.Chain`.
+"""Damped least-squares (Levenberg–Marquardt) inverse kinematics on a :class:`~wbcpy.model.chain.Chain`.
 
 Used by :class:`~wbcpy.ik.MultiRefMinJerkCtrl` to obtain the joint target q_d when the caller gives only
 the pose x_d. Starting from q₀ (clipped to the limits) it iterates
@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import as_float, as_int, as_vector
+from .._support.validation import as_float, as_int, as_vector
 from .pose_error import CtrlPose, as_ctrl_pose, parse_target, pose_error
 
 if TYPE_CHECKING:
-    from ..chain import Chain
+    from ..model.chain import Chain
 
 __all__ = ["DLSResult", "dls_ik"]
 

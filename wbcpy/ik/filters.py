@@ -19,8 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from .._exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate, restore_fields
-from .._validation import as_matrix, as_real_array, as_vector
+from .._support.exclusive import (
+    exclusive,
+    exclusive_copy,
+    exclusive_deepcopy,
+    exclusive_getstate,
+    restore_fields,
+)
+from .._support.validation import as_matrix, as_real_array, as_vector
 from ..errors import InvalidValueError
 from .integrator import Integrator  # re-exported (its historical home)
 
@@ -89,7 +95,7 @@ class Filter:
         self._ext = np.zeros((self._m + self._nh, self._n))
         self._set_coeffs(num_given, b, den_given, a)
         self._init_state(y, None)
-        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._support.exclusive)
 
     __copy__ = exclusive_copy
     __deepcopy__ = exclusive_deepcopy

@@ -10,9 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from .._exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate, restore_fields
 from .._kernels import in_box as _in_box
-from .._validation import as_float, as_real_array, as_vector
+from .._support.exclusive import (
+    exclusive,
+    exclusive_copy,
+    exclusive_deepcopy,
+    exclusive_getstate,
+    restore_fields,
+)
+from .._support.validation import as_float, as_real_array, as_vector
 from ..errors import InvalidValueError
 
 __all__ = ["Integrator"]
@@ -79,7 +85,7 @@ class Integrator:
         self._s[0] = self._clip(y)
         self._slot = 1  # the free row (the other one of rows 1, 2 holds x_{k-1})
         self._c3 = np.array([1.0, 0.5 * ts, 0.5 * ts])
-        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._support.exclusive)
 
     __copy__ = exclusive_copy
     __deepcopy__ = exclusive_deepcopy

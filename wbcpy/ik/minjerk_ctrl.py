@@ -29,8 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from .._exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate, restore_fields
-from .._validation import as_float, as_int, as_vector
+from .._support.exclusive import (
+    exclusive,
+    exclusive_copy,
+    exclusive_deepcopy,
+    exclusive_getstate,
+    restore_fields,
+)
+from .._support.validation import as_float, as_int, as_vector
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError
 from .filters import Filter
 from .integrator import check_time
@@ -113,7 +119,7 @@ class _MinJerkVelCtrl:
         self._ts = check_time(Ts)
         self._dim = _check_dim(dim)
         self._T = 1.0
-        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._support.exclusive)
 
     __copy__ = exclusive_copy
     __deepcopy__ = exclusive_deepcopy

@@ -23,8 +23,14 @@ from typing import Any
 import numpy as np
 from scipy.linalg import expm
 
-from .._exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate, restore_fields
-from .._validation import as_vector
+from .._support.exclusive import (
+    exclusive,
+    exclusive_copy,
+    exclusive_deepcopy,
+    exclusive_getstate,
+    restore_fields,
+)
+from .._support.validation import as_vector
 from ..errors import InvalidValueError
 from .integrator import check_time
 from .minjerk_ctrl import ALPHA, BETA, KAPPA, check_exec_time
@@ -70,7 +76,7 @@ class MinJerkTrajectory:
         self._xi = np.zeros((3, self._n))
         self._xi[0] = x
         self._tmp = np.empty((3, self._n))
-        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._support.exclusive)
 
     __copy__ = exclusive_copy
     __deepcopy__ = exclusive_deepcopy

@@ -23,8 +23,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pinocchio as pin
 
-from .._exclusive import clone, exclusive, guarded_getter, guarded_method, restore_fields, snapshot_fields
-from .._validation import as_bool, as_float, as_int, as_vector
+from .._support.exclusive import (
+    clone,
+    exclusive,
+    guarded_getter,
+    guarded_method,
+    restore_fields,
+    snapshot_fields,
+)
+from .._support.validation import as_bool, as_float, as_int, as_vector
 from ..errors import ConcurrentUseError, ConfigError
 from ._ctrl_state import CtrlState, TargetWatch
 from ._minjerk_loops import MinJerkLoops
@@ -33,7 +40,7 @@ from ._targets import F64, IK_MAX_ITER, SHAPE7, TargetCache, task_velocity
 from .pose_error import CtrlPose, as_ctrl_pose
 
 if TYPE_CHECKING:
-    from ..chain import Chain
+    from ..model.chain import Chain
     from .dls import DLSResult
 
 __all__ = ["CtrlPose", "CtrlState", "MultiRefMinJerkCtrl"]
@@ -106,7 +113,7 @@ class MultiRefMinJerkCtrl:
             raise ConfigError("chain", f"chain {getattr(chain, 'name', '?')!r} has no degree of freedom")
         lower, upper = np.asarray(chain.lower), np.asarray(chain.upper)
         q_init = np.array(chain.rest)[np.asarray(chain.dof_indices)] if q0 is None else as_vector(q0, n, "q0")
-        self._idle: list[None] = [None]  # one thread at a time (wbcpy._exclusive)
+        self._idle: list[None] = [None]  # one thread at a time (wbcpy._support.exclusive)
         self._chain = chain
         self._n = n
         self._ts = ts
@@ -144,7 +151,7 @@ class MultiRefMinJerkCtrl:
         """
         idle = self._idle
         try:
-            idle.pop()  # the one-thread-at-a-time token (see wbcpy._exclusive)
+            idle.pop()  # the one-thread-at-a-time token (see wbcpy._support.exclusive)
         except IndexError:
             raise ConcurrentUseError("MultiRefMinJerkCtrl", "iterate") from None
         try:

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from .._poses import pose7, rotation_from_axis_angle
-from .._validation import as_vector, check_homogeneous
+from .._support.validation import as_vector, check_homogeneous
 from ..errors import InvalidValueError, UnknownNameError
+from ..model._poses import pose7, rotation_from_axis_angle
 
 __all__ = ["CtrlPose", "as_ctrl_pose", "parse_homogeneous", "parse_target", "pose_error"]
 

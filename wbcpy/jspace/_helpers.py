@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .._validation import as_vector, check_state
+from .._support.validation import as_vector, check_state
 from ..errors import InvalidValueError
-from ..robot import RobotModel
+from ..model.robot_model import RobotModel
 
 __all__ = ["check_state_pair", "one_state", "point", "state_vectors"]
 

@@ -33,9 +33,9 @@ from typing import Any, Literal, TypeVar, overload
 import numpy as np
 import pinocchio as pin
 
-from .._validation import STATE_LIMIT, as_bool, as_float, as_se3, as_vector
+from .._support.validation import STATE_LIMIT, as_bool, as_float, as_se3, as_vector
 from ..errors import InvalidValueError
-from ..robot import RobotModel
+from ..model.robot_model import RobotModel
 from ._helpers import check_state_pair, one_state, state_vectors
 from ._helpers import point as _point
 from .node import Node, NodeIDError, NodeTable, build_nodes
@@ -116,7 +116,7 @@ class Model:
     @classmethod
     def load(cls, name_or_path: str | Path, **kwargs: Any) -> Model:
         """Load a registered robot name (``wbcpy info --list``), a URDF path or XML (see ``load_robot``)."""
-        from ..robots import load_robot
+        from ..model.registry import load_robot
 
         return cls(load_robot(name_or_path, **kwargs))
 

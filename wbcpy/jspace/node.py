@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from .._validation import lookup, short_repr
+from .._support.validation import lookup, short_repr
 from ..errors import InvalidValueError, UnknownNameError
 
 __all__ = ["Node", "NodeIDError", "NodeTable", "build_nodes"]

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validation import as_float, as_int, as_real_array
+from .._support.validation import as_float, as_int, as_real_array
 from ..errors import InvalidValueError
 
 __all__ = ["COMPARE_ALL", "COMPARE_FORCE", "COMPARE_POSITION", "COMPARE_VELOCITY", "State"]

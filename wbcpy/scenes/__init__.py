@@ -7,24 +7,22 @@
   avoidance (ARC-OPT ``VelocitySceneQP``, pink, mink); :class:`VelocitySceneStatus` its status.
 * :class:`Scene` — the shared base (tasks, references, weights, status).
 * :class:`JointCommand` — the solver output; :class:`JointLimitBounds` — limits as q̈ bounds.
-* :func:`load_scene_file` / :class:`SceneSimulation` — YAML scene files and closed-loop simulation
-  (used by ``wbcpy scene``).
+* :func:`load_scene_file` — YAML scene files (:mod:`wbcpy.scenes.files`; their closed-loop simulation is
+  :class:`wbcpy.sim.SceneSimulation`, used by ``wbcpy scene``).
 * :class:`SurfaceContact`, :class:`PointContact`, :class:`WrenchReference` — contacts and wrench
-  references (:mod:`~wbcpy.scenes.contacts`; cones in :mod:`~wbcpy.scenes.wrench_cone`);
-  :class:`ContactSimulation` — torques integrated with rigid contact dynamics.
+  references (re-exported from :mod:`wbcpy.contacts`); the plant that integrates a scene's torques with
+  rigid contact dynamics is :class:`wbcpy.sim.ContactSimulation`.
 """
 
 from __future__ import annotations
 
+from ..contacts.contacts import PointContact, SurfaceContact, WrenchReference
+from ..limits.joint_limits import JointLimitBounds
 from .acceleration_scene import SCENE_OPTIONS, AccelerationScene
-from .contact_simulation import ContactSimulation
-from .contacts import PointContact, SurfaceContact, WrenchReference
+from .files.scene_file import SceneSetup, TaskTarget, load_scene_file
 from .inverse_dynamics_scene import AccelerationSceneTSID, InverseDynamicsScene
 from .joint_command import JointCommand, NoSolutionError
-from .joint_limits import JointLimitBounds
 from .scene import Scene
-from .scene_file import SceneSetup, TaskTarget, load_scene_file
-from .simulation import SceneSimulation, SimulationResult
 from .velocity_scene import VELOCITY_SCENE_OPTIONS, VelocityScene
 from .velocity_status import VelocitySceneStatus
 
@@ -33,7 +31,6 @@ __all__ = [
     "VELOCITY_SCENE_OPTIONS",
     "AccelerationScene",
     "AccelerationSceneTSID",
-    "ContactSimulation",
     "InverseDynamicsScene",
     "JointCommand",
     "JointLimitBounds",
@@ -41,8 +38,6 @@ __all__ = [
     "PointContact",
     "Scene",
     "SceneSetup",
-    "SceneSimulation",
-    "SimulationResult",
     "SurfaceContact",
     "TaskTarget",
     "VelocityScene",

@@ -10,7 +10,7 @@ Decision variable q̈ ∈ R^nv (a floating base's 6 DOFs included). Each priorit
 λ = ``regularization``). Levels are strict: level p is solved subject to A_h q̈ = A_h q̈*_h for every
 higher level h (the QP layer forms these equalities from the rows of the higher levels, reduced to an
 independent set). A joint weight ω_j = 0 is a bound q̈_j = 0. Optional hard bounds come from joint
-limits (:mod:`wbcpy.scenes.joint_limits`).
+limits (:mod:`wbcpy.limits.joint_limits`).
 
 Per control step::
 
@@ -39,11 +39,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, ConfigKeyError
+from ..limits.joint_limits import JointLimitBounds
+from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP
-from ..robot import RobotModel
-from .joint_limits import JointLimitBounds
 from .scene import HierarchySolver, Scene
-from .scene_values import positive
+from .values import positive
 
 __all__ = ["SCENE_OPTIONS", "AccelerationScene"]
 
@@ -66,7 +66,7 @@ class AccelerationScene(Scene):
         dt: control step (s), used by the joint-limit bounds.
         regularization: λ > 0, the curvature of the cost in directions no task covers.
         joint_limits: whether position/velocity/acceleration limits bound q̈.
-        limits: the :class:`~wbcpy.scenes.joint_limits.JointLimitBounds` in use.
+        limits: the :class:`~wbcpy.limits.joint_limits.JointLimitBounds` in use.
     """
 
     def __init__(
@@ -94,7 +94,7 @@ class AccelerationScene(Scene):
             acceleration_limit: a_max (scalar or per DOF, rad/s² or m/s², inf allowed). Default: 10 × the
                 URDF velocity limit (URDFs carry no acceleration limits). Only used with joint_limits.
             braking: with joint_limits, also bound the velocity so that the joint can stop inside its
-                position limits with a_max (viability stage; see :mod:`wbcpy.scenes.joint_limits`).
+                position limits with a_max (viability stage; see :mod:`wbcpy.limits.joint_limits`).
 
         Raises:
             ConfigKeyError: an unknown option (field named) or an unknown solver name.

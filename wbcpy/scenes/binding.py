@@ -30,7 +30,7 @@ Jacobian; other Cartesian tasks, and joint tasks with continuous joints, go thro
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pinocchio as pin
@@ -38,12 +38,9 @@ import pinocchio as pin
 from .._kernels import joint_law as _joint_law
 from .._kernels import pose_law as _pose_law
 from .._kernels import vector_law as _vector_law
-from .._validation import as_vector, optional_vector, se3_homogeneous
+from .._support.validation import as_vector, optional_vector, se3_homogeneous
 from ..errors import ConfigError
 from ..tasks import CartesianReference, CartesianTask, ComReference, JointReference, JointTask
-
-if TYPE_CHECKING:
-    from .scene import Scene
 
 __all__ = ["ReferenceBinding"]
 
@@ -58,6 +55,20 @@ def _gain(gain: np.ndarray, n: int, name: str) -> np.ndarray:
     if gain.ndim == 1 and gain.shape[0] != n:
         raise ConfigError(name, f"expected a scalar or {n} values, got {gain.shape[0]}")
     return np.broadcast_to(gain, (n,)).astype(np.float64)
+
+
+class BoundScene(Protocol):
+    """What a binding reads of its scene (a :class:`~wbcpy.scenes.scene.Scene`; typed structurally so that
+    this module does not import the scene module, which creates bindings)."""
+
+    @property
+    def task_level(self) -> str: ...
+    @property
+    def needs_dynamics(self) -> bool: ...
+
+    def get_task(self, name: str, /) -> Any: ...
+    def set_reference(self, task_name: str, reference: Any, /) -> None: ...
+    def clock(self) -> float: ...
 
 
 class ReferenceBinding:
@@ -75,7 +86,7 @@ class ReferenceBinding:
             per-axis gains of the wrong size. InvalidValueError: a malformed target.
     """
 
-    def __init__(self, scene: Scene, name: str, law: Any, target: Any, target_velocity: Any = None,
+    def __init__(self, scene: BoundScene, name: str, law: Any, target: Any, target_velocity: Any = None,
                  target_acceleration: Any = None) -> None:  # fmt: skip
         task: Any = scene.get_task(name)
         velocity_level = scene.task_level == "velocity"

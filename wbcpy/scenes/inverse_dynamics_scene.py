@@ -1,14 +1,14 @@
 """InverseDynamicsScene: q̈, contact wrenches and joint torques (ARC-OPT ``AccelerationSceneTSID``, TSID).
 
 Variables ``x = (q̈, w_1, …, w_k)``: joint accelerations and one wrench per active contact
-(:class:`~wbcpy.scenes.contact_constraints.ContactLayout`). The hierarchy handed to the QP layer is
+(:class:`~wbcpy.contacts.constraints.ContactLayout`). The hierarchy handed to the QP layer is
 
 * level 0 (and every level below): the hard constraints — unactuated rows of the equations of motion,
   rigid contacts ``J_c q̈ + a_c = 0`` (contact axes, classical acceleration), friction cones, normal-force
   bounds, effort limits ``|τ| ≤ τ_max`` as rows in (q̈, w), joint-limit bounds on q̈ —
-  :mod:`~wbcpy.scenes.contact_constraints`;
+  :mod:`~wbcpy.contacts.constraints`;
 * one level per task priority, exactly as in :class:`~wbcpy.scenes.AccelerationScene`: task rows on q̈
-  (wrench tasks: rows on their contact's wrench, :mod:`~wbcpy.scenes.wrench_task`) and the regulariser
+  (wrench tasks: rows on their contact's wrench, :mod:`~wbcpy.tasks.wrench_task`) and the regulariser
   λ/ω_j on q̈ only, never on the wrenches;
 * exactness: the last task level writes its regulariser as rows √(λ/ω_j) e_j with target 0 (same cost)
   instead of a diagonal term, so that "lower levels keep A x = A x*" fixes q̈ at that level's optimum
@@ -36,17 +36,17 @@ from typing import Any
 
 import numpy as np
 
+from ..contacts.constraints import ContactConstraints, ContactLayout
+from ..contacts.contacts import Contact, as_contacts
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError
+from ..limits.effort_limits import effort_limit_vector
+from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel, QPSolver, default_solver
-from ..robot import RobotModel
 from ..tasks import JointTask, Task, TaskConfig
+from ..tasks.wrench_task import WrenchTask
 from ._plan import ScenePlan
 from .acceleration_scene import AccelerationScene
-from .contact_constraints import ContactConstraints, ContactLayout
-from .contacts import Contact, as_contacts
-from .effort_limits import effort_limit_vector
 from .joint_command import JointCommand, NoSolutionError
-from .wrench_task import WrenchTask
 
 __all__ = ["AccelerationSceneTSID", "InverseDynamicsScene"]
 
@@ -141,7 +141,7 @@ class InverseDynamicsScene(AccelerationScene):
                 :data:`BACKEND_OPTIONS` (daqp: ``eta_prox=1e-10``); a QPSolver is used as given.
             dt, regularization, joint_limits, clock, options: as :class:`AccelerationScene`.
             effort_limits: False, True (URDF limits) or ``{joint_name: limit}`` (N·m or N; the others keep
-                their URDF limit): hard bounds |τ_j| ≤ limit (:mod:`~wbcpy.scenes.effort_limits`).
+                their URDF limit): hard bounds |τ_j| ≤ limit (:mod:`~wbcpy.limits.effort_limits`).
 
         Raises:
             ConfigError: an invalid option (field named); ConfigKeyError for unknown names.

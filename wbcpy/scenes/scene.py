@@ -27,8 +27,8 @@ from .binding import ReferenceBinding
 from .joint_command import JointCommand, NoSolutionError
 
 if TYPE_CHECKING:
+    from ..model.robot_model import RobotModel
     from ..qp import HierarchicalQP, QPLevel
-    from ..robot import RobotModel
 
 __all__ = ["HierarchySolver", "Scene"]
 

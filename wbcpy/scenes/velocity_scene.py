@@ -13,11 +13,11 @@ and the levels are strict (level p keeps the optimum of every higher level). Har
 every level:
 
 * joint position limits over one step and velocity limits, as bounds on q̇
-  (:class:`~wbcpy.scenes.velocity_limits.VelocityLimitBounds`; never an empty interval);
+  (:class:`~wbcpy.limits.velocity_limits.VelocityLimitBounds`; never an empty interval);
 * joint weight ω_j = 0: q̇_j = 0;
 * collision avoidance (:meth:`VelocityScene.set_collision_avoidance`): for every pair closer than its
   influence distance the velocity-damper row n·(J_b(p_b) − J_a(p_a)) q̇ ≥ −γ (d − d_s)/dt
-  (:class:`~wbcpy.collision.CollisionConstraint`), as inequality rows of the highest level.
+  (:class:`~wbcpy.limits.collision.CollisionConstraint`), as inequality rows of the highest level.
 
 Per control step::
 
@@ -39,15 +39,15 @@ from typing import Any
 
 import numpy as np
 
-from ..collision import CollisionAvoidance, CollisionConstraint
 from ..errors import ConfigError, ConfigKeyError
+from ..limits.collision import CollisionAvoidance, CollisionConstraint
+from ..limits.velocity_limits import VelocityLimitBounds
+from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel
-from ..robot import RobotModel
 from ..tasks import TasksStatus
 from .joint_command import JointCommand
 from .scene import Scene
-from .scene_values import positive
-from .velocity_limits import VelocityLimitBounds
+from .values import positive
 from .velocity_status import VelocitySceneStatus
 
 __all__ = ["VELOCITY_SCENE_OPTIONS", "VelocityScene"]
@@ -73,7 +73,7 @@ class VelocityScene(Scene):
         joint_limits: whether position limits bound q̇ (over one step, with ``limit_gain``).
         velocity_limits: whether the URDF velocity limits bound q̇.
         limit_gain: γ ∈ (0, 1], the fraction of the distance to a position limit allowed per step.
-        limits: the :class:`~wbcpy.scenes.velocity_limits.VelocityLimitBounds` in use.
+        limits: the :class:`~wbcpy.limits.velocity_limits.VelocityLimitBounds` in use.
     """
 
     task_level = "velocity"
@@ -130,7 +130,7 @@ class VelocityScene(Scene):
         """Keep the pairs of ``avoidance`` apart from the next :meth:`update` on (None: no avoidance).
 
         Args:
-            avoidance: a :class:`~wbcpy.collision.CollisionAvoidance`, a mapping accepted by
+            avoidance: a :class:`~wbcpy.limits.collision.CollisionAvoidance`, a mapping accepted by
                 :meth:`CollisionAvoidance.from_dict` (a scene file's ``collision`` section), or None.
 
         Raises:
@@ -154,7 +154,7 @@ class VelocityScene(Scene):
 
     @property
     def collision(self) -> CollisionConstraint | None:
-        """The :class:`~wbcpy.collision.CollisionConstraint` in use (geometry, pairs, last distances)."""
+        """The :class:`~wbcpy.limits.collision.CollisionConstraint` in use (geometry, pairs, last distances)."""
         return self._collision
 
     # ------------------------------------------------------------------ problem

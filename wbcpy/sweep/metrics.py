@@ -31,7 +31,7 @@ and are left out of :func:`deterministic_columns`. Every other column is a pure 
 parameters and seed (bit-identical on any worker).
 
 **Footing (contact scenes).** The simulated contacts are rigid and bilateral
-(:class:`~wbcpy.scenes.contact_simulation.ContactPlant`): they hold whatever the wrench, so the
+(:class:`~wbcpy.sim.contact_simulation.ContactPlant`): they hold whatever the wrench, so the
 simulation alone never shows a fall. A real foot slips, tips or lifts once its wrench leaves the friction
 cone (centre of pressure outside the sole) or the normal-force bounds; the run treats the first step at
 which a simulated wrench is outside by more than :data:`FOOTING_TOLERANCE` × the robot's weight as the

@@ -18,7 +18,7 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any, NoReturn
 
 from ..errors import ConfigError, ConfigKeyError
-from ..scenes.scene_file import PD_KEYS, SCENE_FILE_KEYS
+from ..scenes.files.scene_file import PD_KEYS, SCENE_FILE_KEYS
 from ..tasks import TaskConfig
 
 __all__ = ["check_path", "overlapping", "set_path", "split_path"]

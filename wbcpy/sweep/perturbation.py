@@ -15,7 +15,7 @@ Format (every key checked; an unknown one is a :class:`~wbcpy.errors.ConfigKeyEr
 a horizontal push whose direction θ is uniform in [0, 2π) and drawn from
 ``numpy.random.default_rng([seed, s, 1])`` — a stream of its own, so the q0 noise and the direction do
 not depend on each other, and every grid combination (every push size) sees the same n directions. The
-push is applied to the simulated robot (:meth:`~wbcpy.scenes.SceneSimulation.push`): an instantaneous
+push is applied to the simulated robot (:meth:`~wbcpy.sim.SceneSimulation.push`): an instantaneous
 impulse at the frame's origin under the active rigid contacts, before step k = round(time / dt); the
 controller sees the new velocity at that step. A magnitude of 0 is no push at all (the run is the one
 without a ``push`` section, bit for bit). A push needs a physical plant: a contact scene (a scene file

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..plotting import have_matplotlib
+from ..viz.plotting import have_matplotlib
 
 __all__ = ["aggregate", "plot_sweep"]
 

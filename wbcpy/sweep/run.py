@@ -2,7 +2,7 @@
 
 A run copies the scene document, applies the ``set`` values and its grid values at their dotted paths,
 builds the scene (:func:`~wbcpy.scenes.load_scene_file`), perturbs the initial configuration with the
-run's random sample, and simulates ``steps`` steps (:class:`~wbcpy.scenes.SceneSimulation`), pushing the
+run's random sample, and simulates ``steps`` steps (:class:`~wbcpy.sim.SceneSimulation`), pushing the
 simulated robot once when the sweep has a ``random.push`` (:mod:`wbcpy.sweep.perturbation`). The task
 targets are those of the unperturbed scene: noise moves the start, not the goal. A contact scene's run
 stops when the robot loses its footing (:mod:`wbcpy.sweep.metrics`).
@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import QPSolveError
-from ..scenes import SceneSetup, SceneSimulation, load_scene_file
+from ..scenes import SceneSetup, load_scene_file
+from ..sim import SceneSimulation
 from .contact_monitor import ContactMonitor
 from .metrics import RunRecord, compute_metrics, series_of
 from .paths import set_path

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ..robot import RobotModel
+    from ..model.robot_model import RobotModel
 
 #: task type -> class; each is called as ``cls(robot, config, prefix, level)``
 _TASK_CLASSES: dict[str, Callable[[RobotModel, TaskConfig, str, str], Task]] = {

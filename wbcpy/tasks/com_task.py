@@ -16,7 +16,7 @@ from .config import TaskConfig
 from .task import Task
 
 if TYPE_CHECKING:
-    from ..robot import RobotModel
+    from ..model.robot_model import RobotModel
 
 __all__ = ["ComTask"]
 

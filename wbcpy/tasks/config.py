@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .._yaml import load_yaml_file, load_yaml_text
+from .._support.yaml_files import load_yaml_file, load_yaml_text
 from ..errors import ConfigError, ConfigKeyError
 
 __all__ = ["TASK_TYPES", "TaskConfig"]
@@ -215,7 +215,7 @@ class TaskConfig:
 
         Raises:
             ConfigError: unreadable or non-UTF-8 file, invalid YAML (line and column given), a document too
-                deep or too large (see :mod:`wbcpy._yaml`), wrong layout or an invalid task.
+                deep or too large (see :mod:`wbcpy._support.yaml_files`), wrong layout or an invalid task.
         """
         text = str(source)
         if isinstance(source, Path) or ("\n" not in text and text.endswith((".yaml", ".yml"))):

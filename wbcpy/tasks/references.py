@@ -26,7 +26,7 @@ import numpy as np
 import pinocchio as pin
 from numpy.typing import ArrayLike
 
-from .._validation import check_finite, optional_vector
+from .._support.validation import check_finite, optional_vector
 from ..errors import InvalidValueError
 
 __all__ = [

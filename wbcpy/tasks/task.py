@@ -37,7 +37,7 @@ from .references import Reference, tracked_field, validate_reference
 from .status import TaskStatus
 
 if TYPE_CHECKING:
-    from ..robot import RobotModel
+    from ..model.robot_model import RobotModel
 
 __all__ = ["TASK_LEVELS", "Task"]
 

@@ -12,7 +12,7 @@ meshcat); importing this package works without it, using it raises :class:`VizEx
 
 from __future__ import annotations
 
-from ..description import visual_model
+from ..description.robot_files import visual_model
 from .animation import prepare_output, write_animation
 from .extra import INSTALL_HINT, VizExtraMissingError, have_viz, require_viz
 from .postures import parse_configuration

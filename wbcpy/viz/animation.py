@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_matrix, as_vector
-from ..description import visual_model
+from .._support.validation import as_matrix, as_vector
+from ..description.robot_files import visual_model
 from ..errors import InvalidValueError
 from .camera import camera_view, set_camera
 from .extra import require_viz
@@ -191,7 +191,7 @@ def write_animation(
     """Write an HTML animation of ``robot`` following ``q_path`` that opens from disk, offline.
 
     Args:
-        robot: a :class:`~wbcpy.robot.RobotModel` (its URDF's ``<visual>`` elements are drawn); its state
+        robot: a :class:`~wbcpy.model.robot_model.RobotModel` (its URDF's ``<visual>`` elements are drawn); its state
             is not used or changed.
         times: (N,) strictly increasing sample times (s).
         q_path: (N, nq) configurations at those times.

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from .._validation import as_vector
+from .._support.validation import as_vector
 from ..errors import InvalidValueError
 
 __all__ = ["parse_configuration"]

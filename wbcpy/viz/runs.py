@@ -29,8 +29,8 @@ def animate_scene(setup: Any, result: Any, out: str | Path, obstacles: Iterable[
     """Animate a scene simulation: the robot, the path of every Cartesian task's tip and its target.
 
     Args:
-        setup: the :class:`~wbcpy.scenes.scene_file.SceneSetup` that was simulated.
-        result: its :class:`~wbcpy.scenes.simulation.SimulationResult` (``time``, ``q_path``).
+        setup: the :class:`~wbcpy.scenes.files.scene_file.SceneSetup` that was simulated.
+        result: its :class:`~wbcpy.sim.simulation.SimulationResult` (``time``, ``q_path``).
         out: the HTML file to write.
         obstacles: world obstacles to draw (see :mod:`wbcpy.viz.overlays`).
 
@@ -65,7 +65,7 @@ def animate_reach(chain: Any, result: Any, out: str | Path) -> Path:
     """Animate a min-jerk reach: the robot, the path of the chain's tip and the target position.
 
     Args:
-        chain: the :class:`~wbcpy.chain.Chain` the controller drove (its other joints stay at rest).
+        chain: the :class:`~wbcpy.model.chain.Chain` the controller drove (its other joints stay at rest).
         result: the :class:`~wbcpy.ik.reaching.ReachResult` (``time``, chain angles ``q``, ``target`` in
             the chain's base frame).
         out: the HTML file to write.

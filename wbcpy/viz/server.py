@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from ..description import visual_model
+from ..description.robot_files import visual_model
 from ..errors import WbcpyError
 from .extra import require_viz
 

@@ -1,0 +1,166 @@
+"""A robot's description files: its URDF, the folders of its ``package://`` meshes, its SRDF, its geometry.
+
+One place for what the visual geometry (:mod:`wbcpy.viz`), the collision geometry
+(:mod:`wbcpy.limits.collision`) and the robot registry (:mod:`wbcpy.model.registry`) need to find, based on the
+attributes a :class:`~wbcpy.model.robot_model.RobotModel` keeps:
+
+* the URDF: ``robot.urdf_text`` (a robot built from an XML string), else ``robot.urdf_path``, else
+  ``robot.source`` when it names an existing file (:func:`urdf_file`, :func:`urdf_source`);
+* the mesh folders: ``robot.package_dirs`` plus, for every package ``NAME`` of a ``package://NAME/...``
+  URI of the URDF, the nearest folder holding ``NAME`` among the ancestors of those folders and of the
+  URDF's own folder (:func:`mesh_package_dirs`). That resolves example-robot-data
+  (``package://example-robot-data/robots/...``, data under ``share/``) and icub-models
+  (``package://iCub/meshes/...``) from any folder inside them;
+* the SRDF: ``robot.srdf_path``, else the one beside the URDF (:func:`find_srdf`, :func:`srdf_file`);
+* Pinocchio's geometry model of the ``<visual>`` or ``<collision>`` elements, on the robot's own
+  ``pin.Model`` (:func:`geometry_model`), so a free-flyer robot and its geometry agree.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pinocchio as pin
+
+from ..errors import URDFError
+
+__all__ = [
+    "find_srdf",
+    "geometry_model",
+    "mesh_package_dirs",
+    "normalised_name",
+    "srdf_file",
+    "urdf_file",
+    "urdf_source",
+    "visual_model",
+]
+
+_PACKAGE = re.compile(r"package://([^/\"'\s<>]+)/")
+#: how many ancestors of a folder are searched for a package
+_ANCESTORS = 8
+_KIND_NAMES = {pin.GeometryType.VISUAL: "visual", pin.GeometryType.COLLISION: "collision"}
+
+
+def normalised_name(stem: str) -> str:
+    """A file stem as a registry name: lower case, runs of other characters than ``[0-9a-z_]`` → ``_``."""
+    return re.sub(r"[^0-9a-z_]+", "_", stem.lower()).strip("_")
+
+
+def urdf_file(robot: Any) -> Path | None:
+    """The URDF file of ``robot``: ``robot.urdf_path``, else ``robot.source`` when it is an existing file,
+    else None (a robot built from a ``pin.Model`` or from an XML string)."""
+    path = getattr(robot, "urdf_path", None)
+    if path is not None:
+        return Path(path)
+    source = Path(str(getattr(robot, "source", "")))
+    return source if source.suffix and source.is_file() else None
+
+
+def urdf_source(robot: Any) -> tuple[str, Path | None]:
+    """The URDF XML of ``robot`` and its file (None when the robot was built from an XML string).
+
+    Raises:
+        URDFError: the robot keeps no URDF (built from a ``pin.Model``), or the file cannot be read.
+    """
+    text = getattr(robot, "urdf_text", None)
+    if text:
+        return str(text), None
+    file = urdf_file(robot)
+    if file is None:
+        raise URDFError(
+            str(getattr(robot, "name", "robot")),
+            f"no URDF to read geometry from (the robot was built from {getattr(robot, 'source', '?')!r}, "
+            "not from a URDF file or XML string); load it with RobotModel.from_urdf",
+        )
+    try:
+        return file.read_text(encoding="utf-8"), file
+    except (OSError, UnicodeDecodeError) as exc:
+        raise URDFError(str(file), f"unreadable ({exc})") from None
+
+
+def mesh_package_dirs(text: str, urdf_path: Path | None, package_dirs: Any = ()) -> list[str]:
+    """Folders that resolve every ``package://NAME/...`` URI of ``text`` that can be resolved.
+
+    Args:
+        text: the URDF XML.
+        urdf_path: the URDF file, or None.
+        package_dirs: folders given by the robot's loader (searched first, then their ancestors).
+
+    Returns:
+        The given folders followed by the folders found, without duplicates.
+    """
+    given = [Path(p) for p in package_dirs]
+    starts = given + ([urdf_path.resolve().parent] if urdf_path is not None else [])
+    found = [str(p) for p in given]
+    for name in sorted(set(_PACKAGE.findall(text))):
+        for start in starts:
+            hit = next((d for d in (start, *start.parents[:_ANCESTORS]) if (d / name).is_dir()), None)
+            if hit is not None:
+                found.append(str(hit))
+                break
+    return list(dict.fromkeys(found))
+
+
+def geometry_model(robot: Any, kind: pin.GeometryType) -> pin.GeometryModel:
+    """Pinocchio's geometry model of the robot's ``<visual>`` or ``<collision>`` elements (meshes resolved).
+
+    Args:
+        robot: a :class:`~wbcpy.model.robot_model.RobotModel` (its ``pin.Model`` is the one the geometry is attached to).
+        kind: ``pin.GeometryType.VISUAL`` or ``pin.GeometryType.COLLISION``.
+
+    Raises:
+        URDFError: no URDF (see :func:`urdf_source`), or a mesh that cannot be found or loaded (the folders
+            searched are named).
+    """
+    text, path = urdf_source(robot)
+    dirs = mesh_package_dirs(text, path, getattr(robot, "package_dirs", ()))
+    label = str(path) if path is not None else "<xml>"
+    try:
+        if path is not None:
+            return pin.buildGeomFromUrdf(robot.model, str(path), kind, None, dirs)
+        return pin.buildGeomFromUrdfString(robot.model, text, kind, None, dirs)
+    except (ValueError, RuntimeError, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        what = _KIND_NAMES.get(kind, str(kind))
+        raise URDFError(label, f"{what} geometry: {first} (package folders searched: {dirs})") from None
+
+
+def find_srdf(urdf: Path) -> Path | None:
+    """The SRDF of a URDF file, or None.
+
+    The first of ``<urdf dir>/../srdf/`` (example-robot-data's layout), ``<urdf dir>/srdf/`` and
+    ``<urdf dir>`` that holds ``*.srdf`` files is searched, names compared by :func:`normalised_name`:
+    the SRDF with the URDF's stem (``panda.urdf`` → ``panda.srdf``), else the one whose stem is the
+    longest prefix of the URDF's stem (``talos_reduced.urdf`` → ``talos.srdf``), else the folder's only
+    SRDF.
+    """
+    folder = Path(urdf).resolve().parent
+    for where in (folder.parent / "srdf", folder / "srdf", folder):
+        srdfs = sorted(where.glob("*.srdf")) if where.is_dir() else []
+        if not srdfs:
+            continue
+        stem = normalised_name(Path(urdf).stem)
+        exact = [s for s in srdfs if normalised_name(s.stem) == stem]
+        prefixes = sorted(
+            (s for s in srdfs if stem.startswith(normalised_name(s.stem))), key=lambda s: -len(s.stem)
+        )
+        if exact or prefixes:
+            return (exact or prefixes)[0]
+        return srdfs[0] if len(srdfs) == 1 else None
+    return None
+
+
+def srdf_file(robot: Any) -> Path | None:
+    """The SRDF of ``robot``: ``robot.srdf_path``, else the one beside its URDF file, else None."""
+    path = getattr(robot, "srdf_path", None)
+    if path is not None:
+        return Path(path)
+    file = urdf_file(robot)
+    return None if file is None else find_srdf(file)
+
+
+def visual_model(robot: Any) -> pin.GeometryModel:
+    """:func:`geometry_model` of the robot's ``<visual>`` elements (what the viewers draw)."""
+    return geometry_model(robot, pin.GeometryType.VISUAL)

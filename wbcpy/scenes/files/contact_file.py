@@ -1,0 +1,71 @@
+"""Scene files with contacts: the InverseDynamicsScene of a ``wbcpy scene`` file.
+
+An acceleration scene file (``scene: acceleration``, the default) with a ``contacts`` list or an
+``effort_limits`` option builds an :class:`~wbcpy.scenes.InverseDynamicsScene`, which ``wbcpy scene`` runs
+on a physical plant (:class:`~wbcpy.sim.contact_simulation.ContactPlant`)::
+
+    contacts:                   # SurfaceContact / PointContact fields plus `type: surface | point`
+      - {type: surface, frame: left_sole_link, half_size: [0.1, 0.065], mu: 0.3}
+    effort_limits: true         # |τ| ≤ URDF limits, or {joint: limit}; default false
+    tasks:
+      - {name: lf, type: wrench, frame: left_sole_link, target: [0, 0, 400, 0, 0, 0]}   # no PD gains
+
+A ``wrench`` task's ``target`` is its wrench (contact axes; 3 entries for a point contact), default zero.
+See ``examples/talos_balance.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...errors import ConfigError, ConfigKeyError
+from ...model.robot_model import RobotModel
+from ...tasks.wrench_task import WrenchTask
+from ..inverse_dynamics_scene import InverseDynamicsScene
+from ..values import numbers
+
+__all__ = ["CONTACT_FILE_KEYS", "make_contact_scene", "wants_contact_scene", "wrench_target"]
+
+#: scene-file keys of contact scenes
+CONTACT_FILE_KEYS = ("contacts", "effort_limits")
+
+
+def wants_contact_scene(doc: Mapping[str, Any], kind: str) -> bool:
+    """True when the file asks for an InverseDynamicsScene (contacts or effort limits).
+
+    Raises:
+        ConfigError: contacts or effort limits in a velocity scene (the key named).
+    """
+    keys = [k for k in CONTACT_FILE_KEYS if k in doc]
+    if keys and kind != "acceleration":
+        raise ConfigError(keys[0], "only an acceleration scene takes it (an InverseDynamicsScene)")
+    return bool(keys)
+
+
+def make_contact_scene(robot: RobotModel, doc: Mapping[str, Any], solver: Any, dt: float,
+                       options: dict[str, Any]) -> InverseDynamicsScene:  # fmt: skip
+    """The InverseDynamicsScene of a scene file, with its contacts (tasks not configured).
+
+    Raises:
+        ConfigError: an invalid contact (``contacts[i].field``) or option.
+    """
+    scene = InverseDynamicsScene(robot, solver=solver, dt=dt, effort_limits=doc.get("effort_limits", False),
+                                 **options)  # fmt: skip
+    scene.set_contacts(doc.get("contacts") or [])
+    return scene
+
+
+def wrench_target(task: WrenchTask, spec: Mapping[str, Any], field: str) -> np.ndarray:
+    """The wrench a file's ``wrench`` task asks for (its ``target``, default zero).
+
+    Raises:
+        ConfigKeyError: a key other than ``target`` (PD gains do not apply).
+        ConfigError: a target that is not ``task.n`` finite numbers.
+    """
+    for key in spec:
+        if key != "target":
+            raise ConfigKeyError(f"{field}.{key}", "wrench task key", key, ["target"])
+    return numbers(spec.get("target", [0.0] * task.n), task.n, f"{field}.target")

@@ -1,0 +1,473 @@
+"""YAML scene files: a robot, an initial state, scene options and tasks with PD targets.
+
+Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises ConfigKeyError)::
+
+    robot: lwr4                 # registry name (wbcpy info --list) or URDF path (relative to this file)
+    floating_base: false        # add a free-flyer (default: the registry's choice)
+    q0: [0.3, 0.6, ...]         # one value per DOF (nv; angles, free-flyer x y z rx ry rz), a
+                                #   mapping {joint: angle}, or the name of an SRDF posture
+                                #   (q0: half_sitting); default: Pinocchio's neutral configuration
+    v0: [0, 0, ...]             # initial velocity per DOF (nv); default zeros
+    dt: 0.001                   # control and integration step (s)
+    duration: 3.0               # simulated time (s); or `steps: N` (not both); default 3 s;
+                                #   at most MAX_STEPS steps
+    solver: null                # qpsolvers backend name (wbcpy solvers); null = default
+    regularization: 1.0e-8      # λ of the scene
+    joint_limits: true          # position/velocity/acceleration limits as bounds on q̈
+    acceleration_limit: null    # a_max, scalar or per DOF; null = 10 × velocity limit
+    braking: true               # viability stage of the joint-limit bounds
+    contacts: [{type: surface, frame: left_sole_link, half_size: [0.1, 0.065], mu: 0.3}]
+                                # an InverseDynamicsScene, simulated with rigid contacts (its τ)
+    effort_limits: true         # with contacts: |τ| ≤ URDF limits, or {joint: limit}
+    tasks:                      # TaskConfig fields + PD target and gains
+      - name: ee
+        type: cart
+        tip: lwr_ee             # root defaults to the base link, ref_frame to root
+        priority: 0
+        target:                 # tip pose in root coordinates; missing parts keep the initial pose
+          position: [0.4, 0.2, 0.6]   # or offset: [dx, dy, dz] added to the initial position
+          rpy: [3.14, 0, 0]           # or quaternion: [x, y, z, w]
+        kp: 100                 # scalar or per axis; default 100
+        kd: 20                  # default 2·sqrt(kp) (critical damping)
+      - name: posture
+        type: jnt
+        joint_names: [...]
+        priority: 1
+        target: [...]           # one per joint, or {joint: angle}; default: initial positions
+      - name: com
+        type: com
+        target: {offset: [0, 0, -0.05]}   # or [x, y, z] / {position: [...]}; world axes
+      - {name: lf, type: wrench, frame: left_sole_link, target: [0, 0, 400, 0, 0, 0]}  # contacts only
+
+Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation).
+
+``scene: velocity`` (default ``acceleration``) builds a :class:`~wbcpy.scenes.VelocityScene` instead:
+velocity laws per task (``kp``, ``kff``, ``max_velocity``), ``velocity_limits``, ``limit_gain`` and a
+``collision`` section (:mod:`wbcpy.scenes.files.velocity_file`).
+
+The file is read by :func:`wbcpy._support.yaml_files.load_yaml_file` (UTF-8, syntax errors with line and column, depth and
+size limits). A ``q0`` outside the joint limits is reported in :attr:`SceneSetup.warnings`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import pinocchio as pin
+from numpy.typing import NDArray
+
+from ..._support.yaml_files import load_yaml_file
+from ...contacts.contacts import WrenchReference
+from ...controllers import CartesianPD, ComPD, JointPD
+from ...controllers._gains import as_gain
+from ...errors import ConfigError, ConfigKeyError, UnknownNameError, safe_repr
+from ...model.registry import load_robot
+from ...model.robot_model import RobotModel
+from ...tasks import CartesianTask, ComTask, JointTask, Reference, Task, TaskConfig
+from ...tasks.wrench_task import WrenchTask
+from ..acceleration_scene import AccelerationScene
+from ..values import flag, is_number, numbers, positive
+from ..velocity_scene import VelocityScene
+from .contact_file import CONTACT_FILE_KEYS, make_contact_scene, wants_contact_scene, wrench_target
+from .velocity_file import VELOCITY_FILE_KEYS, make_velocity_scene, scene_kind, velocity_law
+
+if TYPE_CHECKING:
+    from ...limits.collision import Obstacle
+
+__all__ = ["MAX_STEPS", "SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file", "q0_limit_warnings"]
+
+#: the top-level keys a scene file may have (an unknown key raises ConfigKeyError)
+SCENE_FILE_KEYS = (
+    "robot",
+    "floating_base",
+    "q0",
+    "v0",
+    "dt",
+    "duration",
+    "steps",
+    "solver",
+    "regularization",
+    "joint_limits",
+    "acceleration_limit",
+    "braking",
+    *CONTACT_FILE_KEYS,
+    "tasks",
+    "scene",
+    *VELOCITY_FILE_KEYS,
+)
+PD_KEYS = ("target", "kp", "kd", "kff", "max_acceleration", "max_velocity")
+#: most simulation steps a scene file may ask for (duration / dt or steps)
+MAX_STEPS = 1_000_000
+
+
+class TargetLaw(Protocol):
+    """A feedback law that turns a fixed target into a reference for its task: the PD laws
+    (:class:`~wbcpy.controllers.JointPD`, ...) and the velocity laws of :mod:`wbcpy.controllers`."""
+
+    def reference(self, task: Any, target: Any, /) -> Reference:
+        """The reference for ``task`` from the robot's current state. (``task`` and ``target`` are of the
+        kinds the law takes — a ``JointTask`` and joint positions for a ``JointPD`` —: types that differ
+        per law, so ``Any`` here; :class:`TaskTarget` pairs each law with its own kind of task.)"""
+        ...
+
+
+@dataclass
+class TaskTarget:
+    """A task with a fixed target and the PD law that turns it into references.
+
+    Attributes:
+        task: the scene task.
+        controller: :class:`JointPD`, :class:`CartesianPD` or :class:`ComPD` (a velocity law for a
+            velocity scene; None for a wrench task).
+        target: joint positions (n), a ``pin.SE3`` (tip in root coordinates), a COM position (3) or a
+            wrench (contact axes).
+    """
+
+    task: Task
+    controller: TargetLaw | None
+    target: Any  # NDArray[np.float64], or a pin.SE3 (pinocchio has no type information)
+
+    @property
+    def name(self) -> str:
+        """Task name."""
+        return self.task.name
+
+    def reference(self) -> Reference | WrenchReference:
+        """The PD reference for the robot's current state (a wrench task: its wrench)."""
+        if self.controller is None:
+            return WrenchReference(self.target)
+        return self.controller.reference(self.task, self.target)
+
+    def error_labels(self) -> list[str]:
+        """Labels of :meth:`errors` (Cartesian tasks report position and rotation separately; wrench
+        tasks none: their status reports the wrench error)."""
+        if isinstance(self.task, WrenchTask):
+            return []
+        if isinstance(self.task, CartesianTask):
+            return [f"{self.name} position [m]", f"{self.name} rotation [rad]"]
+        unit = "[m]" if isinstance(self.task, ComTask) else "[rad|m]"
+        return [f"{self.name} {unit}"]
+
+    def errors(self) -> list[float]:
+        """Current target errors (Euclidean norms) for the robot's current state."""
+        task = self.task
+        if isinstance(task, WrenchTask):
+            return []
+        if isinstance(task, CartesianTask):
+            M = task.pose()
+            return [
+                float(np.linalg.norm(self.target.translation - M.translation)),
+                float(np.linalg.norm(pin.log3(self.target.rotation @ M.rotation.T))),
+            ]
+        current = task.position() if isinstance(task, ComTask) else _joint_task(task, "task").positions()
+        return [float(np.linalg.norm(self.target - current))]
+
+
+@dataclass
+class SceneSetup:
+    """Everything a closed-loop simulation of a scene file needs.
+
+    Attributes:
+        robot, scene: the robot model and the configured scene.
+        q0, v0: initial configuration (nq) and velocity (nv).
+        dt: step (s). steps: number of steps.
+        targets: one :class:`TaskTarget` per task.
+        source: the file the setup was read from.
+        warnings: what the file asks for that is legal but suspicious (``q0`` outside the joint limits).
+        obstacles: the world obstacles of a velocity scene's collision avoidance (drawn by ``--html``).
+    """
+
+    robot: RobotModel
+    scene: AccelerationScene | VelocityScene
+    q0: np.ndarray
+    v0: np.ndarray
+    dt: float
+    steps: int
+    targets: list[TaskTarget]
+    source: str = "<dict>"
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def obstacles(self) -> list[Obstacle]:
+        """The obstacles of the scene's collision avoidance (empty without one)."""
+        avoidance = getattr(self.scene, "collision_avoidance", None)
+        return [] if avoidance is None else list(avoidance.obstacles)
+
+
+def _cart_target(task: CartesianTask, spec: Any, field: str) -> pin.SE3:
+    M = task.pose()
+    if spec is None:
+        return M
+    if not isinstance(spec, Mapping):
+        raise ConfigError(field, "expected a mapping with position/offset and rpy/quaternion")
+    for key in spec:
+        if key not in ("position", "offset", "rpy", "quaternion"):
+            raise ConfigKeyError(
+                f"{field}.{key}", "Cartesian target key", key, ["position", "offset", "rpy", "quaternion"]
+            )
+    if "position" in spec and "offset" in spec:
+        raise ConfigError(field, "give either position or offset, not both")
+    if "rpy" in spec and "quaternion" in spec:
+        raise ConfigError(field, "give either rpy or quaternion, not both")
+    p = M.translation.copy()
+    if "position" in spec:
+        p = numbers(spec["position"], 3, f"{field}.position")
+    elif "offset" in spec:
+        p = p + numbers(spec["offset"], 3, f"{field}.offset")
+    R = M.rotation.copy()
+    if "rpy" in spec:
+        R = pin.rpy.rpyToMatrix(*numbers(spec["rpy"], 3, f"{field}.rpy"))
+    elif "quaternion" in spec:
+        xyzw = numbers(spec["quaternion"], 4, f"{field}.quaternion")
+        norm = float(np.linalg.norm(xyzw))
+        if norm < 1e-9:
+            raise ConfigError(f"{field}.quaternion", "must be non-zero")
+        x, y, z, w = xyzw / norm
+        R = pin.Quaternion(w, x, y, z).toRotationMatrix()
+    return pin.SE3(R, p)
+
+
+def _point_target(current: NDArray[np.float64], spec: Any, field: str) -> NDArray[np.float64]:
+    if spec is None:
+        return current.copy()
+    if isinstance(spec, Mapping):
+        keys = set(spec)
+        if not keys or not keys <= {"position", "offset"} or len(keys) != 1:
+            raise ConfigError(field, "expected {position: [...]} or {offset: [...]}")
+        if "offset" in spec:
+            return current + numbers(spec["offset"], current.shape[0], f"{field}.offset")
+        spec = spec["position"]
+    return numbers(spec, current.shape[0], field)
+
+
+def _joint_task(task: Task, field: str) -> JointTask:
+    """``task`` itself, a joint task (the task types a scene file builds are jnt, cart, com and wrench: the
+    one left when a dispatch has handled the others)."""
+    if not isinstance(task, JointTask):
+        raise ConfigError(field, f"a {task.type!r} task has no joint target")
+    return task
+
+
+def _joint_target(task: JointTask, spec: Any, field: str) -> NDArray[np.float64]:
+    current = task.positions()
+    if isinstance(spec, Mapping) and not ({"position", "offset"} & set(spec)):
+        out = current.copy()
+        for name, value in spec.items():
+            if name not in task.joint_names:
+                raise ConfigKeyError(f"{field}.{name}", "task joint", name, task.joint_names)
+            if not is_number(value) or not math.isfinite(value):
+                raise ConfigError(f"{field}.{name}", f"expected a finite number, got {safe_repr(value)}")
+            out[task.joint_names.index(name)] = float(value)
+        return out
+    return _point_target(current, spec, field)
+
+
+def _velocity_target(task: Task, spec: Mapping[str, Any], field: str) -> TaskTarget:
+    """A task of a velocity scene: its velocity law (:func:`velocity_law`) and its target."""
+    law, where = velocity_law(task, spec, field), f"{field}.target"
+    if isinstance(task, CartesianTask):
+        return TaskTarget(task, law, _cart_target(task, spec.get("target"), where))
+    if isinstance(task, ComTask):
+        return TaskTarget(task, law, _point_target(task.position(), spec.get("target"), where))
+    return TaskTarget(task, law, _joint_target(_joint_task(task, field), spec.get("target"), where))
+
+
+def _make_target(task: Task, spec: Mapping[str, Any], field: str, kind: str = "acceleration") -> TaskTarget:
+    if kind == "velocity":
+        return _velocity_target(task, spec, field)
+    if isinstance(task, WrenchTask):  # a fixed wrench, no PD law
+        return TaskTarget(task, None, wrench_target(task, spec, field))
+    if "max_velocity" in spec:
+        raise ConfigError(f"{field}.max_velocity", "only a velocity scene's tasks take it")
+    kp = spec.get("kp", 100.0)
+    try:
+        kd_default = 2.0 * np.sqrt(as_gain(kp, "kp"))
+    except ConfigError as exc:
+        raise ConfigError(f"{field}.kp", exc.reason) from None
+    kwargs = {"kp": kp, "kd": spec.get("kd", kd_default), "kff": spec.get("kff", 1.0)}
+    kwargs["max_acceleration"] = spec.get("max_acceleration")
+    try:
+        if isinstance(task, CartesianTask):
+            return TaskTarget(
+                task, CartesianPD(**kwargs), _cart_target(task, spec.get("target"), f"{field}.target")
+            )
+        if isinstance(task, ComTask):
+            return TaskTarget(
+                task, ComPD(**kwargs), _point_target(task.position(), spec.get("target"), f"{field}.target")
+            )
+        target = _joint_target(_joint_task(task, field), spec.get("target"), f"{field}.target")
+        ctrl = JointPD(**kwargs)
+        ctrl.compute(target, np.zeros(task.n), target)  # checks per-joint gain sizes
+        return TaskTarget(task, ctrl, target)
+    except ConfigError as exc:
+        if exc.field in ("kp", "kd", "kff", "max_acceleration"):
+            raise ConfigError(f"{field}.{exc.field}", exc.reason) from None
+        raise
+
+
+def _q0_by_name(robot: RobotModel, name: str) -> np.ndarray:
+    try:
+        return robot.reference_configuration(name)
+    except UnknownNameError as exc:
+        raise ConfigKeyError("q0", "reference configuration", name, exc.valid) from None
+
+
+def _initial_state(robot: RobotModel, doc: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    q0 = doc.get("q0")
+    if q0 is None:
+        q = robot.neutral()
+    elif isinstance(q0, str):
+        q = _q0_by_name(robot, q0)
+    elif isinstance(q0, Mapping):
+        dofs = robot.dof_from_q(robot.neutral())
+        names = robot.dof_names
+        for name, value in q0.items():
+            if name not in names:
+                raise ConfigKeyError(f"q0.{name}", "joint", name, names)
+            dofs[names.index(name)] = numbers([value], 1, f"q0.{name}")[0]
+        q = robot.q_from_dof(dofs)
+    else:
+        q = robot.q_from_dof(numbers(q0, robot.nv, "q0"))
+    v = np.zeros(robot.nv) if doc.get("v0") is None else numbers(doc["v0"], robot.nv, "v0")
+    return q, v
+
+
+def q0_limit_warnings(robot: RobotModel, q: np.ndarray) -> list[str]:
+    """One line per joint whose position in ``q`` lies outside its finite position limits."""
+    out = []
+    lower, upper = robot.lower_position_limit, robot.upper_position_limit
+    for name in robot.joint_names:
+        jmodel = robot.model.joints[robot.joint_id(name)]
+        if jmodel.nq != 1:
+            continue
+        i = jmodel.idx_q
+        lo, hi, x = lower[i], upper[i], q[i]
+        if (math.isfinite(lo) and x < lo - 1e-9) or (math.isfinite(hi) and x > hi + 1e-9):
+            out.append(f"q0: joint {name!r} at {x:.6g} is outside its limits [{lo:.6g}, {hi:.6g}]")
+    return out
+
+
+def _steps(doc: Mapping[str, Any], step: float, steps: int | None) -> int:
+    if "steps" in doc and "duration" in doc:
+        raise ConfigError("steps", "give either steps or duration, not both")
+    field_name = "steps"
+    if steps is None and "steps" in doc:
+        steps = doc["steps"]
+    elif steps is None:
+        duration = positive(doc.get("duration", 3.0), "duration", "a number of seconds")
+        ratio = duration / step
+        if not math.isfinite(ratio) or ratio > MAX_STEPS:
+            raise ConfigError(
+                "duration", f"{duration:g} s at dt = {step:g} s is more than {MAX_STEPS} steps; raise dt"
+            )
+        steps, field_name = max(1, round(ratio)), "duration"
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ConfigError("steps", f"must be an integer ≥ 1, got {safe_repr(steps)}")
+    if steps > MAX_STEPS:
+        raise ConfigError(field_name, f"{steps} steps is more than the {MAX_STEPS} accepted")
+    return steps
+
+
+def _split_tasks(tasks: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Task configs and PD specs of the ``tasks`` list; unknown keys list every valid field."""
+    if not isinstance(tasks, list):
+        raise ConfigError("tasks", "expected a list of tasks")
+    valid = [*TaskConfig.field_names(), *PD_KEYS]
+    configs, pd_specs = [], []
+    for i, item in enumerate(tasks):
+        if not isinstance(item, Mapping):
+            raise ConfigError(f"tasks[{i}]", "expected a mapping")
+        for key in item:
+            if key not in valid:
+                raise ConfigKeyError(f"tasks[{i}].{key}", "task field", key, valid, show_all=True)
+        configs.append({k: v for k, v in item.items() if k not in PD_KEYS})
+        pd_specs.append({k: v for k, v in item.items() if k in PD_KEYS})
+    return configs, pd_specs
+
+
+def _scene_document(source: str | Path | Mapping[str, Any]) -> tuple[Mapping[str, Any], str, Path]:
+    """The scene document with only known keys, its label and the folder relative paths start from."""
+    if isinstance(source, Mapping):
+        doc, label, base_dir = source, "<dict>", Path(".")
+    else:
+        path = Path(source).expanduser()
+        doc, label, base_dir = load_yaml_file(path), str(path), path.parent
+    if not isinstance(doc, Mapping):
+        raise ConfigError(label, "a scene file must be a YAML mapping")
+    for key in doc:
+        if key not in SCENE_FILE_KEYS:
+            raise ConfigKeyError(str(key), "scene option", key, SCENE_FILE_KEYS, show_all=True)
+    return doc, label, base_dir
+
+
+def _robot_name(doc: Mapping[str, Any], base_dir: Path) -> str:
+    """The registry name, or the URDF path resolved against the file's folder when that file exists."""
+    if "robot" not in doc:
+        raise ConfigError("robot", "missing (required)")
+    robot_name = doc["robot"]
+    if not isinstance(robot_name, str):
+        raise ConfigError("robot", f"expected a robot name or URDF path, got {safe_repr(robot_name)}")
+    candidate = base_dir / robot_name
+    if robot_name.endswith(".urdf") and candidate.is_file():
+        return str(candidate)
+    return robot_name
+
+
+def _make_scene(
+    robot: RobotModel, doc: Mapping[str, Any], kind: str, contacts: bool, solver: str | None, step: float
+) -> AccelerationScene | VelocityScene:
+    """The velocity, contact (InverseDynamicsScene) or acceleration scene the file asks for."""
+    solver = solver or doc.get("solver")
+    if kind == "velocity":
+        return make_velocity_scene(robot, doc, solver, step)
+    options = {
+        k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
+    }
+    if contacts:
+        return make_contact_scene(robot, doc, solver, step, options)
+    return AccelerationScene(robot, solver=solver, dt=step, **options)
+
+
+def load_scene_file(
+    source: str | Path | Mapping[str, Any],
+    solver: str | None = None,
+    steps: int | None = None,
+    dt: float | None = None,
+) -> SceneSetup:
+    """Read a YAML scene file (or an already parsed mapping) and build the robot, scene and PD targets.
+
+    Args:
+        source: path of the YAML file, or its content as a mapping.
+        solver, steps, dt: overrides of the file's values (command-line options).
+
+    Raises:
+        ConfigError: unreadable file, invalid YAML, unknown keys (ConfigKeyError), invalid values, or any
+            task configuration error (field named).
+        URDFError, UnknownNameError: the robot cannot be loaded.
+    """
+    doc, label, base_dir = _scene_document(source)
+    robot_name = _robot_name(doc, base_dir)
+    floating = flag(doc, "floating_base")
+    kind = scene_kind(doc)
+    for key in ("joint_limits", "braking", "velocity_limits"):
+        flag(doc, key)
+    step = positive(dt if dt is not None else doc.get("dt", 0.001), "dt", "a step in seconds")
+    n_steps = _steps(doc, step, steps)
+    configs, pd_specs = _split_tasks(doc.get("tasks"))
+    robot = load_robot(robot_name, **({} if floating is None else {"floating_base": floating}))
+    contacts = wants_contact_scene(doc, kind)  # (raises for a velocity scene)
+    scene = _make_scene(robot, doc, kind, contacts, solver, step)
+    scene.configure(configs)
+    q0, v0 = _initial_state(robot, doc)
+    robot.update(q0, v0)
+    targets = [
+        _make_target(scene.get_task(cfg.name), spec, f"tasks[{i}]", kind)
+        for i, (cfg, spec) in enumerate(zip(scene.get_wbc_config(), pd_specs, strict=True))
+    ]
+    notes = q0_limit_warnings(robot, q0)
+    return SceneSetup(robot, scene, q0, v0, step, n_steps, targets, label, notes)

@@ -1,0 +1,141 @@
+"""The velocity-scene part of YAML scene files (``scene: velocity``), used by :mod:`wbcpy.scenes.files.scene_file`.
+
+Keys a scene file may add with ``scene: velocity`` (an acceleration scene refuses them)::
+
+    scene: velocity            # the decision variable is q̇ (default: acceleration)
+    dt: 0.01                   # control and integration step (s): q ← q ⊕ q̇ dt
+    joint_limits: true         # position limits over one step as bounds on q̇ (default true)
+    velocity_limits: true      # |q̇| ≤ URDF velocity limits (default true)
+    limit_gain: 0.5            # fraction of the distance to a position limit allowed per step
+    collision:                 # optional: CollisionAvoidance fields
+      pairs: self              # or [[link_or_geometry, link_or_geometry_or_obstacle], ...]
+      safety_distance: 0.01    # m
+      influence_distance: 0.1  # m
+      gain: 0.5                # velocity-damper gain
+      obstacles:
+        - name: ball
+          shape: {type: sphere, radius: 0.05}     # or box {size: [x, y, z]}, capsule {radius, length}
+          position: [0.5, 0.0, 0.4]               # world frame (m); rpy: [r, p, y] (rad) optional
+
+Per task the velocity law ``ẋ_ref = K_ff ẋ_d + K_p e`` replaces the PD law: ``kp`` (1/s, default
+:data:`DEFAULT_KP`), ``kff`` (default 1) and ``max_velocity`` (saturation); ``kd`` and
+``max_acceleration`` are refused. Targets are written as for acceleration scenes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...controllers import CartesianVelocityLaw, ComVelocityLaw, JointVelocityLaw
+from ...errors import ConfigError, ConfigKeyError
+from ...model.robot_model import RobotModel
+from ...tasks import CartesianTask, ComTask, Task
+from ..velocity_scene import VelocityScene
+
+__all__ = [
+    "ACCELERATION_ONLY_LAW_KEYS",
+    "DEFAULT_KP",
+    "SCENE_KINDS",
+    "VELOCITY_FILE_KEYS",
+    "VELOCITY_LAW_KEYS",
+    "make_velocity_scene",
+    "scene_kind",
+    "velocity_law",
+]
+
+#: values of a scene file's ``scene`` key (the first is the default)
+SCENE_KINDS = ("acceleration", "velocity")
+#: top-level keys only velocity scenes accept
+VELOCITY_FILE_KEYS = ("velocity_limits", "limit_gain", "collision")
+#: per-task keys of the velocity law (besides ``target``)
+VELOCITY_LAW_KEYS = ("kp", "kff", "max_velocity")
+#: per-task keys of the PD law that a velocity scene refuses
+ACCELERATION_ONLY_LAW_KEYS = ("kd", "max_acceleration")
+#: default proportional gain of the velocity laws (1/s): errors decay as exp(−K_p t), 0.1 s time constant
+DEFAULT_KP = 10.0
+
+
+def scene_kind(doc: Mapping[str, Any]) -> str:
+    """The file's ``scene`` value (default ``"acceleration"``); an acceleration scene may not use the
+    velocity-only keys.
+
+    Raises:
+        ConfigError: an unknown scene kind (field ``scene``), or a velocity-only key in an acceleration
+            scene (that key named).
+    """
+    kind = doc.get("scene", SCENE_KINDS[0])
+    if not isinstance(kind, str) or kind not in SCENE_KINDS:
+        raise ConfigError("scene", f"expected one of {', '.join(SCENE_KINDS)}, got {kind!r}")
+    if kind == "acceleration":
+        for key in VELOCITY_FILE_KEYS:
+            if key in doc:
+                raise ConfigError(key, "only a velocity scene takes it (add `scene: velocity`)")
+    return kind
+
+
+def make_velocity_scene(robot: RobotModel, doc: Mapping[str, Any], solver: Any, dt: float) -> VelocityScene:
+    """The VelocityScene of a scene file (options and the ``collision`` section; tasks not configured).
+
+    Raises:
+        ConfigError: an invalid option or collision field (named; collision fields as ``collision.…``).
+    """
+    options = {
+        k: doc[k] for k in ("regularization", "joint_limits", "velocity_limits", "limit_gain") if k in doc
+    }
+    if "acceleration_limit" in doc or "braking" in doc:
+        key = "acceleration_limit" if "acceleration_limit" in doc else "braking"
+        raise ConfigError(key, "only an acceleration scene takes it")
+    scene = VelocityScene(robot, solver=solver, dt=dt, **options)
+    section = doc.get("collision")
+    if section is not None:
+        if not isinstance(section, Mapping):
+            raise ConfigError("collision", "expected a mapping of CollisionAvoidance fields")
+        try:
+            scene.set_collision_avoidance(section)
+        except ConfigError as exc:
+            raise _prefixed(exc, "collision.") from None
+    return scene
+
+
+def _prefixed(exc: ConfigError, prefix: str) -> ConfigError:
+    """The same error with ``prefix`` prepended to its field (and message)."""
+    exc.field = f"{prefix}{exc.field}"
+    text = f"{exc.field}: {exc.reason}"
+    if isinstance(exc, ConfigKeyError):
+        exc.message = text
+    exc.args = (text,)
+    return exc
+
+
+def velocity_law(
+    task: Task, spec: Mapping[str, Any], field: str = ""
+) -> CartesianVelocityLaw | ComVelocityLaw | JointVelocityLaw:
+    """The velocity law of one task of a scene file (``kp``, ``kff``, ``max_velocity``).
+
+    Args:
+        task: the scene task.
+        spec: the task's law keys.
+        field: the task's field (``"tasks[2]"``), prepended to the key in errors.
+
+    Raises:
+        ConfigError: a PD-only key (``kd``, ``max_acceleration``) or an invalid gain (the key named), or
+            per-axis gains of the wrong size.
+    """
+    prefix = f"{field}." if field else ""
+    for key in ACCELERATION_ONLY_LAW_KEYS:
+        if key in spec:
+            raise ConfigError(f"{prefix}{key}", "a velocity scene's tasks take kp, kff and max_velocity")
+    kwargs = {key: spec[key] for key in VELOCITY_LAW_KEYS if key in spec}
+    kwargs.setdefault("kp", DEFAULT_KP)
+    cls = CartesianVelocityLaw if isinstance(task, CartesianTask) else (
+        ComVelocityLaw if isinstance(task, ComTask) else JointVelocityLaw
+    )  # fmt: skip
+    try:
+        law = cls(**kwargs)
+        law.law(np.zeros(task.n))  # checks per-axis gain sizes
+    except ConfigError as exc:
+        raise _prefixed(exc, prefix) from None
+    return law

@@ -1,0 +1,398 @@
+"""Contact simulation: joint torques integrated with Pinocchio's rigid constraint dynamics.
+
+The plant a torque controller (:class:`~wbcpy.scenes.InverseDynamicsScene`) drives. One step with period dt:
+
+1. forward dynamics with rigid contacts (``pin.constraintDynamics``, one ``RigidConstraintModel`` per
+   active contact: ``CONTACT_6D`` for a :class:`~wbcpy.contacts.contacts.SurfaceContact`, ``CONTACT_3D``
+   for a :class:`~wbcpy.contacts.contacts.PointContact`, both in the contact frame's axes, ``LOCAL``):
+
+   .. math::
+
+       M \\ddot q + h = τ + \\sum_c J_c^T w_c, \\qquad J_c \\ddot q + a_c = −K_p e_c − K_d \\dot e_c,
+
+   with ``a_c`` the contact frame's acceleration at q̈ = 0 — Pinocchio's 6-D constraint uses the
+   *spatial* acceleration (LOCAL), its 3-D constraint the *classical* acceleration of the point — and
+   ``(e_c, ė_c)`` the contact frame's pose and velocity error to its anchor (the placement it had when
+   the contact became active); the Baumgarte gains ``K_p, K_d`` are 0 by default. The scene's hard
+   constraint uses the classical acceleration for both; the two differ by ``ω × v`` of the contact frame,
+   which is zero while the contact is at rest — as rigid contacts keep it (a state whose soles move gives
+   a different q̈);
+2. semi-implicit Euler: ``v ← v + q̈ dt``, ``q ← q ⊕ v dt`` (``pin.integrate``).
+
+The contact wrenches ``w_c`` are what the environment exerts on the robot, in the contact frame's axes,
+about its origin (force over torque; the force only for a point contact) — the convention of
+``specs/contact-scene.md``. The constraints are bilateral: the simulation reports a pulling or slipping
+wrench, it does not prevent it; checking ``w_c`` against the contact's cone is the caller's job.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pinocchio as pin
+from numpy.typing import ArrayLike, NDArray
+
+from .._support.validation import as_vector
+from ..contacts.contacts import Contact, as_contacts
+from ..errors import ConfigError, InvalidValueError, UnknownNameError
+from ..model.robot_model import RobotModel
+
+__all__ = ["ContactPlant", "ContactSimulation"]
+
+_LOCAL = pin.ReferenceFrame.LOCAL
+_WORLD = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+
+
+def _gain(value: Any, field: str) -> float:
+    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.floating, np.integer))
+    if not ok or not np.isfinite(value) or value < 0:
+        raise ConfigError(field, f"must be a finite number ≥ 0, got {value!r}")
+    return float(value)
+
+
+def _vector(x: ArrayLike, n: int | None, name: str) -> NDArray[np.float64]:
+    """``x`` itself when it is a finite float64 vector of length n (read only here), else a checked copy."""
+    if (
+        type(x) is np.ndarray
+        and x.ndim == 1
+        and x.dtype == np.float64
+        and (n is None or x.shape[0] == n)
+        and math.isfinite(x.dot(x))
+    ):
+        return x
+    return as_vector(x, n, name)
+
+
+def _set_baumgarte(cm: pin.RigidConstraintModel, kp: float, kd: float) -> None:
+    """Baumgarte gains of one constraint (Pinocchio 3: per-axis ``corrector``; 4: scalar parameters)."""
+    if hasattr(cm, "corrector"):
+        cm.corrector.Kp[:] = kp
+        cm.corrector.Kd[:] = kd
+    else:
+        cm.setBaumgarteCorrectorParameters(pin.BaumgarteCorrectorParameters(kp, kd))
+
+
+class ContactSimulation:
+    """A robot with rigid contacts driven by joint torques (semi-implicit Euler).
+
+    Attributes:
+        robot: the robot model (its ``pin.Model``; the simulation keeps its own ``pin.Data`` and never
+            changes the robot's state).
+        dt: integration step (s).
+        q, v: current configuration (nq) and velocity (nv).
+        time: simulated time (s).
+        qdd: q̈ of the last :meth:`step` or :meth:`forward` (nv), None before.
+        wrenches: ``{frame: wrench}`` of the active contacts at the last step (contact frame, about its
+            origin; 6 or 3 entries).
+
+    Not thread-safe (one ``pin.Data``); copies are not supported.
+    """
+
+    def __init__(
+        self,
+        robot: RobotModel,
+        contacts: Sequence[Contact | Any],
+        q0: Any,
+        v0: Any = None,
+        dt: float = 0.001,
+        kp: float = 0.0,
+        kd: float = 0.0,
+        damping: float = 0.0,
+    ) -> None:
+        """Set up the simulation at (q0, v0); every active contact is anchored where it is at q0.
+
+        Args:
+            robot: the robot (a free-flyer base is unactuated; every other DOF takes a torque).
+            contacts: :class:`SurfaceContact` / :class:`PointContact` objects or mappings (copied).
+            q0: initial configuration (nq).
+            v0: initial velocity (nv), default zero.
+            dt: step (s), > 0.
+            kp, kd: Baumgarte gains (1/s², 1/s) of every contact, ≥ 0 (0: no drift correction).
+            damping: proximal regularisation μ of ``pin.constraintDynamics``; 0 (default) solves the
+                contact problem exactly and needs independent constraints (with redundant ones
+                Pinocchio 4 returns NaN — a ConfigError here — and Pinocchio 3 an arbitrary split); μ > 0
+                iterates (up to 100 times, to 1e-12) and also handles redundant contacts (e.g. two soles
+                on one link).
+
+        Raises:
+            ConfigError: an invalid contact (``contacts[i].field``), gain, damping or dt.
+            InvalidValueError: a wrongly sized or non-finite q0 / v0.
+        """
+        self.robot = robot
+        model = robot.model
+        self._model = model
+        self._data = model.createData()
+        self._contacts = as_contacts(robot, contacts)
+        self._by_frame = {c.frame: c for c in self._contacts}
+        self.dt = _gain(dt, "dt")
+        if self.dt <= 0:
+            raise ConfigError("dt", f"must be > 0, got {dt!r}")
+        self._kp, self._kd = _gain(kp, "kp"), _gain(kd, "kd")
+        mu = _gain(damping, "damping")
+        self._prox = pin.ProximalSettings(1e-12, mu, 100 if mu > 0 else 1)
+        self._actuated = self._actuated_dofs(model)
+        self._tau_full = np.zeros(model.nv)
+        self.q = as_vector(q0, model.nq, "q0")
+        self.v = np.zeros(model.nv) if v0 is None else as_vector(v0, model.nv, "v0")
+        self.time = 0.0
+        self.qdd: np.ndarray | None = None
+        self.wrenches: dict[str, np.ndarray] = {}
+        self._anchors: dict[str, pin.SE3] = {}
+        pin.framesForwardKinematics(model, self._data, self.q)
+        for c in self._contacts:
+            if c.active:
+                self._anchors[c.frame] = self._placement(c.frame)
+        self._build()
+
+    @staticmethod
+    def _actuated_dofs(model: pin.Model) -> np.ndarray:
+        mask = np.ones(model.nv, dtype=bool)
+        for jid in range(1, model.njoints):
+            joint = model.joints[jid]
+            if "FreeFlyer" in joint.shortname():
+                mask[joint.idx_v : joint.idx_v + joint.nv] = False
+        return np.flatnonzero(mask)
+
+    def _placement(self, frame: str) -> pin.SE3:
+        """The frame's current placement (the data's frame placements must be up to date)."""
+        return pin.SE3(self._data.oMf[self._model.getFrameId(frame)])
+
+    def _build(self) -> None:
+        """Constraint models and data of the active contacts (after any change of the active set)."""
+        model = self._model
+        cms = pin.StdVec_RigidConstraintModel()
+        self._slices: list[tuple[str, slice]] = []
+        k = 0
+        for c in self._contacts:
+            if not c.active:
+                continue
+            frame = model.frames[model.getFrameId(c.frame)]
+            kind = pin.ContactType.CONTACT_6D if c.size == 6 else pin.ContactType.CONTACT_3D
+            cm = pin.RigidConstraintModel(
+                kind, model, frame.parentJoint, frame.placement, 0, self._anchors[c.frame], _LOCAL
+            )
+            _set_baumgarte(cm, self._kp, self._kd)
+            cms.append(cm)
+            self._slices.append((c.frame, slice(k, k + c.size)))
+            k += c.size
+        cds = pin.StdVec_RigidConstraintData()
+        for cm in cms:
+            cds.append(cm.createData())
+        try:
+            pin.initConstraintDynamics(model, self._data, cms, cds)
+        except TypeError:  # Pinocchio 3.x: (model, data, models)
+            pin.initConstraintDynamics(model, self._data, cms)
+        self._cms, self._cds = cms, cds
+
+    # ------------------------------------------------------------------ contacts
+    @property
+    def contacts(self) -> list[Contact]:
+        """Copies of the contacts (with their current ``active`` flags)."""
+        return [c.copy() for c in self._contacts]
+
+    @property
+    def active_frames(self) -> list[str]:
+        """Frames of the active contacts, in contact order."""
+        return [c.frame for c in self._contacts if c.active]
+
+    def set_contact_active(self, frame: str, active: bool, impact: bool = True) -> None:
+        """Lift (False) or put down (True) a contact; a contact put down is anchored where it is now.
+
+        Putting a contact down is an inelastic impact (``impact=True``, restitution 0): the velocity jumps
+        to the one closest to it in the kinetic-energy metric at which every active contact frame is at
+        rest (Pinocchio's ``impulseDynamics``, v⁺ = v − M⁻¹Jᵀ(JM⁻¹Jᵀ)⁻¹ J v). With ``impact=False`` the
+        velocity is kept (the frame keeps moving through its anchor unless ``kd > 0``).
+
+        Raises:
+            UnknownNameError: ``frame`` has no contact (a KeyError).
+            ConfigError: ``active`` is not a bool.
+        """
+        contact = self._by_frame.get(frame) if isinstance(frame, str) else None
+        if contact is None:
+            raise UnknownNameError("contact", frame, list(self._by_frame))
+        if not isinstance(active, (bool, np.bool_)):
+            raise ConfigError("active", f"must be true or false, got {active!r}")
+        if contact.active == bool(active):
+            return
+        if active:
+            pin.framesForwardKinematics(self._model, self._data, self.q)
+            self._anchors[frame] = self._placement(frame)
+        contact.active = bool(active)
+        self._build()
+        if active and impact:
+            self._impact()
+
+    def _impact(self) -> None:
+        """Inelastic impact of the active contacts (see :meth:`set_contact_active`)."""
+        pin.computeJointJacobians(self._model, self._data, self.q)
+        pin.updateFramePlacements(self._model, self._data)
+        self.v = self._rest_contacts(self.v)
+
+    def _rest_contacts(self, v: np.ndarray) -> np.ndarray:
+        """The velocity closest to ``v`` (kinetic-energy metric) at which every active contact is at rest;
+        the contact impulses are left in ``data.impulse_c`` (Jacobians and frame placements up to date)."""
+        model, data = self._model, self._data
+        J = [pin.getFrameJacobian(model, data, model.getFrameId(c.frame), _LOCAL)[: c.size]
+             for c in self._contacts if c.active]  # fmt: skip
+        if not J:
+            return v
+        return np.array(pin.impulseDynamics(model, data, self.q, v, np.vstack(J), 0.0), dtype=float)
+
+    def push(self, impulse: Any, frame: str | None = None) -> dict[str, np.ndarray]:
+        """An instantaneous push: a linear impulse P (N·s, world axes) at the origin of ``frame``.
+
+        The velocity jumps to v⁺ = v + M⁻¹(J_pᵀ P + Σ_c J_cᵀ Λ_c) with every active contact at rest after
+        the push (J_c v⁺ = 0, an inelastic contact response): the free response v + M⁻¹J_pᵀP projected as
+        in :meth:`set_contact_active`. J_p is the 3 × nv linear part of the frame's Jacobian in world axes
+        (``LOCAL_WORLD_ALIGNED``). q does not change. A zero impulse is still a projection (it removes any
+        contact velocity the integration left).
+
+        Args:
+            impulse: P, 3 entries (N·s, world axes).
+            frame: the frame pushed at its origin; None: the floating base (its free-flyer joint's origin).
+
+        Returns:
+            ``{frame: Λ_c}``: the contact impulses (N·s and N·m·s, contact axes, 6 or 3 entries).
+
+        Raises:
+            InvalidValueError: P is not 3 finite numbers.
+            UnknownNameError: an unknown frame (a KeyError).
+            ConfigError: ``frame=None`` on a robot without a floating base.
+        """
+        model, data = self._model, self._data
+        P = as_vector(impulse, 3, "impulse")
+        if frame is None:
+            joints = [j for j in range(1, model.njoints) if "FreeFlyer" in model.joints[j].shortname()]
+            if not joints:
+                raise ConfigError("frame", "the robot has no floating base: name the frame to push")
+        elif not isinstance(frame, str) or not model.existFrame(frame):
+            raise UnknownNameError("frame", frame, [f.name for f in model.frames])
+        pin.computeJointJacobians(model, data, self.q)
+        pin.updateFramePlacements(model, data)
+        if frame is None:
+            Jp = pin.getJointJacobian(model, data, joints[0], _WORLD)[:3]
+        else:
+            Jp = pin.getFrameJacobian(model, data, model.getFrameId(frame), _WORLD)[:3]
+        M = pin.crba(model, data, self.q)
+        M = np.triu(M) + np.triu(M, 1).T  # crba fills the upper triangle
+        self.v = self._rest_contacts(self.v + np.linalg.solve(M, Jp.T @ P))
+        lam = np.asarray(data.impulse_c, dtype=float)
+        return {f: lam[s].copy() for f, s in self._slices} if self.active_frames else {}
+
+    # ------------------------------------------------------------------ dynamics
+    def _torque(self, tau: Any) -> np.ndarray:
+        """τ as nv generalised forces (actuated-only input is scattered, the base rows are 0)."""
+        nv, act = self._model.nv, self._actuated
+        arr = _vector(tau, None, "tau")
+        if arr.shape[0] == nv:
+            return arr
+        if arr.shape[0] != act.size:
+            raise InvalidValueError("tau", f"({act.size},) or ({nv},)", arr.shape)
+        full = self._tau_full  # base rows stay 0
+        full[act] = arr
+        return full
+
+    def forward(self, q: Any, v: Any, tau: Any) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Rigid-contact forward dynamics at (q, v) with joint torques τ (no step is taken).
+
+        Args:
+            q: configuration (nq).
+            v: velocity (nv).
+            tau: torques of the actuated DOFs (nv − 6 with a free-flyer; robot order), or nv generalised
+                forces (a free-flyer's 6 entries are then forces on the base, normally 0).
+
+        Returns:
+            ``(q̈, {frame: wrench})``: new arrays; the wrenches of the active contacts in their frames.
+
+        Raises:
+            InvalidValueError: a wrongly sized or non-finite input.
+            ConfigError: the constraint solve returned non-finite values (redundant contacts with
+                ``damping = 0``).
+        """
+        model = self._model
+        q = _vector(q, model.nq, "q")
+        v = _vector(v, model.nv, "v")
+        tau = self._torque(tau)
+        out = pin.constraintDynamics(model, self._data, q, v, tau, self._cms, self._cds, self._prox)
+        qdd = np.array(out, dtype=float)
+        lam = np.asarray(self._data.lambda_c)
+        if not (math.isfinite(qdd.dot(qdd)) and math.isfinite(lam.dot(lam))):  # NaN/inf (or overflow)
+            raise ConfigError(
+                "contacts",
+                "constraint dynamics returned non-finite values: the active contacts' constraints are "
+                "redundant or singular; use damping > 0",
+            )
+        wrenches = {frame: lam[s].copy() for frame, s in self._slices}
+        self.qdd = qdd
+        return qdd.copy(), wrenches
+
+    def step(self, tau: Any) -> dict[str, np.ndarray]:
+        """Advance one step dt with joint torques τ (see :meth:`forward`); returns the contact wrenches.
+
+        The state is changed only when the dynamics succeeded.
+        """
+        qdd, wrenches = self.forward(self.q, self.v, tau)
+        v = self.v + qdd * self.dt
+        self.q = pin.integrate(self._model, self.q, v * self.dt)
+        self.v = v
+        self.time += self.dt
+        self.wrenches = wrenches
+        return {k: w.copy() for k, w in wrenches.items()}
+
+
+class ContactPlant:
+    """The plant of a closed loop around an :class:`~wbcpy.scenes.InverseDynamicsScene`: a
+    :class:`ContactSimulation` of the robot driven by the scene's τ, whose contacts follow the scene's
+    (``set_contact_active``), recording how far the simulated contact wrenches and the torques leave their
+    limits.
+
+    Attributes:
+        sim: the contact simulation.
+        violation: largest excess over the run so far: ``friction cone`` (N: the largest
+            ``u·w / ‖u‖`` over the unit rows u of every active contact's cone, i.e. how far outside — a
+            slipping or tipping foot), ``normal force`` (N, outside [fz_min, fz_max]) and ``effort``
+            (N·m or N, |τ| above the scene's limits).
+    """
+
+    def __init__(self, scene: Any, q0: Any, v0: Any, dt: float, kp: float = 0.0, kd: float = 0.0) -> None:
+        contacts = scene.contacts
+        self.scene = scene
+        self.sim = ContactSimulation(scene.robot, contacts, q0, v0, dt, kp, kd)
+        self._limits = {}
+        for c in contacts:
+            U = c.cone()
+            self._limits[c.frame] = (U / np.linalg.norm(U, axis=1, keepdims=True), c.fz_min, c.fz_max)
+        self._effort = scene.effort_limit
+        self.violation = {"friction cone": 0.0, "normal force": 0.0, "effort": 0.0}
+
+    def sync(self) -> tuple[np.ndarray, np.ndarray]:
+        """Give the simulation the scene's active contacts (a contact put down is an inelastic impact:
+        the velocity jumps); returns the state (q, v), which the controller should see before it solves."""
+        sim = self.sim
+        active = self.scene.active_contact_frames
+        if active != sim.active_frames:
+            for frame in set(active) ^ set(sim.active_frames):
+                sim.set_contact_active(frame, frame in active)
+        return sim.q, sim.v
+
+    def step(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Apply the scene's last τ for one step (after :meth:`sync`); returns the new (q, v) and the
+        simulated q̈."""
+        sim, scene = self.sim, self.scene
+        self.sync()
+        tau = scene.get_joint_torques()
+        wrenches = sim.step(tau)
+        viol = self.violation
+        for frame, w in wrenches.items():
+            U, lo, hi = self._limits[frame]
+            viol["friction cone"] = max(viol["friction cone"], float((U @ w).max()))
+            viol["normal force"] = max(viol["normal force"], lo - w[2], w[2] - hi)
+        if self._effort is not None:
+            viol["effort"] = max(viol["effort"], float(np.max(np.abs(tau) - self._effort)))
+        qdd = sim.qdd
+        if qdd is None:  # pragma: no cover - step() sets it
+            raise RuntimeError("the contact simulation did not step")
+        return sim.q, sim.v, qdd
