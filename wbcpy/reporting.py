@@ -1,6 +1,7 @@
 """Plain-text reports shared by the command line and the demo: tables, a progress bar, chain tables.
 
-A library module (no argument parsing): ``wbcpy.demo.models`` and ``wbcpy.cli`` both use it, so neither imports
+A library module (no argument parsing): ``wbcpy.demo.models`` and ``wbcpy.cli`` both use it, so neither
+imports
 the other.
 """
 

@@ -269,7 +269,8 @@ def test_constraint_only_levels_and_no_rows_anywhere():
 def test_a_bound_only_the_regulariser_presses_stays_free_below(eps, r):
     """Level 0, ‖ε(a + b) − εY‖² + r(a² + b²) with b ≤ B, sits at b = B only because of its regulariser
     (any a + b = const is as good for its row); level 1 wants b = T < B and may move b down while keeping
-    a + b. Found by tests/scenes/test_random_scenes.py (a weak COM task over joints at their limits): the bound
+    a + b. Found by tests/scenes/test_random_scenes.py (a weak COM task over joints at their limits): the
+    bound
     was carried down as an equality and level 1 stayed at b = B. Closed form: level 0 gives
     a0 = ε²(Y − B)/(ε² + r), c = a0 + B; level 1 minimises (b − T)² + r((c − b)² + b²):
     b = (T + r c)/(1 + 2r), a = c − b."""

@@ -50,7 +50,8 @@ from wbcpy.scenes import PointContact, SurfaceContact, WrenchReference
 from wbcpy.tasks import CartesianReference, ComReference, JointReference, TaskConfig
 
 BACKENDS = available_solvers()
-#: examples per test; a longer campaign: ``WBCPY_SCENE_EXAMPLES=2000 pytest tests/scenes/test_random_scenes.py``
+#: examples per test; a longer campaign: ``WBCPY_SCENE_EXAMPLES=2000 pytest
+#: tests/scenes/test_random_scenes.py``
 EXAMPLES = int(os.environ.get("WBCPY_SCENE_EXAMPLES", "60"))
 SETTINGS = settings(
     max_examples=EXAMPLES,

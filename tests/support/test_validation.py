@@ -1,4 +1,5 @@
-"""The central validation helpers (wbcpy._support.validation) that every module uses (issue 14, classes 5 and 6)."""
+"""The central validation helpers (wbcpy._support.validation) that every module uses (issue 14, classes 5 and
+6)."""
 
 from __future__ import annotations
 

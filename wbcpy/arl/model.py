@@ -1,7 +1,8 @@
 """``wbcpy.arl.Model``: a robot as named kinematic chains, modelled on AUTh-ARL's ``arl::robot::Model``.
 
 The model holds an ordered list of :class:`~wbcpy.model.chain.Chain` objects over one
-:class:`~wbcpy.model.robot_model.RobotModel`. The first ``main_chains`` chains are the *main* chains: they share no
+:class:`~wbcpy.model.robot_model.RobotModel`. The first ``main_chains`` chains are the *main* chains: they
+share no
 joint and together cover every DOF of the robot (a free-flyer root excepted), so their concatenation
 defines the *global* joint index space ``0..N−1`` used by ``getJointName(joint)``,
 ``getJointLimit(joint)`` and ``getGlobalIndex(chain, joint)``. The other chains may share joints (for
@@ -163,7 +164,8 @@ class Model:
             chains, main_chains, name: see :class:`Model`.
             locked_joints: joint names, or a mapping name → value (rad or m), removed from the model at
                 that value (see :func:`wbcpy.arl.config.lock_joints`).
-            **load_kwargs: passed to :func:`~wbcpy.model.registry.load_robot` (``floating_base``, ``gravity``...).
+            **load_kwargs: passed to :func:`~wbcpy.model.registry.load_robot` (``floating_base``,
+                ``gravity``...).
         """
         from ..model.registry import load_robot
 

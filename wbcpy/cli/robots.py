@@ -1,7 +1,8 @@
 """``wbcpy robots``: every robot name on this installation, with its source, base and file.
 
 Sources: ``wbcpy`` (shipped), ``example-robot-data`` and ``icub-models`` when installed (see
-:mod:`wbcpy.model.registry`). Aliases follow as ``alias -> name``. ``--names`` prints the names only (the same list
+:mod:`wbcpy.model.registry`). Aliases follow as ``alias -> name``. ``--names`` prints the names only (the
+same list
 as ``wbcpy info --list``); ``--markdown`` prints a compact Markdown table (README's robot list is made so:
 ``wbcpy robots --markdown --source wbcpy,example-robot-data``).
 """

@@ -320,7 +320,8 @@ def _animation_writers(parts: dict[str, Any]) -> dict[str, Callable[[Path], Path
 
 
 class _Animations:
-    """Step 7, written in a forked process while this one draws the plots (:mod:`wbcpy._support.file_writers`)."""
+    """Step 7, written in a forked process while this one draws the plots
+    (:mod:`wbcpy._support.file_writers`)."""
 
     def __init__(self, out: TextIO, folder: Path, parts: dict[str, Any], background: bool) -> None:
         from ..viz import INSTALL_HINT, have_viz

@@ -1,7 +1,9 @@
-"""URDF loading for :meth:`~wbcpy.model.robot_model.RobotModel.from_urdf`: read, check and parse into a ``pin.Model``.
+"""URDF loading for :meth:`~wbcpy.model.robot_model.RobotModel.from_urdf`: read, check and parse into a
+``pin.Model``.
 
 A URDF is accepted as a file path or as the XML itself. Before Pinocchio parses it, the XML is checked
-(:mod:`wbcpy.description.urdf_checks`: structure, numbers, size; :mod:`wbcpy.description.urdf_physics`: masses, inertias, axes,
+(:mod:`wbcpy.description.urdf_checks`: structure, numbers, size; :mod:`wbcpy.description.urdf_physics`:
+masses, inertias, axes,
 limits) so that a bad file raises :class:`~wbcpy.errors.URDFError` naming element, attribute, value and
 line. What urdfdom prints on the C++ side (stderr) is captured: it becomes part of the error message when
 Pinocchio still rejects the file, or a :class:`~wbcpy.errors.URDFWarning` when it loads.
@@ -116,7 +118,8 @@ def load_urdf_model(
 
     Raises:
         InvalidValueError: a non-finite or wrongly sized gravity vector, or a bad ``check_physics``.
-        URDFNotFoundError, URDFError: see :func:`read_urdf`, :func:`~wbcpy.description.urdf_checks.check_urdf` and
+        URDFNotFoundError, URDFError: see :func:`read_urdf`,
+            :func:`~wbcpy.description.urdf_checks.check_urdf` and
             :func:`~wbcpy.description.urdf_physics.apply_physics_checks`; also a URDF that Pinocchio rejects.
     """
     grav = as_vector(gravity, 3, "gravity")

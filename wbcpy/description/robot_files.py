@@ -1,7 +1,8 @@
 """A robot's description files: its URDF, the folders of its ``package://`` meshes, its SRDF, its geometry.
 
 One place for what the visual geometry (:mod:`wbcpy.viz`), the collision geometry
-(:mod:`wbcpy.limits.collision`) and the robot registry (:mod:`wbcpy.model.registry`) need to find, based on the
+(:mod:`wbcpy.limits.collision`) and the robot registry (:mod:`wbcpy.model.registry`) need to find, based on
+the
 attributes a :class:`~wbcpy.model.robot_model.RobotModel` keeps:
 
 * the URDF: ``robot.urdf_text`` (a robot built from an XML string), else ``robot.urdf_path``, else
@@ -107,7 +108,8 @@ def geometry_model(robot: Any, kind: pin.GeometryType) -> pin.GeometryModel:
     """Pinocchio's geometry model of the robot's ``<visual>`` or ``<collision>`` elements (meshes resolved).
 
     Args:
-        robot: a :class:`~wbcpy.model.robot_model.RobotModel` (its ``pin.Model`` is the one the geometry is attached to).
+        robot: a :class:`~wbcpy.model.robot_model.RobotModel` (its ``pin.Model`` is the one the geometry is
+            attached to).
         kind: ``pin.GeometryType.VISUAL`` or ``pin.GeometryType.COLLISION``.
 
     Raises:

@@ -1,8 +1,10 @@
-"""What a :class:`~wbcpy.model.robot_model.RobotModel` knows without a state: sizes, names, indices, limits, per-DOF maps.
+"""What a :class:`~wbcpy.model.robot_model.RobotModel` knows without a state: sizes, names, indices, limits,
+per-DOF maps.
 
 :class:`RobotNames` reads the Pinocchio model once and answers model-only questions. It holds no state
 and no ``pin.Data``, never changes after construction, and is therefore shared by a robot and its
-:meth:`~wbcpy.model.robot_model.RobotModel.copy` and safe to use from any number of threads. ``RobotModel`` exposes
+:meth:`~wbcpy.model.robot_model.RobotModel.copy` and safe to use from any number of threads. ``RobotModel``
+exposes
 each of its members under the same name (``robot.frame_id``, ``robot.dof_lower_limit``, ...).
 """
 

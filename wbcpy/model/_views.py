@@ -63,7 +63,8 @@ class RobotStateViews:
         """Publish an already validated state (the documented fast path of facades); return its id.
 
         The arrays are handed over and kept as they are: the caller passes fresh float64 arrays of sizes
-        nq / nv, finite and within :data:`~wbcpy._support.validation.STATE_LIMIT`, with the unit-norm blocks of
+        nq / nv, finite and within :data:`~wbcpy._support.validation.STATE_LIMIT`, with the unit-norm blocks
+        of
         q normalised, and never writes to them afterwards. Anything else gives wrong results.
         """
         sid = self._next_sid()

@@ -1,4 +1,5 @@
-"""Chain: a serial base → tip view of a :class:`~wbcpy.model.robot_model.RobotModel` on chain-local joint vectors.
+"""Chain: a serial base → tip view of a :class:`~wbcpy.model.robot_model.RobotModel` on chain-local joint
+vectors.
 
 A chain is the path of joints between a *base* frame and a *tip* frame of the kinematic tree, the way
 KDL and AUTh-ARL's ``arl::robot::Model`` present an arm. Its joints are the ancestors of the tip's joint

@@ -216,7 +216,8 @@ class RobotModel(RobotStateViews):
         Raises:
             URDFNotFoundError: the path does not exist (also a ``FileNotFoundError``).
             URDFError: unreadable file, malformed XML or URDF (element, attribute, value and line named),
-                physically invalid model, or a model beyond the size guards (:mod:`wbcpy.description.urdf_checks`).
+                physically invalid model, or a model beyond the size guards
+                (:mod:`wbcpy.description.urdf_checks`).
             SRDFError: the SRDF is missing, malformed or does not fit the model.
             InvalidValueError: a non-finite or wrongly sized gravity vector, a non-bool ``floating_base``.
         """

@@ -154,7 +154,8 @@ class VelocityScene(Scene):
 
     @property
     def collision(self) -> CollisionConstraint | None:
-        """The :class:`~wbcpy.limits.collision.CollisionConstraint` in use (geometry, pairs, last distances)."""
+        """The :class:`~wbcpy.limits.collision.CollisionConstraint` in use (geometry, pairs, last
+        distances)."""
         return self._collision
 
     # ------------------------------------------------------------------ problem

@@ -191,7 +191,8 @@ def write_animation(
     """Write an HTML animation of ``robot`` following ``q_path`` that opens from disk, offline.
 
     Args:
-        robot: a :class:`~wbcpy.model.robot_model.RobotModel` (its URDF's ``<visual>`` elements are drawn); its state
+        robot: a :class:`~wbcpy.model.robot_model.RobotModel` (its URDF's ``<visual>`` elements are drawn);
+            its state
             is not used or changed.
         times: (N,) strictly increasing sample times (s).
         q_path: (N, nq) configurations at those times.

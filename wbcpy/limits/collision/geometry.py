@@ -1,7 +1,9 @@
 """Collision geometry of a robot: the URDF's ``<collision>`` elements through Pinocchio, and link structure.
 
-* :func:`load_collision_geometry` builds a ``pin.GeometryModel`` for a :class:`~wbcpy.model.robot_model.RobotModel`
-  (:func:`wbcpy.description.robot_files.geometry_model`: the URDF and mesh folders the robot keeps), optionally with
+* :func:`load_collision_geometry` builds a ``pin.GeometryModel`` for a
+  :class:`~wbcpy.model.robot_model.RobotModel`
+  (:func:`wbcpy.description.robot_files.geometry_model`: the URDF and mesh folders the robot keeps),
+  optionally with
   meshes replaced by their convex hulls.
 * :func:`link_of_geometry` and :func:`adjacent_links` give the link structure the pair selection needs.
 """

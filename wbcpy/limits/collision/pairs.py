@@ -128,7 +128,8 @@ def select_pairs(
         geom: robot geometries (indices < n_robot) followed by the obstacles, in ``avoidance`` order.
         n_robot: number of robot geometries.
         avoidance: the configuration.
-        robot_srdf: the robot's own SRDF (:func:`wbcpy.description.robot_files.srdf_file`), used for "self" when
+        robot_srdf: the robot's own SRDF (:func:`wbcpy.description.robot_files.srdf_file`), used for "self"
+            when
             ``avoidance.srdf`` is None.
 
     Raises:

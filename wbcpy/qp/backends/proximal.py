@@ -34,7 +34,8 @@ class ProxqpBackend(Backend[Any]):
     ones (≤ 30,000 inner iterations). With the tight infeasibility tolerances ProxQP does not detect an
     infeasible problem and runs to its limits: ProxQP's own limits (10000 × 1500) and the former 2000 ×
     1500 took 10–300 s on 3–20-variable infeasible levels of the random-scene property tests
-    (``tests/scenes/test_random_scenes.py``); with 300 × 100 they end in < 0.3 s, and on 400 random hierarchies
+    (``tests/scenes/test_random_scenes.py``); with 300 × 100 they end in < 0.3 s, and on 400 random
+    hierarchies
     and 150 random scenes exactly the same problems are solved as with 2000 × 1500 (the answer is refined
     and certified anyway; an infeasible level then goes to the rescue backends).
     The result is polished on its active set (see :mod:`wbcpy.qp.kkt`).

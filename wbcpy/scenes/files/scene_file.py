@@ -45,7 +45,8 @@ Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation)
 velocity laws per task (``kp``, ``kff``, ``max_velocity``), ``velocity_limits``, ``limit_gain`` and a
 ``collision`` section (:mod:`wbcpy.scenes.files.velocity_file`).
 
-The file is read by :func:`wbcpy._support.yaml_files.load_yaml_file` (UTF-8, syntax errors with line and column, depth and
+The file is read by :func:`wbcpy._support.yaml_files.load_yaml_file` (UTF-8, syntax errors with line and
+column, depth and
 size limits). A ``q0`` outside the joint limits is reported in :attr:`SceneSetup.warnings`.
 """
 

@@ -1,4 +1,5 @@
-"""The velocity-scene part of YAML scene files (``scene: velocity``), used by :mod:`wbcpy.scenes.files.scene_file`.
+"""The velocity-scene part of YAML scene files (``scene: velocity``), used by
+:mod:`wbcpy.scenes.files.scene_file`.
 
 Keys a scene file may add with ``scene: velocity`` (an acceleration scene refuses them)::
 
