@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wbcpy import load_robot
+from wbcpy.contacts import WrenchReference
 from wbcpy.contacts.contacts import (
     PointContact,
     SurfaceContact,
-    WrenchReference,
     as_contacts,
     contact_from_dict,
 )

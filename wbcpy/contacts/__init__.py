@@ -12,8 +12,9 @@ Layer: reads the robot model and the limits; scenes and the contact simulation u
 
 from __future__ import annotations
 
+from ..tasks.references import WrenchReference
 from .constraints import ContactConstraints, ContactLayout
-from .contacts import PointContact, SurfaceContact, WrenchReference
+from .contacts import PointContact, SurfaceContact
 from .wrench_cone import point_friction_pyramid, surface_wrench_cone
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Contacts of an inverse-dynamics scene and the reference of a wrench task.
+"""Contacts of an inverse-dynamics scene.
 
 * :class:`SurfaceContact` — a rectangle ``[−X, X] × [−Y, Y]`` in a robot frame's xy-plane (a sole):
   6-D wrench, contact wrench cone (:func:`~wbcpy.contacts.wrench_cone.surface_wrench_cone`).
@@ -6,7 +6,8 @@
   (:func:`~wbcpy.contacts.wrench_cone.point_friction_pyramid`).
 * :func:`contact_from_dict` / :func:`as_contacts` — contacts from mappings (``type: surface | point``)
   and the validation of a whole list against a robot (unknown frames, duplicates).
-* :class:`WrenchReference` — what a ``wrench`` task asks a contact's wrench to be.
+* The reference of a ``wrench`` task, :class:`~wbcpy.tasks.WrenchReference`, is a task reference
+  (:mod:`wbcpy.tasks.references`); :mod:`wbcpy.contacts` re-exports it.
 
 Conventions (``specs/contact-scene.md``): a contact is a frame of the robot; its z axis is the contact
 normal, pointing from the environment into the robot. A contact wrench is what the environment exerts on
@@ -27,8 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .._support.validation import as_vector
-from ..errors import ConfigError, ConfigKeyError, InvalidValueError
+from ..errors import ConfigError, ConfigKeyError
 from .wrench_cone import point_friction_pyramid, surface_wrench_cone
 
 if TYPE_CHECKING:
@@ -39,7 +39,6 @@ __all__ = [
     "Contact",
     "PointContact",
     "SurfaceContact",
-    "WrenchReference",
     "as_contacts",
     "contact_from_dict",
 ]
@@ -295,41 +294,3 @@ def as_contacts(robot: RobotModel, items: Any, field: str = "contacts") -> list[
         seen[contact.frame] = i
         out.append(contact)
     return out
-
-
-# ---------------------------------------------------------------------------------------------- references
-@dataclass
-class WrenchReference:
-    """Reference of a ``wrench`` task: the wrench a contact should transmit.
-
-    Attributes:
-        wrench: desired contact wrench in the contact frame's axes, about its origin, exerted by the
-            environment on the robot: 6 entries (N over N·m) for a surface contact, 3 (N) for a point
-            contact.
-        time: time stamp on the scene clock (s); ``None`` = when set.
-    """
-
-    wrench: Any
-    time: float | None = None
-
-    def validated(self, size: int, task_name: str = "wrench") -> WrenchReference:
-        """A validated copy holding a new float64 array.
-
-        Args:
-            size: 6 for a surface contact, 3 for a point contact.
-            task_name: used in error messages.
-
-        Raises:
-            InvalidValueError: a wrong size, NaN or inf, or an invalid time stamp.
-        """
-        label = f"{task_name}.reference"
-        wrench = as_vector(self.wrench, size, f"{label}.wrench")
-        t = self.time
-        if t is not None:
-            ok = not isinstance(t, bool) and isinstance(t, (int, float, np.floating, np.integer))
-            if not ok or not math.isfinite(t):
-                raise InvalidValueError(
-                    f"{label}.time", "a finite time stamp in seconds or None", t, reason="invalid time"
-                )
-            t = float(t)
-        return WrenchReference(wrench, t)

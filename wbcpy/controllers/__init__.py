@@ -9,6 +9,10 @@ All follow a = K_ff a_d + K_d (v_d − v) + K_p e with scalar or per-axis gains 
 direction-keeping saturation. The velocity laws :class:`JointVelocityLaw`, :class:`CartesianVelocityLaw`
 and :class:`ComVelocityLaw` (:mod:`~wbcpy.controllers.velocity_laws`) give v = K_ff v_d + K_p e with the
 same errors e.
+
+A task type registered later (:mod:`wbcpy.tasks.registry`) whose target is a vector takes the generic
+laws :class:`TaskPD` and :class:`TaskVelocityLaw` (:mod:`~wbcpy.controllers.task_laws`), unless it
+registers its own; :func:`law_for` names the law a task type takes at a scene level.
 """
 
 from __future__ import annotations
@@ -16,7 +20,14 @@ from __future__ import annotations
 from .cartesian_pd import CartesianPD, pose_error
 from .com_pd import ComPD
 from .joint_pd import JointPD
-from .velocity_laws import CartesianVelocityLaw, ComVelocityLaw, JointVelocityLaw, VelocityLaw
+from .task_laws import TaskPD, law_for, laws_taken
+from .velocity_laws import (
+    CartesianVelocityLaw,
+    ComVelocityLaw,
+    JointVelocityLaw,
+    TaskVelocityLaw,
+    VelocityLaw,
+)
 
 __all__ = [
     "CartesianPD",
@@ -25,6 +36,10 @@ __all__ = [
     "ComVelocityLaw",
     "JointPD",
     "JointVelocityLaw",
+    "TaskPD",
+    "TaskVelocityLaw",
     "VelocityLaw",
+    "law_for",
+    "laws_taken",
     "pose_error",
 ]

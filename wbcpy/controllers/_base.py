@@ -13,14 +13,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._support.validation import as_vector, optional_vector
-from ..tasks import ComReference, JointReference, Task
+from ..tasks import Task, VectorReference
 from ._gains import as_gain, broadcast_gain, saturate
 
 __all__ = ["PDLaw", "VectorPD"]
 
 _Task = TypeVar("_Task", bound=Task)
 #: the references a vector PD law builds (their fields: acceleration, position, velocity, time)
-_Ref = TypeVar("_Ref", bound=JointReference | ComReference)
+_Ref = TypeVar("_Ref", bound=VectorReference)
 
 
 class PDLaw:
@@ -127,6 +127,10 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
         the target velocity and the time)."""
         position, velocity = self._task_state(task)
         acc = self.compute(position, velocity, target_position, target_velocity, target_acceleration)
-        return self._reference_cls(
+        return self._reference_class(task)(
             acc, position=np.array(target_position, dtype=float), velocity=target_velocity, time=time
         )
+
+    def _reference_class(self, task: _Task) -> type[_Ref]:
+        """The reference class :meth:`reference` builds for ``task`` (:attr:`_reference_cls`)."""
+        return self._reference_cls

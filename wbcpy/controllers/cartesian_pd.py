@@ -28,7 +28,7 @@ from .._kernels import all_finite as _all_finite
 from .._kernels import log3 as _log3
 from .._support.validation import as_vector, optional_vector
 from ..errors import InvalidValueError
-from ..tasks import CartesianReference
+from ..tasks import CartesianReference, register_law
 from ._base import PDLaw
 
 if TYPE_CHECKING:
@@ -92,3 +92,6 @@ class CartesianPD(PDLaw):
         """A :class:`CartesianReference` for ``task`` (root coordinates in, ref_frame axes out)."""
         a_root = self.compute(task.pose(), task.twist(), target_pose, target_twist, target_acceleration)
         return CartesianReference(task.to_ref_axes(a_root), pose=pin.SE3(target_pose), time=time)
+
+
+register_law("cart", "acceleration", CartesianPD)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from ..tasks import ComReference, ComTask
+from ..tasks import ComReference, ComTask, register_law
 from ._base import VectorPD
 
 __all__ = ["ComPD"]
@@ -35,3 +35,6 @@ class ComPD(VectorPD[ComTask, ComReference]):
 
     def _task_state(self, task: ComTask) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return task.position(), task.velocity()
+
+
+register_law("com", "acceleration", ComPD)

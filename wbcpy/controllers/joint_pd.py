@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from ..tasks import JointReference, JointTask
+from ..tasks import JointReference, JointTask, register_law
 from ._base import VectorPD
 
 __all__ = ["JointPD"]
@@ -35,3 +35,6 @@ class JointPD(VectorPD[JointTask, JointReference]):
 
     def _task_state(self, task: JointTask) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return task.positions(), task.velocities()
+
+
+register_law("jnt", "acceleration", JointPD)

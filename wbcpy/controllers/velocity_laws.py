@@ -16,11 +16,12 @@ one value per axis (K_p in 1/s); ``max_velocity`` optionally scales the output s
 * :class:`JointVelocityLaw` → :class:`~wbcpy.tasks.JointReference` (``velocity``)
 * :class:`CartesianVelocityLaw` → :class:`~wbcpy.tasks.CartesianReference` (``twist``)
 * :class:`ComVelocityLaw` → :class:`~wbcpy.tasks.ComReference` (``velocity``)
+* :class:`TaskVelocityLaw` → the reference class of any vector task type (``velocity``)
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pinocchio as pin
@@ -28,14 +29,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._support.validation import as_vector, check_finite
 from ..errors import InvalidValueError
-from ..tasks import CartesianReference, ComReference, JointReference
+from ..tasks import CartesianReference, ComReference, JointReference, VectorReference, register_law
+from ..tasks import task_type as registered_type
 from ._gains import as_gain, broadcast_gain, saturate
 from .cartesian_pd import pose_error
 
 if TYPE_CHECKING:
-    from ..tasks import CartesianTask, ComTask, JointTask
+    from ..tasks import CartesianTask, ComTask, JointTask, Task
 
-__all__ = ["CartesianVelocityLaw", "ComVelocityLaw", "JointVelocityLaw", "VelocityLaw"]
+__all__ = ["CartesianVelocityLaw", "ComVelocityLaw", "JointVelocityLaw", "TaskVelocityLaw", "VelocityLaw"]
 
 
 def _finite_pose(value: object, name: str) -> pin.SE3:
@@ -197,3 +199,30 @@ class CartesianVelocityLaw(VelocityLaw):
         if task.ref_id != task.root_id:
             twist = task.to_ref_axes(twist)
         return CartesianReference(twist=twist, pose=target.copy(), time=time)
+
+
+class TaskVelocityLaw(_VectorVelocityLaw):
+    """ẋ_ref = K_ff ẋ_d + K_p (x_d − x) on a vector task's own variable (gains scalar or per row)."""
+
+    def reference(
+        self,
+        task: Task,
+        target_position: ArrayLike,
+        target_velocity: ArrayLike | None = None,
+        time: float | None = None,
+    ) -> VectorReference:
+        """The reference (``velocity``) for ``task`` from its current value, as the type's reference class;
+        the target position is stored as ``position``."""
+        vector: Any = task
+        vel, xd = self._reference_of(
+            np.asarray(vector.position(), dtype=float), target_position, target_velocity
+        )
+        out: VectorReference = registered_type(task.type).reference_class(
+            velocity=vel, position=xd, time=time
+        )
+        return out
+
+
+register_law("jnt", "velocity", JointVelocityLaw)
+register_law("com", "velocity", ComVelocityLaw)
+register_law("cart", "velocity", CartesianVelocityLaw)

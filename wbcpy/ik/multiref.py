@@ -168,17 +168,7 @@ class MultiRefMinJerkCtrl:
                 p_d, R_d, x7, key = tc.target(xd)
             xdot_t = None if xdot_set is None else task_velocity(xdot_set)
             loop = self._loop
-            if qd is None:
-                q_set = tc.ik_target(x7, key, loop.q, loop.mode)
-            elif (
-                type(qd) is np.ndarray
-                and qd.dtype is F64
-                and qd.shape == tc.shape
-                and qd.tobytes() == tc.qd_key
-            ):
-                q_set = tc.qd_val
-            else:
-                q_set = tc.joint_target(qd)
+            q_set = self._joint_set_point(qd, x7, key)
             # everything is validated: mutate from here on
             self._x_set = x7
             self._q_set = q_set
@@ -206,6 +196,16 @@ class MultiRefMinJerkCtrl:
             return q.copy()
         finally:
             idle.append(None)
+
+    def _joint_set_point(self, qd: Any, x7: np.ndarray, key: Any) -> np.ndarray:
+        """The joint-space loop's target: ``qd`` validated (a repeated array costs a byte comparison), or
+        the cached IK answer for the task target ``x7`` when ``qd`` is omitted."""
+        tc, loop = self._targets, self._loop
+        if qd is None:
+            return tc.ik_target(x7, key, loop.q, loop.mode)
+        if type(qd) is np.ndarray and qd.dtype is F64 and qd.shape == tc.shape and qd.tobytes() == tc.qd_key:
+            return tc.qd_val
+        return tc.joint_target(qd)
 
     # ------------------------------------------------------------------ resets
     @exclusive

@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from ..contacts.contacts import PointContact, SurfaceContact, WrenchReference
+from ..contacts import PointContact, SurfaceContact, WrenchReference
 from ..limits.joint_limits import JointLimitBounds
 from .acceleration_scene import SCENE_OPTIONS, AccelerationScene
 from .files.scene_file import SceneSetup, TaskTarget, load_scene_file

@@ -39,14 +39,13 @@ from .._kernels import joint_law as _joint_law
 from .._kernels import pose_law as _pose_law
 from .._kernels import vector_law as _vector_law
 from .._support.validation import as_vector, optional_vector, se3_homogeneous
+from ..controllers import laws_taken
 from ..errors import ConfigError
-from ..tasks import CartesianReference, CartesianTask, ComReference, JointReference, JointTask
+from ..tasks import CartesianTask, ComTask, JointTask, task_type
+from ..tasks.references import tracked_field
 
 __all__ = ["ReferenceBinding"]
 
-_REFS = {"cart": CartesianReference, "jnt": JointReference, "com": ComReference}
-_ACC_LAWS = {"cart": "CartesianPD", "jnt": "JointPD", "com": "ComPD"}
-_VEL_LAWS = {"cart": "CartesianVelocityLaw", "jnt": "JointVelocityLaw", "com": "ComVelocityLaw"}
 _EYE6 = np.eye(6)
 _EYE6.setflags(write=False)
 
@@ -90,11 +89,11 @@ class ReferenceBinding:
                  target_acceleration: Any = None) -> None:  # fmt: skip
         task: Any = scene.get_task(name)
         velocity_level = scene.task_level == "velocity"
-        expected = (_VEL_LAWS if velocity_level else _ACC_LAWS).get(task.type)
-        if expected is None or type(law).__name__ != expected:
+        expected = [cls.__name__ for cls in laws_taken(task.type, scene.task_level)]
+        if type(law).__name__ not in expected:
+            takes = " or ".join(expected) if expected else "no control law"
             raise ConfigError(
-                "law",
-                f"task {name!r} ({task.type}) in this scene takes a {expected}, got {type(law).__name__}",
+                "law", f"task {name!r} ({task.type}) in this scene takes {takes}, got {type(law).__name__}"
             )
         n = task.n
         self.scene, self.task, self.law = scene, task, law
@@ -116,10 +115,10 @@ class ReferenceBinding:
     def _setup_task(self, task: Any) -> None:
         """Pick the evaluator of the law's error and rate for this task (decided once)."""
         robot = task.robot
-        self._kind = task.type
+        self._pose = task_type(task.type).target == "pose"
         self._fast = False
         self._to_ref = False
-        self._eval = self._com_error
+        self._eval = self._com_error if isinstance(task, ComTask) else self._task_error
         # the scene's update computes the dynamics at this state anyway: computed first, they give the
         # COM terms too (Workspace.com_terms), instead of a kinematics pass of their own
         self._dynamics_first = bool(self.scene.needs_dynamics)
@@ -156,7 +155,7 @@ class ReferenceBinding:
         n = self.task.n
         pose: np.ndarray | None = None
         world: Any = None
-        if self._kind == "cart":
+        if self._pose:
             pose = se3_homogeneous(target, "target")  # (a new 4×4 array)
         else:
             world = as_vector(target, n, "target")
@@ -204,10 +203,8 @@ class ReferenceBinding:
         """Give the task a reference of its own (through the checked API) once; updates write into it."""
         task = self.task
         if task.reference is None or self._view is None:
-            field = "velocity" if self._velocity_level else "acceleration"
-            if self._kind == "cart":
-                field = "twist" if self._velocity_level else "acceleration"
-            ref: Any = _REFS[self._kind]
+            field = tracked_field(task.type, self.scene.task_level)
+            ref: Any = task_type(task.type).reference_class
             self.scene.set_reference(task.name, ref(**{field: np.zeros(task.n)}))
             self._view = task.target_view()
 
@@ -263,6 +260,13 @@ class ReferenceBinding:
         rate = None if self._kd_rate is None else robot.com_velocity()
         _vector_law(out, self._target_world, robot.com_position_view(), rate, self._kp, self._kd_rate,
                     self._const)  # fmt: skip
+
+    def _task_error(self, out: np.ndarray) -> None:
+        """Any vector task (a registered type): x and ẋ from the task's ``position()``/``velocity()``."""
+        task: Any = self.task
+        rate = None if self._kd_rate is None else np.asarray(task.velocity(), dtype=np.float64)
+        x = np.asarray(task.position(), dtype=np.float64)
+        _vector_law(out, self._target_world, x, rate, self._kp, self._kd_rate, self._const)
 
     def __repr__(self) -> str:
         return f"ReferenceBinding({self.task.name!r}, {type(self.law).__name__})"

@@ -42,7 +42,7 @@ from ..errors import ConfigError, ConfigKeyError, InvalidValueError
 from ..limits.effort_limits import effort_limit_vector
 from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel, QPSolver, default_solver
-from ..tasks import JointTask, Task, TaskConfig
+from ..tasks import JointTask, Task, TaskConfig, task_type
 from ..tasks.wrench_task import WrenchTask
 from ._plan import ScenePlan
 from .acceleration_scene import AccelerationScene
@@ -214,14 +214,16 @@ class InverseDynamicsScene(AccelerationScene):
 
     # ------------------------------------------------------------------ configuration
     def _make_task(self, cfg: TaskConfig, prefix: str) -> Task:
-        if cfg.type != "wrench":
+        spec = task_type(cfg.type, f"{prefix}type")
+        if not spec.needs_contacts:
             return super()._make_task(cfg, prefix)
         contact = next((c for c in self._contacts if c.frame == cfg.frame), None)
         if contact is None:
             raise ConfigKeyError(
                 f"{prefix}frame", "contact frame", cfg.frame, [c.frame for c in self._contacts]
             )
-        return WrenchTask(self.robot, cfg, contact, prefix)
+        task: Task = spec.task_class(self.robot, cfg, contact, prefix)
+        return task
 
     def configure(self, configs: Any) -> None:
         """As :meth:`AccelerationScene.configure`, plus ``wrench`` tasks on the contacts' frames.

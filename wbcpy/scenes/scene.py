@@ -180,7 +180,8 @@ class Scene:
 
     def _make_task(self, cfg: TaskConfig, prefix: str) -> Task:
         """The task of one validated config (subclasses build the task types only they know)."""
-        return make_task(self.robot, cfg, prefix=prefix, level=self.task_level)
+        task: Task = make_task(self.robot, cfg, prefix=prefix, level=self.task_level)
+        return task
 
     def get_wbc_config(self) -> list[TaskConfig]:
         """Copies of the task configs as configured (weights/activation as given to :meth:`configure`)."""

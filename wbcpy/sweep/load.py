@@ -41,7 +41,7 @@ import yaml
 
 from ..errors import ConfigError, ConfigKeyError, WbcpyError
 from ..scenes import SceneSetup, load_scene_file
-from .metrics import METRICS, Series, scene_capabilities, series_of
+from .metrics import METRICS, POSE_TOLERANCE, Series, scene_capabilities, series_of
 from .paths import Key, check_path, overlapping, set_path
 from .perturbation import RandomSpec, check_random, parse_random
 from .spec import SweepSpec
@@ -52,7 +52,9 @@ __all__ = ["SWEEP_KEYS", "load_sweep"]
 #: the top-level keys of a sweep file (``random``: :data:`~wbcpy.sweep.perturbation.RANDOM_KEYS`)
 SWEEP_KEYS = ("scene", "steps", "set", "grid", "random", "metrics", "tolerances")
 #: default `success` tolerances: Cartesian position [m], rotation [rad], COM [m]
-DEFAULT_TOLERANCE = {"position": 1e-3, "rotation": 1e-2, "com": 1e-3}
+#: default tolerances of the built-in kinds of target error (each series carries its own: a registered
+#: task type's comes from its TaskType.tolerance)
+DEFAULT_TOLERANCE = {**POSE_TOLERANCE, "com": 1e-3}
 
 
 def _read_yaml(path: Path, field: str, what: str) -> Any:
@@ -173,8 +175,8 @@ def _tolerances(doc: Mapping[str, Any], series: tuple[Series, ...]) -> dict[str,
     """Series name → tolerance: the defaults, then the file's ``tolerances`` section."""
     out: dict[str, float] = {}
     for s in series:
-        if s.kind in DEFAULT_TOLERANCE:  # joint tasks (postures) are not checked by default
-            out[s.name] = DEFAULT_TOLERANCE[s.kind]
+        if s.tolerance is not None:  # joint tasks (postures) are not checked by default
+            out[s.name] = s.tolerance
     given = doc.get("tolerances") or {}
     if not isinstance(given, Mapping):
         raise ConfigError("tolerances", "expected a mapping task name -> tolerance")

@@ -50,12 +50,13 @@ from typing import Any
 import numpy as np
 
 from ..scenes import InverseDynamicsScene, SceneSetup
-from ..tasks import CartesianTask, ComTask
+from ..tasks import task_type
 
 __all__ = [
     "DEFAULT_METRICS",
     "FOOTING_TOLERANCE",
     "METRICS",
+    "POSE_TOLERANCE",
     "ContactRecord",
     "Metric",
     "RunRecord",
@@ -124,6 +125,8 @@ def scene_capabilities(scene: object) -> set[str]:
 
 
 LIMIT_KINDS = ("position", "velocity", "acceleration")
+#: default sweep tolerances of a pose target's position (m) and rotation (rad) errors
+POSE_TOLERANCE = {"position": 1e-3, "rotation": 1e-2}
 
 
 @dataclass(frozen=True)
@@ -133,17 +136,19 @@ class Series:
     Attributes:
         name: ``<task>.position``, ``<task>.rotation`` or ``<task>``.
         task: the task's name.
-        kind: ``"position"`` or ``"rotation"`` (Cartesian task), ``"com"`` or ``"joint"``.
+        kind: ``"position"`` or ``"rotation"`` (a pose target, Cartesian task), ``"joint"`` (joint
+            targets) or the task type's name (``"com"``, or a registered type).
+        unit: ``"rad"`` for rotations and joint tasks (prismatic joints: m), ``"m"`` for positions, the
+            type's registered unit otherwise (:mod:`wbcpy.tasks.registry`).
+        tolerance: the default tolerance of a sweep's success check (unit as ``unit``), None: not
+            checked by default (joint tasks, postures).
     """
 
     name: str
     task: str
     kind: str
-
-    @property
-    def unit(self) -> str:
-        """``"rad"`` for rotations and joint tasks (prismatic joints: m), else ``"m"``."""
-        return "rad" if self.kind in ("rotation", "joint") else "m"
+    unit: str = "m"
+    tolerance: float | None = None
 
 
 def series_of(setup: SceneSetup) -> tuple[Series, ...]:
@@ -151,14 +156,16 @@ def series_of(setup: SceneSetup) -> tuple[Series, ...]:
     none)."""
     out: list[Series] = []
     for target in setup.targets:
-        name, task = target.name, target.task
-        if isinstance(task, CartesianTask):
+        name, spec = target.name, task_type(target.task.type)
+        if spec.target == "pose":
             out += [
-                Series(f"{name}.position", name, "position"),
-                Series(f"{name}.rotation", name, "rotation"),
+                Series(f"{name}.position", name, "position", "m", POSE_TOLERANCE["position"]),
+                Series(f"{name}.rotation", name, "rotation", "rad", POSE_TOLERANCE["rotation"]),
             ]
+        elif spec.target == "joints":
+            out.append(Series(name, name, "joint", "rad"))
         elif target.error_labels():  # a wrench task has no target error (its status has the wrench's)
-            out.append(Series(name, name, "com" if isinstance(task, ComTask) else "joint"))
+            out.append(Series(name, name, spec.name, spec.unit, spec.tolerance))
     return tuple(out)
 
 

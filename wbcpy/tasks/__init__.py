@@ -1,19 +1,18 @@
 """Tasks of a scene: configuration, references, task rows and status (acceleration or velocity level).
 
-* :class:`TaskConfig` — name, type (``jnt``/``cart``/``com``/``wrench``), priority, weights, activation,
-  timeout, frames (wrench tasks are built by ``wbcpy.scenes.InverseDynamicsScene``).
+* :class:`TaskConfig` — name, type (``jnt``/``cart``/``com``/``wrench`` or a registered type), priority,
+  weights, activation, timeout, frames (wrench tasks are built by ``wbcpy.scenes.InverseDynamicsScene``).
+* The task-type registry (:mod:`~wbcpy.tasks.registry`): :class:`TaskType`, :func:`register_task_type`,
+  :func:`register_law` — a task type is one file plus one registration.
 * :class:`JointReference`, :class:`CartesianReference`, :class:`ComReference` — acceleration references
   with optional position/velocity and a time stamp.
-* :class:`JointTask`, :class:`CartesianTask`, :class:`ComTask` — the rows A q̈ ≈ y of each type.
+* :class:`JointTask`, :class:`CartesianTask`, :class:`ComTask`, :class:`WrenchTask` — the rows of each
+  type (one file per type: ``joint_task.py``, ``cartesian_task.py``, ``com_task.py``, ``wrench_task.py``).
 * :class:`TaskStatus`, :class:`TasksStatus` — y_ref, y_solution, y and errors for every task.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-from ..errors import ConfigError
 from .cartesian_task import CartesianTask
 from .com_task import ComTask
 from .config import TASK_TYPES, TaskConfig
@@ -24,9 +23,21 @@ from .references import (
     JointReference,
     Reference,
     ReferenceTypeError,
+    VectorReference,
+    WrenchReference,
+)
+from .registry import (
+    TaskType,
+    make_task,
+    register_law,
+    register_task_type,
+    task_type,
+    task_types,
+    unregister_task_type,
 )
 from .status import TasksStatus, TaskStatus
 from .task import TASK_LEVELS, Task
+from .wrench_task import WrenchTask
 
 __all__ = [
     "TASK_LEVELS",
@@ -42,29 +53,15 @@ __all__ = [
     "Task",
     "TaskConfig",
     "TaskStatus",
+    "TaskType",
     "TasksStatus",
+    "VectorReference",
+    "WrenchReference",
+    "WrenchTask",
     "make_task",
+    "register_law",
+    "register_task_type",
+    "task_type",
+    "task_types",
+    "unregister_task_type",
 ]
-
-if TYPE_CHECKING:
-    from ..model.robot_model import RobotModel
-
-#: task type -> class; each is called as ``cls(robot, config, prefix, level)``
-_TASK_CLASSES: dict[str, Callable[[RobotModel, TaskConfig, str, str], Task]] = {
-    "jnt": JointTask,
-    "cart": CartesianTask,
-    "com": ComTask,
-}
-
-
-def make_task(robot: RobotModel, config: TaskConfig, prefix: str = "", level: str = "acceleration") -> Task:
-    """Build the task object of ``config`` for ``robot`` (robot-dependent checks happen here), working at
-    ``level`` (``"acceleration"`` or ``"velocity"``, the scene's decision variable).
-
-    Raises:
-        ConfigError: a ``wrench`` task (it needs the contacts of an ``InverseDynamicsScene``, which
-            builds it) or any robot-dependent check.
-    """
-    if config.type not in _TASK_CLASSES:
-        raise ConfigError(f"{prefix}type", f"{config.type} tasks need an InverseDynamicsScene (contacts)")
-    return _TASK_CLASSES[config.type](robot, config, prefix, level)

@@ -42,6 +42,8 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError, ConfigKeyError, UnknownNameError
 from .config import TaskConfig
+from .references import CartesianReference
+from .registry import TaskType, register_task_type
 from .task import Task
 
 if TYPE_CHECKING:
@@ -231,3 +233,18 @@ class CartesianTask(Task):
             return vec.copy()
         R = self.root_to_ref_rotation()
         return np.concatenate((R @ vec[:3], R @ vec[3:]))
+
+
+register_task_type(
+    TaskType(
+        "cart",
+        CartesianTask,
+        CartesianReference,
+        rows=6,
+        fields=("root", "tip", "ref_frame"),
+        required=("tip",),
+        target="pose",
+        velocity_field="twist",
+        unit="m|rad",
+    )
+)

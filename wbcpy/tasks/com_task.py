@@ -13,6 +13,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .config import TaskConfig
+from .references import ComReference
+from .registry import TaskType, register_task_type
 from .task import Task
 
 if TYPE_CHECKING:
@@ -69,3 +71,6 @@ class ComTask(Task):
     def velocity(self) -> NDArray[np.float64]:
         """Current COM velocity (3, m/s, world)."""
         return self.robot.com_velocity()
+
+
+register_task_type(TaskType("com", ComTask, ComReference, rows=3, unit="m", tolerance=1e-3))

@@ -1,6 +1,7 @@
 """TaskConfig: the description of one task of a scene (ARC-OPT ``wbc::TaskConfig``).
 
-A task config is plain data: a name, a type (``"jnt"``, ``"cart"``, ``"com"`` or ``"wrench"``), a priority,
+A task config is plain data: a name, a type (``"jnt"``, ``"cart"``, ``"com"``, ``"wrench"`` or any type
+registered in :mod:`wbcpy.tasks.registry`), a priority,
 per-row weights, an activation, a timeout and the frames or joints it acts on. It is built directly, from a
 dict (:meth:`TaskConfig.from_dict`) or from a YAML list (:meth:`TaskConfig.from_yaml`).
 
@@ -16,18 +17,48 @@ Differences to ARC-OPT 0.4: ``activation`` defaults to 1 (ARC-OPT's 0 silently d
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from .._support.yaml_files import load_yaml_file, load_yaml_text
 from ..errors import ConfigError, ConfigKeyError
+from .registry import TaskType, task_type, task_types
 
-__all__ = ["TASK_TYPES", "TaskConfig"]
+__all__ = ["TASK_TYPES", "TYPE_FIELDS", "TaskConfig"]
+
+
+class _TaskTypeRows(Mapping[str, "int | None"]):
+    """Task type -> number of task rows (None: one per joint name), read live from the task-type
+    registry (:mod:`wbcpy.tasks.registry`): a registered type appears here at once."""
+
+    def __getitem__(self, name: str) -> int | None:
+        return task_type(name).rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(task_types())
+
+    def __len__(self) -> int:
+        return len(task_types())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
 
 #: task type -> number of task rows (None: one per joint; wrench: 6, or 3 for a point contact)
-TASK_TYPES: dict[str, int | None] = {"jnt": None, "cart": 6, "com": 3, "wrench": 6}
+TASK_TYPES: Mapping[str, int | None] = _TaskTypeRows()
+
+#: the TaskConfig fields that belong to task types (each type takes some: the others stay blank)
+TYPE_FIELDS = ("joint_names", "root", "tip", "ref_frame", "frame")
+
+
+#: how errors name a missing required field
+_NEEDS = {
+    "joint_names": "a non-empty list of joint names",
+    "tip": "a tip frame",
+    "frame": "a contact frame",
+}
 
 
 def _is_blank(value: object) -> bool:
@@ -41,7 +72,8 @@ class TaskConfig:
     Attributes:
         name: unique task name.
         type: ``"jnt"`` (joint accelerations), ``"cart"`` (tip frame relative to root frame, 6 rows,
-            linear over angular) or ``"com"`` (centre of mass, 3 rows, world axes).
+            linear over angular), ``"com"`` (centre of mass, 3 rows, world axes), ``"wrench"`` (a
+            contact's wrench) or another registered type (:mod:`wbcpy.tasks.registry`).
         priority: 0 is the highest; levels are strict (lexicographic).
         weights: one non-negative weight per task row (n joints / 6 / 3); ``None`` means all ones. For
             ``cart`` tasks the weights are given in ``ref_frame`` axes.
@@ -85,10 +117,10 @@ class TaskConfig:
     @property
     def n_variables(self) -> int:
         """Number of task rows: len(joint_names), 6 or 3 (wrench: 3 when 3 weights are given, else 6)."""
-        if self.type == "wrench" and isinstance(self.weights, list) and len(self.weights) == 3:
-            return 3
-        rows = TASK_TYPES.get(self.type)
-        return len(self.joint_names) if rows is None else rows
+        spec = task_type(self.type)
+        if spec.needs_contacts and isinstance(self.weights, list) and len(self.weights) == 3:
+            return 3  # (a point contact's wrench)
+        return len(self.joint_names) if spec.rows is None else spec.rows
 
     def validate(self, prefix: str = "") -> None:
         """Check every field that does not need a robot.
@@ -102,8 +134,7 @@ class TaskConfig:
         """
         if not isinstance(self.name, str) or not self.name.strip():
             raise ConfigError(f"{prefix}name", f"must be a non-empty string, got {self.name!r}")
-        if not isinstance(self.type, str) or self.type not in TASK_TYPES:
-            raise ConfigKeyError(f"{prefix}type", "task type", self.type, TASK_TYPES)
+        spec = task_type(self.type, f"{prefix}type")
         pri = self.priority
         if isinstance(pri, bool) or not isinstance(pri, int) or pri < 0:
             raise ConfigError(f"{prefix}priority", f"must be an integer ≥ 0 (0 = highest), got {pri!r}")
@@ -113,47 +144,27 @@ class TaskConfig:
         tmo = self.timeout
         if isinstance(tmo, bool) or not isinstance(tmo, (int, float)) or math.isnan(float(tmo)):
             raise ConfigError(f"{prefix}timeout", f"must be a number of seconds (≤ 0 = never), got {tmo!r}")
-        self._validate_frames(prefix)
+        self._validate_frames(prefix, spec)
         self._validate_weights(prefix)
 
-    def _validate_frames(self, prefix: str) -> None:
-        """The fields naming what the task acts on: each belongs to one task type and is blank otherwise."""
-        self._validate_joint_names(prefix)
-        self._validate_cart_frames(prefix)
-        self._validate_contact_frame(prefix)
-
-    def _validate_joint_names(self, prefix: str) -> None:
-        names = self.joint_names
-        if self.type == "jnt":
-            if not isinstance(names, list) or not names:
-                raise ConfigError(f"{prefix}joint_names", "a jnt task needs a non-empty list of joint names")
-            if not all(isinstance(n, str) and n for n in names):
-                raise ConfigError(f"{prefix}joint_names", f"must be a list of joint names, got {names!r}")
-            dup = sorted({n for n in names if names.count(n) > 1})
-            if dup:
-                raise ConfigError(f"{prefix}joint_names", f"joint(s) listed twice: {dup}")
-        elif not _is_blank(names):
-            raise ConfigError(f"{prefix}joint_names", f"only jnt tasks take joint names ({self.type} task)")
-
-    def _validate_cart_frames(self, prefix: str) -> None:
-        cart = self.type == "cart"
-        for key in ("root", "tip", "ref_frame"):
+    def _validate_frames(self, prefix: str, spec: TaskType) -> None:
+        """The fields naming what the task acts on (:data:`TYPE_FIELDS`): each type takes some of them
+        (:attr:`TaskType.fields <wbcpy.tasks.registry.TaskType.fields>`), the others stay blank; a frame
+        field holds a frame name; then the type's own check."""
+        for key in TYPE_FIELDS:
             value = getattr(self, key)
-            if not cart:
+            if key not in spec.fields:
                 if not _is_blank(value):
-                    raise ConfigError(f"{prefix}{key}", f"only cart tasks take a {key} ({self.type} task)")
-            elif value is not None and (not isinstance(value, str) or not value):
+                    takers = sorted(t.name for t in task_types().values() if key in t.fields)
+                    raise ConfigError(
+                        f"{prefix}{key}", f"only {'/'.join(takers)} tasks take {key} ({self.type} task)"
+                    )
+            elif _is_blank(value) and key in spec.required:
+                raise ConfigError(f"{prefix}{key}", f"a {self.type} task needs {_NEEDS.get(key, key)}")
+            elif key != "joint_names" and value is not None and (not isinstance(value, str) or not value):
                 raise ConfigError(f"{prefix}{key}", f"must be a frame name, got {value!r}")
-        if cart and not self.tip:
-            raise ConfigError(f"{prefix}tip", "a cart task needs a tip frame")
-
-    def _validate_contact_frame(self, prefix: str) -> None:
-        frame = self.frame
-        if self.type != "wrench":
-            if not _is_blank(frame):
-                raise ConfigError(f"{prefix}frame", f"only wrench tasks take a frame ({self.type} task)")
-        elif not isinstance(frame, str) or not frame:
-            raise ConfigError(f"{prefix}frame", f"a wrench task needs a contact frame: {frame!r}")
+        if spec.check_config is not None:
+            spec.check_config(self, prefix)
 
     def _validate_weights(self, prefix: str) -> None:
         w = self.weights

@@ -13,6 +13,8 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError, ConfigKeyError
 from .config import TaskConfig
+from .references import JointReference
+from .registry import TaskType, register_task_type
 from .task import Task
 
 if TYPE_CHECKING:
@@ -108,3 +110,28 @@ class JointTask(Task):
     def velocities(self) -> NDArray[np.float64]:
         """Current velocities of the task joints (n)."""
         return self.robot.v[self.v_indices]
+
+
+def _check_joint_names(config: TaskConfig, prefix: str) -> None:
+    """A jnt task's ``joint_names``: a list of distinct non-empty names."""
+    names = config.joint_names
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise ConfigError(f"{prefix}joint_names", f"must be a list of joint names, got {names!r}")
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ConfigError(f"{prefix}joint_names", f"joint(s) listed twice: {dup}")
+
+
+register_task_type(
+    TaskType(
+        "jnt",
+        JointTask,
+        JointReference,
+        rows=None,
+        fields=("joint_names",),
+        required=("joint_names",),
+        target="joints",
+        unit="rad|m",
+        check_config=_check_joint_names,
+    )
+)

@@ -7,6 +7,8 @@ keeps a private copy, so a caller may reuse or mutate its reference object after
 * :class:`CartesianReference` — 6-vectors, linear over angular, in the task's ``ref_frame`` axes
   (m/s² over rad/s²); ``pose`` and ``twist`` are informative (used by status and PD helpers).
 * :class:`ComReference` — 3-vectors in world axes (m/s²).
+* :class:`VectorReference` — the base of the two above and of a new vector task type's reference.
+* :class:`WrenchReference` — the wrench a contact should transmit (a ``wrench`` task).
 
 Which field a scene tracks depends on its decision variable (the task's ``level``): an
 :class:`~wbcpy.scenes.AccelerationScene` requires ``acceleration``; a :class:`~wbcpy.scenes.VelocityScene`
@@ -20,14 +22,17 @@ once ``clock() - time > timeout``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pinocchio as pin
 from numpy.typing import ArrayLike
 
-from .._support.validation import check_finite, optional_vector
+from .._support.validation import as_vector, check_finite, optional_vector
 from ..errors import InvalidValueError
+from .registry import task_type as registered_type
 
 __all__ = [
     "CartesianReference",
@@ -35,6 +40,8 @@ __all__ = [
     "JointReference",
     "Reference",
     "ReferenceTypeError",
+    "VectorReference",
+    "WrenchReference",
     "tracked_field",
     "validate_reference",
 ]
@@ -45,7 +52,26 @@ class ReferenceTypeError(InvalidValueError, TypeError):
 
 
 @dataclass
-class JointReference:
+class VectorReference:
+    """Reference of a task whose variable is a vector x (the target kind ``vector`` of the task-type
+    registry, :mod:`wbcpy.tasks.registry`): the base of :class:`JointReference` and :class:`ComReference`,
+    and of the reference class of a new vector task type.
+
+    Attributes:
+        acceleration: desired ẍ (n,), in the task's units per s² (required by acceleration scenes).
+        position: optional x (n,), informative.
+        velocity: desired ẋ (n,), in the task's units per s (required by velocity scenes).
+        time: time stamp on the scene clock (s); ``None`` = when set.
+    """
+
+    acceleration: ArrayLike | None = None
+    position: ArrayLike | None = None
+    velocity: ArrayLike | None = None
+    time: float | None = None
+
+
+@dataclass
+class JointReference(VectorReference):
     """Joint-space reference of a ``jnt`` task.
 
     Attributes:
@@ -54,11 +80,6 @@ class JointReference:
         velocity: desired joint velocities (n,), rad/s or m/s (required by velocity scenes).
         time: time stamp on the scene clock (s); ``None`` = when set.
     """
-
-    acceleration: ArrayLike | None = None
-    position: ArrayLike | None = None
-    velocity: ArrayLike | None = None
-    time: float | None = None
 
 
 @dataclass
@@ -80,7 +101,7 @@ class CartesianReference:
 
 
 @dataclass
-class ComReference:
+class ComReference(VectorReference):
     """Centre-of-mass reference of a ``com`` task, world axes.
 
     Attributes:
@@ -90,20 +111,46 @@ class ComReference:
         time: time stamp on the scene clock (s); ``None`` = when set.
     """
 
-    acceleration: ArrayLike | None = None
-    position: ArrayLike | None = None
-    velocity: ArrayLike | None = None
+
+#: a task reference of the acceleration/velocity task types (wrench tasks take a :class:`WrenchReference`)
+Reference = VectorReference | CartesianReference
+
+
+@dataclass
+class WrenchReference:
+    """Reference of a ``wrench`` task: the wrench a contact should transmit.
+
+    Attributes:
+        wrench: desired contact wrench in the contact frame's axes, about its origin, exerted by the
+            environment on the robot: 6 entries (N over N·m) for a surface contact, 3 (N) for a point
+            contact.
+        time: time stamp on the scene clock (s); ``None`` = when set.
+    """
+
+    wrench: Any
     time: float | None = None
 
+    def validated(self, size: int, task_name: str = "wrench") -> WrenchReference:
+        """A validated copy holding a new float64 array.
 
-#: a task reference of any task type
-Reference = JointReference | CartesianReference | ComReference
+        Args:
+            size: 6 for a surface contact, 3 for a point contact.
+            task_name: used in error messages.
 
-_REF_CLASS: dict[str, type[Reference]] = {
-    "jnt": JointReference,
-    "cart": CartesianReference,
-    "com": ComReference,
-}
+        Raises:
+            InvalidValueError: a wrong size, NaN or inf, or an invalid time stamp.
+        """
+        label = f"{task_name}.reference"
+        wrench = as_vector(self.wrench, size, f"{label}.wrench")
+        t = self.time
+        if t is not None:
+            ok = not isinstance(t, bool) and isinstance(t, (int, float, np.floating, np.integer))
+            if not ok or not math.isfinite(t):
+                raise InvalidValueError(
+                    f"{label}.time", "a finite time stamp in seconds or None", t, reason="invalid time"
+                )
+            t = float(t)
+        return WrenchReference(wrench, t)
 
 
 def _time(t: object, name: str) -> float | None:
@@ -115,11 +162,12 @@ def _time(t: object, name: str) -> float | None:
 
 
 def tracked_field(task_type: str, level: str) -> str:
-    """The reference field a scene tracks: ``acceleration`` at the acceleration level; ``velocity`` at
-    the velocity level (``twist`` for a Cartesian task, ``task_type == "cart"``)."""
+    """The reference field a scene tracks: ``acceleration`` at the acceleration level; at the velocity
+    level the type's :attr:`~wbcpy.tasks.registry.TaskType.velocity_field` (``velocity``; ``twist`` for a
+    Cartesian task)."""
     if level == "acceleration":
         return "acceleration"
-    return "twist" if task_type == "cart" else "velocity"
+    return registered_type(task_type).velocity_field
 
 
 def validate_reference(
@@ -128,7 +176,7 @@ def validate_reference(
     """Check a reference against its task and return a validated copy holding float64 arrays.
 
     Args:
-        task_type: ``"jnt"``, ``"cart"`` or ``"com"``.
+        task_type: a registered task type (``"jnt"``, ``"cart"``, ``"com"``...).
         n: number of task rows.
         ref: the reference object given by the caller.
         task_name: used in error messages.
@@ -140,7 +188,7 @@ def validate_reference(
         InvalidValueError: the required field missing, a wrong size, NaN or inf in any given field, or an
             invalid time stamp.
     """
-    cls = _REF_CLASS[task_type]
+    cls = registered_type(task_type).reference_class
     if not isinstance(ref, cls):
         raise ReferenceTypeError(
             f"reference of task {task_name!r}",
@@ -169,4 +217,5 @@ def validate_reference(
         return CartesianReference(acc, pose, optional_vector(ref.twist, 6, f"{label}.twist"), stamp)
     pos = optional_vector(ref.position, n, f"{label}.position")
     vel = optional_vector(ref.velocity, n, f"{label}.velocity")
-    return cls(acc, pos, vel, stamp)
+    out: VectorReference = cls(acc, pos, vel, stamp)
+    return out

@@ -14,19 +14,46 @@ it is inactive or before a solve), ``y`` is None (a wrench is not measured).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..contacts.contacts import Contact, WrenchReference
 from ..errors import ConfigError
-from . import Task, TaskConfig, TaskStatus
-from .references import ReferenceTypeError
+from .config import TaskConfig
+from .references import ReferenceTypeError, WrenchReference
+from .registry import TaskType, register_task_type
+from .status import TaskStatus
+from .task import Task
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["WrenchTask"]
+__all__ = ["TaskContact", "WrenchTask"]
+
+
+class TaskContact(Protocol):
+    """What a wrench task reads of its contact (a :class:`~wbcpy.contacts.SurfaceContact` or
+    :class:`~wbcpy.contacts.PointContact`; typed structurally: the contacts sit above the tasks)."""
+
+    @property
+    def frame(self) -> str:
+        """The contact frame."""
+        ...
+
+    @property
+    def type(self) -> str:
+        """``"surface"`` or ``"point"``."""
+        ...
+
+    @property
+    def size(self) -> int:
+        """Entries of its wrench: 6 (surface) or 3 (point)."""
+        ...
+
+    @property
+    def active(self) -> bool:
+        """Whether the contact is in use."""
+        ...
 
 
 class WrenchTask(Task):
@@ -41,7 +68,7 @@ class WrenchTask(Task):
 
     type = "wrench"
 
-    def __init__(self, robot: RobotModel, config: TaskConfig, contact: Contact, prefix: str = "") -> None:
+    def __init__(self, robot: RobotModel, config: TaskConfig, contact: TaskContact, prefix: str = "") -> None:
         """Raises ConfigError: weights whose count is not the contact's wrench size."""
         size = contact.size
         if config.weights is not None and len(config.weights) != size:
@@ -63,7 +90,7 @@ class WrenchTask(Task):
         super()._rescale()
         self._WA = np.eye(self.n)[self._rows] * self._sw_col
 
-    def bind(self, contact: Contact, columns: slice | None) -> None:
+    def bind(self, contact: TaskContact, columns: slice | None) -> None:
         """Follow the scene's contacts: the contact object and its wrench columns (None: inactive)."""
         self.contact = contact
         if columns != self.columns:
@@ -121,3 +148,18 @@ class WrenchTask(Task):
                           activation=self.activation, weights=self.weights.copy(),
                           timed_out=state == "timed_out", y_ref=y_ref, y_solution=y_sol, y=None,
                           error=error)  # fmt: skip
+
+
+register_task_type(
+    TaskType(
+        "wrench",
+        WrenchTask,
+        WrenchReference,
+        rows=6,
+        fields=("frame",),
+        required=("frame",),
+        target="wrench",
+        unit="N|N·m",
+        needs_contacts=True,
+    )
+)

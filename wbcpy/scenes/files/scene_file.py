@@ -63,13 +63,13 @@ import pinocchio as pin
 from numpy.typing import NDArray
 
 from ..._support.yaml_files import load_yaml_file
-from ...contacts.contacts import WrenchReference
-from ...controllers import CartesianPD, ComPD, JointPD
+from ...controllers import law_for
 from ...controllers._gains import as_gain
 from ...errors import ConfigError, ConfigKeyError, UnknownNameError, safe_repr
 from ...model.registry import load_robot
 from ...model.robot_model import RobotModel
-from ...tasks import CartesianTask, ComTask, JointTask, Reference, Task, TaskConfig
+from ...tasks import CartesianTask, JointTask, Reference, Task, TaskConfig, task_type
+from ...tasks.references import WrenchReference
 from ...tasks.wrench_task import WrenchTask
 from ..acceleration_scene import AccelerationScene
 from ..values import flag, is_number, numbers, positive
@@ -145,27 +145,29 @@ class TaskTarget:
         return self.controller.reference(self.task, self.target)
 
     def error_labels(self) -> list[str]:
-        """Labels of :meth:`errors` (Cartesian tasks report position and rotation separately; wrench
-        tasks none: their status reports the wrench error)."""
-        if isinstance(self.task, WrenchTask):
+        """Labels of :meth:`errors`, by the task type's target kind (:mod:`wbcpy.tasks.registry`): a pose
+        reports position and rotation separately, a wrench none (its status reports the wrench error),
+        any other target one norm in the type's unit."""
+        kind = task_type(self.task.type).target
+        if kind == "wrench":
             return []
-        if isinstance(self.task, CartesianTask):
+        if kind == "pose":
             return [f"{self.name} position [m]", f"{self.name} rotation [rad]"]
-        unit = "[m]" if isinstance(self.task, ComTask) else "[rad|m]"
-        return [f"{self.name} {unit}"]
+        return [f"{self.name} [{task_type(self.task.type).unit}]"]
 
     def errors(self) -> list[float]:
         """Current target errors (Euclidean norms) for the robot's current state."""
-        task = self.task
-        if isinstance(task, WrenchTask):
+        task: Any = self.task
+        kind = task_type(task.type).target
+        if kind == "wrench":
             return []
-        if isinstance(task, CartesianTask):
+        if kind == "pose":
             M = task.pose()
             return [
                 float(np.linalg.norm(self.target.translation - M.translation)),
                 float(np.linalg.norm(pin.log3(self.target.rotation @ M.rotation.T))),
             ]
-        current = task.position() if isinstance(task, ComTask) else _joint_task(task, "task").positions()
+        current = task.positions() if kind == "joints" else task.position()
         return [float(np.linalg.norm(self.target - current))]
 
 
@@ -246,14 +248,6 @@ def _point_target(current: NDArray[np.float64], spec: Any, field: str) -> NDArra
     return numbers(spec, current.shape[0], field)
 
 
-def _joint_task(task: Task, field: str) -> JointTask:
-    """``task`` itself, a joint task (the task types a scene file builds are jnt, cart, com and wrench: the
-    one left when a dispatch has handled the others)."""
-    if not isinstance(task, JointTask):
-        raise ConfigError(field, f"a {task.type!r} task has no joint target")
-    return task
-
-
 def _joint_target(task: JointTask, spec: Any, field: str) -> NDArray[np.float64]:
     current = task.positions()
     if isinstance(spec, Mapping) and not ({"position", "offset"} & set(spec)):
@@ -268,14 +262,22 @@ def _joint_target(task: JointTask, spec: Any, field: str) -> NDArray[np.float64]
     return _point_target(current, spec, field)
 
 
+def _target(task: Any, spec: Any, field: str) -> Any:
+    """The fixed target of a task from its file entry, by the type's target kind: a pose (position/offset
+    and rpy/quaternion), joint positions (a list, or a mapping by joint name) or a vector in the task's
+    own space (a list, or ``{position: ...}``/``{offset: ...}``); omitted: the current value."""
+    kind = task_type(task.type).target
+    if kind == "pose":
+        return _cart_target(task, spec, field)
+    if kind == "joints":
+        return _joint_target(task, spec, field)
+    return _point_target(np.asarray(task.position(), dtype=float), spec, field)
+
+
 def _velocity_target(task: Task, spec: Mapping[str, Any], field: str) -> TaskTarget:
     """A task of a velocity scene: its velocity law (:func:`velocity_law`) and its target."""
-    law, where = velocity_law(task, spec, field), f"{field}.target"
-    if isinstance(task, CartesianTask):
-        return TaskTarget(task, law, _cart_target(task, spec.get("target"), where))
-    if isinstance(task, ComTask):
-        return TaskTarget(task, law, _point_target(task.position(), spec.get("target"), where))
-    return TaskTarget(task, law, _joint_target(_joint_task(task, field), spec.get("target"), where))
+    law: Any = velocity_law(task, spec, field)
+    return TaskTarget(task, law, _target(task, spec.get("target"), f"{field}.target"))
 
 
 def _make_target(task: Task, spec: Mapping[str, Any], field: str, kind: str = "acceleration") -> TaskTarget:
@@ -283,6 +285,9 @@ def _make_target(task: Task, spec: Mapping[str, Any], field: str, kind: str = "a
         return _velocity_target(task, spec, field)
     if isinstance(task, WrenchTask):  # a fixed wrench, no PD law
         return TaskTarget(task, None, wrench_target(task, spec, field))
+    law = law_for(task.type, "acceleration")
+    if law is None:
+        raise ConfigError(f"{field}.type", f"a {task.type} task takes no PD law in a scene file")
     if "max_velocity" in spec:
         raise ConfigError(f"{field}.max_velocity", "only a velocity scene's tasks take it")
     kp = spec.get("kp", 100.0)
@@ -293,17 +298,10 @@ def _make_target(task: Task, spec: Mapping[str, Any], field: str, kind: str = "a
     kwargs = {"kp": kp, "kd": spec.get("kd", kd_default), "kff": spec.get("kff", 1.0)}
     kwargs["max_acceleration"] = spec.get("max_acceleration")
     try:
-        if isinstance(task, CartesianTask):
-            return TaskTarget(
-                task, CartesianPD(**kwargs), _cart_target(task, spec.get("target"), f"{field}.target")
-            )
-        if isinstance(task, ComTask):
-            return TaskTarget(
-                task, ComPD(**kwargs), _point_target(task.position(), spec.get("target"), f"{field}.target")
-            )
-        target = _joint_target(_joint_task(task, field), spec.get("target"), f"{field}.target")
-        ctrl = JointPD(**kwargs)
-        ctrl.compute(target, np.zeros(task.n), target)  # checks per-joint gain sizes
+        target = _target(task, spec.get("target"), f"{field}.target")
+        ctrl = law(**kwargs)
+        if task_type(task.type).target != "pose":
+            ctrl.compute(target, np.zeros(task.n), target)  # checks per-axis gain sizes
         return TaskTarget(task, ctrl, target)
     except ConfigError as exc:
         if exc.field in ("kp", "kd", "kff", "max_acceleration"):

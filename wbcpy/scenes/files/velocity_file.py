@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from ...controllers import CartesianVelocityLaw, ComVelocityLaw, JointVelocityLaw
+from ...controllers import VelocityLaw, law_for
 from ...errors import ConfigError, ConfigKeyError
 from ...model.robot_model import RobotModel
-from ...tasks import CartesianTask, ComTask, Task
+from ...tasks import Task
 from ..velocity_scene import VelocityScene
 
 __all__ = [
@@ -111,9 +111,7 @@ def _prefixed(exc: ConfigError, prefix: str) -> ConfigError:
     return exc
 
 
-def velocity_law(
-    task: Task, spec: Mapping[str, Any], field: str = ""
-) -> CartesianVelocityLaw | ComVelocityLaw | JointVelocityLaw:
+def velocity_law(task: Task, spec: Mapping[str, Any], field: str = "") -> VelocityLaw:
     """The velocity law of one task of a scene file (``kp``, ``kff``, ``max_velocity``).
 
     Args:
@@ -131,11 +129,11 @@ def velocity_law(
             raise ConfigError(f"{prefix}{key}", "a velocity scene's tasks take kp, kff and max_velocity")
     kwargs = {key: spec[key] for key in VELOCITY_LAW_KEYS if key in spec}
     kwargs.setdefault("kp", DEFAULT_KP)
-    cls = CartesianVelocityLaw if isinstance(task, CartesianTask) else (
-        ComVelocityLaw if isinstance(task, ComTask) else JointVelocityLaw
-    )  # fmt: skip
+    cls = law_for(task.type, "velocity")
+    if cls is None:
+        raise ConfigError(f"{prefix}type", f"a velocity scene cannot track a {task.type} task")
     try:
-        law = cls(**kwargs)
+        law: VelocityLaw = cls(**kwargs)
         law.law(np.zeros(task.n))  # checks per-axis gain sizes
     except ConfigError as exc:
         raise _prefixed(exc, prefix) from None
