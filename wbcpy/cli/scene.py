@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..reporting import STATUS_UNITS, ProgressBar
-from .common import CLIError, check_plot_path, check_solver, format_table
+from .common import (
+    CLIError,
+    add_package_dir_argument,
+    check_plot_path,
+    check_solver,
+    format_table,
+    package_dirs_arg,
+)
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -67,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
     config = Path(args.config)
     if not config.is_file():
         raise CLIError(f"scene file {str(config)!r} not found")
-    setup = load_scene_file(config, solver=args.solver, steps=args.steps, dt=args.dt)
+    setup = load_scene_file(
+        config, solver=args.solver, steps=args.steps, dt=args.dt, package_dirs=package_dirs_arg(args)
+    )
     scene, robot = setup.scene, setup.robot
     for note in setup.warnings:
         print(f"wbcpy scene: warning: {note}", file=sys.stderr)
@@ -195,5 +204,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--html", metavar="FILE.html", help="write a self-contained HTML animation of the run (viz extra)"
     )
+    add_package_dir_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
