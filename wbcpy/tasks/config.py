@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .._support.config_fields import checked_fields
 from .._support.yaml_files import load_yaml_file, load_yaml_text
 from ..errors import ConfigError, ConfigKeyError
 
@@ -34,6 +35,7 @@ def _is_blank(value: object) -> bool:
     return value is None or value == "" or (isinstance(value, (list, tuple)) and len(value) == 0)
 
 
+@checked_fields
 @dataclass
 class TaskConfig:
     """One task of a scene.
