@@ -43,7 +43,7 @@ def test_a_misspelt_field_raises_config_key_error_with_the_field(
 
 
 def test_missing_and_surplus_arguments_are_config_errors() -> None:
-    with pytest.raises(ConfigError, match="TaskConfig.*type"):
+    with pytest.raises(ConfigError, match=r"TaskConfig.*type"):
         TaskConfig(name="ee")  # type: ignore[call-arg]
     with pytest.raises(ConfigError, match="SurfaceContact"):
         SurfaceContact("f", (0.1, 0.05), 0.3, 0.0, 1.0, True, "surplus")  # type: ignore[call-arg]

@@ -27,7 +27,7 @@ def checked_fields(cls: T) -> T:
     """Class decorator (above ``@dataclass``): unknown keyword arguments of the constructor raise
     :class:`~wbcpy.errors.ConfigKeyError` listing the closest field names, a missing or surplus positional
     argument raises :class:`~wbcpy.errors.ConfigError` naming the class; the object is not built."""
-    init = cls.__init__
+    init = cls.__dict__["__init__"]  # the dataclass's own constructor
     signature = inspect.signature(init)
     names = [f.name for f in dataclasses.fields(cls) if f.init]
     known = frozenset(names)
