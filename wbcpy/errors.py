@@ -30,6 +30,7 @@ __all__ = [
     "ConfigError",
     "ConfigKeyError",
     "InvalidValueError",
+    "MissingReferenceWarning",
     "QPSolveError",
     "SRDFError",
     "StateNotSetError",
@@ -92,6 +93,23 @@ class SRDFError(URDFError):
 
 class URDFWarning(UserWarning):
     """A URDF loaded, but some of its values are physically implausible (``check_physics="warn"``)."""
+
+
+class MissingReferenceWarning(UserWarning):
+    """A scene was solved while some of its active tasks had never received a reference: those tasks are
+    left out of the problem (state ``no_reference``). Warned once per task and scene; the message names
+    the tasks.
+
+    Attributes:
+        tasks: the names of the tasks without a reference.
+    """
+
+    def __init__(self, tasks: Iterable[str]) -> None:
+        self.tasks = [str(t) for t in tasks]
+        super().__init__(
+            f"task(s) {', '.join(repr(t) for t in self.tasks)} never received a reference and are left out "
+            "of the problem; give each a reference (scene.set_reference or scene.bind) before solving"
+        )
 
 
 #: names longer than this are cut in messages and never compared with difflib

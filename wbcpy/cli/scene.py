@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from ..scenes import AccelerationScene, VelocityScene
     from ..sim.simulation import SimulationResult
 
-__all__ = ["ProgressBar", "register", "run", "save_plot"]
+__all__ = ["ProgressBar", "register", "run", "save_plot", "scene_kind"]
 
 
 def save_plot(result: SimulationResult, path: Path, title: str) -> bool:
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     frames = getattr(scene, "active_contact_frames", None)
     contacts = "" if frames is None else f", contacts on {', '.join(frames) or 'none'}"
     print(
-        f"scene {config.name}: {scene.task_level} scene, robot {robot.name!r} ({robot.nv} DOF), "
+        f"scene {config.name}: {scene_kind(scene)}, robot {robot.name!r} ({robot.nv} DOF), "
         f"solver {_solver_name(scene)}, dt {setup.dt:g} s, "
         f"{setup.steps} steps ({setup.steps * setup.dt:g} s), "
         f"joint limits {'on' if scene.joint_limits else 'off'}, {len(setup.targets)} tasks{contacts}"
@@ -94,6 +94,16 @@ def run(args: argparse.Namespace) -> int:
     if html is not None:
         print(f"animation written to {animate_scene(setup, result, html, obstacles=setup.obstacles)}")
     return code
+
+
+def scene_kind(scene: AccelerationScene | VelocityScene) -> str:
+    """What the run's header calls the scene: ``"inverse-dynamics (contact) scene"`` for an
+    InverseDynamicsScene, else ``"acceleration scene"`` or ``"velocity scene"`` (its task level)."""
+    from ..scenes import InverseDynamicsScene
+
+    if isinstance(scene, InverseDynamicsScene):
+        return "inverse-dynamics (contact) scene"
+    return f"{scene.task_level} scene"
 
 
 def _solver_name(scene: AccelerationScene | VelocityScene) -> str:
