@@ -154,3 +154,17 @@ def test_dynamics_sizes_are_nq_and_nv_and_the_message_says_so(capsys: pytest.Cap
     assert code == 0, err
     code, _, err = _run(["dynamics", "rr_unit_mass", "--q", "half_sitting"], capsys)
     assert code == 2 and "half_sitting" in err and "nq = 2" in err and len(err.strip().splitlines()) == 1
+
+
+def test_registry_physics_warnings_only_in_info(
+    example_robot: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29, point 8: go1's implausible inertia (example-robot-data) is reported by ``wbcpy info go1``,
+    not by every command that loads it."""
+    example_robot("go1")  # type: ignore[operator]  # (skips without example-robot-data)
+    code, _, err = _run(["frames", "go1", "--grep", "foot"], capsys)
+    assert code == 0 and "warning" not in err
+    code, _, err = _run(["dynamics", "go1", "--q", "neutral"], capsys)
+    assert code == 0 and "warning" not in err
+    code, _, err = _run(["info", "go1"], capsys)
+    assert code == 0 and "physically implausible" in err
