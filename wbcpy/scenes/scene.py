@@ -129,7 +129,7 @@ class Scene:
         }
         self._joint_weights = np.ones(robot.nv)
         self._tasks: list[Task] = []
-        self._unreferenced_warned: set[str] | None = set()
+        self._unreferenced_warned: set[str] | None = set()  # None once every task has had a reference
         self._by_name: dict[str, Task] = {}
         self._groups: list[list[Task]] = []
         self._configs: list[TaskConfig] = []
@@ -176,7 +176,7 @@ class Scene:
             tasks.append(self._make_task(cfg, prefix=f"tasks[{i}]."))
         self._configs = cfgs
         self._tasks = tasks
-        self._unreferenced_warned: set[str] | None = set()  # None once every task has had a reference
+        self._unreferenced_warned = set()  # None once every task has had a reference
         self._by_name = {t.name: t for t in tasks}
         self._groups = [[t for t in tasks if t.priority == p] for p in sorted({t.priority for t in tasks})]
         self._reset_output()

@@ -60,7 +60,7 @@ def lowest_point(data: Any, visual: Any, visual_data: Any) -> float:
     lows: list[float] = []
     corners = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], dtype=float)
     for g, obj in enumerate(visual.geometryObjects):
-        shape = getattr(obj, "geometry", None)
+        shape: Any = getattr(obj, "geometry", None)
         try:
             shape.computeLocalAABB()
             box = shape.aabb_local
