@@ -146,6 +146,24 @@ def test_docs_build_in_strict_mode(site: Path) -> None:
         assert f"wbcpy {command} [-h]" in cli, f"the CLI reference lacks the usage of {command}"
 
 
+def test_the_index_table_links_every_model(site: Path) -> None:
+    """Issue 29, point 8: every model of the index table is a link into the API reference."""
+    page = (site / "index.html").read_text(encoding="utf-8")
+    table = page[page.index("<table") : page.index("</table>")]
+    for name in ("AccelerationScene", "InverseDynamicsScene", "VelocityScene", "MultiRefMinJerkCtrl"):
+        assert re.search(rf'<a class="reference internal" href="[^"]+"[^>]*>.*?{name}', table, re.S), name
+
+
+def test_code_blocks_of_the_model_pages_fit_the_page() -> None:
+    """The code blocks of the user-guide model pages wrap at 88 characters (furo's text column); longer
+    lines overflowed the contact-scene page's API block."""
+    for page in sorted((DOCS / "models").glob("*.md")):
+        blocks = re.findall(r"^```[^\n]*\n(.*?)^```", page.read_text("utf-8"), re.S | re.M)
+        for block in blocks:
+            long = [line for line in block.splitlines() if len(line) > 88 and not line.startswith(":")]
+            assert not long, f"{page.name}: {long[0]!r}"
+
+
 def test_every_public_name_has_a_docstring_and_is_in_the_api_reference(site: Path) -> None:
     inventory = _inventory(site)
     documented_ids: set[int] = set()

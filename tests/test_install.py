@@ -69,3 +69,21 @@ def test_the_wheel_ships_the_kernels_the_robots_and_the_type_information(tmp_pat
     package, kernels, robots, nv = run.stdout.split()
     assert all(Path(p).resolve().is_relative_to(site.resolve()) for p in (package, kernels, robots))
     assert nv == "6"
+
+
+def test_without_a_c_compiler_the_build_says_what_to_install(tmp_path: Path) -> None:
+    """Issue 29, point 1: ``pip install .`` without a working compiler stops at once with wbcpy's short
+    message naming what to install per platform, not setuptools' long log of the failed compilation."""
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"CC": "/nonexistent"}
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(root)],
+        capture_output=True, text=True, timeout=600, env=env,
+    )  # fmt: skip
+    out = built.stdout + built.stderr
+    assert built.returncode != 0
+    assert "wbcpy: no working C compiler" in out and "/nonexistent" in out
+    for needed in ("gcc python3-dev", "xcode-select --install", "Microsoft C++ Build Tools"):
+        assert needed in out
+    assert len(out.splitlines()) < 40  # the message, not a 195-line compilation log
+    assert not list((tmp_path / "dist").glob("*.whl")) if (tmp_path / "dist").exists() else True

@@ -28,6 +28,15 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     test_command = _blocks("bash")[1].strip()
     ci_lines = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text().splitlines()]
     assert test_command in ci_lines
+    installs = [ln for ln in ci_lines if "pip install" in ln and "--upgrade pip" not in ln]
+    assert installs == [test_command]  # CI installs nothing README's command does not
+
+
+def test_the_readme_test_command_installs_what_every_test_needs() -> None:
+    """The tests that skip without an extra (the docs build, mypy and jedi) run under README's command."""
+    match = re.search(r'pip install -e "\.\[([a-z,]+)\]"', _blocks("bash")[1])
+    assert match, _blocks("bash")[1]
+    assert {"test", "docs", "typing"} <= set(match.group(1).split(","))
 
 
 PY_BLOCKS = _blocks("python")

@@ -30,6 +30,7 @@ __all__ = [
     "ConfigError",
     "ConfigKeyError",
     "InvalidValueError",
+    "MissingReferenceWarning",
     "QPSolveError",
     "SRDFError",
     "StateNotSetError",
@@ -94,6 +95,23 @@ class URDFWarning(UserWarning):
     """A URDF loaded, but some of its values are physically implausible (``check_physics="warn"``)."""
 
 
+class MissingReferenceWarning(UserWarning):
+    """A scene was solved while some of its active tasks had never received a reference: those tasks are
+    left out of the problem (state ``no_reference``). Warned once per task and scene; the message names
+    the tasks.
+
+    Attributes:
+        tasks: the names of the tasks without a reference.
+    """
+
+    def __init__(self, tasks: Iterable[str]) -> None:
+        self.tasks = [str(t) for t in tasks]
+        super().__init__(
+            f"task(s) {', '.join(repr(t) for t in self.tasks)} never received a reference and are left out "
+            "of the problem; give each a reference (scene.set_reference or scene.bind) before solving"
+        )
+
+
 #: names longer than this are cut in messages and never compared with difflib
 _NAME_LIMIT = 200
 
@@ -108,6 +126,20 @@ def close_matches(name: str, candidates: Iterable[str], n: int = 5) -> list[str]
         low = str(name).lower()
         found = [c for c in pool if low and (low in c.lower() or c.lower() in low)][:n]
     return found
+
+
+def ranked_matches(
+    name: str, candidates: Iterable[str], preferred: Iterable[str] = (), n: int = 5
+) -> list[str]:
+    """:func:`close_matches` among ``preferred`` first (the names of the kind asked for, such as link
+    frames for a contact), then among the other candidates; at most ``n``."""
+    pool = [str(c) for c in candidates]
+    first = {str(p) for p in preferred}
+    if not first:
+        return close_matches(name, pool, n)
+    found = close_matches(name, [c for c in pool if c in first], n)
+    rest = [c for c in close_matches(name, pool, n) if c not in found]
+    return (found + rest)[:n]
 
 
 def safe_repr(value: Any) -> str:
@@ -125,15 +157,23 @@ class UnknownNameError(WbcpyError, KeyError):
     Attributes:
         kind: what was looked up ("frame", "joint", "chain", "task", "robot", ...).
         name: the name that was asked for.
-        suggestions: the closest valid names (possibly empty).
+        suggestions: the closest valid names (possibly empty); names of ``preferred`` (the kind the caller
+            wants: link frames for a contact, not joint frames) come first.
         valid: every valid name (kept for programmatic use; listed in the message with ``show_all``).
     """
 
-    def __init__(self, kind: str, name: Any, valid: Iterable[str] = (), show_all: bool = False) -> None:
+    def __init__(
+        self,
+        kind: str,
+        name: Any,
+        valid: Iterable[str] = (),
+        show_all: bool = False,
+        preferred: Iterable[str] = (),
+    ) -> None:
         self.kind = kind
         self.name = name
         self.valid = [str(v) for v in valid]
-        self.suggestions = close_matches(str(name), self.valid)
+        self.suggestions = ranked_matches(str(name), self.valid, preferred)
         msg = f"unknown {kind} {safe_repr(name)}"
         if self.suggestions:
             msg += f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?"
@@ -205,9 +245,15 @@ class ConfigKeyError(ConfigError, UnknownNameError):
     """
 
     def __init__(
-        self, field: str, kind: str, name: Any, valid: Iterable[str] = (), show_all: bool = False
+        self,
+        field: str,
+        kind: str,
+        name: Any,
+        valid: Iterable[str] = (),
+        show_all: bool = False,
+        preferred: Iterable[str] = (),
     ) -> None:
-        UnknownNameError.__init__(self, kind, name, valid, show_all)
+        UnknownNameError.__init__(self, kind, name, valid, show_all, preferred)
         self.field = field
         self.reason = self.message
         self.message = f"{field}: {self.message}"

@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pinocchio as pin
 import pytest
+from _joint_limit_oracle import joint_bounds as _oracle
 from _scene_helpers import BACKENDS, lwr4
 
 from wbcpy.controllers import CartesianPD, JointPD
@@ -26,25 +27,6 @@ Q0 = np.array([0.3, 0.6, -0.2, -1.2, 0.3, 0.8, 0.1])
 @pytest.fixture(scope="module")
 def arm():
     return lwr4()
-
-
-def _clip(x: float, lo: float, hi: float) -> float:
-    return min(max(x, lo), hi)
-
-
-def _oracle(q, v, qmin, qmax, vmax, amax, dt, braking):
-    """Scalar bounds of one joint: acceleration → velocity → position (→ braking), each clipped into the
-    interval of the stages before it."""
-    lo, hi = -amax, amax
-    lo, hi = _clip((-vmax - v) / dt, lo, hi), _clip((vmax - v) / dt, lo, hi)
-    lo, hi = (_clip(2 * (qmin - q - v * dt) / dt**2, lo, hi), _clip(2 * (qmax - q - v * dt) / dt**2, lo, hi))
-    if braking:
-
-        def v_stop(dist: float) -> float:
-            return -amax * dt + math.sqrt(max(amax**2 * dt**2 + 2 * amax * dist, 0.0))
-
-        lo, hi = _clip((-v_stop(q - qmin) - v) / dt, lo, hi), _clip((v_stop(qmax - q) - v) / dt, lo, hi)
-    return lo, max(hi, lo)
 
 
 @pytest.mark.parametrize("braking", [False, True])

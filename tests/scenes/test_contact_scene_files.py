@@ -48,6 +48,7 @@ def test_the_example_runs_on_the_contact_plant(talos, capsys) -> None:
     assert main(["scene", str(TALOS_YAML), "--steps", "60", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "contacts on left_sole_link, right_sole_link" in out
+    assert "inverse-dynamics (contact) scene" in out and "acceleration scene" not in out  # issue 29.8
     assert "contact wrenches and torques: within limits" in out
     setup = load_scene_file(TALOS_YAML, steps=60)
     assert isinstance(setup.scene, InverseDynamicsScene) and setup.scene.effort_limit is not None

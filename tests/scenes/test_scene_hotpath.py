@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
+from _joint_limit_oracle import joint_bounds as _oracle
 from _scene_helpers import LWA, lwr4, random_state, regularized_ls
-from test_scene_limits import _oracle
 
 from wbcpy import RobotModel
 from wbcpy.errors import InvalidValueError

@@ -245,3 +245,46 @@ def test_notice_lists_every_bundled_javascript_package() -> None:
             rf"\| {re.escape(pkg['name'])} \| {re.escape(pkg['version'])} \| {re.escape(pkg['license'])} \|",
             notice,
         ), pkg["name"]
+
+
+_BOX_ROBOT = """<robot name="box_on_a_pole">
+  <link name="base"/>
+  <link name="pole"><inertial><mass value="1"/>
+    <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/>
+    </inertial><visual><origin xyz="0 0 {z}" rpy="0 {pitch} 0"/><geometry><box size="0.2 0.4 0.6"/></geometry>
+    </visual></link>
+  <joint name="hinge" type="revolute"><parent link="base"/><child link="pole"/><axis xyz="1 0 0"/>
+    <limit lower="-3" upper="3" velocity="1" effort="1"/></joint>
+</robot>"""
+
+
+@pytest.mark.parametrize(
+    ("z", "pitch", "floating"), [(-1.0, 0.0, False), (-0.5, 0.3, False), (0.0, 0.0, True)]
+)
+def test_the_ground_grid_is_at_the_robots_lowest_point(
+    tmp_path: Path, z: float, pitch: float, floating: bool
+) -> None:
+    """Issue 29, point 7: the grid is moved to the lowest point of the robot at the first frame (a box of
+    0.2 × 0.4 × 0.6 m: its lowest corner in closed form), not left at the base's z = 0."""
+    from wbcpy import RobotModel
+
+    robot = RobotModel.from_urdf(_BOX_ROBOT.format(z=z, pitch=pitch), floating_base=floating)
+    q0 = np.array(pin.neutral(robot.model))
+    if floating:
+        q0[2] = 2.0  # the base 2 m up
+    out = write_animation(robot, [0.0, 1.0], [q0, q0], tmp_path / "box.html")
+    grid = by_path(decode(out.read_text()), "set_transform")["/Grid"]
+    height = np.array(grid["matrix"]).reshape(4, 4, order="F")[2, 3]
+    half_x, half_z = 0.1, 0.3  # the pitch turns the box about y: x and z half sizes mix
+    lowest = (2.0 if floating else 0.0) + z - (half_z * math.cos(pitch) + half_x * math.sin(pitch))
+    assert height == pytest.approx(lowest, abs=1e-9)
+
+
+def test_a_still_view_is_called_one_configuration(tmp_path: Path) -> None:
+    robot = load_robot("puma560")
+    page = write_animation(robot, [0.0], [np.zeros(6)], tmp_path / "still.html").read_text()
+    assert "one configuration (a still view)" in page and "1 samples" not in page
+    moving = write_animation(
+        robot, [0.0, 2.0], [np.zeros(6), np.full(6, 0.1)], tmp_path / "run.html"
+    ).read_text()
+    assert "2 samples over 2 s" in moving

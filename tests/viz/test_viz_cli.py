@@ -71,7 +71,7 @@ def test_view_html_writes_a_still_view(tmp_path: Path, capsys: pytest.CaptureFix
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["view", "lwr4", "--q", "0.1", "0.2"], "expected shape (7,)"),
+        (["view", "lwr4", "--q", "0.1", "0.2"], "expected nq = 7 values"),
         (["view", "lwr4", "--q", "half_sitting"], "reference configuration"),
         (["view", "no_such_robot"], "no_such_robot"),
         (["view", "lwr4", "--html", "nofolder/x.html"], "no folder"),

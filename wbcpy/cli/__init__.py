@@ -4,7 +4,9 @@ Each command lives in its own module of this package and exposes ``register(subp
 its sub-parser and sets ``func`` (a callable ``(args) -> int``) as default. Command modules import only
 ``argparse`` at module level and the rest inside ``run``, so ``wbcpy info`` does not load the QP and
 scene layers. Errors raised on purpose by wbcpy (:class:`~wbcpy.errors.WbcpyError`) and bad arguments
-become a one-line message on stderr and exit code 2, never a traceback; warnings are one line each.
+become a one-line message on stderr and exit code 2, never a traceback; warnings are one line each. The
+physics warnings of third-party registry models (:class:`~wbcpy.errors.URDFWarning`, e.g. example-robot-data's
+go1) are printed by ``wbcpy info ROBOT`` only, not by every command that loads the robot.
 """
 
 from __future__ import annotations
@@ -18,12 +20,24 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from ..errors import WbcpyError
+from ..errors import URDFWarning, WbcpyError
 
 __all__ = ["COMMANDS", "build_parser", "main", "version_text"]
 
 #: command modules, in the order ``wbcpy --help`` lists them
-COMMANDS = ("robots", "info", "frames", "dynamics", "solvers", "scene", "reach", "demo", "view", "sweep")
+COMMANDS = (
+    "robots",
+    "info",
+    "frames",
+    "dynamics",
+    "solvers",
+    "scene",
+    "reach",
+    "demo",
+    "view",
+    "sweep",
+    "bench",
+)
 
 
 class CLIError(Exception):
@@ -74,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
+            if args.command != "info":  # a registry model's implausible physics: `wbcpy info ROBOT` says it
+                warnings.filterwarnings("ignore", category=URDFWarning)
             return int(args.func(args) or 0)
     except (WbcpyError, CLIError) as exc:
         print(f"wbcpy {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)

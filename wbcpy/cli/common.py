@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLIError",
+    "add_package_dir_argument",
     "add_robot_argument",
     "check_finite_output",
     "check_output_dir",
@@ -29,30 +30,99 @@ __all__ = [
     "check_solver",
     "format_table",
     "load_robot_arg",
+    "package_dirs_arg",
+    "parse_configuration_arg",
     "parse_vector",
 ]
 
 
+PACKAGE_DIR_HELP = (
+    "folder that holds the packages of the URDF's package:// mesh URIs (repeatable; searched first, then "
+    "the folders of ROS_PACKAGE_PATH, then the URDF's folder and their ancestors)"
+)
+
+
+def add_package_dir_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--package-dir DIR`` (repeatable): ``package_dirs`` of :meth:`RobotModel.from_urdf`."""
+    parser.add_argument(
+        "--package-dir", action="append", metavar="DIR", dest="package_dirs", help=PACKAGE_DIR_HELP
+    )
+
+
 def add_robot_argument(parser: argparse.ArgumentParser) -> None:
-    """Add the positional ROBOT argument (registry name, URDF path) and ``--floating-base``."""
+    """Add the positional ROBOT argument (registry name, URDF path), ``--floating-base`` and
+    ``--package-dir``."""
     parser.add_argument("robot", metavar="ROBOT", help="robot name (see `wbcpy robots`) or URDF path")
     parser.add_argument(
         "--floating-base", action="store_true", default=None, help="add a free-flyer base joint"
     )
+    add_package_dir_argument(parser)
+
+
+def package_dirs_arg(args: argparse.Namespace) -> list[str]:
+    """The ``--package-dir`` folders, checked: each must be an existing folder."""
+    dirs = list(getattr(args, "package_dirs", None) or [])
+    for folder in dirs:
+        if not Path(folder).expanduser().is_dir():
+            raise CLIError(f"--package-dir: {folder!r} is not a folder")
+    return [str(Path(d).expanduser()) for d in dirs]
 
 
 def load_robot_arg(args: argparse.Namespace) -> RobotModel:
-    """Load ``args.robot`` honouring ``--floating-base`` when given."""
+    """Load ``args.robot`` honouring ``--floating-base`` and ``--package-dir`` when given."""
     from ..model.registry import load_robot
 
     kwargs: dict[str, Any] = {}
     if getattr(args, "floating_base", None):
         kwargs["floating_base"] = True
+    dirs = package_dirs_arg(args)
+    if dirs:
+        kwargs["package_dirs"] = dirs
     return load_robot(args.robot, **kwargs)
 
 
-def parse_vector(values: Sequence[str] | None, n: int, name: str) -> np.ndarray:
-    """Parse ``n`` finite floats given on the command line (``None`` → zeros)."""
+def _configuration_help(robot: RobotModel) -> str:
+    """What a configuration option takes, for this robot: nq values, a posture name, ``neutral``."""
+    postures = robot.reference_configuration_names()
+    named = f"a posture of the robot's SRDF ({', '.join(postures)}), " if postures else ""
+    base = "; a free-flyer base takes x y z qx qy qz qw first" if robot.nq - robot.nv == 1 else ""
+    return f"nq = {robot.nq} values (a configuration, as RobotModel.update takes{base}), {named}or neutral"
+
+
+def parse_configuration_arg(robot: RobotModel, values: Sequence[str] | None, option: str) -> np.ndarray:
+    """A configuration (nq) from a command-line option: ``neutral``, an SRDF posture name or nq numbers.
+
+    Raises:
+        CLIError: a wrong number of values (the message says nq, and that nv values were given when so),
+            a value that is not a number, NaN or inf, an unknown posture name.
+    """
+    from ..errors import UnknownNameError, WbcpyError
+    from ..viz.postures import parse_configuration
+
+    items = list(values or [])
+    numbers = bool(items) and not (len(items) == 1 and not _is_number(items[0]))
+    if numbers and len(items) != robot.nq:
+        per_dof = f" (that is nv = {robot.nv}, one per DOF)" if len(items) == robot.nv else ""
+        raise CLIError(f"{option}: expected {_configuration_help(robot)}; got {len(items)} values{per_dof}")
+    try:
+        return parse_configuration(robot, items or None)
+    except UnknownNameError as exc:
+        raise CLIError(f"{option}: {exc.message}; expected {_configuration_help(robot)}") from None
+    except WbcpyError as exc:
+        raise CLIError(f"{option}: {exc}") from None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_vector(values: Sequence[str] | None, n: int, name: str, what: str | None = None) -> np.ndarray:
+    """Parse ``n`` finite floats given on the command line (``None`` → zeros); ``what`` says in the size
+    message what the values are (``"nv = 8: one per DOF"``)."""
     if values is None:
         return np.zeros(n)
     try:
@@ -60,7 +130,7 @@ def parse_vector(values: Sequence[str] | None, n: int, name: str) -> np.ndarray:
     except ValueError as exc:
         raise CLIError(f"{name}: {exc}") from None
     if vec.shape != (n,):
-        raise CLIError(f"{name}: expected {n} values, got {vec.size}")
+        raise CLIError(f"{name}: expected {n} values{'' if what is None else f' ({what})'}, got {vec.size}")
     if not np.isfinite(vec).all():
         raise CLIError(f"{name}: values must be finite")
     return vec

@@ -1,9 +1,11 @@
-"""``wbcpy dynamics ROBOT --q ... [--qd ...] [--floating-base]``: M, g and b at one state.
+"""``wbcpy dynamics ROBOT --q Q... [--qd QD...] [--floating-base]``: M, g and b at one state.
 
-The state is given per DOF (one value per degree of freedom, as in :mod:`wbcpy.jspace`): an angle for
-revolute and continuous joints, a length for prismatic ones; with a floating base the first six values
-are the base position x, y, z (m) and rotation vector (rad). Values may be separated by spaces or commas
-(``--q=0.1,-1e-3,0.2`` for numbers argparse would take for options).
+The sizes follow :meth:`RobotModel.update`: ``--q`` is a configuration, nq values (with a free-flyer base
+x, y, z and the quaternion qx, qy, qz, qw first; a continuous joint takes cos, sin), or a posture name of
+the robot's SRDF (``--q half_sitting``), or ``neutral``; ``--qd`` is a velocity, nv values (one per DOF).
+Values may be separated by spaces or commas (``--q=0.1,-1e-3,0.2`` for numbers argparse would take for
+options). The table prints the state per DOF (as :mod:`wbcpy.jspace` does: an angle per revolute or
+continuous joint, a length per prismatic one; a floating base as x, y, z and a rotation vector).
 
 Printed: the joint-space inertia matrix M (τ = M q̈ + b + g), the gravity torques g = ∂V/∂q and the
 Coriolis/centrifugal torques b = C(q, q̇) q̇, one row per DOF (N·m for revolute DOF, N for prismatic).
@@ -14,7 +16,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from .common import add_robot_argument, check_finite_output, format_table, load_robot_arg, parse_vector
+from .common import (
+    add_robot_argument,
+    check_finite_output,
+    format_table,
+    load_robot_arg,
+    parse_configuration_arg,
+    parse_vector,
+)
 
 __all__ = ["register", "run", "split_values"]
 
@@ -32,8 +41,9 @@ def run(args: argparse.Namespace) -> int:
 
     robot = load_robot_arg(args)
     names = robot.dof_names
-    q = parse_vector(split_values(args.q), robot.nv, "--q")
-    qd = parse_vector(split_values(args.qd), robot.nv, "--qd")
+    config = parse_configuration_arg(robot, split_values(args.q), "--q")
+    qd = parse_vector(split_values(args.qd), robot.nv, "--qd", f"a velocity: nv = {robot.nv}, one per DOF")
+    q = robot.dof_from_q(config)
     model = Model(robot)
     model.update(State(q, qd))
     mass, gravity, coriolis = model.get_mass_inertia(), model.get_gravity(), model.get_coriolis_centrifugal()
@@ -55,11 +65,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "dynamics",
         help="inertia matrix M, gravity g and Coriolis b at a state",
-        description="Print M, g and b of a robot at one state given per DOF.",
+        description=(
+            "Print M, g and b of a robot at one state: --q takes nq values (as RobotModel.update), an SRDF "
+            "posture name or neutral; --qd takes nv values (one per DOF)."
+        ),
     )
     add_robot_argument(parser)
     parser.add_argument(
-        "--q", nargs="+", required=True, metavar="Q", help="position, one value per DOF (rad or m)"
+        "--q",
+        nargs="+",
+        required=True,
+        metavar="Q",
+        help="configuration: nq values (rad or m; free-flyer x y z qx qy qz qw first), a posture such as "
+        "half_sitting, or neutral",
     )
-    parser.add_argument("--qd", nargs="+", metavar="QD", help="velocity per DOF (default: zero)")
+    parser.add_argument("--qd", nargs="+", metavar="QD", help="velocity: nv values, one per DOF (default: 0)")
     parser.set_defaults(func=run)

@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING
 
 from ._chains import add_chains_argument, chain_table
-from .common import CLIError, format_table, load_robot_arg
+from .common import CLIError, add_package_dir_argument, format_table, load_robot_arg
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -115,5 +115,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--floating-base", action="store_true", default=None, help="add a free-flyer base joint"
     )
+    add_package_dir_argument(parser)
     add_chains_argument(parser)
     parser.set_defaults(func=run)

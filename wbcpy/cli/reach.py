@@ -116,7 +116,8 @@ def _chain_and_q0(robot: RobotModel, args: argparse.Namespace) -> tuple[Chain, n
         print(f"q0: SRDF posture {posture!r}")
         return chain, dof[chain.dof_indices]
     chain = robot.chain(root, tip)
-    return chain, None if args.q0 is None else parse_vector(args.q0, chain.n, "--q0")
+    what = f"one angle per joint of the chain {root} → {tip}, or an SRDF posture name"
+    return chain, None if args.q0 is None else parse_vector(args.q0, chain.n, "--q0", what)
 
 
 def _is_float(text: str) -> bool:

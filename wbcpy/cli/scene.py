@@ -33,14 +33,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..reporting import STATUS_UNITS, ProgressBar
-from .common import CLIError, check_plot_path, check_solver, format_table
+from .common import (
+    CLIError,
+    add_package_dir_argument,
+    check_plot_path,
+    check_solver,
+    format_table,
+    package_dirs_arg,
+)
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
     from ..scenes import AccelerationScene, VelocityScene
     from ..sim.simulation import SimulationResult
 
-__all__ = ["ProgressBar", "register", "run", "save_plot"]
+__all__ = ["ProgressBar", "register", "run", "save_plot", "scene_kind"]
 
 
 def save_plot(result: SimulationResult, path: Path, title: str) -> bool:
@@ -67,14 +74,16 @@ def run(args: argparse.Namespace) -> int:
     config = Path(args.config)
     if not config.is_file():
         raise CLIError(f"scene file {str(config)!r} not found")
-    setup = load_scene_file(config, solver=args.solver, steps=args.steps, dt=args.dt)
+    setup = load_scene_file(
+        config, solver=args.solver, steps=args.steps, dt=args.dt, package_dirs=package_dirs_arg(args)
+    )
     scene, robot = setup.scene, setup.robot
     for note in setup.warnings:
         print(f"wbcpy scene: warning: {note}", file=sys.stderr)
     frames = getattr(scene, "active_contact_frames", None)
     contacts = "" if frames is None else f", contacts on {', '.join(frames) or 'none'}"
     print(
-        f"scene {config.name}: {scene.task_level} scene, robot {robot.name!r} ({robot.nv} DOF), "
+        f"scene {config.name}: {scene_kind(scene)}, robot {robot.name!r} ({robot.nv} DOF), "
         f"solver {_solver_name(scene)}, dt {setup.dt:g} s, "
         f"{setup.steps} steps ({setup.steps * setup.dt:g} s), "
         f"joint limits {'on' if scene.joint_limits else 'off'}, {len(setup.targets)} tasks{contacts}"
@@ -85,6 +94,16 @@ def run(args: argparse.Namespace) -> int:
     if html is not None:
         print(f"animation written to {animate_scene(setup, result, html, obstacles=setup.obstacles)}")
     return code
+
+
+def scene_kind(scene: AccelerationScene | VelocityScene) -> str:
+    """What the run's header calls the scene: ``"inverse-dynamics (contact) scene"`` for an
+    InverseDynamicsScene, else ``"acceleration scene"`` or ``"velocity scene"`` (its task level)."""
+    from ..scenes import InverseDynamicsScene
+
+    if isinstance(scene, InverseDynamicsScene):
+        return "inverse-dynamics (contact) scene"
+    return f"{scene.task_level} scene"
 
 
 def _solver_name(scene: AccelerationScene | VelocityScene) -> str:
@@ -195,5 +214,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--html", metavar="FILE.html", help="write a self-contained HTML animation of the run (viz extra)"
     )
+    add_package_dir_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)

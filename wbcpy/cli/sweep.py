@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .common import CLIError
+from .common import CLIError, add_package_dir_argument, package_dirs_arg
 
 __all__ = ["register", "run"]
 
@@ -85,6 +85,15 @@ def _summary(rows: list[dict[str, str]], new: int, elapsed: float, out: Path) ->
     return len(failed)
 
 
+def _export_package_dirs(dirs: list[str]) -> None:
+    """Put the ``--package-dir`` folders in front of ``ROS_PACKAGE_PATH`` of this process: the robots of
+    the runs are built in the workers, and the workers of the local cluster inherit this environment
+    (workers of a remote cluster need ``ROS_PACKAGE_PATH`` set where they run)."""
+    if dirs:
+        old = os.environ.get("ROS_PACKAGE_PATH", "")
+        os.environ["ROS_PACKAGE_PATH"] = os.pathsep.join([str(Path(d).resolve()) for d in dirs] + [old])
+
+
 def run(args: argparse.Namespace) -> int:
     """Load the sweep, run it on Dask, summarise, plot."""
     if args.workers is not None and args.workers < 1:
@@ -94,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     _check_installed()
     from ..sweep import load_sweep, plot_sweep, read_results, run_sweep
 
+    _export_package_dirs(package_dirs_arg(args))
     out = _out_path(args)
     spec = load_sweep(args.sweep)
     plot = _plot_choice(args, spec)
@@ -162,5 +172,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="A[,B]",
         help="one or two swept parameters to plot against (default: the first two with several values)",
     )
+    add_package_dir_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)

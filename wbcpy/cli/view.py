@@ -20,7 +20,7 @@ import threading
 import webbrowser
 from typing import Any
 
-from .common import add_robot_argument, load_robot_arg
+from .common import add_robot_argument, load_robot_arg, parse_configuration_arg
 
 __all__ = ["register", "run"]
 
@@ -65,11 +65,11 @@ def _wait_until_stopped() -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve the view until interrupted (exit status 0), or write ``--html``."""
-    from ..viz import ViewServer, parse_configuration, require_viz, show_robot, write_animation
+    from ..viz import ViewServer, require_viz, show_robot, write_animation
 
     require_viz()
     robot = load_robot_arg(args)
-    q = parse_configuration(robot, args.q)
+    q = parse_configuration_arg(robot, args.q, "--q")
     label = "neutral" if not args.q else " ".join(args.q)
     if args.html:
         path = write_animation(robot, [0.0], [q], args.html, title=f"{robot.name} ({label})")

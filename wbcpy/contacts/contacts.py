@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from .._support.config_fields import checked_fields
 from ..errors import ConfigError, ConfigKeyError
 from .wrench_cone import point_friction_pyramid, surface_wrench_cone
 
@@ -108,6 +109,7 @@ class _ContactBase:
         return contact_from_dict(self.to_dict())
 
 
+@checked_fields
 @dataclass
 class SurfaceContact(_ContactBase):
     """A rectangular contact (a sole): the rectangle ``[−X, X] × [−Y, Y]`` in ``frame``'s xy-plane.
@@ -169,6 +171,7 @@ class SurfaceContact(_ContactBase):
         return np.array([[X, Y, 0.0], [X, -Y, 0.0], [-X, Y, 0.0], [-X, -Y, 0.0]])
 
 
+@checked_fields
 @dataclass
 class PointContact(_ContactBase):
     """A point contact at ``frame``'s origin (a hand on a table, a quadruped's foot).
@@ -287,7 +290,9 @@ def as_contacts(robot: RobotModel, items: Any, field: str = "contacts") -> list[
         else:
             raise ConfigError(f"{field}[{i}]", f"expected a contact or a mapping, got {type(item).__name__}")
         if contact.frame not in frames:
-            raise ConfigKeyError(f"{prefix}frame", "frame", contact.frame, robot.frame_names)
+            raise ConfigKeyError(  # link frames first: a contact is on a body, not on a joint frame
+                f"{prefix}frame", "frame", contact.frame, robot.frame_names, preferred=robot.link_names
+            )
         if contact.frame in seen:
             other = f"{field}[{seen[contact.frame]}]"
             raise ConfigError(f"{prefix}frame", f"frame {contact.frame!r} already has a contact ({other})")

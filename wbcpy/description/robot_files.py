@@ -2,15 +2,15 @@
 
 One place for what the visual geometry (:mod:`wbcpy.viz`), the collision geometry
 (:mod:`wbcpy.limits.collision`) and the robot registry (:mod:`wbcpy.model.registry`) need to find, based on
-the
-attributes a :class:`~wbcpy.model.robot_model.RobotModel` keeps:
+the attributes a :class:`~wbcpy.model.robot_model.RobotModel` keeps:
 
 * the URDF: ``robot.urdf_text`` (a robot built from an XML string), else ``robot.urdf_path``, else
   ``robot.source`` when it names an existing file (:func:`urdf_file`, :func:`urdf_source`);
-* the mesh folders: ``robot.package_dirs`` plus, for every package ``NAME`` of a ``package://NAME/...``
-  URI of the URDF, the nearest folder holding ``NAME`` among the ancestors of those folders and of the
-  URDF's own folder (:func:`mesh_package_dirs`). That resolves example-robot-data
-  (``package://example-robot-data/robots/...``, data under ``share/``) and icub-models
+* the mesh folders: ``robot.package_dirs`` and the folders of the ``ROS_PACKAGE_PATH`` environment
+  variable plus, for every package ``NAME`` of a ``package://NAME/...`` URI of the URDF, the nearest
+  folder holding ``NAME`` among those folders, the URDF's own folder and their ancestors
+  (:func:`mesh_package_dirs`); a mesh that cannot be found names every folder searched. That resolves
+  example-robot-data (``package://example-robot-data/robots/...``, data under ``share/``) and icub-models
   (``package://iCub/meshes/...``) from any folder inside them;
 * the SRDF: ``robot.srdf_path``, else the one beside the URDF (:func:`find_srdf`, :func:`srdf_file`);
 * Pinocchio's geometry model of the ``<visual>`` or ``<collision>`` elements, on the robot's own
@@ -19,6 +19,7 @@ attributes a :class:`~wbcpy.model.robot_model.RobotModel` keeps:
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,10 @@ __all__ = [
     "find_srdf",
     "geometry_model",
     "mesh_package_dirs",
+    "mesh_packages",
     "normalised_name",
+    "package_search_folders",
+    "ros_package_path",
     "srdf_file",
     "urdf_file",
     "urdf_source",
@@ -81,27 +85,64 @@ def urdf_source(robot: Any) -> tuple[str, Path | None]:
         raise URDFError(str(file), f"unreadable ({exc})") from None
 
 
+def ros_package_path() -> list[Path]:
+    """The folders of the ``ROS_PACKAGE_PATH`` environment variable (``os.pathsep``-separated; empty
+    entries skipped), in order. They are searched for ``package://`` URIs after the loader's folders."""
+    return [Path(p) for p in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep) if p.strip()]
+
+
+def package_search_folders(urdf_path: Path | None, package_dirs: Any = ()) -> list[Path]:
+    """Every folder searched for a ``package://NAME/...`` URI, in search order, without duplicates.
+
+    The loader's ``package_dirs``, the folders of ``ROS_PACKAGE_PATH`` (:func:`ros_package_path`) and the
+    URDF's own folder, each followed by up to eight of its ancestors: ``NAME`` resolves in the first of
+    them that holds a folder ``NAME``.
+    """
+    starts = [Path(p) for p in package_dirs] + ros_package_path()
+    if urdf_path is not None:
+        starts.append(urdf_path.resolve().parent)
+    folders = [d for start in starts for d in (start, *start.parents[:_ANCESTORS])]
+    return list(dict.fromkeys(folders))
+
+
+def mesh_packages(text: str) -> list[str]:
+    """The package names ``NAME`` of the ``package://NAME/...`` URIs of a URDF's XML, sorted."""
+    return sorted(set(_PACKAGE.findall(text)))
+
+
 def mesh_package_dirs(text: str, urdf_path: Path | None, package_dirs: Any = ()) -> list[str]:
     """Folders that resolve every ``package://NAME/...`` URI of ``text`` that can be resolved.
 
     Args:
         text: the URDF XML.
         urdf_path: the URDF file, or None.
-        package_dirs: folders given by the robot's loader (searched first, then their ancestors).
+        package_dirs: folders given by the robot's loader (searched first, then ``ROS_PACKAGE_PATH``,
+            then the URDF's folder; each with its ancestors: :func:`package_search_folders`).
 
     Returns:
-        The given folders followed by the folders found, without duplicates.
+        The given folders and those of ``ROS_PACKAGE_PATH``, followed by the folders found, without
+        duplicates.
     """
-    given = [Path(p) for p in package_dirs]
-    starts = given + ([urdf_path.resolve().parent] if urdf_path is not None else [])
-    found = [str(p) for p in given]
-    for name in sorted(set(_PACKAGE.findall(text))):
-        for start in starts:
-            hit = next((d for d in (start, *start.parents[:_ANCESTORS]) if (d / name).is_dir()), None)
-            if hit is not None:
-                found.append(str(hit))
-                break
+    found = [str(p) for p in [*(Path(d) for d in package_dirs), *ros_package_path()]]
+    folders = package_search_folders(urdf_path, package_dirs)
+    for name in mesh_packages(text):
+        hit = next((d for d in folders if (d / name).is_dir()), None)
+        if hit is not None:
+            found.append(str(hit))
     return list(dict.fromkeys(found))
+
+
+def _missing_packages_hint(text: str, path: Path | None, package_dirs: Any) -> str:
+    """The packages no searched folder holds, every folder searched, and how to give more folders."""
+    folders = package_search_folders(path, package_dirs)
+    missing = [n for n in mesh_packages(text) if not any((d / n).is_dir() for d in folders)]
+    where = ", ".join(str(d) for d in folders) or "none"
+    head = f"no folder holds package(s) {', '.join(missing)}; " if missing else ""
+    return (
+        f"{head}package folders searched: {where}. Give the folder that holds the package with "
+        "--package-dir DIR (command line), package_dirs=[DIR] (RobotModel.from_urdf, load_robot) or "
+        "the ROS_PACKAGE_PATH environment variable"
+    )
 
 
 def geometry_model(robot: Any, kind: pin.GeometryType) -> pin.GeometryModel:
@@ -126,7 +167,8 @@ def geometry_model(robot: Any, kind: pin.GeometryType) -> pin.GeometryModel:
     except (ValueError, RuntimeError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         what = _KIND_NAMES.get(kind, str(kind))
-        raise URDFError(label, f"{what} geometry: {first} (package folders searched: {dirs})") from None
+        hint = _missing_packages_hint(text, path, getattr(robot, "package_dirs", ()))
+        raise URDFError(label, f"{what} geometry: {first} ({hint})") from None
 
 
 def find_srdf(urdf: Path) -> Path | None:

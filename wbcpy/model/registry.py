@@ -302,7 +302,8 @@ def load_robot(name_or_path: str | Path, **kwargs: Any) -> RobotModel:
 
     Keyword arguments go to :meth:`RobotModel.from_urdf` (``floating_base``, ``gravity``, ``srdf``,
     ``check_physics``...) and override the entry's defaults (free-flyer for legged robots and humanoids,
-    SRDF, package folders, physics checks as warnings for third-party models).
+    SRDF, package folders, physics checks as warnings for third-party models); ``package_dirs`` given for a
+    registered name are searched before the entry's.
 
     Raises:
         UnknownNameError: a bare name (no path separator, no ``.urdf``) that is not registered.
@@ -313,7 +314,12 @@ def load_robot(name_or_path: str | Path, **kwargs: Any) -> RobotModel:
     if "<robot" in text or looks_like_path:
         return RobotModel.from_urdf(name_or_path, **kwargs)
     entry = robot_entry(text)
-    return RobotModel.from_urdf(entry.urdf, **{**entry.load_kwargs(), **kwargs})
+    defaults = entry.load_kwargs()
+    if kwargs.get("package_dirs") and defaults.get(
+        "package_dirs"
+    ):  # the caller's folders first, then the entry's
+        kwargs = {**kwargs, "package_dirs": [*kwargs["package_dirs"], *defaults["package_dirs"]]}
+    return RobotModel.from_urdf(entry.urdf, **{**defaults, **kwargs})
 
 
 def _deepest_frame(robot: RobotModel) -> str:

@@ -12,6 +12,7 @@ it was. snake_case methods are the API; the ARC-OPT camelCase names are aliases.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import ConfigError, ConfigKeyError, QPSolveError, UnknownNameError
+from ..errors import ConfigError, ConfigKeyError, MissingReferenceWarning, QPSolveError, UnknownNameError
 from ..qp import LevelStatus, QPSolver
 from ..tasks import Task, TaskConfig, TasksStatus, make_task
 from ._plan import OwnProblem, ScenePlan, joint_regularization
@@ -128,6 +129,7 @@ class Scene:
         }
         self._joint_weights = np.ones(robot.nv)
         self._tasks: list[Task] = []
+        self._unreferenced_warned: set[str] | None = set()  # None once every task has had a reference
         self._by_name: dict[str, Task] = {}
         self._groups: list[list[Task]] = []
         self._configs: list[TaskConfig] = []
@@ -174,6 +176,7 @@ class Scene:
             tasks.append(self._make_task(cfg, prefix=f"tasks[{i}]."))
         self._configs = cfgs
         self._tasks = tasks
+        self._unreferenced_warned = set()  # None once every task has had a reference
         self._by_name = {t.name: t for t in tasks}
         self._groups = [[t for t in tasks if t.priority == p] for p in sorted({t.priority for t in tasks})]
         self._reset_output()
@@ -302,11 +305,18 @@ class Scene:
     def solve(self, hqp: HierarchicalQP | None = None) -> JointCommand:
         """Solve ``hqp`` (default: the last :meth:`update`'s) and return the actuated joints' q̈.
 
+        Active tasks that never received a reference are left out of the problem; the first solve that
+        leaves a task out for that reason warns once, naming it
+        (:class:`~wbcpy.errors.MissingReferenceWarning`; ``warnings.simplefilter("error",
+        MissingReferenceWarning)`` turns it into an error).
+
         Raises:
             NoSolutionError: no problem given and :meth:`update` never called.
             QPSolveError: the backend failed or returned a non-finite or wrongly sized solution; the
                 previous output is kept.
         """
+        if self._unreferenced_warned is not None:  # until every task has had a reference (then: free)
+            self._warn_unreferenced()
         if hqp is None:
             hqp = self._hqp
             if hqp is None:
@@ -326,6 +336,22 @@ class Scene:
         self._set_solution(x)
         self._solver_statuses = records
         return self._command()
+
+    def _warn_unreferenced(self) -> None:
+        """Warn once per task about active tasks without a reference (:meth:`solve`)."""
+        warned = self._unreferenced_warned
+        if warned is None:
+            return
+        missing = [t.name for t in self._tasks if t.reference is None]
+        if not missing:
+            self._unreferenced_warned = None
+            return
+        new = [
+            t.name for t in self._tasks if t.reference is None and t.activation > 0 and t.name not in warned
+        ]
+        if new:
+            warned.update(new)
+            warnings.warn(MissingReferenceWarning(new), stacklevel=3)
 
     def _set_solution(self, x: np.ndarray) -> None:
         """Keep a new solution (subclasses with more variables than q̈ split it here)."""

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._support.config_fields import checked_fields
 from ..errors import ConfigError, ConfigKeyError
 from ..scenes import InverseDynamicsScene, SceneSetup
 from .values import is_int, is_number
@@ -111,6 +112,7 @@ class Push:
     frame: str | None
 
 
+@checked_fields
 @dataclass(frozen=True)
 class PushSpec:
     """The ``random.push`` section.
@@ -126,6 +128,7 @@ class PushSpec:
     frame: str | None = None
 
 
+@checked_fields
 @dataclass(frozen=True)
 class RandomSpec:
     """Random perturbations crossed with the grid.

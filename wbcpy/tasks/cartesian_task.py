@@ -88,7 +88,9 @@ class CartesianTask(Task):
             try:
                 ids[key] = robot.frame_id(name)
             except UnknownNameError:
-                raise ConfigKeyError(f"{prefix}{key}", "frame", name, robot.frame_names) from None
+                raise ConfigKeyError(
+                    f"{prefix}{key}", "frame", name, robot.frame_names, preferred=robot.link_names
+                ) from None
         if ids["tip"] == ids["root"]:
             raise ConfigError(f"{prefix}tip", f"tip and root are the same frame ({root!r})")
         super().__init__(robot, config, level)

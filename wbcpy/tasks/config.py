@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .._support.config_fields import checked_fields
 from .._support.yaml_files import load_yaml_file, load_yaml_text
 from ..errors import ConfigError, ConfigKeyError
 from .registry import TaskType, task_type, task_types
@@ -65,6 +66,7 @@ def _is_blank(value: object) -> bool:
     return value is None or value == "" or (isinstance(value, (list, tuple)) and len(value) == 0)
 
 
+@checked_fields
 @dataclass
 class TaskConfig:
     """One task of a scene.

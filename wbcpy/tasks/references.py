@@ -30,6 +30,7 @@ import numpy as np
 import pinocchio as pin
 from numpy.typing import ArrayLike
 
+from .._support.config_fields import checked_fields
 from .._support.validation import as_vector, check_finite, optional_vector
 from ..errors import InvalidValueError
 from .registry import task_type as registered_type
@@ -116,6 +117,7 @@ class ComReference(VectorReference):
 Reference = VectorReference | CartesianReference
 
 
+@checked_fields
 @dataclass
 class WrenchReference:
     """Reference of a ``wrench`` task: the wrench a contact should transmit.

@@ -26,7 +26,7 @@ import pinocchio as pin
 from .._support.validation import as_matrix, as_vector
 from ..description.robot_files import visual_model
 from ..errors import InvalidValueError
-from .camera import camera_view, set_camera
+from .camera import camera_view, lowest_point, place_ground, set_camera
 from .extra import require_viz
 from .overlays import obstacle_model, sphere_object, tube_object
 from .page import ROBOT_NODE, html_page
@@ -219,9 +219,11 @@ def write_animation(
     scene = _Scene(robot, inp.obstacles)
     names, markers, points = _draw_overlays(scene, inp)
     scene.viz.display(inp.q_path[0])
+    ground = lowest_point(scene.viz.data, scene.visual, scene.viz.visual_data)
+    place_ground(scene.viewer, ground)  # the grid at the robot's feet at the first frame
     seen = _animate(scene, inp, frame_times(inp.times, fps), markers)
     obstacle_points = [o.placement.translation for o in inp.obstacles.geometryObjects]
-    target, position = camera_view(np.vstack([seen, *points, *obstacle_points, np.zeros((1, 3))]))
+    target, position = camera_view(np.vstack([seen, *points, *obstacle_points, [[0.0, 0.0, ground]]]))
     set_camera(scene.viewer, position)
     caption = _caption(robot, inp, names, scene.visual.ngeoms)
     duration = float(inp.times[-1] - inp.times[0])
@@ -258,7 +260,12 @@ def _draw_overlays(scene: _Scene, inp: _Inputs) -> tuple[list[str], list[str], l
 
 def _caption(robot: Any, inp: _Inputs, names: list[str], visual_count: int) -> list[str]:
     span = float(inp.times[-1] - inp.times[0])
-    lines = [f"{robot.name}: {inp.times.size} samples over {span:.3g} s (URL #t=SECONDS pauses at a time)"]
+    if inp.times.size == 1:
+        lines = [f"{robot.name}: one configuration (a still view)"]
+    else:
+        lines = [
+            f"{robot.name}: {inp.times.size} samples over {span:.3g} s (URL #t=SECONDS pauses at a time)"
+        ]
     if visual_count == 0:
         lines.append("the URDF has no <visual> geometry: the robot itself is not drawn")
     if names:

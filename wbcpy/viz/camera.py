@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FOV_DEG", "camera_view", "set_camera", "three_coordinates"]
+__all__ = ["FOV_DEG", "camera_view", "lowest_point", "place_ground", "set_camera", "three_coordinates"]
 
 #: vertical field of view of meshcat's default camera (degrees)
 FOV_DEG = 75.0
@@ -48,3 +48,37 @@ def three_coordinates(point: Iterable[float]) -> list[float]:
 def set_camera(viewer: Any, position: np.ndarray) -> None:
     """Put meshcat's default camera of ``viewer`` (a ``meshcat.Visualizer``) at a world ``position``."""
     viewer["/Cameras/default/rotated/<object>"].set_property("position", three_coordinates(position))
+
+
+def lowest_point(data: Any, visual: Any, visual_data: Any) -> float:
+    """The lowest height (world z, m) of a posed robot: the lowest corner of every visual geometry's
+    bounding box (its local axis-aligned box moved by the geometry's placement ``visual_data.oMg``), or
+    the lowest frame origin (``data.oMf``) when the robot has no visual geometry whose box can be computed.
+
+    Call it after the placements were updated (``MeshcatVisualizer.display(q)``).
+    """
+    lows: list[float] = []
+    corners = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], dtype=float)
+    for g, obj in enumerate(visual.geometryObjects):
+        shape: Any = getattr(obj, "geometry", None)
+        try:
+            shape.computeLocalAABB()
+            box = shape.aabb_local
+            lo, hi = np.asarray(box.min_, dtype=float), np.asarray(box.max_, dtype=float)
+        except (AttributeError, RuntimeError, TypeError):
+            continue
+        if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+            continue
+        placement = visual_data.oMg[g]
+        points = lo + corners * (hi - lo)
+        lows.append(float((points @ placement.rotation.T + placement.translation)[:, 2].min()))
+    if not lows:
+        lows = [float(M.translation[2]) for M in data.oMf]
+    return min(lows) if lows else 0.0
+
+
+def place_ground(viewer: Any, height: float) -> None:
+    """Move meshcat's ground grid (``/Grid``, drawn at z = 0) to world height ``height`` (m)."""
+    transform = np.eye(4)
+    transform[2, 3] = height
+    viewer["/Grid"].set_transform(transform)

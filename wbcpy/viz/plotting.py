@@ -15,6 +15,7 @@ when matplotlib is not installed.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,11 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "error_units",
     "have_matplotlib",
     "joint_figure",
     "joint_units",
+    "log_values",
     "plot_contact_run",
     "plot_joint_trajectories",
     "plot_reach",
@@ -33,6 +36,7 @@ __all__ = [
     "plot_tip_path",
     "reach_profiles",
     "set_equal_3d",
+    "task_error_figure",
 ]
 
 
@@ -54,23 +58,78 @@ def _figure(size: tuple[float, float]) -> Any:
     return fig
 
 
+_UNIT = re.compile(r"\[([^\]]+)\]\s*$")
+
+
+def error_units(errors: Mapping[str, Any]) -> dict[str, dict[str, np.ndarray]]:
+    """Error series grouped by the unit at the end of their label (``"ee position [m]"`` → ``"m"``; ``""``
+    for a label without one), in the order of first appearance: one log axis per unit, never two units
+    on one axis."""
+    groups: dict[str, dict[str, np.ndarray]] = {}
+    for label, series in errors.items():
+        match = _UNIT.search(str(label))
+        groups.setdefault(match.group(1) if match else "", {})[str(label)] = np.asarray(series, dtype=float)
+    return groups
+
+
+def log_values(series: Any) -> np.ndarray:
+    """A series for a log axis: entries ≤ 0 (an error that is exactly zero, such as a task that starts on
+    its target) and non-finite ones become NaN, so they leave a gap instead of a spike down to an
+    arbitrary floor."""
+    values = np.array(series, dtype=float)
+    values[~(np.isfinite(values) & (values > 0.0))] = np.nan
+    return values
+
+
+def _error_axes(
+    fig: Any, spec: Any, time: np.ndarray, errors: Mapping[str, Any], legend_outside: bool
+) -> list[Any]:
+    """One log axis per unit (stacked, shared time axis), each with its own legend."""
+    groups = error_units(errors) or {"": {}}
+    cells = spec.subgridspec(len(groups), 1, hspace=0.12)
+    axes: list[Any] = []
+    colour = 0  # one colour per series across the axes
+    for k, (unit, series) in enumerate(groups.items()):
+        ax = fig.add_subplot(cells[k, 0], sharex=axes[0] if axes else None)
+        positive = any(np.any(np.isfinite(log_values(s))) for s in series.values())
+        for label, values in series.items():
+            ax.plot(time, log_values(values) if positive else values, label=label, color=f"C{colour % 10}")
+            colour += 1
+        if positive:
+            ax.set_yscale("log")
+        ax.set_ylabel(f"error [{unit}]" if unit else "error")
+        ax.grid(True, which="both" if positive else "major", alpha=0.3)
+        if series and legend_outside:
+            ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
+        elif series:
+            ax.legend(fontsize="x-small", loc="best")
+        if k < len(groups) - 1:
+            ax.tick_params(labelbottom=False)
+        axes.append(ax)
+    axes[-1].set_xlabel("time [s]")
+    fig.align_ylabels(axes)
+    return axes
+
+
+def task_error_figure(time: np.ndarray, errors: Mapping[str, np.ndarray], title: str) -> Any:
+    """The figure of :func:`plot_task_errors` (a matplotlib ``Figure``; needs matplotlib)."""
+    n_units = max(1, len(error_units(errors)))
+    height = 1.2 + 2.2 * n_units  # inches
+    fig = _figure((9, height))
+    fig.subplots_adjust(left=0.1, right=0.76, top=1.0 - 0.5 / height, bottom=0.5 / height)
+    axes = _error_axes(fig, fig.add_gridspec(1, 1)[0, 0], time, errors, legend_outside=True)
+    axes[0].set_title(title)
+    return fig
+
+
 def plot_task_errors(
     path: str | Path, time: np.ndarray, errors: Mapping[str, np.ndarray], title: str
 ) -> bool:
-    """Target error norms over time (log scale), one line per task error series (labels carry units)."""
+    """Target error norms over time, one log axis per unit (the unit is the label's trailing ``[...]``),
+    each series labelled beside its axis; exact zeros are left out (a log axis has no zero)."""
     if not have_matplotlib():
         return False
-    fig = _figure((8, 4.5))
-    ax = fig.add_subplot(1, 1, 1)
-    for label, series in errors.items():
-        ax.semilogy(time, np.maximum(np.asarray(series), 1e-12), label=label)
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("target error (unit per series)")
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.subplots_adjust(bottom=0.25)
-    fig.legend(loc="lower center", ncols=min(4, max(1, len(errors))), fontsize="small")
-    fig.savefig(path, dpi=100)
+    task_error_figure(time, errors, title).savefig(path, dpi=100)
     return True
 
 
@@ -167,9 +226,12 @@ def _tip_path_axes(ax: Any, tips: np.ndarray, target: np.ndarray, title: str) ->
     ax.scatter(*tips[0], marker="o", color="tab:green", label="start")
     ax.scatter(*target, marker="x", s=60, color="tab:red", label="target")
     set_equal_3d(ax, np.vstack([tips, target]))
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
-    ax.set_zlabel("z [m]")
+    from matplotlib.ticker import MaxNLocator
+
+    for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y"), (ax.zaxis, "z")):
+        axis.set_major_locator(MaxNLocator(4))  # few ticks: their labels never run into each other
+        axis.set_label_text(f"{name} [m]", fontsize="small")
+    ax.tick_params(labelsize="x-small", pad=1)
     ax.set_title(title)
     ax.legend(loc="upper left", fontsize="x-small")
 
@@ -222,10 +284,12 @@ def plot_reach(
         q, lo, hi = result.q, chain.lower, chain.upper
         _joint_panels(fig, grid[:, 1], result.time, q, chain.joint_names, lo, hi, units)
     else:
-        fig = _figure((8, 10))
-        grid = fig.add_gridspec(2, 1, height_ratios=(1.6, 1.0))
+        fig = _figure((7.5, 8.5))
+        fig.subplots_adjust(left=0.1, right=0.88, bottom=0.07, top=0.96, hspace=0.22)
+        grid = fig.add_gridspec(2, 1, height_ratios=(1.5, 1.0))
     path_ax = fig.add_subplot(grid[0, 0], projection="3d")
     _tip_path_axes(path_ax, result.tips, result.target.translation, f"tip path in {chain.base}")
+    path_ax.set_box_aspect((1.0, 1.0, 1.0), zoom=1.05)  # 3-D axes keep a wide margin of their own
     _profile_axes(fig.add_subplot(grid[1, 0]), result)
     fig.savefig(path, dpi=100)
     return True
@@ -305,8 +369,9 @@ def plot_scene_summary(
     upper: np.ndarray,
     title: str,
 ) -> bool:
-    """A scene simulation in one light image: target errors over time (log scale) and every joint's
-    position within its limits, (q − lower) / (upper − lower) ∈ [0, 1] (the limits dashed at 0 and 1).
+    """A scene simulation in one light image: target errors over time (log scale, one axis per unit) and
+    every joint's position within its limits, (q − lower) / (upper − lower) ∈ [0, 1] (the limits dashed at
+    0 and 1).
 
     Args:
         time: (T,) s. errors: error series by label (unit in the label). q: (T, n) joint positions.
@@ -314,15 +379,14 @@ def plot_scene_summary(
     """
     if not have_matplotlib():
         return False
-    fig = _figure((12, 4.4))
-    fig.subplots_adjust(left=0.07, right=0.8, bottom=0.13, top=0.86, wspace=0.3)
+    n_units = max(1, len(error_units(errors)))
+    fig = _figure((12, max(4.4, 1.0 + 1.9 * n_units)))
+    fig.subplots_adjust(left=0.08, right=0.8, bottom=0.12, top=0.88, wspace=0.3)
     fig.suptitle(title)
-    err, joints = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
-    for label, series in errors.items():
-        err.semilogy(time, np.maximum(np.asarray(series), 1e-12), label=label)
-    err.set_xlabel("time [s]")
-    err.set_ylabel("target error (unit per series)")
-    err.legend(fontsize="x-small")
+    grid = fig.add_gridspec(1, 2)
+    err_axes = _error_axes(fig, grid[0, 0], time, errors, legend_outside=False)
+    err_axes[0].set_title("target errors (one axis per unit)", fontsize="medium")
+    joints = fig.add_subplot(grid[0, 1])
     span = np.where(upper > lower, upper - lower, 1.0)
     for i, name in enumerate(names):
         joints.plot(time, (q[:, i] - lower[i]) / span[i], lw=1.2, label=name)
@@ -333,7 +397,6 @@ def plot_scene_summary(
     joints.set_ylabel("(q − lower) / (upper − lower)")
     joints.set_title("joints within their limits (dashed)", fontsize="medium")
     joints.legend(fontsize="x-small", loc="center left", bbox_to_anchor=(1.02, 0.5))
-    for ax in (err, joints):
-        ax.grid(True, alpha=0.3)
+    joints.grid(True, alpha=0.3)
     fig.savefig(path, dpi=90)
     return True

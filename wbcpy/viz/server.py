@@ -152,7 +152,7 @@ def show_robot(viewer: Any, robot: Any, q: np.ndarray) -> Any:
     """
     from pinocchio.visualize import MeshcatVisualizer
 
-    from .camera import camera_view, set_camera
+    from .camera import camera_view, lowest_point, place_ground, set_camera
 
     viz = MeshcatVisualizer(robot.model, None, visual_model(robot))
     viz.initViewer(viewer=viewer)
@@ -163,6 +163,8 @@ def show_robot(viewer: Any, robot: Any, q: np.ndarray) -> Any:
         viz.displayFrames(True, axis_length=0.1)
     viz.display(np.asarray(q, dtype=float))
     pin.updateFramePlacements(viz.model, viz.data)
+    ground = lowest_point(viz.data, viz.visual_model, viz.visual_data)
+    place_ground(viewer, ground)  # the grid at the robot's feet, not at the base's z = 0
     points = [M.translation for M in viz.data.oMf] + [M.translation for M in viz.visual_data.oMg]
-    set_camera(viewer, camera_view(np.array([*points, np.zeros(3)]), about_origin=True)[1])
+    set_camera(viewer, camera_view(np.array([*points, [0.0, 0.0, ground]]), about_origin=True)[1])
     return viz

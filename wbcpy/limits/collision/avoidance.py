@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ..._support.config_fields import checked_fields
 from ..._support.validation import check_config_mapping
 from ...errors import ConfigError
 from .shapes import Obstacle
@@ -58,6 +59,7 @@ def _pairs(value: object) -> str | tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+@checked_fields
 @dataclass(frozen=True)
 class CollisionAvoidance:
     """Which pairs to keep apart and how (immutable; the robot is given to ``CollisionConstraint``).

@@ -23,6 +23,7 @@ import numpy as np
 import pinocchio as pin
 from numpy.typing import NDArray
 
+from ..._support.config_fields import checked_fields
 from ..._support.validation import check_config_mapping
 from ...errors import ConfigError, ConfigKeyError
 
@@ -56,6 +57,7 @@ class Shape:
         raise NotImplementedError
 
 
+@checked_fields
 @dataclass(frozen=True)
 class Sphere(Shape):
     """A sphere of ``radius`` (m) centred on the obstacle's origin."""
@@ -73,6 +75,7 @@ class Sphere(Shape):
         return coal.Sphere(self.radius)
 
 
+@checked_fields
 @dataclass(frozen=True)
 class Box(Shape):
     """A box of full side lengths ``size = (x, y, z)`` (m) centred on the obstacle's origin."""
@@ -94,6 +97,7 @@ class Box(Shape):
         return coal.Box(*self.size)
 
 
+@checked_fields
 @dataclass(frozen=True)
 class Capsule(Shape):
     """A capsule: a segment of ``length`` (m) along z, centred on the origin, swept by ``radius`` (m)."""
@@ -148,6 +152,7 @@ def _placement(value: object, field_name: str) -> pin.SE3:
     return pin.SE3(value)
 
 
+@checked_fields
 @dataclass(frozen=True, eq=False)
 class Obstacle:
     """A named shape fixed in the world.

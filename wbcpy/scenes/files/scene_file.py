@@ -53,7 +53,7 @@ size limits). A ``q0`` outside the joint limits is reported in :attr:`SceneSetup
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -437,12 +437,15 @@ def load_scene_file(
     solver: str | None = None,
     steps: int | None = None,
     dt: float | None = None,
+    package_dirs: Sequence[str | Path] = (),
 ) -> SceneSetup:
     """Read a YAML scene file (or an already parsed mapping) and build the robot, scene and PD targets.
 
     Args:
         source: path of the YAML file, or its content as a mapping.
         solver, steps, dt: overrides of the file's values (command-line options).
+        package_dirs: folders for the robot's ``package://`` mesh URIs (``--package-dir``), searched before
+            the registry's.
 
     Raises:
         ConfigError: unreadable file, invalid YAML, unknown keys (ConfigKeyError), invalid values, or any
@@ -458,7 +461,10 @@ def load_scene_file(
     step = positive(dt if dt is not None else doc.get("dt", 0.001), "dt", "a step in seconds")
     n_steps = _steps(doc, step, steps)
     configs, pd_specs = _split_tasks(doc.get("tasks"))
-    robot = load_robot(robot_name, **({} if floating is None else {"floating_base": floating}))
+    kwargs: dict[str, Any] = {} if floating is None else {"floating_base": floating}
+    if package_dirs:
+        kwargs["package_dirs"] = [str(d) for d in package_dirs]
+    robot = load_robot(robot_name, **kwargs)
     contacts = wants_contact_scene(doc, kind)  # (raises for a velocity scene)
     scene = _make_scene(robot, doc, kind, contacts, solver, step)
     scene.configure(configs)
