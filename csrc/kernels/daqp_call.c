@@ -253,8 +253,9 @@ PyObject *wk_daqp_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     npy_intp dn[1] = {n}, dm[1] = {m};
-    PyArrayObject *xo = (PyArrayObject *)PyArray_SimpleNew(1, dn, NPY_DOUBLE);
-    PyArrayObject *lo = (PyArrayObject *)PyArray_SimpleNew(1, dm, NPY_DOUBLE);
+    /* zeros: DAQP leaves x and lam unwritten on some failures (no uninitialised memory handed out) */
+    PyArrayObject *xo = (PyArrayObject *)PyArray_ZEROS(1, dn, NPY_DOUBLE, 0);
+    PyArrayObject *lo = (PyArrayObject *)PyArray_ZEROS(1, dm, NPY_DOUBLE, 0);
     if (xo == NULL || lo == NULL) {
         Py_XDECREF(xo);
         Py_XDECREF(lo);
