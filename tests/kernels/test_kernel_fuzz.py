@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wbcpy import _kernels as K
+from wbcpy import _kernels as kernels
 from wbcpy.qp.backends import daqp_direct
 
 BAD_ARGUMENT = (TypeError, ValueError, IndexError)
@@ -77,23 +77,23 @@ def _clip(x: np.ndarray, lo: Any, hi: Any) -> np.ndarray:
 
 
 def _velocity_limits(a: list[Any]) -> Any:
-    q, qi, P, k, lb, ub = a
+    q, qi, P, k, _lb, _ub = a
     kq = np.where(qi >= 0, k * q[np.maximum(qi, 0)], 0.0)
     return None, [_clip(P[0] - kq, -P[2], 0.0), _clip(P[1] - kq, 0.0, P[2])]
 
 
 def _vector_law(a: list[Any]) -> Any:
-    out, target, x, rate, kp, kd, c = a
+    _out, target, x, rate, kp, kd, c = a
     return None, [kp * (target - x) - (0.0 if rate is None else kd * rate) + c]
 
 
 def _joint_law(a: list[Any]) -> Any:
-    out, target, q, qi, v, vi, kp, kd, c = a
+    _out, target, q, qi, v, vi, kp, kd, c = a
     return None, [kp * (target - q[qi]) - (0.0 if v is None else kd * v[vi]) + c]
 
 
 def _log3(a: list[Any]) -> Any:
-    R, w = a
+    R, _w = a
     return None, [pin.log3(R)]
 
 
@@ -106,14 +106,14 @@ def _transform_error(a: list[Any]) -> Any:
 
 
 def _weighted_rows(a: list[Any]) -> Any:
-    A_out, y_out, J, target, bias, sw = a
+    _A_out, _y_out, J, target, bias, sw = a
     s = np.ones(J.shape[0]) if sw is None else sw
     b = 0.0 if bias is None else bias
     return None, [s[:, None] * J, s * (target - b)]
 
 
 def _normal_equations(a: list[Any]) -> Any:
-    A, e, r, H, g = a
+    A, e, r, _H, _g = a
     return None, [A.T @ A + (0.0 if r is None else np.diag(r)), A.T @ e]
 
 
@@ -199,8 +199,9 @@ def _joint_law_args(rng: np.random.Generator) -> list[Any]:
 def _vector_law_args(rng: np.random.Generator) -> list[Any]:
     n = int(rng.integers(1, 7))
     rate = rng.random() < 0.7
-    return [np.zeros(n), rng.standard_normal(n), rng.standard_normal(n),
-            rng.standard_normal(n) if rate else None, rng.uniform(1, 9, n), rng.uniform(1, 9, n) if rate else None,
+    kd = rng.uniform(1, 9, n) if rate else None
+    rates = rng.standard_normal(n) if rate else None
+    return [np.zeros(n), rng.standard_normal(n), rng.standard_normal(n), rates, rng.uniform(1, 9, n), kd,
             rng.standard_normal(n)]  # fmt: skip
 
 
@@ -229,8 +230,8 @@ def _rows_certificate_args(rng: np.random.Generator) -> list[Any]:
 
 def _rows_residual_args(rng: np.random.Generator) -> list[Any]:
     p, n = int(rng.integers(1, 5)), int(rng.integers(1, 6))
-    return [rng.standard_normal((p, n)), -np.ones(p), np.ones(p), rng.uniform(-1, 1, n), rng.standard_normal(p),
-            rng.standard_normal(n), rng.uniform(0.1, 1, n)]  # fmt: skip
+    C, x, z = rng.standard_normal((p, n)), rng.uniform(-1, 1, n), rng.standard_normal(p)
+    return [C, -np.ones(p), np.ones(p), x, z, rng.standard_normal(n), rng.uniform(0.1, 1, n)]
 
 
 def _nullspace_args(rng: np.random.Generator) -> list[Any]:
@@ -285,7 +286,13 @@ def _level_equations_args(rng: np.random.Generator) -> list[Any]:
     m, n = int(rng.integers(1, 7)), int(rng.integers(1, 7))
     k = int(rng.integers(1, n + 1))
     Z = np.linalg.qr(rng.standard_normal((n, n)))[0][:, :k]  # (the kernel's contract: orthonormal columns)
-    return [rng.standard_normal((m, n)), rng.standard_normal(m), rng.uniform(0, 1, n), Z, rng.standard_normal(n)]
+    return [
+        rng.standard_normal((m, n)),
+        rng.standard_normal(m),
+        rng.uniform(0, 1, n),
+        Z,
+        rng.standard_normal(n),
+    ]
 
 
 def _dynamics_rows_args(rng: np.random.Generator) -> list[Any]:
@@ -336,31 +343,59 @@ SPECS: dict[str, Spec] = {
     "joint_law": Spec(_joint_law_args, _joint_law, outputs=(0,)),
     "transform_error": Spec(lambda r: [pin.SE3.Random().homogeneous], _transform_error),
     "weighted_rows": Spec(
-        lambda r: (lambda m, n: [np.zeros((m, n)), np.zeros(m), r.standard_normal((m, n)), r.standard_normal(m),
-                                 r.standard_normal(m), r.uniform(0, 2, m)])(int(r.integers(1, 6)), int(r.integers(1, 6))),
-        _weighted_rows, outputs=(0, 1),
-    ),  # fmt: skip
+        lambda r: (
+            lambda m, n: [
+                np.zeros((m, n)),
+                np.zeros(m),
+                r.standard_normal((m, n)),
+                r.standard_normal(m),
+                r.standard_normal(m),
+                r.uniform(0, 2, m),
+            ]
+        )(int(r.integers(1, 6)), int(r.integers(1, 6))),
+        _weighted_rows,
+        outputs=(0, 1),
+    ),
     "normal_equations": Spec(
-        lambda r: (lambda m, n: [r.standard_normal((m, n)), r.standard_normal(m), r.uniform(0, 1, n),
-                                 np.zeros((n, n)), np.zeros(n)])(int(r.integers(1, 6)), int(r.integers(1, 6))),
-        _normal_equations, outputs=(3, 4),
-    ),  # fmt: skip
+        lambda r: (
+            lambda m, n: [
+                r.standard_normal((m, n)),
+                r.standard_normal(m),
+                r.uniform(0, 1, n),
+                np.zeros((n, n)),
+                np.zeros(n),
+            ]
+        )(int(r.integers(1, 6)), int(r.integers(1, 6))),
+        _normal_equations,
+        outputs=(3, 4),
+    ),
     "ls_gradient": Spec(lambda r: (lambda a, k: [*a, r.standard_normal(k)])(*_ls_args(r, True))),
     "natural_residual": Spec(
-        lambda r: (lambda n: [r.uniform(-1, 1, n), r.standard_normal(n), r.uniform(0.1, 1, n), -np.ones(n),
-                              np.ones(n), None])(int(r.integers(1, 6)))
-    ),  # fmt: skip
+        lambda r: (
+            lambda n: [
+                r.uniform(-1, 1, n),
+                r.standard_normal(n),
+                r.uniform(0.1, 1, n),
+                -np.ones(n),
+                np.ones(n),
+                None,
+            ]
+        )(int(r.integers(1, 6)))
+    ),
     "rows_excess": Spec(
-        lambda r: (lambda m, n: [r.standard_normal((m, n)), -np.ones(m), np.ones(m), r.uniform(-1, 1, n),
-                                 1e-9])(int(r.integers(1, 5)), int(r.integers(1, 5)))
-    ),  # fmt: skip
+        lambda r: (
+            lambda m, n: [r.standard_normal((m, n)), -np.ones(m), np.ones(m), r.uniform(-1, 1, n), 1e-9]
+        )(int(r.integers(1, 5)), int(r.integers(1, 5)))
+    ),
     "box_certificate": Spec(_box_certificate_args),
     "rows_certificate": Spec(_rows_certificate_args),
     "bounds_gap": Spec(lambda r: (lambda lb: [lb, lb + r.uniform(0, 1, lb.size)])(_vec(r)), _bounds_gap),
     "all_finite": Spec(lambda r: [_vec(r)], lambda a: bool(np.isfinite(a[0]).all())),
     "rows_residual": Spec(_rows_residual_args, outputs=(5, 6)),
-    "scaled_error": Spec(lambda r: (lambda n: [r.standard_normal(n), r.uniform(0.1, 1, n), 0.5])(int(r.integers(0, 6))),
-                         _scaled_error),  # fmt: skip
+    "scaled_error": Spec(
+        lambda r: (lambda n: [r.standard_normal(n), r.uniform(0.1, 1, n), 0.5])(int(r.integers(0, 6))),
+        _scaled_error,
+    ),
     "nullspace_update": Spec(_nullspace_args, finite_only=True),
     "kept_rows": Spec(_kept_rows_args),
     "selection_rows": Spec(lambda r: [_selection_matrix(r)]),
@@ -368,19 +403,38 @@ SPECS: dict[str, Spec] = {
     "split_bounds": Spec(_split_bounds_args),
     "split_columns": Spec(_split_columns_args, _split_columns),
     "level_equations": Spec(_level_equations_args, _level_equations),
-    "matmul": Spec(lambda r: (lambda m, n, k: [r.standard_normal((m, n)), r.standard_normal((n, k))])(
-        int(r.integers(1, 6)), int(r.integers(1, 6)), int(r.integers(1, 6))), lambda a: a[0] @ a[1]),  # fmt: skip
+    "matmul": Spec(
+        lambda r: (lambda m, n, k: [r.standard_normal((m, n)), r.standard_normal((n, k))])(
+            int(r.integers(1, 6)), int(r.integers(1, 6)), int(r.integers(1, 6))
+        ),
+        lambda a: a[0] @ a[1],
+    ),
     "lift_clip": Spec(
-        lambda r: (lambda n, k: [r.standard_normal((n, k)), r.standard_normal(k), r.standard_normal(n), -np.ones(n),
-                                 np.ones(n)])(int(r.integers(1, 6)), int(r.integers(1, 6))),
+        lambda r: (
+            lambda n, k: [
+                r.standard_normal((n, k)),
+                r.standard_normal(k),
+                r.standard_normal(n),
+                -np.ones(n),
+                np.ones(n),
+            ]
+        )(int(r.integers(1, 6)), int(r.integers(1, 6))),
         _lift_clip,
-    ),  # fmt: skip
-    "regulariser_inert": Spec(lambda r: (lambda n: [r.uniform(0, 1, n) * (r.random(n) < 0.5),
-                                                    r.standard_normal((n, 3)) * (r.random((n, 1)) < 0.5)])(
-        int(r.integers(1, 6))), _regulariser_inert),  # fmt: skip
+    ),
+    "regulariser_inert": Spec(
+        lambda r: (
+            lambda n: [
+                r.uniform(0, 1, n) * (r.random(n) < 0.5),
+                r.standard_normal((n, 3)) * (r.random((n, 1)) < 0.5),
+            ]
+        )(int(r.integers(1, 6))),
+        _regulariser_inert,
+    ),
     "dynamics_rows": Spec(_dynamics_rows_args),
-    "in_box": Spec(lambda r: (lambda n: [r.uniform(-1.2, 1.2, n), -np.ones(n), np.ones(n)])(int(r.integers(0, 6))),
-                   _in_box),  # fmt: skip
+    "in_box": Spec(
+        lambda r: (lambda n: [r.uniform(-1.2, 1.2, n), -np.ones(n), np.ones(n)])(int(r.integers(0, 6))),
+        _in_box,
+    ),
     "strong_entries": Spec(lambda r: [_vec(r), 0.5], _strong_entries),
     "daqp_solve": Spec(_daqp_args, needs_daqp=True, skip_args=(6,)),
     "fused_level": Spec(_fused_args, needs_daqp=True, skip_args=(10,)),
@@ -390,7 +444,7 @@ KERNEL_NAMES = sorted(SPECS)
 
 def test_every_array_kernel_is_fuzzed() -> None:
     """Every entry point except the binding calls (daqp_bind, daqp_defaults: no arrays in)."""
-    public = {n for n in dir(K) if not n.startswith("_") and callable(getattr(K, n))}
+    public = {n for n in dir(kernels) if not n.startswith("_") and callable(getattr(kernels, n))}
     assert public - set(SPECS) == {"daqp_bind", "daqp_defaults"}
 
 
@@ -451,7 +505,7 @@ def _native(a: Any) -> Any:
 
 def _answer(spec: Spec, name: str, args: list[Any]) -> Any:
     """(return value, written outputs) of the kernel on these arguments."""
-    ret = getattr(K, name)(*args)
+    ret = getattr(kernels, name)(*args)
     return ret, [np.array(args[i]) for i in spec.outputs]
 
 
@@ -480,7 +534,9 @@ def _same(got: Any, want: Any) -> bool:
 
 def _overlap(args: list[Any], spec: Spec, rng: np.random.Generator) -> bool:
     """Place one output and one other array argument in one buffer, overlapping; False when impossible."""
-    arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.size and i not in spec.skip_args]
+    arrays = [
+        i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.size and i not in spec.skip_args
+    ]
     outs = [i for i in spec.outputs if isinstance(args[i], np.ndarray) and args[i].size]
     if not outs or len(arrays) < 2:
         return False
@@ -490,7 +546,9 @@ def _overlap(args: list[Any], spec: Spec, rng: np.random.Generator) -> bool:
         return False
     i = others[int(rng.integers(len(others)))]
     so, si = args[o].size, args[i].size
-    shift = int(rng.integers(max(1, so + si - 1))) - (si - 1)  # start of i relative to o: they share ≥ 1 entry
+    shift = int(rng.integers(max(1, so + si - 1))) - (
+        si - 1
+    )  # start of i relative to o: they share ≥ 1 entry
     start = max(0, -shift)
     buf = np.zeros(start + max(so, shift + start + si) + 1, dtype=args[o].dtype)
     out = buf[start : start + so].reshape(args[o].shape)
@@ -526,7 +584,9 @@ def _mutate(args: list[Any], spec: Spec, mutation: str, rng: np.random.Generator
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(name=st.sampled_from(KERNEL_NAMES), mutation=st.sampled_from(MUTATIONS), seed=st.integers(0, 2**32 - 1))
+@given(
+    name=st.sampled_from(KERNEL_NAMES), mutation=st.sampled_from(MUTATIONS), seed=st.integers(0, 2**32 - 1)
+)
 def test_kernels_answer_their_definition_or_refuse(name: str, mutation: str, seed: int) -> None:
     spec = SPECS[name]
     if spec.needs_daqp and not daqp_direct.bound():

@@ -45,8 +45,12 @@ def test_normalize_blocks_does_not_overflow() -> None:
 @pytest.mark.parametrize(
     "call",
     [
-        pytest.param(lambda A, e, r, H, g: kernels.normal_equations(A, e, r, A, g), id="normal_equations(H=A)"),
-        pytest.param(lambda A, e, r, H, g: kernels.normal_equations(A, e, r, H, e), id="normal_equations(g=e)"),
+        pytest.param(
+            lambda A, e, r, H, g: kernels.normal_equations(A, e, r, A, g), id="normal_equations(H=A)"
+        ),
+        pytest.param(
+            lambda A, e, r, H, g: kernels.normal_equations(A, e, r, H, e), id="normal_equations(g=e)"
+        ),
     ],
 )
 def test_normal_equations_outputs_must_not_alias_inputs(call) -> None:
@@ -86,9 +90,9 @@ def test_byte_swapped_and_misaligned_arrays_are_refused() -> None:
     buf = np.zeros(4 * 8 + 1, dtype=np.uint8)
     misaligned = np.ndarray(3, dtype=np.float64, buffer=buf, offset=1)
     for bad in (x.astype(">f8"), misaligned):
-        with pytest.raises(ValueError, match="byte order|aligned"):
+        with pytest.raises(ValueError, match=r"byte order|aligned"):
             kernels.all_finite(bad)
-        with pytest.raises(ValueError, match="byte order|aligned"):
+        with pytest.raises(ValueError, match=r"byte order|aligned"):
             kernels.matmul(np.eye(3), bad.reshape(3, 1))
     with pytest.raises(ValueError, match="byte order"):
         kernels.strong_entries(np.arange(3.0).astype(">f8"), 0.5)
@@ -146,7 +150,9 @@ def test_daqp_solve_reads_a_one_row_strided_matrix_right_or_refuses_it() -> None
     np.testing.assert_allclose(x_ref, -f - mu, atol=1e-9)
     big = np.zeros((3, 3))
     big[:, 1] = row
-    strided = np.lib.stride_tricks.as_strided(big[0:1, 1:2], shape=(1, 3), strides=(24, 24))  # column stride 3
+    strided = np.lib.stride_tricks.as_strided(
+        big[0:1, 1:2], shape=(1, 3), strides=(24, 24)
+    )  # column stride 3
     try:
         x = kernels.daqp_solve(H, f, strided, bu, bl, sense, settings)[0]
     except ValueError:

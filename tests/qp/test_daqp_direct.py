@@ -114,7 +114,7 @@ def bind():
     for _ in range(200):
         assert _kernels.daqp_bind(daqp.__file__) is True
 
-threads = [threading.Thread(target=solve) for _ in range(2)] + [threading.Thread(target=bind) for _ in range(2)]
+threads = [threading.Thread(target=f) for f in (solve, solve, bind, bind)]
 for t in threads:
     t.start()
 for t in threads:

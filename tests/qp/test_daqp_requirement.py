@@ -22,7 +22,8 @@ def _daqp() -> Requirement:
 
 
 @pytest.mark.parametrize(("version", "admitted"), [
-    ("0.5.1", False), ("0.7.2", False), ("0.8.7", False), ("0.9.1", False), ("0.10.3", True), ("0.11.0", True),
+    ("0.5.1", False), ("0.7.2", False), ("0.8.7", False), ("0.9.1", False),
+    ("0.10.3", True), ("0.11.0", True),
     ("0.12.0", False),  # not tested yet: its C structs and answers may differ
 ])  # fmt: skip
 def test_daqp_requirement_admits_only_tested_releases(version: str, admitted: bool) -> None:

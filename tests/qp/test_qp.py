@@ -9,7 +9,6 @@ import pytest
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from wbcpy.qp.backends import daqp_direct
 from wbcpy.errors import ConfigError, ConfigKeyError, InvalidValueError, QPSolveError
 from wbcpy.qp import (
     HierarchicalQP,
@@ -20,6 +19,7 @@ from wbcpy.qp import (
     available_solvers,
     default_solver,
 )
+from wbcpy.qp.backends import daqp_direct
 
 SOLVERS = available_solvers()
 LAM = 1e-8

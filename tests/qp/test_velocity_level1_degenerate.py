@@ -33,7 +33,9 @@ STATE = json.loads((Path(__file__).resolve().parents[1] / "data" / "velocity_lev
 def _scene(solver: str | None = None) -> VelocityScene:
     robot = load_robot("bimanual")
     robot.update(np.array(STATE["q"]), np.zeros(robot.nv))
-    scene = VelocityScene(robot, dt=0.002, joint_limits=True, **({} if solver is None else {"solver": solver}))
+    scene = VelocityScene(
+        robot, dt=0.002, joint_limits=True, **({} if solver is None else {"solver": solver})
+    )
     scene.configure(
         [TaskConfig(name=t, type="cart", tip=t, priority=0) for t in STATE["tips"]]
         + [TaskConfig(name="posture", type="jnt", joint_names=robot.joint_names, priority=1)]

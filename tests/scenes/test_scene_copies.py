@@ -105,7 +105,9 @@ def _inverse_dynamics(bindings: bool) -> Case:
     robot, q0 = talos_half_sitting()
     robot.update(q0, np.zeros(robot.nv))
     scene = InverseDynamicsScene(robot, joint_limits=True, effort_limits=True)
-    scene.set_contacts([SurfaceContact(f, half_size=TALOS_SOLE, mu=0.3) for f in ("left_sole_link", "right_sole_link")])
+    scene.set_contacts(
+        [SurfaceContact(f, half_size=TALOS_SOLE, mu=0.3) for f in ("left_sole_link", "right_sole_link")]
+    )
     joints = actuated_joints(robot)
     scene.configure(
         [
@@ -164,5 +166,7 @@ def test_scene_copies_answer_like_fresh_scenes(kind: str, bindings: bool, how: s
     np.testing.assert_array_equal(original.scene.robot.q, s0[0])
     np.testing.assert_allclose(original.answer(*s0), before, rtol=1e-12, atol=1e-12)
     # the original moves too: each answers for its own state
-    np.testing.assert_allclose(original.answer(*s2), make(bindings, tmp_path).answer(*s2), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        original.answer(*s2), make(bindings, tmp_path).answer(*s2), rtol=1e-9, atol=1e-9
+    )
     np.testing.assert_allclose(twin.answer(*s1), make(bindings, tmp_path).answer(*s1), rtol=1e-9, atol=1e-9)

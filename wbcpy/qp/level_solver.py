@@ -6,14 +6,14 @@
 2. if that failed after reusing a persistent workspace: the same backend from scratch (``cold restart``);
 3. the backend's own robust settings, if it has any (DAQP: forced proximal iterations, ``eps_prox``);
 4. the rescue backends (default: daqp, then osqp — the one backend every install has), cold;
-5. with rescues on, when the caller knows a feasible point of the QP (``start``: a level below the first is solved on
-   x = x̄ + Z w, and w = 0, the level above's answer, satisfies every constraint): the exact active-set
-   refinement (:func:`wbcpy.qp.kkt.refine`) started there. A dual active-set method can call such a
-   level infeasible at a degenerate vertex — constraints tight at x̄ whose rows are dependent to
-   rounding, e.g. bound rows that the null space makes parallel to 1e-8 and that are tight from opposite
-   sides (an implicit equality): it meets the dependent pair, finds a dual ray within its tolerance and
-   reports infeasibility; OSQP converges slowly there. The primal refinement from the feasible point
-   solves the dependent active set by least squares.
+5. with rescues on, when the caller knows a feasible point of the QP (``start``: a level below the
+   first is solved on x = x̄ + Z w, and w = 0, the level above's answer, satisfies every constraint):
+   the exact active-set refinement (:func:`wbcpy.qp.kkt.refine`) started there. A dual active-set method
+   can call such a level infeasible at a degenerate vertex — constraints tight at x̄ whose rows are
+   dependent to rounding, e.g. bound rows that the null space makes parallel to 1e-8 and that are tight
+   from opposite sides (an implicit equality): it meets the dependent pair, finds a dual ray within its
+   tolerance and reports infeasibility; OSQP converges slowly there. The primal refinement from the
+   feasible point solves the dependent active set by least squares.
 
 Every answer is accepted only with a KKT certificate (:func:`wbcpy.qp.kkt.certify`): an exact backend's
 answer (active-set solvers: daqp, quadprog) is certified as it is; an iterative backend's answer, or an
