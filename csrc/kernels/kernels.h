@@ -4,7 +4,9 @@
  * arithmetic, is the cost) by one C call. Kernels take NumPy float64 arrays, check their types and shapes
  * (TypeError / ValueError: they are internal, the callers pass arrays they built) and write results into
  * arrays the caller owns: no allocation on the hot path. Matrices may have any strides (Pinocchio hands
- * out column-major views); vectors must be contiguous.
+ * out column-major views); vectors must be contiguous. Every array must be in native byte order and
+ * aligned, and an output must not overlap another argument: args.c checks all of it, in one place
+ * (TypeError / ValueError otherwise; tests/kernels/test_kernel_fuzz.py tries every layout).
  *
  * BLAS and LAPACK come from SciPy (scipy.linalg.cython_blas / cython_lapack capsules, Fortran calling
  * convention: column-major, arguments by pointer), loaded by the first kernel that needs them
