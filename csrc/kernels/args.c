@@ -1,20 +1,54 @@
-/* Argument checks shared by the kernels: float64 vectors and strided matrices, index arrays, arity. */
+/* Argument checks shared by the kernels, in one place: every array a kernel reads or writes passes here.
+ *
+ * Accepted: numpy arrays of the exact element type (float64, intp or int32), in native byte order, aligned
+ * (data and strides multiples of the element size), with the number of dimensions asked for; vectors
+ * contiguous; matrices with any strides (negative too). Anything else — a byte-swapped or misaligned
+ * array, a 0-d array, another dtype — raises TypeError or ValueError naming the argument: the kernels read
+ * raw memory and must never see bytes they would misread. Outputs must not overlap any other argument
+ * (wk_disjoint_outputs), so that no kernel reads an input it has already overwritten. */
+#include <math.h>
+
 #include "kernels.h"
 
-static PyArrayObject *float_array(PyObject *o, int ndim, int writable, const char *name)
+/* an array of element type `type` with `ndim` dimensions, native byte order and aligned; else NULL with
+ * TypeError (not an array, wrong type or rank) or ValueError (byte order, alignment) set */
+static PyArrayObject *typed_array(PyObject *o, int type, int ndim, const char *tname, const char *name)
 {
     if (!PyArray_Check(o)) {
         PyErr_Format(PyExc_TypeError, "%s: expected a numpy array, got %.100s", name, Py_TYPE(o)->tp_name);
         return NULL;
     }
     PyArrayObject *a = (PyArrayObject *)o;
-    if (PyArray_TYPE(a) != NPY_DOUBLE || PyArray_NDIM(a) != ndim) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a %d-D float64 array", name, ndim);
+    if (PyArray_TYPE(a) != type || PyArray_NDIM(a) != ndim) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a %d-D %s array, got a %d-D %.50s array", name, ndim, tname,
+                     PyArray_NDIM(a), PyArray_DESCR(a)->typeobj->tp_name);
         return NULL;
     }
+    if (!PyArray_ISNOTSWAPPED(a)) {
+        PyErr_Format(PyExc_ValueError, "%s: expected native byte order, got a byte-swapped array", name);
+        return NULL;
+    }
+    if (!PyArray_ISALIGNED(a)) {
+        PyErr_Format(PyExc_ValueError, "%s: the array is not aligned (data or strides)", name);
+        return NULL;
+    }
+    return a;
+}
+
+static PyArrayObject *float_array(PyObject *o, int ndim, int writable, const char *name)
+{
+    PyArrayObject *a = typed_array(o, NPY_DOUBLE, ndim, "float64", name);
+    if (a == NULL)
+        return NULL;
     if (writable && !PyArray_ISWRITEABLE(a)) {
         PyErr_Format(PyExc_ValueError, "%s: the array is read-only", name);
         return NULL;
+    }
+    for (int d = 0; writable && d < ndim; d++) {
+        if (PyArray_DIM(a, d) > 1 && PyArray_STRIDE(a, d) == 0) {
+            PyErr_Format(PyExc_ValueError, "%s: an output with a zero stride (entries sharing memory)", name);
+            return NULL;
+        }
     }
     return a;
 }
@@ -81,26 +115,110 @@ Py_ssize_t wk_length(PyObject *o, const char *name)
     return a == NULL ? -1 : (Py_ssize_t)PyArray_DIM(a, 0);
 }
 
+int wk_checked_array(PyObject *o, int type, int ndim, const char *name)
+{
+    const char *tname = type == NPY_DOUBLE ? "float64" : type == NPY_INTP ? "intp" : "int32";
+    return typed_array(o, type, ndim, tname, name) == NULL ? -1 : 0;
+}
+
+Py_ssize_t wk_index_length(PyObject *o, const char *name)
+{
+    PyArrayObject *a = typed_array(o, NPY_INTP, 1, "intp", name);
+    return a == NULL ? -1 : (Py_ssize_t)PyArray_DIM(a, 0);
+}
+
 const npy_intp *wk_index(PyObject *o, Py_ssize_t n, Py_ssize_t bound, const char *name)
 {
-    if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != NPY_INTP ||
-        PyArray_NDIM((PyArrayObject *)o) != 1 || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a contiguous 1-D intp array", name);
+    return wk_index_or_absent(o, n, bound, 0, name);
+}
+
+const npy_intp *wk_index_or_absent(PyObject *o, Py_ssize_t n, Py_ssize_t bound, int absent, const char *name)
+{
+    PyArrayObject *a = typed_array(o, NPY_INTP, 1, "intp", name);
+    if (a == NULL)
+        return NULL;
+    if (!PyArray_IS_C_CONTIGUOUS(a)) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a contiguous 1-D intp array", name);
         return NULL;
     }
-    PyArrayObject *a = (PyArrayObject *)o;
     if (PyArray_DIM(a, 0) != n) {
         PyErr_Format(PyExc_ValueError, "%s: expected %zd indices, got %zd", name, n, (Py_ssize_t)PyArray_DIM(a, 0));
         return NULL;
     }
     const npy_intp *idx = (const npy_intp *)PyArray_DATA(a);
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (idx[i] < -1 || idx[i] >= bound) {
-            PyErr_Format(PyExc_IndexError, "%s: index %zd out of range [-1, %zd)", name, (Py_ssize_t)idx[i], bound);
+        if (idx[i] < (absent ? -1 : 0) || idx[i] >= bound) {
+            PyErr_Format(PyExc_IndexError, "%s: index %zd out of range [%d, %zd)", name, (Py_ssize_t)idx[i],
+                         absent ? -1 : 0, bound);
             return NULL;
         }
     }
     return idx;
+}
+
+int *wk_int_vector(PyObject *o, Py_ssize_t n, const char *name)
+{
+    PyArrayObject *a = typed_array(o, NPY_INT, 1, "int32", name);
+    if (a == NULL)
+        return NULL;
+    if (!PyArray_IS_C_CONTIGUOUS(a) || PyArray_DIM(a, 0) != n) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a contiguous int32 vector of %zd entries", name, n);
+        return NULL;
+    }
+    return (int *)PyArray_DATA(a);
+}
+
+/* the bytes [*lo, *hi) an array spans (an empty range for an empty array or a non-array) */
+static void extent(PyObject *o, const char **lo, const char **hi)
+{
+    *lo = *hi = NULL;
+    if (!PyArray_Check(o))
+        return;
+    PyArrayObject *a = (PyArrayObject *)o;
+    const char *start = PyArray_BYTES(a), *end = start;
+    for (int d = 0; d < PyArray_NDIM(a); d++) {
+        npy_intp n = PyArray_DIM(a, d), s = PyArray_STRIDE(a, d);
+        if (n == 0)
+            return;
+        if (s < 0)
+            start += s * (n - 1);
+        else
+            end += s * (n - 1);
+    }
+    *lo = start;
+    *hi = end + PyArray_ITEMSIZE(a);
+}
+
+int wk_disjoint_outputs(PyObject *const *args, Py_ssize_t nargs, unsigned outputs, const char *func)
+{
+    for (Py_ssize_t i = 0; i < nargs && i < 32; i++) {
+        if (!(outputs >> i & 1u))
+            continue;
+        const char *lo, *hi;
+        extent(args[i], &lo, &hi);
+        for (Py_ssize_t j = 0; lo != NULL && j < nargs; j++) {
+            const char *l2, *h2;
+            extent(args[j], &l2, &h2);
+            if (j != i && l2 != NULL && lo < h2 && l2 < hi) {
+                PyErr_Format(PyExc_ValueError, "%s: output argument %zd overlaps argument %zd in memory", func, i, j);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int wk_finite(const wk_mat *M, const double *v, Py_ssize_t n, const char *name)
+{
+    int ok = 1;
+    for (Py_ssize_t i = 0; M != NULL && M->data != NULL && ok && i < M->rows; i++)
+        for (Py_ssize_t j = 0; ok && j < M->cols; j++)
+            ok = isfinite(WK_AT(*M, i, j));
+    for (Py_ssize_t i = 0; v != NULL && ok && i < n; i++)
+        ok = isfinite(v[i]);
+    if (!ok)
+        PyErr_Format(PyExc_ValueError, "%s: NaN or inf entry", name);
+    return ok ? 0 : -1;
 }
 
 int wk_nargs(Py_ssize_t nargs, Py_ssize_t expected, const char *func)

@@ -46,6 +46,8 @@ double wk_natural_core(Py_ssize_t n, const double *x, const double *t, const dou
             double z = isnan(step) ? NAN : clip_max_min(step, lb ? lb[i] : -INFINITY, ub ? ub[i] : INFINITY);
             rho = fabs(x[i] - z) / ax;
         }
+        if (!isfinite(x[i]))
+            rho = NAN; /* a non-finite point never passes, also where no term above reads x */
         worst = nan_max(worst, rho);
     }
     *smax_out = smax;
@@ -158,10 +160,8 @@ PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (wk_nargs(nargs, 1, "all_finite") < 0)
         return NULL;
     PyObject *o = args[0];
-    if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != NPY_DOUBLE || PyArray_NDIM((PyArrayObject *)o) != 1) {
-        PyErr_SetString(PyExc_TypeError, "all_finite: expected a 1-D float64 array");
+    if (wk_checked_array(o, NPY_DOUBLE, 1, "x") < 0)
         return NULL;
-    }
     PyArrayObject *a = (PyArrayObject *)o;
     const char *p = PyArray_DATA(a);
     npy_intp n = PyArray_DIM(a, 0), stride = PyArray_STRIDE(a, 0);
@@ -242,7 +242,7 @@ static int rows_args(PyObject *const *args, Py_ssize_t n, wk_mat *C, const doubl
 
 PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 7, "rows_residual") < 0)
+    if (wk_nargs(nargs, 7, "rows_residual") < 0 || wk_disjoint_outputs(args, nargs, 1u << 5 | 1u << 6, "rows_residual") < 0)
         return NULL;
     wk_mat C;
     const double *lo, *hi;

@@ -13,6 +13,8 @@
 #ifndef _WIN32
 #include <dlfcn.h>
 #endif
+#include <limits.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -64,33 +66,44 @@ static void from_array(const double *v, daqp_settings *s)
     s->w_soft = v[16], s->eq_reduction = (int)v[17], s->presolve = (int)v[18];
 }
 
+/* 0 when the settings' integer fields (cycle_tol, iter_limit, eq_reduction, presolve) are whole numbers in
+ * int's range and the others are not NaN; -1 with ValueError set otherwise (a NaN cast to int is undefined) */
+int wk_daqp_settings_ok(const double *v)
+{
+    static const int int_fields[] = {5, 6, 17, 18};
+    for (int i = 0; i < N_SETTINGS; i++) {
+        if (isnan(v[i])) {
+            PyErr_Format(PyExc_ValueError, "daqp settings: entry %d is NaN", i);
+            return -1;
+        }
+    }
+    for (int i = 0; i < 4; i++) {
+        double x = v[int_fields[i]];
+        if (!(x >= INT_MIN && x <= INT_MAX) || x != floor(x)) {
+            PyErr_Format(PyExc_ValueError, "daqp settings: entry %d must be a whole number in int's range", int_fields[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* DAQP 0.11's defaults (constants.h; daqp_default_settings) */
 static const double DEFAULTS_0_11[N_SETTINGS] = {1e-6, 1e-12, 1e-11, 1e-8, 1e-14, 10, 10000, 1e30, -1e-6,
                                                  -1.0, 1e-6, 0.0, 0.0, 3.7e-11, 1e-9, 0.0, 0.0, 0.0, 1.0};
 
-/* daqp_bind(path) -> bool: bind to daqp_quadprog in the (already loaded) shared object at path, after
- * checking its settings layout; False, unbound, when the symbols or the layout differ */
-PyObject *wk_daqp_bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The binding is published once: the two pointers are written together under bind_lock, by the first
+ * successful daqp_bind, and never change afterwards (a later daqp_bind returns True at once). Readers load
+ * them atomically, so a solve running in another thread (without the GIL) never sees a half-made binding. */
+static PyThread_type_lock bind_lock = NULL;
+
+static quadprog_t bound_quadprog(void)
 {
-    if (wk_nargs(nargs, 1, "daqp_bind") < 0)
-        return NULL;
-    const char *path = PyUnicode_AsUTF8(args[0]);
-    if (path == NULL)
-        return NULL;
-    quadprog = NULL;
-    defaults = NULL;
-#ifdef _WIN32
-    (void)path;
-    Py_RETURN_FALSE;
-#else
-    void *lib = dlopen(path, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-    if (lib == NULL)
-        Py_RETURN_FALSE;
-    quadprog_t q = (quadprog_t)dlsym(lib, "daqp_quadprog");
-    defaults_t d = (defaults_t)dlsym(lib, "daqp_default_settings");
-    if (q == NULL || d == NULL)
-        Py_RETURN_FALSE;
-    /* the layout check: the defaults at our offsets, and nothing written past our struct */
+    return __atomic_load_n(&quadprog, __ATOMIC_ACQUIRE);
+}
+
+/* the layout check: DAQP 0.11's defaults at our offsets, and nothing written past our struct */
+static int same_layout(defaults_t d)
+{
     union {
         daqp_settings s;
         double pad[4 * N_SETTINGS];
@@ -103,11 +116,48 @@ PyObject *wk_daqp_bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     const unsigned char *tail = (const unsigned char *)&probe + sizeof(daqp_settings);
     for (size_t i = 0; same && i < sizeof(probe) - sizeof(daqp_settings); i++)
         same = tail[i] == 0;
-    if (!same)
-        Py_RETURN_FALSE;
-    quadprog = q;
-    defaults = d;
-    Py_RETURN_TRUE;
+    return same;
+}
+
+/* daqp_bind(path) -> bool: bind to daqp_quadprog in the (already loaded) shared object at path, after
+ * checking its settings layout; False, unbound, when the symbols or the layout differ; True at once when
+ * a binding was published before */
+PyObject *wk_daqp_bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 1, "daqp_bind") < 0)
+        return NULL;
+    const char *path = PyUnicode_AsUTF8(args[0]);
+    if (path == NULL)
+        return NULL;
+#ifdef _WIN32
+    (void)path;
+    Py_RETURN_FALSE;
+#else
+    if (bind_lock == NULL) { /* (created under the GIL, which this function holds until here) */
+        bind_lock = PyThread_allocate_lock();
+        if (bind_lock == NULL)
+            return PyErr_NoMemory();
+    }
+    if (bound_quadprog() != NULL)
+        Py_RETURN_TRUE;
+    int ok = 0;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(bind_lock, WAIT_LOCK);
+    if (bound_quadprog() != NULL) {
+        ok = 1;
+    } else {
+        void *lib = dlopen(path, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+        quadprog_t q = lib ? (quadprog_t)dlsym(lib, "daqp_quadprog") : NULL;
+        defaults_t d = lib ? (defaults_t)dlsym(lib, "daqp_default_settings") : NULL;
+        if (q != NULL && d != NULL && same_layout(d)) {
+            __atomic_store_n(&defaults, d, __ATOMIC_RELEASE);
+            __atomic_store_n(&quadprog, q, __ATOMIC_RELEASE); /* published last: readers test this one */
+            ok = 1;
+        }
+    }
+    PyThread_release_lock(bind_lock);
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(ok);
 #endif
 }
 
@@ -125,7 +175,7 @@ int wk_daqp_run(int n, int m, int ms, double *H, const double *f, const double *
     memset(&r, 0, sizeof(r));
     r.x = x;
     r.lam = m ? lam : NULL;
-    quadprog(&r, &p, &s);
+    bound_quadprog()(&r, &p, &s);
     *iterations = r.iter;
     return r.exitflag;
 }
@@ -133,7 +183,7 @@ int wk_daqp_run(int n, int m, int ms, double *H, const double *f, const double *
 /* nonzero, with RuntimeError set, while daqp_bind has not bound DAQP */
 int wk_daqp_not_bound(const char *func)
 {
-    if (quadprog != NULL && defaults != NULL)
+    if (bound_quadprog() != NULL)
         return 0;
     PyErr_Format(PyExc_RuntimeError, "%s: DAQP is not bound (daqp_bind)", func);
     return 1;
@@ -147,7 +197,7 @@ PyObject *wk_daqp_defaults(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (wk_daqp_not_bound("daqp_defaults"))
         return NULL;
     daqp_settings s;
-    defaults(&s);
+    __atomic_load_n(&defaults, __ATOMIC_ACQUIRE)(&s);
     npy_intp dims[1] = {N_SETTINGS};
     PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
     if (out != NULL)
@@ -155,19 +205,10 @@ PyObject *wk_daqp_defaults(PyObject *self, PyObject *const *args, Py_ssize_t nar
     return (PyObject *)out;
 }
 
-static int *int_vector(PyObject *o, Py_ssize_t n, const char *name)
-{
-    if (!PyArray_Check(o) || PyArray_TYPE((PyArrayObject *)o) != NPY_INT || PyArray_NDIM((PyArrayObject *)o) != 1 ||
-        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o) || PyArray_DIM((PyArrayObject *)o, 0) != n) {
-        PyErr_Format(PyExc_ValueError, "%s: expected a contiguous int32 vector of %zd entries", name, n);
-        return NULL;
-    }
-    return PyArray_DATA((PyArrayObject *)o);
-}
-
+/* DAQP reads H and A row-major and dense: rows of `cols` consecutive doubles, one after the other */
 static int contiguous(const wk_mat *M, const char *name)
 {
-    if (M->rows > 1 && M->cols > 0 && !(M->cs == 1 && M->rs == M->cols)) {
+    if (M->rows > 0 && M->cols > 0 && !((M->cols == 1 || M->cs == 1) && (M->rows == 1 || M->rs == M->cols))) {
         PyErr_Format(PyExc_ValueError, "%s: expected a C-contiguous matrix", name);
         return -1;
     }
@@ -202,9 +243,9 @@ PyObject *wk_daqp_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t m = PyArray_Check(args[3]) ? PyArray_SIZE(bu_o) : -1;
     const double *bu = wk_vector(args[3], -1, 0, "bupper");
     const double *bl = bu ? wk_vector(args[4], m, 0, "blower") : NULL;
-    int *sense = bl ? int_vector(args[5], m, "sense") : NULL;
+    int *sense = bl ? wk_int_vector(args[5], m, "sense") : NULL;
     const double *opts = sense ? wk_vector(args[6], N_SETTINGS, 0, "settings") : NULL;
-    if (opts == NULL)
+    if (opts == NULL || wk_daqp_settings_ok(opts) < 0)
         return NULL;
     Py_ssize_t ms = m - A.rows;
     if (ms < 0 || ms > n || n > INT_MAX || m > INT_MAX) {
@@ -212,8 +253,9 @@ PyObject *wk_daqp_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     npy_intp dn[1] = {n}, dm[1] = {m};
-    PyArrayObject *xo = (PyArrayObject *)PyArray_SimpleNew(1, dn, NPY_DOUBLE);
-    PyArrayObject *lo = (PyArrayObject *)PyArray_SimpleNew(1, dm, NPY_DOUBLE);
+    /* zeros: DAQP leaves x and lam unwritten on some failures (no uninitialised memory handed out) */
+    PyArrayObject *xo = (PyArrayObject *)PyArray_ZEROS(1, dn, NPY_DOUBLE, 0);
+    PyArrayObject *lo = (PyArrayObject *)PyArray_ZEROS(1, dm, NPY_DOUBLE, 0);
     if (xo == NULL || lo == NULL) {
         Py_XDECREF(xo);
         Py_XDECREF(lo);

@@ -7,19 +7,8 @@
 
 static const npy_intp *dof_index(PyObject *o, Py_ssize_t nv, const char *name, Py_ssize_t *count)
 {
-    if (!PyArray_Check(o)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected an intp array", name);
-        return NULL;
-    }
-    *count = PyArray_SIZE((PyArrayObject *)o);
-    const npy_intp *idx = wk_index(o, *count, nv, name);
-    for (Py_ssize_t i = 0; idx && i < *count; i++) {
-        if (idx[i] < 0) {
-            PyErr_Format(PyExc_IndexError, "%s: negative index", name);
-            return NULL;
-        }
-    }
-    return idx;
+    *count = wk_index_length(o, name);
+    return *count < 0 ? NULL : wk_index(o, *count, nv, name);
 }
 
 static PyArrayObject *zeros(Py_ssize_t rows, Py_ssize_t cols)

@@ -114,7 +114,7 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         return NULL;
     const double *settings = wk_vector(args[10], 19, 0, "settings");
     double tol = settings ? PyFloat_AsDouble(args[11]) : -1.0;
-    if (settings == NULL || (tol == -1.0 && PyErr_Occurred()))
+    if (settings == NULL || wk_daqp_settings_ok(settings) < 0 || (tol == -1.0 && PyErr_Occurred()))
         return NULL;
     int on_z = Z.data != NULL;
     if (C.data && (lo == NULL || hi == NULL)) {

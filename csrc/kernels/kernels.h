@@ -4,7 +4,9 @@
  * arithmetic, is the cost) by one C call. Kernels take NumPy float64 arrays, check their types and shapes
  * (TypeError / ValueError: they are internal, the callers pass arrays they built) and write results into
  * arrays the caller owns: no allocation on the hot path. Matrices may have any strides (Pinocchio hands
- * out column-major views); vectors must be contiguous.
+ * out column-major views); vectors must be contiguous. Every array must be in native byte order and
+ * aligned, and an output must not overlap another argument: args.c checks all of it, in one place
+ * (TypeError / ValueError otherwise; tests/kernels/test_kernel_fuzz.py tries every layout).
  *
  * BLAS and LAPACK come from SciPy (scipy.linalg.cython_blas / cython_lapack capsules, Fortran calling
  * convention: column-major, arguments by pointer), loaded by the first kernel that needs them
@@ -38,8 +40,24 @@ double *wk_vector_or_none(PyObject *o, Py_ssize_t n, int writable, const char *n
 int wk_matrix(PyObject *o, Py_ssize_t rows, Py_ssize_t cols, int writable, const char *name, wk_mat *out);
 int wk_matrix_or_none(PyObject *o, Py_ssize_t rows, Py_ssize_t cols, const char *name, wk_mat *out);
 Py_ssize_t wk_length(PyObject *o, const char *name);
+/* n in-range indices (0 <= i < bound), a contiguous intp vector */
 const npy_intp *wk_index(PyObject *o, Py_ssize_t n, Py_ssize_t bound, const char *name);
+/* wk_index that also admits -1 ("absent") when `absent` is nonzero */
+const npy_intp *wk_index_or_absent(PyObject *o, Py_ssize_t n, Py_ssize_t bound, int absent, const char *name);
+/* the length of a 1-D intp array (native, aligned), or -1 with an exception set */
+Py_ssize_t wk_index_length(PyObject *o, const char *name);
+/* a contiguous native int32 vector of n entries */
+int *wk_int_vector(PyObject *o, Py_ssize_t n, const char *name);
+/* 0 when o is an ndim-D array of element type `type` (NPY_DOUBLE, NPY_INTP, NPY_INT), native byte order and
+ * aligned (any strides); -1 with TypeError / ValueError set otherwise */
+int wk_checked_array(PyObject *o, int type, int ndim, const char *name);
+/* 0 when no argument args[i] with bit i of `outputs` set overlaps another array argument in memory;
+ * -1 with ValueError set otherwise (outputs written while inputs are read must not alias them) */
+int wk_disjoint_outputs(PyObject *const *args, Py_ssize_t nargs, unsigned outputs, const char *func);
 int wk_nargs(Py_ssize_t nargs, Py_ssize_t expected, const char *func);
+/* 0 when every entry of the matrix M (NULL or no data: none) and of v[0..n) (NULL: none) is finite; -1 with
+ * ValueError naming `name` otherwise */
+int wk_finite(const wk_mat *M, const double *v, Py_ssize_t n, const char *name);
 
 /* ---------------------------------------------------------------------------------- BLAS / LAPACK */
 
@@ -144,6 +162,8 @@ void wk_lift_clip_core(const wk_mat *Z, Py_ssize_t n, Py_ssize_t k, const double
 /* DAQP's solver on raw arrays (daqp_call.c): its exit flag; needs a bound DAQP, not the GIL */
 int wk_daqp_run(int n, int m, int ms, double *H, const double *f, const double *A, const double *bu,
                 const double *bl, int *sense, const double *settings, double *x, double *lam, int *iterations);
+/* 0 when DAQP settings (struct order) can be converted to DAQP's struct; -1 with ValueError set otherwise */
+int wk_daqp_settings_ok(const double *settings);
 /* nonzero, with RuntimeError set, while DAQP is not bound (daqp_bind) */
 int wk_daqp_not_bound(const char *func);
 

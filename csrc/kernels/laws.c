@@ -61,7 +61,7 @@ void wk_log3_of_product(const wk_mat *A, const wk_mat *B, int transpose_b, doubl
 
 PyObject *wk_log3(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 2, "log3") < 0)
+    if (wk_nargs(nargs, 2, "log3") < 0 || wk_disjoint_outputs(args, nargs, 1u << 1, "log3") < 0)
         return NULL;
     wk_mat R, E;
     double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -99,7 +99,7 @@ static int rate_args(PyObject *a, PyObject *b, PyObject *c, const char *func)
 
 PyObject *wk_pose_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 11, "pose_law") < 0)
+    if (wk_nargs(nargs, 11, "pose_law") < 0 || wk_disjoint_outputs(args, nargs, 1u | 1u << 1, "pose_law") < 0)
         return NULL;
     int rate = rate_args(args[6], args[7], args[9], "pose_law");
     if (rate < 0)
@@ -168,7 +168,7 @@ PyObject *wk_pose_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 PyObject *wk_vector_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 7, "vector_law") < 0)
+    if (wk_nargs(nargs, 7, "vector_law") < 0 || wk_disjoint_outputs(args, nargs, 1u, "vector_law") < 0)
         return NULL;
     int rate = rate_args(args[3], args[5], args[5], "vector_law");
     Py_ssize_t n = rate < 0 ? -1 : wk_length(args[0], "out");
@@ -196,7 +196,7 @@ PyObject *wk_vector_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 PyObject *wk_joint_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 9, "joint_law") < 0)
+    if (wk_nargs(nargs, 9, "joint_law") < 0 || wk_disjoint_outputs(args, nargs, 1u, "joint_law") < 0)
         return NULL;
     int rate = rate_args(args[4], args[5], args[7], "joint_law");
     Py_ssize_t n = rate < 0 ? -1 : wk_length(args[0], "out");

@@ -34,7 +34,7 @@ static void scratch_free(wk_scratch *s)
 
 PyObject *wk_weighted_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 6, "weighted_rows") < 0)
+    if (wk_nargs(nargs, 6, "weighted_rows") < 0 || wk_disjoint_outputs(args, nargs, 1u | 1u << 1, "weighted_rows") < 0)
         return NULL;
     wk_mat A, J;
     if (wk_matrix(args[0], -1, -1, 1, "A_out", &A) < 0)
@@ -119,7 +119,8 @@ void wk_gram(const wk_mat *A, double *H)
  * ½‖A x + e‖² + ½ Σ r x² (e = −y for rows A x ≈ y; r None: no diagonal term). */
 PyObject *wk_normal_equations(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 5, "normal_equations") < 0 || wk_load_lapack() < 0)
+    if (wk_nargs(nargs, 5, "normal_equations") < 0 ||
+        wk_disjoint_outputs(args, nargs, 1u << 3 | 1u << 4, "normal_equations") < 0 || wk_load_lapack() < 0)
         return NULL;
     wk_mat A, H;
     if (wk_matrix(args[0], -1, -1, 0, "A", &A) < 0)

@@ -26,7 +26,7 @@ static inline double braking(double a, double d, double rate, double idt2)
 
 PyObject *wk_joint_limits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 7, "joint_limits") < 0)
+    if (wk_nargs(nargs, 7, "joint_limits") < 0 || wk_disjoint_outputs(args, nargs, 1u << 5 | 1u << 6, "joint_limits") < 0)
         return NULL;
     Py_ssize_t nq = wk_length(args[0], "q");
     Py_ssize_t nv = wk_length(args[1], "v");
@@ -34,7 +34,7 @@ PyObject *wk_joint_limits(PyObject *self, PyObject *const *args, Py_ssize_t narg
         return NULL;
     const double *q = wk_vector(args[0], nq, 0, "q");
     const double *v = wk_vector(args[1], nv, 0, "v");
-    const npy_intp *qi = q && v ? wk_index(args[2], nv, nq, "q_index") : NULL;
+    const npy_intp *qi = q && v ? wk_index_or_absent(args[2], nv, nq, 1, "q_index") : NULL;
     wk_mat P;
     if (qi == NULL || wk_matrix(args[3], 6, nv, 0, "params", &P) < 0)
         return NULL;
@@ -66,14 +66,15 @@ PyObject *wk_joint_limits(PyObject *self, PyObject *const *args, Py_ssize_t narg
 
 PyObject *wk_velocity_limits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 6, "velocity_limits") < 0)
+    if (wk_nargs(nargs, 6, "velocity_limits") < 0 ||
+        wk_disjoint_outputs(args, nargs, 1u << 4 | 1u << 5, "velocity_limits") < 0)
         return NULL;
     Py_ssize_t nq = wk_length(args[0], "q");
     Py_ssize_t nv = wk_length(args[4], "lb");
     if (nq < 0 || nv < 0)
         return NULL;
     const double *q = wk_vector(args[0], nq, 0, "q");
-    const npy_intp *qi = q ? wk_index(args[1], nv, nq, "q_index") : NULL;
+    const npy_intp *qi = q ? wk_index_or_absent(args[1], nv, nq, 1, "q_index") : NULL;
     wk_mat P;
     if (qi == NULL || wk_matrix(args[2], 3, nv, 0, "params", &P) < 0)
         return NULL;

@@ -123,7 +123,8 @@ static PyMethodDef methods[] = {
                           "f = [-h_u; -acc], T = [M_a, -J_a^T], h_a = h[a] (n columns, new arrays)."),
     KERNEL(in_box, "in_box(y, lo, hi) -> True when no entry of y lies below lo or above hi (NaN: neither)."),
     KERNEL(daqp_bind, "daqp_bind(path) -> bool: bind daqp_quadprog of the loaded shared object at path (DAQP "
-                      "0.11's C API; its settings layout checked)."),
+                      "0.11's C API; its settings layout checked). The binding is published once, under a lock: "
+                      "after a successful call, later calls return True and change nothing."),
     KERNEL(daqp_defaults, "daqp_defaults() -> the bound DAQP's default settings (float64, struct order)."),
     KERNEL(daqp_solve, "daqp_solve(H, f, A, bupper, blower, sense, settings) -> (x, lam, exitflag, iterations)"
                        "\n\nDAQP's daqp_quadprog on the arrays as given (as daqp.solve without a warm start)."),

@@ -469,6 +469,13 @@ PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t 
     double rank_tol = PyFloat_AsDouble(args[4]);
     if ((!f && !no_f) || (!xbar && !no_x) || PyErr_Occurred())
         return NULL;
+    /* the contract: finite data only (an inf entry used to drop every row, a NaN row was dropped silently) */
+    if (wk_finite(&S, f, m, "nullspace_update: S or f") < 0 || wk_finite(&Z, xbar, n, "nullspace_update: Z or xbar") < 0)
+        return NULL;
+    if (!(rank_tol >= 0.0 && rank_tol < INFINITY)) {
+        PyErr_SetString(PyExc_ValueError, "nullspace_update: rank_tol must be finite and >= 0");
+        return NULL;
+    }
     int k = (int)(Z.data ? Z.cols : n);
     if (k == 0 && no_f)
         return result(args[2], args[3], 0, 0.0);
@@ -889,11 +896,9 @@ PyObject *wk_split_columns(PyObject *self, PyObject *const *args, Py_ssize_t nar
     wk_mat M;
     if (wk_matrix(args[0], -1, -1, 0, "M", &M) < 0)
         return NULL;
-    if (!PyArray_Check(args[1]) || !PyArray_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "split_columns: index arrays expected");
+    Py_ssize_t nf = wk_index_length(args[1], "free"), nx = nf < 0 ? -1 : wk_index_length(args[2], "fixed");
+    if (nx < 0)
         return NULL;
-    }
-    Py_ssize_t nf = PyArray_DIM((PyArrayObject *)args[1], 0), nx = PyArray_DIM((PyArrayObject *)args[2], 0);
     const npy_intp *free = wk_index(args[1], nf, M.cols, "free");
     const npy_intp *fixed = free ? wk_index(args[2], nx, M.cols, "fixed") : NULL;
     const double *values = fixed ? wk_vector(args[3], nx, 0, "values") : NULL;

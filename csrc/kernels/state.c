@@ -17,7 +17,10 @@ PyObject *wk_state_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyArrayObject *a = (PyArrayObject *)o;
     if (PyArray_TYPE(a) != NPY_DOUBLE || PyArray_NDIM(a) != 1 || PyArray_DIM(a, 0) != n)
         Py_RETURN_NONE;
-    PyArrayObject *copy = (PyArrayObject *)PyArray_NewCopy(a, NPY_CORDER);
+    /* a new native-order, aligned, contiguous float64 copy (a byte-swapped or misaligned x is converted
+     * here, once: its values, not its bytes) */
+    PyArrayObject *copy = (PyArrayObject *)PyArray_FROM_OTF(
+        o, NPY_DOUBLE, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_ENSURECOPY);
     if (copy == NULL)
         return NULL;
     const double *x = (const double *)PyArray_DATA(copy);
@@ -42,11 +45,11 @@ PyObject *wk_normalize_blocks(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_ssize_t n = wk_length(args[0], "q");
     double *q = n < 0 ? NULL : wk_vector(args[0], n, 1, "q");
     double tol = q ? PyFloat_AsDouble(args[2]) : 0.0;
-    if (q == NULL || PyErr_Occurred())
+    if (q == NULL || PyErr_Occurred() || wk_checked_array(args[1], NPY_INTP, 2, "blocks") < 0 ||
+        wk_disjoint_outputs(args, nargs, 1u, "normalize_blocks") < 0)
         return NULL;
     PyObject *b = args[1];
-    if (!PyArray_Check(b) || PyArray_TYPE((PyArrayObject *)b) != NPY_INTP || PyArray_NDIM((PyArrayObject *)b) != 2 ||
-        PyArray_DIM((PyArrayObject *)b, 1) != 2 || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)b)) {
+    if (PyArray_DIM((PyArrayObject *)b, 1) != 2 || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)b)) {
         PyErr_SetString(PyExc_TypeError, "normalize_blocks: blocks must be a contiguous (k, 2) intp array");
         return NULL;
     }
@@ -58,7 +61,7 @@ PyObject *wk_normalize_blocks(PyObject *self, PyObject *const *args, Py_ssize_t 
     PyObject *out = NULL;
     for (Py_ssize_t j = 0; j < k; j++) {
         npy_intp start = bl[2 * j], len = bl[2 * j + 1];
-        if (start < 0 || len < 0 || start + len > n) {
+        if (start < 0 || len < 0 || start > n || len > n - start) { /* (no overflow) */
             PyErr_SetString(PyExc_IndexError, "normalize_blocks: a block lies outside q");
             goto done;
         }

@@ -83,15 +83,60 @@ def test_settings_vector_is_the_defaults_with_the_options() -> None:
         assert daqp_direct.settings_vector(options) is None, options
 
 
-def test_binding_refuses_a_library_without_daqp() -> None:
-    """A loaded shared object without DAQP's symbols (wbcpy's own kernels) is not bound, and the
-    binding to the real DAQP is restored after."""
-    try:
-        assert _kernels.daqp_bind(_kernels.__file__) is False
-        with pytest.raises(RuntimeError, match="not bound"):
-            _kernels.daqp_defaults()
-    finally:
+_FRESH_BIND = """
+import threading, numpy as np, daqp
+from wbcpy import _kernels
+assert _kernels.daqp_bind(_kernels.__file__) is False  # wbcpy's own kernels: no DAQP symbols
+try:
+    _kernels.daqp_defaults()
+    raise SystemExit("daqp_defaults without a binding")
+except RuntimeError as exc:
+    assert "not bound" in str(exc)
+H, f = np.eye(2), np.array([1.0, -2.0])
+A, bu, bl = np.zeros((0, 2)), np.array([1.0, 1.0]), np.array([-1.0, -1.0])
+sense = np.zeros(2, dtype=np.intc)
+settings = np.array([1e-6, 1e-12, 1e-11, 1e-8, 1e-14, 10, 10000, 1e30, -1e-6, -1.0, 1e-6, 0, 0, 3.7e-11, 1e-9,
+                     0, 0, 0, 1])
+answers, errors = [], []
+
+def solve():
+    got = 0
+    for _ in range(200000):
+        try:
+            answers.append(_kernels.daqp_solve(H, f, A, bu, bl, sense, settings)[0].copy())
+            got += 1
+        except RuntimeError:
+            errors.append(1)  # not bound yet: a clear error, never a crash
+        if got == 500:
+            break
+
+def bind():
+    for _ in range(200):
         assert _kernels.daqp_bind(daqp.__file__) is True
+
+threads = [threading.Thread(target=f) for f in (solve, solve, bind, bind)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+assert answers and all(np.array_equal(x, [-1.0, 1.0]) for x in answers), answers[:3]
+# published once: another library cannot replace the binding
+assert _kernels.daqp_bind(_kernels.__file__) is True
+assert _kernels.daqp_solve(H, f, A, bu, bl, sense, settings)[2] == 1
+print("ok", len(answers), len(errors))
+"""
+
+
+def test_binding_is_published_once_under_a_lock() -> None:
+    """In a fresh process: a library without DAQP's symbols is not bound (daqp_defaults then raises);
+    binding races solves in other threads (it used to segfault: the pointers were reset, then set, while
+    a solve ran without the GIL); once bound, the binding never changes."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _FRESH_BIND], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.startswith("ok")
 
 
 @pytest.mark.parametrize(
@@ -135,7 +180,10 @@ def test_backend_answers_the_same_either_way(monkeypatch) -> None:
 def test_disabled_by_the_environment(monkeypatch) -> None:
     monkeypatch.setenv("WBCPY_DAQP_DIRECT", "0")
     monkeypatch.setattr(daqp_direct, "_state", {})
-    assert not daqp_direct.bound() and daqp_direct.settings_vector({}) is None
+    with pytest.warns(RuntimeWarning, match="WBCPY_DAQP_DIRECT=0") as caught:
+        assert not daqp_direct.bound() and daqp_direct.settings_vector({}) is None
+        assert not daqp_direct.bound()
+    assert len(caught) == 1  # one warning per process, not one per call
     monkeypatch.setattr(daqp_direct, "_state", {})
     monkeypatch.delenv("WBCPY_DAQP_DIRECT")
     assert daqp_direct.bound()
@@ -146,7 +194,9 @@ def test_another_release_keeps_the_wrapper(monkeypatch) -> None:
     dlopen), and the backend then solves through daqp.solve."""
     monkeypatch.setattr(daqp_direct.metadata, "version", lambda name: "0.12.0")
     monkeypatch.setattr(daqp_direct, "_state", {})
-    assert not daqp_direct.bound() and daqp_direct.settings_vector({"primal_tol": 1e-9}) is None
+    with pytest.warns(RuntimeWarning, match=r"daqp 0\.12\.0 is installed"):
+        assert not daqp_direct.bound()
+    assert daqp_direct.settings_vector({"primal_tol": 1e-9}) is None
     rng = np.random.default_rng(8)
     H, f, A, bu, bl, _ = _problem(rng, 5, 0, 3, 0, False)
     q = StdQP(H, f, None, None, A, bl, bu, -10 * np.ones(5), 10 * np.ones(5))

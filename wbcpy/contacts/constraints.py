@@ -24,7 +24,7 @@ The arrays returned are new at every update (problems handed out never share mem
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pinocchio as pin
@@ -128,8 +128,7 @@ class ContactConstraints:
         self._mw = n - nv
         self._J = np.zeros((self._mw, nv))  # stacked contact Jacobians (contact axes)
         self._acc = np.zeros(self._mw)
-        self._targets = [(fid, self._J[r0 : r0 + m], self._acc[r0 : r0 + m])
-                         for fid, (r0, m) in zip(self._fids, self._rows, strict=True)]  # fmt: skip
+        self._targets = self._target_views()
         cones = [c.cone() for c in layout.contacts]
         m_cone = sum(U.shape[0] for U in cones)
         self._cone = np.zeros((m_cone, n))
@@ -146,6 +145,23 @@ class ContactConstraints:
         self._limited = index_or_slice(limited)
         self._lim = lim[limited]
         self._n_limited = int(limited.size)
+
+    def _target_views(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """Per contact: its frame id and the views of its rows in the stacked J and J̇q̇ buffers."""
+        return [(fid, self._J[r0 : r0 + m], self._acc[r0 : r0 + m])
+                for fid, (r0, m) in zip(self._fids, self._rows, strict=True)]  # fmt: skip
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The attributes for copies and pickles, without the row views (rebuilt by ``__setstate__``:
+        a copy of a view is a separate array, not a view of the copied buffer)."""
+        state = self.__dict__.copy()
+        del state["_targets"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a copy and make its row views views of its own buffers."""
+        self.__dict__.update(state)
+        self._targets = self._target_views()
 
     @property
     def has_inequalities(self) -> bool:

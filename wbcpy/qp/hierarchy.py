@@ -285,5 +285,8 @@ def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: Constr
             return sol, LevelQP(None, None, None, *plain_bounds(lb, ub, xbar)), A, x
     built = build_level(A, y, r, ns, stack, lb, ub)
     assert built.q is not None
-    sol = solver.solve(built.q, p)
+    # on a null space, w = 0 (the level above's answer x̄) satisfies the level's constraints: a feasible
+    # start for the last fallback (LevelSolver, step 5)
+    start = None if Z is None else np.zeros(built.q.g.shape[0])
+    sol = solver.solve(built.q, p, start)
     return sol, built if keep else None, A, _lift_clip(Z, sol.x, xbar, split.lb, split.ub)

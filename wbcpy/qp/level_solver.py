@@ -5,7 +5,15 @@
 1. the configured backend, warm-started from the previous answer of the same level (same size);
 2. if that failed after reusing a persistent workspace: the same backend from scratch (``cold restart``);
 3. the backend's own robust settings, if it has any (DAQP: forced proximal iterations, ``eps_prox``);
-4. the rescue backends (default: daqp, then osqp — the one backend every install has), cold.
+4. the rescue backends (default: daqp, then osqp — the one backend every install has), cold;
+5. with rescues on, when the caller knows a feasible point of the QP (``start``: a level below the
+   first is solved on x = x̄ + Z w, and w = 0, the level above's answer, satisfies every constraint):
+   the exact active-set refinement (:func:`wbcpy.qp.kkt.refine`) started there. A dual active-set method
+   can call such a level infeasible at a degenerate vertex — constraints tight at x̄ whose rows are
+   dependent to rounding, e.g. bound rows that the null space makes parallel to 1e-8 and that are tight
+   from opposite sides (an implicit equality): it meets the dependent pair, finds a dual ray within its
+   tolerance and reports infeasibility; OSQP converges slowly there. The primal refinement from the
+   feasible point solves the dependent active set by least squares.
 
 Every answer is accepted only with a KKT certificate (:func:`wbcpy.qp.kkt.certify`): an exact backend's
 answer (active-set solvers: daqp, quadprog) is certified as it is; an iterative backend's answer, or an
@@ -180,8 +188,9 @@ class LevelSolver:
             b.reset()
 
     # ------------------------------------------------------------------------------------------ solve
-    def solve(self, q: StdQP, key: Hashable) -> Solved:
-        """A certified answer of ``q`` (see the module docstring); raises :class:`SolveFailedError`."""
+    def solve(self, q: StdQP, key: Hashable, start: np.ndarray | None = None) -> Solved:
+        """A certified answer of ``q`` (see the module docstring; ``start``: a point known to satisfy
+        the constraints of ``q``, or None); raises :class:`SolveFailedError`."""
         b, x0 = self._start(key, q.g.shape[0])
         try:
             raw = b.solve(q, x0)
@@ -189,7 +198,7 @@ class LevelSolver:
             raw = RawResult(None, False, f"{type(exc).__name__}: {exc}")
         sol = self._exact_answer(q, raw) if b.exact else None
         if sol is None:
-            sol = self._attempts(q, raw, b, x0)
+            sol = self._attempts(q, raw, b, x0, start)
         self._warm[key] = sol.x
         return sol
 
@@ -233,7 +242,8 @@ class LevelSolver:
             return None
         return self._solved(x, cert, raw.status, raw, self.name, None)
 
-    def _attempts(self, q: StdQP, raw: RawResult, b: Backend[Any], x0: np.ndarray | None) -> Solved:
+    def _attempts(self, q: StdQP, raw: RawResult, b: Backend[Any], x0: np.ndarray | None,
+                  start: np.ndarray | None = None) -> Solved:  # fmt: skip
         """The first answer judged in full, then the fallbacks of the module docstring, in order; raises
         :class:`SolveFailedError` when none is certified."""
         notes: list[str] = []
@@ -245,6 +255,8 @@ class LevelSolver:
             sol = self._fallback(q, b, x0, notes)
         if sol is None:
             sol = self._rescue(q, notes)
+        if sol is None and start is not None and self.rescue:  # (rescue=None: no fallback after step 3)
+            sol = self._from_feasible_start(q, start, notes)
         if sol is None:
             b.reset()
             raise SolveFailedError("; ".join(notes))
@@ -270,6 +282,17 @@ class LevelSolver:
             if sol is not None:
                 return sol
         return None
+
+    def _from_feasible_start(self, q: StdQP, start: np.ndarray, notes: list[str]) -> Solved | None:
+        """Step 5 of the module docstring: the refinement from a feasible point, certified as always."""
+        ref = refine(q, start, self.kkt_tol)
+        if ref is None:
+            notes.append("refinement from a feasible point: no certified optimum")
+            return None
+        x, _y, z, zb, cert = ref
+        cert.z, cert.z_box = (z if q.mc else None), (zb if q.has_bounds else None)
+        raw = RawResult(x, True, "solved (refined from a feasible point)")
+        return self._solved(x, cert, raw.status, raw, "refine", "feasible start")
 
     @staticmethod
     def _solved(x: np.ndarray, cert: Certificate, status: str, raw: RawResult, who: str,

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -119,6 +119,9 @@ class InverseDynamicsScene(AccelerationScene):
         effort_limits: the option as given (False, True or a mapping).
         effort_limit: |τ| limit per actuated DOF (inf: none), or None without effort limits.
     """
+
+    #: (the λ rows of the last level, cached per plan, go with the plan: left out of copies)
+    _PLAN_ATTRIBUTES: ClassVar[tuple[str, ...]] = (*AccelerationScene._PLAN_ATTRIBUTES, "_rows")
 
     needs_dynamics = True
 

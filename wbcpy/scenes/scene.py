@@ -11,6 +11,7 @@ it was. snake_case methods are the API; the ARC-OPT camelCase names are aliases.
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -89,6 +90,8 @@ class Scene:
 
     task_level: ClassVar[str] = "acceleration"
     needs_dynamics: ClassVar[bool] = False
+    #: attributes that hold the row plan (buffers and the tasks' views into them): left out of copies
+    _PLAN_ATTRIBUTES: ClassVar[tuple[str, ...]] = ("_plan", "_own", "_hqp")
     #: λ > 0 of the joint regularisation λ/ω_j (set by the subclass before ``Scene.__init__``)
     regularization: float
 
@@ -135,6 +138,26 @@ class Scene:
         self._configs: list[TaskConfig] = []
         self._reset_output()
         self._joint_weights_changed()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The scene's attributes for ``copy.deepcopy`` and pickles, without its row plan.
+
+        The plan's row buffers and the row views the tasks write into are numpy views of one another; a
+        deep copy or a pickle turns them into separate arrays, so that a copied scene's tasks would write
+        rows its problem never reads (the copy answered with the original's old answer). The copy, whose
+        robot, tasks, bindings and last output are copied as usual, builds its own plan at its first
+        :meth:`update`, as a fresh scene does.
+        """
+        state = self.__dict__.copy()
+        for name in self._PLAN_ATTRIBUTES:
+            if name in state:
+                state[name] = None
+        return state
+
+    def __copy__(self) -> Scene:
+        """``copy.copy`` of a scene is a deep copy: a shallow one would share the task list, the row
+        buffers and the solver with the original, so that the two would overwrite each other's rows."""
+        return copy.deepcopy(self)
 
     def _reset_output(self) -> None:
         self._plan: ScenePlan | None = None

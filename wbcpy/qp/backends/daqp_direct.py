@@ -10,12 +10,14 @@ DAQP's C API passes structs whose layout can change between releases: the bindin
 releases in :data:`DIRECT_VERSIONS` (their ``types.h`` matches the declarations in
 ``csrc/kernels/daqp_call.c``), and the kernel checks the layout once more on binding (DAQP's default
 settings at the declared offsets). Any other release, a failed check, or ``WBCPY_DAQP_DIRECT=0`` in the
-environment keeps the wrapper. The answers are the same, bit for bit (same function, same inputs).
+environment keeps the wrapper, and one ``RuntimeWarning`` per process says why. The answers are the same,
+bit for bit (same function, same inputs).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from importlib import metadata
 from typing import Any
 
@@ -47,16 +49,34 @@ def bound() -> bool:
 
 
 def _bind() -> bool:
+    ok, why = _try_bind()
+    if not ok:
+        # once per process (bound() caches the outcome): the wrapper costs about 1.8 µs per solve
+        warnings.warn(
+            f"wbcpy: DAQP's C solver is not called directly ({why}); DAQP levels go through daqp.solve, "
+            "the same solver with about 1.8 µs more per solve",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return ok
+
+
+def _try_bind() -> tuple[bool, str]:
+    """(True, "") when ``daqp_quadprog`` is bound; else (False, why not)."""
     if os.environ.get("WBCPY_DAQP_DIRECT", "1") == "0":
-        return False
+        return False, "WBCPY_DAQP_DIRECT=0 in the environment"
     try:
         import daqp
 
-        if metadata.version("daqp") not in DIRECT_VERSIONS:
-            return False
-        return bool(_kernels.daqp_bind(daqp.__file__))
-    except (ImportError, metadata.PackageNotFoundError, OSError, TypeError, ValueError):
-        return False
+        version = metadata.version("daqp")
+        if version not in DIRECT_VERSIONS:
+            known = ", ".join(sorted(DIRECT_VERSIONS))
+            return False, f"daqp {version} is installed; its C structs are checked for daqp {known} only"
+        if not _kernels.daqp_bind(daqp.__file__):
+            return False, f"the C API of daqp {version} in {daqp.__file__} failed the layout check"
+        return True, ""
+    except (ImportError, metadata.PackageNotFoundError, OSError, TypeError, ValueError) as exc:
+        return False, f"daqp could not be loaded: {exc}"
 
 
 def settings_vector(options: dict[str, Any]) -> np.ndarray | None:
