@@ -6,7 +6,9 @@ Variables ``x = (q̈, w_1, …, w_k)``: joint accelerations and one wrench per a
 * level 0 (and every level below): the hard constraints — unactuated rows of the equations of motion,
   rigid contacts ``J_c q̈ + a_c = 0`` (contact axes, classical acceleration), friction cones, normal-force
   bounds, effort limits ``|τ| ≤ τ_max`` as rows in (q̈, w), joint-limit bounds on q̈ —
-  :mod:`~wbcpy.contacts.constraints`;
+  :mod:`~wbcpy.contacts.constraints`; the collision-avoidance rows on q̈
+  (:meth:`~wbcpy.scenes.AccelerationScene.set_collision_avoidance`, the discrete-time damper of
+  :class:`~wbcpy.limits.collision.AccelerationCollisionConstraint`);
 * one level per task priority, exactly as in :class:`~wbcpy.scenes.AccelerationScene`: task rows on q̈
   (wrench tasks: rows on their contact's wrench, :mod:`~wbcpy.tasks.wrench_task`) and the regulariser
   λ/ω_j on q̈ only, never on the wrenches;
@@ -251,8 +253,10 @@ class InverseDynamicsScene(AccelerationScene):
             self._rows = _LayoutRows(self._reg, self.robot.nv, self._layout.n)
         return self._rows
 
-    def _full_bounds(self) -> tuple[np.ndarray | None, np.ndarray | None]:
-        lb, ub = self._bounds()
+    def _full_bounds(
+        self, lb: np.ndarray | None, ub: np.ndarray | None
+    ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The bounds on x: ``lb, ub`` on q̈ (or None), then the wrench bounds."""
         wb = self._wrench_bounds
         nv, mw = self.robot.nv, self._layout.n - self.robot.nv
         if wb is None and lb is None:
@@ -289,7 +293,8 @@ class InverseDynamicsScene(AccelerationScene):
         first.E, first.f, first.C, first.lbC, first.ubC = E, f, C, lo, hi
         if layout.n > robot.nv:
             levels.append(QPLevel(rows.wrench.copy(), rows.zeros_w.copy(), rows.zeros_n))
-        lb, ub = self._full_bounds()
+        lb, ub = self._full_bounds(*self._bounds())
+        self._add_collision_rows(first, lb, ub, layout.n)
         self._torque_rows = (T, h_a, layout)
         return self._keep_problem(HierarchicalQP(levels, layout.names, lb, ub), list(prios), now, measured)
 

@@ -280,6 +280,12 @@ class CollisionConstraint:
         normals[row] = delta / norm if norm > _NORMAL_EPS else (0.0, 0.0, 1.0)
 
     # ------------------------------------------------------------------ results of the last compute
+    @property
+    def active_pairs(self) -> list[int]:
+        """Indices (in :attr:`pair_names` order) of the pairs that gave the rows of the last
+        :meth:`compute`, in row order (a new list)."""
+        return list(self._active)
+
     def distances(self) -> NDArray[np.float64]:
         """Signed distances (m) of every selected pair at the last :meth:`compute` (a new array)."""
         return self._dist.copy()
