@@ -20,6 +20,9 @@ Variables ``x = (q̈, w_1, …, w_k)``: joint accelerations and one wrench per a
   optimal values), the least-norm one.
 
 τ follows from the actuated rows of the equations of motion, ``τ = M_a q̈ + h_a − Σ_c J_c,aᵀ w_c``.
+Known external wrenches (:meth:`InverseDynamicsScene.set_external_wrench`: a carried load, a measured
+force) enter the equations of motion, ``M q̈ + h = Sᵀτ + Σ_c J_cᵀ w_c + Σ_e J_eᵀ w_e``
+(:mod:`~wbcpy.contacts.external`), and so the contact wrenches and τ the scene finds.
 Per control step::
 
     robot.update(q, v)
@@ -40,6 +43,7 @@ import numpy as np
 
 from ..contacts.constraints import ContactConstraints, ContactLayout
 from ..contacts.contacts import Contact, as_contacts
+from ..contacts.external import ExternalWrenches
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError
 from ..limits.effort_limits import effort_limit_vector
 from ..model.robot_model import RobotModel
@@ -152,6 +156,7 @@ class InverseDynamicsScene(AccelerationScene):
         self.effort_limit = effort_limit_vector(robot, effort_limits, self._actuated)
         self.effort_limits = effort_limits
         self._contacts: list[Contact] = []
+        self._external = ExternalWrenches(robot)
         self._layout_changed()
 
     # ------------------------------------------------------------------ contacts
@@ -201,9 +206,48 @@ class InverseDynamicsScene(AccelerationScene):
             contact.active = bool(active)
             self._layout_changed()
 
+    # ------------------------------------------------------------------ external wrenches
+    def set_external_wrench(self, frame: str, wrench: Any) -> None:
+        """A known wrench on the robot at ``frame`` from the next :meth:`update` on (replaces the frame's
+        previous one): a load carried in a hand, a force sensor's reading, a measured push.
+
+        It enters the equations of motion ``M q̈ + h = Sᵀτ + Σ_c J_cᵀ w_c + J_eᵀ w_e`` (J_e: the frame's
+        Jacobian in its own axes), so that the contact wrenches and τ compensate it.
+
+        Args:
+            frame: a frame of the robot.
+            wrench: 6 numbers, force (N) over torque (N·m), in the frame's own axes, about its origin,
+                exerted on the robot (the contact-wrench convention).
+
+        Raises:
+            UnknownNameError: an unknown frame (a KeyError listing close names).
+            InvalidValueError: not 6 finite numbers. Nothing changes on error.
+        """
+        self._external.set(frame, wrench)
+
+    def set_external_wrenches(self, wrenches: Any) -> None:
+        """Set several external wrenches ``{frame: wrench}`` at once (see :meth:`set_external_wrench`);
+        all are checked before any is set.
+
+        Raises:
+            ConfigError: not a mapping; UnknownNameError, InvalidValueError: as set_external_wrench.
+        """
+        self._external.update(wrenches)
+
+    def clear_external_wrenches(self) -> None:
+        """Remove every external wrench (from the next :meth:`update` on)."""
+        self._external.clear()
+
+    @property
+    def external_wrenches(self) -> dict[str, np.ndarray]:
+        """``{frame: wrench}`` of the external wrenches in use (new arrays; frame axes, on the robot)."""
+        return self._external.as_dict()
+
     def _layout_changed(self) -> None:
         layout = self._layout = ContactLayout(self._dof_names, self._contacts)
-        self._constraints = ContactConstraints(self.robot, layout, self._actuated, self.effort_limit)
+        self._constraints = ContactConstraints(
+            self.robot, layout, self._actuated, self.effort_limit, self._external
+        )
         self._wrench_bounds = layout.wrench_bounds()
         for t in self._wrench_tasks():
             contact = next(c for c in self._contacts if c.frame == t.frame)
