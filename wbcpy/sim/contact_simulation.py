@@ -121,11 +121,18 @@ class ContactSimulation:
                 on one link).
 
         Raises:
-            ConfigError: an invalid contact (``contacts[i].field``), gain, damping or dt.
+            ConfigError: an invalid contact (``contacts[i].field``), gain, damping or dt; a robot with
+                mimic joints (field ``robot``: Pinocchio's constraint dynamics refuses them).
             InvalidValueError: a wrongly sized or non-finite q0 / v0.
         """
         self.robot = robot
         model = robot.model
+        if robot.mimic_joints:
+            raise ConfigError(
+                "robot",
+                f"{robot.name!r} has mimic joints, which Pinocchio's constraint dynamics does not take "
+                f"(pinocchio {pin.__version__})",
+            )
         self._model = model
         self._data = model.createData()
         self._contacts = as_contacts(robot, contacts)
