@@ -99,7 +99,7 @@ def panda_start() -> tuple[Any, np.ndarray]:
     """Panda (example-robot-data, fixed base, 9 DOF with the fingers) and its start configuration."""
     if example_robot_data_dir() is None:
         raise ImportError("example-robot-data is not installed")
-    return load_robot("panda"), PANDA_Q0.copy()
+    return load_robot("panda", mimic=False), PANDA_Q0.copy()  # (the peers' Panda: independent fingers)
 
 
 def com_target(t: float, com0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

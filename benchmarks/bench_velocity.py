@@ -385,7 +385,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     global CHECKED
     CHECKED = args.checked
-    robot = load_robot("panda")
+    robot = load_robot("panda", mimic=False)  # (pink's Panda: independent fingers)
     try:
         import pink  # noqa: F401
     except ImportError:

@@ -25,7 +25,7 @@ from wbcpy.collision import CollisionAvoidance, Obstacle, Sphere
 from wbcpy.controllers import CartesianVelocityLaw, JointVelocityLaw
 from wbcpy.tasks import TaskConfig
 
-Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02, 0.02])  # the Panda's "ready" posture
+Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02])  # Panda "ready" (finger 2 mimics finger 1)
 DT = 0.01
 SHIFT = np.array([0.0, 0.5, 0.0])  # hand goal: 50 cm to the left of its start (world axes)
 BALL_RADIUS = 0.06

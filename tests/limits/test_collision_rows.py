@@ -255,11 +255,14 @@ def test_panda_rows_match_distance_differences(example_robot) -> None:
     cc = CollisionConstraint(robot, avoid)
     probe = CollisionConstraint(example_robot("panda"), avoid)  # distances at perturbed states
     rng = np.random.default_rng(7)
-    q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02, 0.02])
+    # the fingers: one DOF, panda_finger_joint2 mimics panda_finger_joint1 (distance differences of the
+    # coupled robot check the coupled rows, also of the follower finger's geometry)
+    assert robot.nq == 8 and [m.name for m in robot.mimic_joints] == ["panda_finger_joint2"]
+    q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02])
     h = 1e-6
     for _ in range(3):
-        q = q0 + rng.uniform(-0.4, 0.4, 9) * np.r_[np.ones(7), 0.0, 0.0]
-        v = rng.normal(size=9)
+        q = q0 + rng.uniform(-0.4, 0.4, 8) * np.r_[np.ones(7), 0.0]
+        v = rng.normal(size=8)
         robot.update(q)
         C, _ = cc.compute(DT)
         rows = {

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
+from _mimic_oracle import Uncoupled
 
 from wbcpy import InvalidValueError, RobotModel, StateNotSetError, UnknownNameError
 
@@ -106,7 +107,9 @@ def test_frame_jacobian_is_derivative_of_placements(robot: RobotModel) -> None:
 
 
 def test_mass_matrix_spd_and_inverse(robot: RobotModel) -> None:
-    scratch = robot.model.createData()
+    twin = Uncoupled(robot) if robot.mimic_joints else None  # (Pinocchio's energies refuse mimic joints)
+    model = robot.model if twin is None else twin.model
+    scratch = model.createData()
     for q, v in states(robot, 3, seed=1):
         robot.update(q, v)
         mass, minv = robot.mass_matrix(), robot.inverse_mass_matrix()
@@ -115,14 +118,19 @@ def test_mass_matrix_spd_and_inverse(robot: RobotModel) -> None:
         np.testing.assert_allclose(mass @ minv, np.eye(robot.nv), atol=1e-9)
         np.testing.assert_allclose(minv @ mass, np.eye(robot.nv), atol=1e-9)
         # kinetic energy ½ vᵀ M v against Pinocchio's own kinetic-energy algorithm
-        energy = pin.computeKineticEnergy(robot.model, scratch, q, v)
+        qq, vv = (q, v) if twin is None else (twin.q(q), twin.v(v))
+        energy = pin.computeKineticEnergy(model, scratch, qq, vv)
         assert 0.5 * v @ mass @ v == pytest.approx(energy, rel=1e-10)
 
 
 def test_gravity_is_gradient_of_potential_energy(robot: RobotModel) -> None:
-    model, scratch = robot.model, robot.model.createData()
+    model = robot.model
+    twin = Uncoupled(robot) if robot.mimic_joints else None  # (Pinocchio's energies refuse mimic joints)
+    scratch = (model if twin is None else twin.model).createData()
 
     def potential(q: np.ndarray) -> np.ndarray:
+        if twin is not None:
+            return np.array(pin.computePotentialEnergy(twin.model, scratch, twin.q(q)))
         return np.array(pin.computePotentialEnergy(model, scratch, q))
 
     for q, v in states(robot, 2, seed=2):
@@ -148,7 +156,12 @@ def test_mdot_minus_2c_is_skew_symmetric(robot: RobotModel) -> None:
     for q, v in states(robot, 2, seed=4):
         robot.update(q, v)
         bias = robot.coriolis_centrifugal()
-        coriolis = pin.computeCoriolisMatrix(model, scratch, q, v).copy()
+        if robot.mimic_joints:  # C = Gᵀ C_uncoupled G (G constant)
+            twin = Uncoupled(robot)
+            c_u = pin.computeCoriolisMatrix(twin.model, twin.model.createData(), twin.q(q), twin.v(v))
+            coriolis = twin.G.T @ c_u @ twin.G
+        else:
+            coriolis = pin.computeCoriolisMatrix(model, scratch, q, v).copy()
 
         def mass_at(qq: np.ndarray, v: np.ndarray = v) -> np.ndarray:
             robot.update(qq, v)

@@ -5,10 +5,12 @@ free-flyer or not), a state inside or exactly at the joint limits, and a scene o
 AccelerationScene, a VelocityScene or an InverseDynamicsScene (0–2 surface or point contacts on random
 links, wrench tasks on them, effort limits) with 1–4 random Cartesian / joint / COM tasks — random
 priorities, per-row weights over twelve decades (and zeros), activations, joint weights (zeros lock a
-DOF), references of any size up to unreachable ones, limits on or off. The same scene is built once per
-installed backend (``wbcpy.qp.available_solvers``) and solved the way a user does (``scene.update()``,
-``scene.solve``). Every call must either raise :class:`~wbcpy.errors.QPSolveError` or return a finite
-answer that the test proves optimal, independently of wbcpy's own certificate:
+DOF), references of any size up to unreachable ones, limits on or off; half the scenes put a collision
+sphere on every link and avoid their pairs ("self" or none) and a ball nearby (the damper rows of every
+scene kind), half the contact scenes have 1–2 external wrenches on random frames. The same scene is
+built once per installed backend (``wbcpy.qp.available_solvers``) and solved the way a user does
+(``scene.update()``, ``scene.solve``). Every call must either raise :class:`~wbcpy.errors.QPSolveError`
+or return a finite answer that the test proves optimal, independently of wbcpy's own certificate:
 
 * the KKT conditions of every level of the handed-out ``HierarchicalQP``, with multipliers of the right
   signs found by bounded least squares (``_qp_oracle.verify_lexicographic``: scipy and quadprog) — for a
@@ -20,9 +22,9 @@ answer that the test proves optimal, independently of wbcpy's own certificate:
   level while both keep the same values of the levels above;
 * the handed-out problem is the same for every backend (no backend sees another's edits);
 * the InverseDynamicsScene's answer is physical, checked with raw Pinocchio (``_contact_oracle``): the
-  equations of motion with its τ and wrenches, rigid contacts (J q̈ + J̇ q̇ = 0, LOCAL), wrenches inside
-  their friction cones (non-negative combinations of the cone's edges, NNLS) and normal-force bounds,
-  |τ| within the effort limits.
+  equations of motion with its τ and wrenches (and the external wrenches), rigid contacts
+  (J q̈ + J̇ q̇ = 0, LOCAL), wrenches inside their friction cones (non-negative combinations of the
+  cone's edges, NNLS) and normal-force bounds, |τ| within the effort limits.
 
 Any other exception, and any NaN or inf, fails the test. ``pytest --hypothesis-show-statistics`` prints
 how many backends answered per example (the rest raised QPSolveError: infeasible contact scenes).
@@ -38,13 +40,14 @@ import pinocchio as pin
 import pytest
 from _contact_oracle import ContactProblem, OracleContact, rigid_contact_velocity
 from _qp_oracle import quadprog_lexicographic, verify_lexicographic
-from _random_urdf import random_urdf, urdf_trees
+from _random_urdf import _fmt, random_urdf, urdf_trees
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import nnls
 
 from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel, VelocityScene
 from wbcpy.errors import QPSolveError
+from wbcpy.limits.collision import CollisionAvoidance, Obstacle, Sphere
 from wbcpy.qp import HierarchicalQP, available_solvers
 from wbcpy.scenes import PointContact, SurfaceContact, WrenchReference
 from wbcpy.tasks import CartesianReference, ComReference, JointReference, TaskConfig
@@ -188,6 +191,8 @@ class Case:
         self.joint_weights = {d: float(rng.choice([0.0, rng.uniform(0.01, 1.0)])) for d in picked}
         self.limits = bool(rng.random() < 0.6)
         self.regularization = float(10.0 ** rng.uniform(-10.0, -4.0))
+        self.avoidance: CollisionAvoidance | None = None  # (set by _case)
+        self.external: dict[str, np.ndarray] = {}
 
     def scene(self, backend: str):
         robot, opts = self.robot, {"solver": backend, "regularization": self.regularization}
@@ -198,6 +203,8 @@ class Case:
         else:
             scene = InverseDynamicsScene(robot, joint_limits=self.limits, effort_limits=self.limits, **opts)
             scene.set_contacts(self.contacts)
+            scene.set_external_wrenches(self.external)
+        scene.set_collision_avoidance(self.avoidance)
         scene.configure(self.configs)
         scene.set_joint_weights(self.joint_weights)
         robot.update(self.q, self.v)
@@ -261,9 +268,20 @@ def _check_physics(case: Case, scene: InverseDynamicsScene) -> None:
     qdd, tau, wrench = scene.get_solver_output_raw(), scene.get_joint_torques(), scene.get_contact_wrenches()
     w = [wrench[c.frame] for c in active]
     wv = np.concatenate(w) if w else np.zeros(0)
-    # M q̈ + h = Sᵀτ + Jᵀw
-    lhs = oracle.M @ qdd + oracle.h - oracle.J.T @ wv
+    # M q̈ + h = Sᵀτ + Jᵀw + Σ J_eᵀ w_e (external wrenches: frame axes, LOCAL Jacobians)
+    data = model.createData()
+    pin.computeJointJacobians(model, data, case.q)
+    pin.updateFramePlacements(model, data)
+    ext = sum(
+        (
+            pin.getFrameJacobian(model, data, model.getFrameId(f), pin.LOCAL).T @ we
+            for f, we in case.external.items()
+        ),
+        np.zeros(model.nv),
+    )
+    lhs = oracle.M @ qdd + oracle.h - oracle.J.T @ wv - ext
     scale = np.abs(oracle.M) @ np.abs(qdd) + np.abs(oracle.h) + np.abs(oracle.J.T) @ np.abs(wv) + 1.0
+    scale += np.abs(ext)
     torque = np.zeros(model.nv)
     torque[oracle.actuated] = tau
     assert (np.abs(lhs - torque) <= 1e-7 * scale).all(), "equations of motion violated"
@@ -306,6 +324,9 @@ def _run(case: Case) -> None:
         mine = hqp.copy()  # the problem as handed out, before any solver saw it
         if problem is None:
             problem = mine
+            if case.avoidance is not None:
+                rows = len(scene.collision.status())
+                event(f"{case.kind}: collision rows {'yes' if rows else 'none in range'}")
         assert _same_problem(mine, problem), f"{backend}: the scene handed out a different problem"
         try:
             scene.solve(hqp)
@@ -338,10 +359,49 @@ def _run(case: Case) -> None:
             assert why is None, f"{name}'s answer is worse than {other}'s: {why}"
 
 
+def _with_spheres(xml: str, rng: np.random.Generator) -> str:
+    """The URDF with a collision sphere (radius 3–10 cm, random offset) on every link."""
+    parts = xml.split("  </link>")
+    out = [parts[0]]
+    for part in parts[1:]:
+        centre, radius = rng.uniform(-0.1, 0.1, 3), rng.uniform(0.03, 0.1)
+        out.append(
+            f'    <collision><origin xyz="{_fmt(centre)}"/><geometry><sphere radius="{radius:.17g}"/>'
+            f"</geometry></collision>\n  </link>{part}"
+        )
+    return "".join(out)
+
+
+def _avoidance(robot: RobotModel, q: np.ndarray, rng: np.random.Generator) -> CollisionAvoidance:
+    """Self pairs (half the time) and a ball next to a random link, inside the influence distance."""
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, q)
+    link = str(rng.choice(robot.link_names))
+    near = data.oMf[robot.frame_id(link)].translation + rng.normal(size=3) * 0.15
+    ball = Obstacle("ball", Sphere(float(rng.uniform(0.02, 0.2))), pin.SE3(np.eye(3), near))
+    safety = float(rng.uniform(0.0, 0.05))
+    return CollisionAvoidance(
+        pairs="self" if rng.random() < 0.5 else (), obstacles=[ball], safety_distance=safety,
+        influence_distance=safety + float(rng.uniform(0.05, 0.4)), gain=float(rng.uniform(0.05, 1.0)),
+    )  # fmt: skip
+
+
 def _case(tree: tuple[str, int, bool], seed: int, kind: str, floating: bool | None = None) -> Case:
+    """The scene of a seed; a second generator of the seed adds (or not) collision spheres on every link
+    with avoidance of their pairs and a ball, and (contact scenes) external wrenches on random frames."""
     xml, _, fb = tree
+    extra = np.random.default_rng([seed, 28])
+    collide, external = extra.random() < 0.5, kind == "id" and extra.random() < 0.5
+    if collide:
+        xml = _with_spheres(xml, extra)
     robot = RobotModel.from_urdf(xml, floating_base=fb if floating is None else floating)
-    return Case(robot, kind, np.random.default_rng(seed))
+    case = Case(robot, kind, np.random.default_rng(seed))
+    if collide:
+        case.avoidance = _avoidance(robot, case.q, extra)
+    if external:
+        frames = extra.choice(robot.frame_names, size=int(extra.integers(1, 3)))
+        case.external = {str(f): extra.normal(size=6) * 10.0 ** extra.uniform(-1.0, 2.0) for f in frames}
+    return case
 
 
 SEEDS = st.integers(0, 2**32 - 1)

@@ -88,7 +88,7 @@ def _wbcpy_run(robot, gain: float, steps: int) -> tuple[int | None, pin.SE3]:
 
 @pytest.mark.parametrize("gain", [0.1, 0.5, 1.0])
 def test_same_gain_same_target(example_robot, gain: float) -> None:
-    robot = example_robot("panda")
+    robot = example_robot("panda", mimic=False)  # (pink's Panda: independent fingers, Pinocchio's default)
     steps = 120
     n_pink, pose_pink = _pink_run(robot, gain, steps)
     n_wbcpy, pose_wbcpy = _wbcpy_run(robot, gain, steps)

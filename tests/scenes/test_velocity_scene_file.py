@@ -79,7 +79,7 @@ def test_acceleration_is_still_the_default(tmp_path: Path) -> None:
     ("change", "field", "error"),
     [
         ({"scene": "torque"}, "scene", ConfigError),
-        ({"scene": "acceleration"}, "collision", ConfigError),  # a velocity-only key
+        ({"scene": "acceleration", "limit_gain": 0.5}, "limit_gain", ConfigError),  # velocity-only
         ({"limit_gain": 2.0}, "limit_gain", ConfigError),
         ({"velocity_limits": "yes"}, "velocity_limits", ConfigError),
         ({"braking": True}, "braking", ConfigError),

@@ -149,6 +149,8 @@ def lock_joints(robot: RobotModel, locked: Any) -> RobotModel:
         items = [(name, None) for name in locked]
     else:
         raise ConfigError("locked_joints", f"expected joint names or a mapping name -> value, got {locked!r}")
+    if robot.mimic_joints:
+        robot, items = _uncouple_locked(robot, items)
     dof = np.clip(robot.dof_from_q(robot.neutral()), robot.dof_lower_limit, robot.dof_upper_limit)
     ids: list[int] = []
     for name, value in items:
@@ -179,6 +181,48 @@ def lock_joints(robot: RobotModel, locked: Any) -> RobotModel:
     out = RobotModel(reduced, name=robot.name, source=robot.source)
     out.package_dirs = list(getattr(robot, "package_dirs", []))
     return out
+
+
+def _uncouple_locked(
+    robot: RobotModel, items: list[tuple[Any, Any]]
+) -> tuple[RobotModel, list[tuple[Any, Any]]]:
+    """Locking mimic joints: Pinocchio's ``buildReducedModel`` cannot lock a leader of mimic joints, so
+    when the locked joints touch mimic pairs the robot is reloaded from its URDF uncoupled and each
+    locked leader's followers are locked with it at q_f = m q_leader + o (the coupled posture). Every
+    mimic pair must then be locked (a remaining one would lose its coupling).
+
+    Raises:
+        ConfigError: a follower locked without its leader, a mimic pair left unlocked, or a robot that
+            keeps no URDF.
+    """
+    follows = {m.name: m for m in robot.mimic_joints}
+    leaders = {m.mimicked for m in robot.mimic_joints}
+    given = dict(items)
+    if not any(isinstance(n, str) and (n in follows or n in leaders) for n in given):
+        return robot, items
+    for name, m in follows.items():
+        if m.mimicked not in given:
+            why = "is locked" if name in given else "stays while other mimic joints are locked"
+            raise ConfigError(
+                f"locked_joints[{name!r}]",
+                f"mimic joint {name!r} follows {m.mimicked!r}, which is not locked: it {why}; lock "
+                f"{m.mimicked!r} (its followers are locked with it)",
+            )
+    source = robot.urdf_path or robot.urdf_text
+    if source is None:
+        raise ConfigError("locked_joints", "locking mimic joints needs the robot's URDF")
+    uncoupled = RobotModel.from_urdf(source, floating_base=robot.floating_base, name=robot.name,
+                                     gravity=robot.model.gravity.linear, package_dirs=robot.package_dirs,
+                                     mimic=False)  # fmt: skip
+    out = [(n, v) for n, v in items if n not in follows]
+    for i, (name, value) in enumerate(out):
+        if name in leaders:
+            iv = robot.joint_v_index(name)
+            lead = float(np.clip(0.0, robot.dof_lower_limit[iv], robot.dof_upper_limit[iv]))
+            lead = lead if value is None else as_float(value, f"locked_joints[{name!r}]", finite=False)
+            out[i] = (name, lead)
+            out += [(f, m.multiplier * lead + m.offset) for f, m in follows.items() if m.mimicked == name]
+    return uncoupled, out
 
 
 def robot_from_config(data: Mapping[str, Any], folder: Path) -> RobotModel:

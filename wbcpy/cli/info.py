@@ -51,16 +51,21 @@ def robot_table(robot: RobotModel) -> str:
     model = Model(robot)
     lower, upper = model.get_joint_limits()
     velocity, effort = robot.velocity_limit, robot.effort_limit
+    mimic = {m.name: m for m in robot.mimic_joints}
     rows = []
     for node in model.nodes:
         i = node.dof_index
         single = node.ndof == 1
+        follows = mimic.get(node.joint_name)
+        dof = str(i) if single else f"{i}-{i + node.ndof - 1}"
+        if follows is not None:  # no DOF of its own: q = m q_leader + offset
+            dof = f"= {follows.multiplier:.6g}·{follows.mimicked} + {follows.offset:.6g}"
         rows.append(
             [
                 node.id,
                 node.joint_name,
                 joint_kind(node.joint_type),
-                str(i) if single else f"{i}-{i + node.ndof - 1}",
+                dof,
                 _limit(lower[i]) if single else "—",
                 _limit(upper[i]) if single else "—",
                 _limit(velocity[i]) if single else "—",

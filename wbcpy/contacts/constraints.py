@@ -13,6 +13,8 @@ the unactuated (free-flyer) and actuated DOFs, :meth:`ContactConstraints.update`
   (:mod:`~wbcpy.contacts.wrench_cone`, constant rows written once), then the effort limits
   ``−τ_max − h_a ≤ M_a q̈ − Σ_c J_c,aᵀ w_c ≤ τ_max − h_a`` of the actuated DOFs that have one;
 * the rows ``T = [M_a, −J_aᵀ]`` and ``h_a`` of the torques, ``τ = T x + h_a``;
+* known external wrenches w_e (:class:`~wbcpy.contacts.external.ExternalWrenches`, frame axes, on the
+  robot) enter every row through h − Σ_e J_eᵀ w_e in place of h (M q̈ + h = Sᵀτ + Σ J_cᵀ w_c + Σ J_eᵀ w_e);
 * bounds on the normal forces (:meth:`ContactLayout.wrench_bounds`) — only where they add to the cone
   (which already implies f_z ≥ 0): ``fz_min > 0`` or a finite ``fz_max``.
 
@@ -31,6 +33,7 @@ import pinocchio as pin
 
 from .._kernels import dynamics_rows as _dynamics_rows
 from .contacts import Contact
+from .external import ExternalWrenches
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -110,12 +113,19 @@ class ContactConstraints:
         layout: the active contacts' layout.
         actuated: indices (in v) of the actuated DOFs; the others are unactuated (a free-flyer).
         effort_limit: |τ| limit per actuated DOF (inf: none), or None for no effort limits.
+        external: the known external wrenches (read at every :meth:`update`), or None.
     """
 
     def __init__(
-        self, robot: RobotModel, layout: ContactLayout, actuated: np.ndarray, effort_limit: np.ndarray | None
+        self,
+        robot: RobotModel,
+        layout: ContactLayout,
+        actuated: np.ndarray,
+        effort_limit: np.ndarray | None,
+        external: ExternalWrenches | None = None,
     ) -> None:
         self.robot = robot
+        self.external = external
         self.layout = layout
         nv, n = layout.nv, layout.n
         self._nv, self._n = nv, n
@@ -190,6 +200,9 @@ class ContactConstraints:
         robot = self.robot
         M = robot.mass_matrix_view()
         h = robot.nonlinear_effects_view()
+        external = self.external
+        if external is not None and len(external):  # (robot.data holds computeAllTerms of this state)
+            h = h - external.generalized_force(robot.model, robot.data)
         if self._mw:
             self._contact_rows()
         # E = [M_u, −J_uᵀ; J_c, 0], f = [−h_u; −a_c], T = [M_a, −J_aᵀ], h_a: one compiled pass

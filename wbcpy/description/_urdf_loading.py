@@ -1,7 +1,9 @@
 """URDF loading for :meth:`~wbcpy.model.robot_model.RobotModel.from_urdf`: read, check and parse into a
 ``pin.Model``.
 
-A URDF is accepted as a file path or as the XML itself. Before Pinocchio parses it, the XML is checked
+A URDF is accepted as a file path or as the XML itself. Mimic joints (``<mimic joint multiplier
+offset>``) are built as Pinocchio mimic joints: q_mimic = multiplier · q_leader + offset, no DOF of their
+own (:attr:`wbcpy.model._names.RobotNames.mimic_joints`). Before Pinocchio parses it, the XML is checked
 (:mod:`wbcpy.description.urdf_checks`: structure, numbers, size; :mod:`wbcpy.description.urdf_physics`:
 masses, inertias, axes,
 limits) so that a bad file raises :class:`~wbcpy.errors.URDFError` naming element, attribute, value and
@@ -18,13 +20,14 @@ import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from math import inf
 from pathlib import Path
 
 import pinocchio as pin
 
 from .._support.validation import as_vector
 from ..errors import URDFError, URDFNotFoundError, URDFWarning, close_matches
-from .urdf_checks import check_urdf
+from .urdf_checks import UrdfTree, check_urdf
 from .urdf_physics import PhysicsMode, apply_physics_checks
 
 __all__ = ["UrdfSource", "captured_stderr", "load_urdf_model", "read_urdf"]
@@ -107,11 +110,13 @@ def load_urdf_model(
     floating_base: bool,
     gravity: Sequence[float],
     check_physics: PhysicsMode = True,
+    mimic: bool = True,
 ) -> tuple[pin.Model, UrdfSource]:
     """Parse a URDF (path or XML) into a ``pin.Model`` with the given gravity (m/s², world frame).
 
     Args:
         check_physics: see :func:`wbcpy.description.urdf_physics.apply_physics_checks`.
+        mimic: couple mimic joints to their leaders (default); False loads them as independent joints.
 
     Returns:
         The model and where it came from.
@@ -126,19 +131,84 @@ def load_urdf_model(
     src = read_urdf(source)
     tree = check_urdf(src.text, src.label)
     apply_physics_checks(tree, check_physics, src.label)
-    with captured_stderr() as log:
-        try:
-            if floating_base:
-                model = pin.buildModelFromXML(src.text, pin.JointModelFreeFlyer())
-            else:
-                model = pin.buildModelFromXML(src.text)
-            error = None
-        except (RuntimeError, ValueError) as exc:
-            model, error = None, str(exc).strip().splitlines()[0] if str(exc).strip() else "invalid"
-    said = _urdfdom_lines("".join(log))
+    # mimic joints: Pinocchio (≥ 3.4) couples them to their leader, one DOF for both; when it cannot, the
+    # URDF loads as before (independent joints) with a warning that says why
+    why = "; ".join(tree.mimic_problems)
+    wanted, mimic = bool(tree.mimic) and mimic, bool(tree.mimic) and mimic and not why
+    model, error, said = _build(src.text, floating_base, mimic)
+    if model is None and mimic:
+        why, mimic = str(error), False
+        model, error, said = _build(src.text, floating_base, False)
     if model is None:
         raise URDFError(src.label, f"{error} ({said})" if said else str(error))
     if said:
         warnings.warn(f"URDF {src.label!r}: urdfdom reported: {said}", URDFWarning, stacklevel=3)
+    if wanted and not mimic:
+        warnings.warn(
+            f"URDF {src.label!r}: mimic joints not coupled, loaded as independent joints: {why}",
+            URDFWarning,
+            stacklevel=3,
+        )
     model.gravity.linear = grav
+    if mimic:
+        _couple_limits(model, tree, src.label)
     return model, src
+
+
+def _build(text: str, floating_base: bool, mimic: bool) -> tuple[pin.Model | None, str | None, str]:
+    """Pinocchio's model of the URDF XML (or None), its error, and what urdfdom printed meanwhile."""
+    options = {"mimic": True} if mimic else {}
+    with captured_stderr() as log:
+        try:
+            if floating_base:
+                model = pin.buildModelFromXML(text, pin.JointModelFreeFlyer(), **options)
+            else:
+                model = pin.buildModelFromXML(text, **options)
+            error = None
+        except TypeError:  # a Pinocchio without mimic joints (< 3.4)
+            model, error = None, f"mimic joints need Pinocchio ≥ 3.4 (installed: {pin.__version__})"
+        except (RuntimeError, ValueError) as exc:
+            model, error = None, str(exc).strip().splitlines()[0] if str(exc).strip() else "invalid"
+    return model, error, _urdfdom_lines("".join(log))
+
+
+def _limit(tree: UrdfTree, joint: str, attribute: str, default: float) -> float:
+    node = tree.joints[joint].find("limit")
+    value = None if node is None else node.attrib.get(attribute)
+    return default if value is None else float(value)
+
+
+def _couple_limits(model: pin.Model, tree: UrdfTree, label: str) -> None:
+    """Narrow each leader's position and velocity limits by its mimic joints' (Pinocchio keeps only the
+    leader's): q_f = m q_l + o ∈ [lo_f, hi_f] gives q_l ∈ [(lo_f − o)/m, (hi_f − o)/m] (swapped for
+    m < 0), and |q̇_f| = |m q̇_l| ≤ v_f gives |q̇_l| ≤ v_f/|m|.
+
+    A leader whose narrowed range would be empty keeps its own limits (with a URDFWarning).
+    """
+    lower, upper = model.lowerPositionLimit.copy(), model.upperPositionLimit.copy()
+    velocity = model.velocityLimit.copy()
+    for follower, leader, m, offset in tree.mimic:
+        if m == 0.0:
+            continue
+        joint = model.joints[model.getJointId(leader)]
+        iq, iv = joint.idx_q, joint.idx_v
+        ends = sorted(
+            ((_limit(tree, follower, k, d) - offset) / m) for k, d in (("lower", -inf), ("upper", inf))
+        )
+        lo, hi = max(lower[iq], ends[0]), min(upper[iq], ends[1])
+        if lo > hi:
+            warnings.warn(
+                f"URDF {label!r}: mimic joint {follower!r}: no position of {leader!r} keeps both joints "
+                "inside their limits; the leader keeps its own",
+                URDFWarning,
+                stacklevel=4,
+            )
+        else:
+            lower[iq], upper[iq] = lo, hi
+        v_follower = _limit(tree, follower, "velocity", 0.0)
+        if v_follower > 0.0:
+            velocity[iv] = (
+                min(velocity[iv], v_follower / abs(m)) if velocity[iv] > 0.0 else v_follower / abs(m)
+            )
+    model.lowerPositionLimit, model.upperPositionLimit = lower, upper
+    model.velocityLimit = velocity

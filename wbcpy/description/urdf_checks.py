@@ -23,7 +23,7 @@ import xml.parsers.expat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..errors import URDFError, safe_repr
+from ..errors import URDFError, close_matches, safe_repr
 
 __all__ = [
     "JOINT_DOF",
@@ -155,7 +155,11 @@ class UrdfTree:
 
     Attributes:
         root: the ``<robot>`` element. links, joints: elements by name.
-        root_link: name of the root link. n_dof: velocity DOF of the joints (without a free-flyer).
+        root_link: name of the root link. n_dof: velocity DOF of the joints (without a free-flyer),
+        mimic joints excluded (they follow another joint).
+        mimic: the mimic joints as ``(joint, mimicked joint, multiplier, offset)``, URDF order.
+        mimic_problems: why some of them cannot be coupled (then none is: see
+            :func:`wbcpy.description._urdf_loading.load_urdf_model`); empty when all can.
     """
 
     root: XNode
@@ -163,6 +167,8 @@ class UrdfTree:
     joints: dict[str, XNode]
     root_link: str
     n_dof: int
+    mimic: tuple[tuple[str, str, float, float], ...] = ()
+    mimic_problems: tuple[str, ...] = ()
 
 
 def _where(node: XNode, owner: XNode | None = None) -> str:
@@ -263,6 +269,47 @@ def _check_joint(joint: XNode, source: str) -> int:
     return JOINT_DOF[kind]
 
 
+#: joint types a mimic joint and the joint it mimics may have (Pinocchio couples 1-DOF joints with a
+#: configuration of one entry: its mimic joints reject a continuous joint's (cos, sin))
+MIMIC_TYPES = ("revolute", "prismatic")
+
+
+def _mimic_joints(
+    joints: dict[str, XNode],
+) -> tuple[tuple[tuple[str, str, float, float], ...], list[str]]:
+    """``(joint, mimicked, multiplier, offset)`` of every movable joint with a ``<mimic>`` element, and
+    why some cannot be coupled (empty when all can): the mimicked joint must exist, be another joint and
+    not a mimic joint itself, and both must be revolute or prismatic (Pinocchio's mimic joints). A fixed
+    or floating joint's ``<mimic>`` is ignored, as urdfdom does."""
+    out: list[tuple[str, str, float, float]] = []
+    problems: list[str] = []
+    for name, joint in joints.items():
+        node = joint.find("mimic")
+        if node is None or joint.attrib.get("type") in ("fixed", "floating", "planar"):
+            continue
+        target = node.attrib["joint"]
+        where = f"{_where(node, joint)}"
+        if target == name:
+            problems.append(f"{where}: a joint cannot mimic itself")
+        elif target not in joints:
+            near = close_matches(target, joints, n=3)
+            hint = f" (did you mean {', '.join(map(repr, near))}?)" if near else ""
+            problems.append(f"{where}: unknown joint {short_repr(target)}{hint}")
+        elif joints[target].find("mimic") is not None:
+            problems.append(f"{where}: joint {target!r} is a mimic joint itself")
+        else:
+            kinds = {j: joints[j].attrib.get("type", "") for j in (name, target)}
+            bad = [f"{j!r} is {k}" for j, k in kinds.items() if k not in MIMIC_TYPES]
+            if bad:
+                problems.append(
+                    f"{where}: {', '.join(bad)}; mimic joints couple {' or '.join(MIMIC_TYPES)} joints"
+                )
+        multiplier = float(node.attrib.get("multiplier", 1.0))
+        offset = float(node.attrib.get("offset", 0.0))
+        out.append((name, target, multiplier, offset))
+    return tuple(out), problems
+
+
 def _tree(links: dict[str, XNode], joints: dict[str, XNode], source: str) -> tuple[str, int]:
     """Root link and depth of the tree; raises on several parents, several roots or cycles."""
     parent_of: dict[str, str] = {}
@@ -315,4 +362,5 @@ def check_urdf(text: str, source: str) -> UrdfTree:
     for node in (*links.values(), *joints.values()):
         _check_elements(node, source)
     root_link, _ = _tree(links, joints, source)
-    return UrdfTree(root, links, joints, root_link, n_dof)
+    mimic, problems = _mimic_joints(joints)
+    return UrdfTree(root, links, joints, root_link, n_dof - len(mimic), mimic, tuple(problems))

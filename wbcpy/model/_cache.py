@@ -26,6 +26,9 @@ group (stamp)      Pinocchio                                                  pr
 ``minv``           Cholesky of M (small nv, ``dyn`` fresh) or                 M⁻¹
                    ``computeMinverse``
 =================  =========================================================  ===========================
+
+A model with mimic joints takes :func:`~wbcpy.model._pin_bindings.all_terms`'s equivalent of
+``computeAllTerms`` and M⁻¹ = the inverse of M (Pinocchio's ABA and Cholesky refuse mimic joints).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import StateNotSetError
-from ._pin_bindings import BindingProbe
+from ._pin_bindings import BindingProbe, all_terms, has_mimic
 
 __all__ = [
     "FRAMES",
@@ -114,6 +117,7 @@ class Workspace:
         "g",
         "jac",
         "kin",
+        "mimic",
         "minv",
         "minv_fresh",
         "model",
@@ -136,6 +140,7 @@ class Workspace:
         self.minv: Record | None = None
         self.com_bias = np.zeros(3)
         self.minv_fresh: np.ndarray | None = None
+        self.mimic = has_mimic(model)
         self._nv1 = nv == 1  # Pinocchio returns 1-D Jacobians then: reshaped to (6, 1) and (3, 1)
         self._fill_M, self._fill_Minv = probe.fill_M, probe.fill_Minv
         self._chol_copy, self._minv_copy = probe.chol_returns_copy, probe.minv_returns_copy
@@ -241,7 +246,7 @@ class Workspace:
             q = st[Q]
             if q is None:
                 raise StateNotSetError(quantity)
-            pin.computeAllTerms(self.model, self.data, q, st[V])
+            all_terms(self.model, self.data, q, st[V], self.mimic)
             if self._fill_M:
                 M = self.src_M
                 np.copyto(M, self.data.M)
@@ -257,6 +262,14 @@ class Workspace:
         if q is None:
             raise StateNotSetError(quantity)
         model, data = self.model, self.data
+        if self.mimic:  # (no Pinocchio M⁻¹ for mimic joints: the inverse of M)
+            if self.dyn is not st:
+                self.dynamics(st, quantity)
+            fresh = np.linalg.inv(self.src_M)
+            fresh = 0.5 * (fresh + fresh.T)
+            np.copyto(self.src_Minv, fresh)
+            self.minv_fresh, self.minv = fresh, st
+            return
         if self.dyn is st and model.nv <= CHOLESKY_MINV_MAX_NV:
             pin.cholesky.decompose(model, data)
             fresh = pin.cholesky.computeMinv(model, data)

@@ -11,6 +11,7 @@ each of its members under the same name (``robot.frame_id``, ``robot.dof_lower_l
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from .._support.validation import as_vector, lookup
 from ..errors import UnknownNameError
 from ._dof_map import DofMap
 
-__all__ = ["RobotNames", "forwarded"]
+__all__ = ["MimicJoint", "RobotNames", "extended_coupling", "forwarded"]
 
 _BIG = 1e300  # Pinocchio's "no limit" is ±max double
 
@@ -33,6 +34,63 @@ def _finite_or_inf(x: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class MimicJoint:
+    """A joint that follows another one (URDF ``<mimic>``): q = multiplier · q_leader + offset.
+
+    It has no DOF of its own: q̇ = multiplier · q̇_leader, and its Jacobian columns add to the leader's.
+
+    Attributes:
+        name: the mimic (follower) joint.
+        mimicked: the joint it follows (an independent joint of ``joint_names``).
+        multiplier: the factor (dimensionless, or m/rad between a prismatic and a revolute joint).
+        offset: the offset (rad or m).
+    """
+
+    name: str
+    mimicked: str
+    multiplier: float
+    offset: float
+
+
+def _mimic_joints(model: pin.Model) -> tuple[MimicJoint, ...]:
+    """The model's Pinocchio mimic joints, in joint order."""
+    out = []
+    leaders = dict(zip(list(model.mimicking_joints), list(model.mimicked_joints), strict=True)) if hasattr(
+        model, "mimicking_joints"
+    ) else {}  # fmt: skip
+    for jid, leader in leaders.items():
+        joint = model.joints[jid].extract()
+        out.append(
+            MimicJoint(model.names[jid], model.names[leader], float(joint.scaling), float(joint.offset))
+        )
+    return tuple(out)
+
+
+def extended_coupling(model: pin.Model) -> np.ndarray | None:
+    """G (nv_ext × nv) with q̇_ext = G q̇ for a model with mimic joints, None without.
+
+    Pinocchio's joint Jacobians ``data.J`` have one column per joint DOF including the mimic joints'
+    (``model.nvExtended`` columns, a joint's at ``idx_vExtended``; a mimic joint's column is its motion
+    axis times the multiplier already); J_ext G is the Jacobian in q̇: each mimic column is added to its
+    leader's.
+    """
+    nv_ext = int(getattr(model, "nvExtended", model.nv))
+    if nv_ext == model.nv:
+        return None
+    G = np.zeros((nv_ext, model.nv))
+    for jid in range(1, model.njoints):
+        joint = model.joints[jid]
+        cols = range(joint.idx_vExtended, joint.idx_vExtended + joint.nvExtended)
+        if joint.shortname() == "JointModelMimic":
+            G[cols[0], joint.idx_v] = 1.0  # (Pinocchio's mimic column carries the multiplier already)
+        else:
+            for k, col in enumerate(cols):
+                G[col, joint.idx_v + k] = 1.0
+    G.setflags(write=False)
+    return G
+
+
 class RobotNames:
     """Model-only queries of one ``pin.Model`` (immutable; see the module docstring).
 
@@ -41,6 +99,9 @@ class RobotNames:
         n_frames: number of Pinocchio frames.
         floating_base: True when the first joint is a free-flyer.
         dofs: the per-DOF ↔ q conversions (:class:`~wbcpy.model._dof_map.DofMap`).
+        mimic_coupling: G (nv_ext × nv, read only) from q̇ to the joint DOFs including mimic joints (the
+            columns of Pinocchio's ``data.J``), or None without mimic joints (see
+            :func:`extended_coupling`).
     """
 
     def __init__(self, model: pin.Model) -> None:
@@ -50,9 +111,14 @@ class RobotNames:
         self.floating_base: bool = model.njoints > 1 and model.joints[1].shortname() == "JointModelFreeFlyer"
         self.dofs = DofMap(model)
         self._frame_index = {model.frames[i].name: i for i in range(self.n_frames)}
-        self._joint_index = {model.names[i]: i for i in range(1, model.njoints)}
+        self._mimic = _mimic_joints(model)
+        self.mimic_coupling = extended_coupling(model)
+        followers = {m.name for m in self._mimic}
+        self._joint_index = {
+            model.names[i]: i for i in range(1, model.njoints) if model.names[i] not in followers
+        }
         self._frame_names = tuple(f.name for f in model.frames)
-        self._joint_names = tuple(model.names[1:])
+        self._joint_names = tuple(n for n in model.names[1:] if n not in followers)
         self._link_names: tuple[str, ...] = tuple(
             f.name for f in model.frames if f.type == pin.FrameType.BODY
         )
@@ -67,8 +133,15 @@ class RobotNames:
     # ------------------------------------------------------------------ names
     @property
     def joint_names(self) -> list[str]:
-        """Names of the moving joints, in Pinocchio order (the universe excluded)."""
+        """Names of the independent moving joints, in Pinocchio order (the universe and mimic joints
+        excluded)."""
         return list(self._joint_names)
+
+    @property
+    def mimic_joints(self) -> list[MimicJoint]:
+        """The joints that follow another (URDF ``<mimic>``), with multiplier and offset; they are not in
+        :attr:`joint_names` and have no DOF (empty without mimic joints)."""
+        return list(self._mimic)
 
     @property
     def dof_names(self) -> list[str]:

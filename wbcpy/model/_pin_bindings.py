@@ -4,6 +4,11 @@ Pinocchio's C++ algorithms fill the upper triangle of M and M⁻¹ only; recent 
 the lower one (checked with matrices pre-filled with NaN). ``computeMinverse`` and
 ``cholesky.computeMinv`` return a new array in current bindings (a full symmetric copy that can be handed
 out as is). :class:`~wbcpy.model.robot_model.RobotModel` uses the answers to skip copies and symmetrisations.
+
+Models with mimic joints: Pinocchio (4.1) refuses them in ``computeAllTerms``, ``computeMinverse``, ABA and
+the Cholesky routines. :func:`all_terms` is then the same results from the algorithms that take them
+(``crba``, ``nonLinearEffects``, ``computeGeneralizedGravity``, ``forwardKinematics``,
+``computeJointJacobians``, ``jacobianCenterOfMass``), and M⁻¹ is the inverse of M (:func:`has_mimic`).
 """
 
 from __future__ import annotations
@@ -13,7 +18,31 @@ from typing import Any, NamedTuple
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["BindingProbe", "probe_bindings"]
+__all__ = ["BindingProbe", "all_terms", "has_mimic", "probe_bindings"]
+
+
+def has_mimic(model: pin.Model) -> bool:
+    """True when the model has mimic joints (see the module docstring)."""
+    return int(getattr(model, "nvExtended", model.nv)) != model.nv or any(
+        model.joints[j].shortname() == "JointModelMimic" for j in range(1, model.njoints)
+    )
+
+
+def all_terms(model: pin.Model, data: pin.Data, q: np.ndarray, v: np.ndarray, mimic: bool) -> None:
+    """``computeAllTerms(q, v)``: M, nle, g, joint placements, velocities and q̈ = 0 accelerations, joint
+    Jacobians, COM and COM Jacobian; for a model with mimic joints (``mimic``) the same results from the
+    algorithms that take them (the kinematics last, so that ``data.a`` holds the q̈ = 0 accelerations
+    without gravity, as after computeAllTerms)."""
+    if not mimic:
+        pin.computeAllTerms(model, data, q, v)
+        return
+    pin.crba(model, data, q)
+    pin.nonLinearEffects(model, data, q, v)
+    pin.computeGeneralizedGravity(model, data, q)
+    pin.forwardKinematics(model, data, q, v, np.zeros(model.nv))
+    pin.computeJointJacobians(model, data)
+    pin.centerOfMass(model, data, pin.KinematicLevel.VELOCITY, False)
+    pin.jacobianCenterOfMass(model, data, False)
 
 
 class BindingProbe(NamedTuple):
@@ -50,7 +79,11 @@ def probe_bindings(model: pin.Model) -> BindingProbe:
     scratch = model.createData()
     q = pin.neutral(model)
     scratch.M[:] = np.nan
-    pin.computeAllTerms(model, scratch, q, np.zeros(nv))
+    mimic = has_mimic(model)
+    all_terms(model, scratch, q, np.zeros(nv), mimic)
+    if mimic:  # M⁻¹ is wbcpy's inverse of M (a new full array)
+        fill_M = nv > 1 and bool(np.isnan(scratch.M).any())
+        return BindingProbe(fill_M=fill_M, fill_Minv=False, chol_returns_copy=True, minv_returns_copy=True)
     scratch.Minv[:] = np.nan
     minv = pin.computeMinverse(model, scratch, q)
     minv_partial = bool(np.isnan(scratch.Minv).any())

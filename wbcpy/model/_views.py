@@ -216,6 +216,9 @@ class RobotStateViews:
     def joint_jacobians_view(self) -> np.ndarray:
         """Pinocchio's world-frame joint Jacobians ``data.J`` (6×nv) for the current state.
 
+        With mimic joints it has one column per joint DOF including the mimic joints' (6×nv_ext,
+        Pinocchio's ``nvExtended``): ``J @ robot.names.mimic_coupling`` is then the Jacobian in q̇.
+
         Column j is the spatial motion of DOF j's axis in world axes, linear part taken at the world
         origin, over the angular part: the velocity of a point p of the body of joint i is
         v(p) = (J_v + [p]×ᵀ J_ω)[:, S_i] q̇[S_i], with S_i the DOFs of the joints that support joint i

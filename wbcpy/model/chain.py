@@ -131,7 +131,8 @@ class Chain:
         path: list[int] = []
         j = jt
         while j != jb and j != 0:
-            path.append(j)
+            if model.joints[j].shortname() != "JointModelMimic":  # (mimic joints follow their leader)
+                path.append(j)
             j = model.parents[j]
         if j != jb:
             raise ConfigError(
@@ -143,8 +144,8 @@ class Chain:
         if not path:
             raise ConfigError(
                 f"chain {label!r}",
-                f"empty chain: no joint between base frame {base!r} and tip frame {tip!r} "
-                f"(both are moved by joint {model.names[jb]!r})",
+                f"empty chain: no independent joint between base frame {base!r} and tip frame {tip!r} "
+                f"(both are moved by joint {model.names[jb]!r} or by mimic joints only)",
             )
         path.reverse()
         for jid in path:

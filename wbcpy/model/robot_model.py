@@ -38,7 +38,7 @@ from ..description.srdf import (
 from ..description.urdf_physics import PhysicsMode
 from ..errors import InvalidValueError
 from ._cache import FRAMES, RobotState, record
-from ._names import RobotNames
+from ._names import MimicJoint, RobotNames
 from ._names import forwarded as _forward
 from ._pin_bindings import BindingProbe, probe_bindings
 from ._views import RobotStateViews
@@ -144,6 +144,7 @@ class RobotModel(RobotStateViews):
 
     # members of `names` (RobotNames), annotated with what an instance hands out
     joint_names: list[str] = _forward("joint_names")
+    mimic_joints: list[MimicJoint] = _forward("mimic_joints")
     dof_names: list[str] = _forward("dof_names")
     frame_names: list[str] = _forward("frame_names")
     link_names: list[str] = _forward("link_names")
@@ -199,6 +200,7 @@ class RobotModel(RobotStateViews):
         name: str | None = None,
         srdf: str | Path | None = None,
         check_physics: PhysicsMode = True,
+        mimic: bool = True,
     ) -> RobotModel:
         """Load a URDF given as a file path or as an XML string.
 
@@ -212,6 +214,11 @@ class RobotModel(RobotStateViews):
                 (:meth:`reference_configuration`).
             check_physics: True: raise on physically invalid masses, inertias, axes or limits; "warn";
                 False; or the names of the checks to run (see :mod:`wbcpy.description.urdf_physics`).
+            mimic: couple each ``<mimic>`` joint to the joint it follows (default): one DOF for both,
+                q_f = multiplier · q_leader + offset (:attr:`mimic_joints`); the follower's limits narrow
+                the leader's. False: independent joints (Pinocchio's default). When Pinocchio cannot
+                couple them (a continuous leader, an unknown leader, an order it refuses) the joints
+                stay independent with a :class:`~wbcpy.errors.URDFWarning` that says why.
 
         Raises:
             URDFNotFoundError: the path does not exist (also a ``FileNotFoundError``).
@@ -221,7 +228,9 @@ class RobotModel(RobotStateViews):
             SRDFError: the SRDF is missing, malformed or does not fit the model.
             InvalidValueError: a non-finite or wrongly sized gravity vector, a non-bool ``floating_base``.
         """
-        model, src = load_urdf_model(source, as_bool(floating_base, "floating_base"), gravity, check_physics)
+        model, src = load_urdf_model(
+            source, as_bool(floating_base, "floating_base"), gravity, check_physics, as_bool(mimic, "mimic")
+        )
         srdf_path = None if srdf is None else load_reference_configurations(model, srdf)
         robot = cls(model, name=name, source=src.label, package_dirs=package_dirs)
         robot.urdf_path, robot.urdf_text = src.path, (src.text if src.path is None else None)

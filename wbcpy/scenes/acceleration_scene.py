@@ -10,7 +10,17 @@ Decision variable q̈ ∈ R^nv (a floating base's 6 DOFs included). Each priorit
 λ = ``regularization``). Levels are strict: level p is solved subject to A_h q̈ = A_h q̈*_h for every
 higher level h (the QP layer forms these equalities from the rows of the higher levels, reduced to an
 independent set). A joint weight ω_j = 0 is a bound q̈_j = 0. Optional hard bounds come from joint
-limits (:mod:`wbcpy.limits.joint_limits`).
+limits (:mod:`wbcpy.limits.joint_limits`). Optional collision avoidance
+(:meth:`AccelerationScene.set_collision_avoidance`) adds, for every pair closer than its influence
+distance, the discrete-time velocity-damper row
+
+.. math::
+
+    J_d \\ddot q \\ge -γ \\frac{d - d_s}{dt^2} - \\frac{J_d \\dot q}{dt} - \\tfrac12 \\dot J_d \\dot q
+
+as an inequality of the highest level (so it holds at every level):
+:class:`~wbcpy.limits.collision.AccelerationCollisionConstraint` derives it for q̈ applied for one step dt
+and integrated semi-implicitly (v ← v + q̈ dt, q ← q ⊕ v dt).
 
 Per control step::
 
@@ -33,15 +43,17 @@ update + solve of a 7-DOF arm costs about 7× the raw Pinocchio calls (``benchma
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, ConfigKeyError
+from ..limits.collision import AccelerationCollisionConstraint, CollisionAvoidance
 from ..limits.joint_limits import JointLimitBounds
 from ..model.robot_model import RobotModel
-from ..qp import HierarchicalQP
+from ..qp import HierarchicalQP, QPLevel
 from .scene import HierarchySolver, Scene
 from .values import positive
 
@@ -112,6 +124,7 @@ class AccelerationScene(Scene):
             raise ConfigError("braking", f"must be true or false, got {braking!r}")
         self.joint_limits = joint_limits
         self.limits = JointLimitBounds(robot, self.dt, acceleration_limit, braking)
+        self._collision: AccelerationCollisionConstraint | None = None
         super().__init__(robot, solver, clock)
 
     def _joint_weights_changed(self) -> None:
@@ -123,6 +136,64 @@ class AccelerationScene(Scene):
             lock_lb[self._locked] = 0.0
             lock_ub = -lock_lb
         self._lock_lb, self._lock_ub = lock_lb, lock_ub
+
+    # ------------------------------------------------------------------ collision avoidance
+    def set_collision_avoidance(self, avoidance: CollisionAvoidance | Mapping[str, Any] | None) -> None:
+        """Keep the pairs of ``avoidance`` apart from the next :meth:`update` on (None: no avoidance).
+
+        The configuration, pairs, obstacles and scene-file section (``collision``) are those of
+        :meth:`wbcpy.scenes.VelocityScene.set_collision_avoidance`; the rows act on q̈ (module docstring,
+        :class:`~wbcpy.limits.collision.AccelerationCollisionConstraint`) with the scene's ``dt``.
+
+        Args:
+            avoidance: a :class:`~wbcpy.limits.collision.CollisionAvoidance`, a mapping accepted by
+                :meth:`CollisionAvoidance.from_dict`, or None.
+
+        Raises:
+            ConfigError: naming the field — invalid distances or gain, unknown link, geometry or obstacle
+                names (ConfigKeyError), a robot without ``<collision>`` elements, an unreadable SRDF. The
+                scene is unchanged then.
+        """
+        if avoidance is None:
+            self._collision = None
+            return
+        if isinstance(avoidance, Mapping):
+            avoidance = CollisionAvoidance.from_dict(avoidance)
+        self._collision = AccelerationCollisionConstraint(self.robot, avoidance)
+
+    @property
+    def collision_avoidance(self) -> CollisionAvoidance | None:
+        """The collision-avoidance configuration in use, or None."""
+        return None if self._collision is None else self._collision.avoidance
+
+    @property
+    def collision(self) -> AccelerationCollisionConstraint | None:
+        """The :class:`~wbcpy.limits.collision.AccelerationCollisionConstraint` in use (geometry, pairs,
+        the distances and pairs of the last :meth:`update`), or None."""
+        return self._collision
+
+    def _add_collision_rows(
+        self, level: QPLevel, lb: np.ndarray | None, ub: np.ndarray | None, n: int
+    ) -> None:
+        """Append the collision rows C q̈ ≥ lower (zero columns beyond nv up to ``n``) to the inequality
+        rows of ``level`` (new arrays; nothing without avoidance or without a pair in range)."""
+        if self._collision is None:
+            return
+        nv = self.robot.nv
+        qlb = None if lb is None else lb[:nv]
+        qub = None if ub is None else ub[:nv]
+        Cq, lower = self._collision.compute(self.dt, qlb, qub)
+        k = Cq.shape[0]
+        if not k:
+            return
+        C = Cq if n == nv else np.concatenate((Cq, np.zeros((k, n - nv))), axis=1)
+        upper = np.full(k, np.inf)
+        if level.C is None or level.lbC is None or level.ubC is None:
+            level.C, level.lbC, level.ubC = C, lower, upper
+        else:
+            level.C = np.concatenate((level.C, C))
+            level.lbC = np.concatenate((level.lbC, lower))
+            level.ubC = np.concatenate((level.ubC, upper))
 
     # ------------------------------------------------------------------ problem
     def _bounds(
@@ -150,7 +221,8 @@ class AccelerationScene(Scene):
 
         Returns:
             A :class:`~wbcpy.qp.HierarchicalQP`: one :class:`~wbcpy.qp.QPLevel` per priority level with
-            active rows (highest first), the regularization λ/ω, and bounds (joint limits, locked joints).
+            active rows (highest first; the collision rows as inequality rows of the first level), the
+            regularization λ/ω, and bounds (joint limits, locked joints).
 
         Raises:
             StateNotSetError: the robot has no state yet.
@@ -159,4 +231,5 @@ class AccelerationScene(Scene):
         q, v, measured = self.robot.state_view("scene update")  # (StateNotSetError before a state)
         levels, priorities, now = self._task_levels()
         lb, ub = self._bounds(q, v)
+        self._add_collision_rows(levels[0], lb, ub, self.robot.nv)
         return self._keep_problem(HierarchicalQP(levels, self._dof_names, lb, ub), priorities, now, measured)

@@ -127,8 +127,8 @@ class Scene:
         contiguous = act.size and act[-1] - act[0] + 1 == act.size
         self._actuated_index: slice | np.ndarray = slice(int(act[0]), int(act[-1]) + 1) if contiguous else act
         self._joint_dofs = {
-            model.names[j]: list(range(model.joints[j].idx_v, model.joints[j].idx_v + model.joints[j].nv))
-            for j in range(1, model.njoints)
+            name: list(range(model.joints[j].idx_v, model.joints[j].idx_v + model.joints[j].nv))
+            for name, j in ((n, robot.joint_id(n)) for n in robot.joint_names)  # (mimic joints: no DOF)
         }
         self._joint_weights = np.ones(robot.nv)
         self._tasks: list[Task] = []

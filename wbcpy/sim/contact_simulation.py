@@ -17,6 +17,8 @@ The plant a torque controller (:class:`~wbcpy.scenes.InverseDynamicsScene`) driv
    constraint uses the classical acceleration for both; the two differ by ``ω × v`` of the contact frame,
    which is zero while the contact is at rest — as rigid contacts keep it (a state whose soles move gives
    a different q̈);
+   Known external wrenches w_e (:meth:`ContactSimulation.set_external_wrench`; frame axes, about its
+   origin, on the robot, as in :mod:`wbcpy.contacts.external`) add Σ_e J_eᵀ w_e to τ;
 2. semi-implicit Euler: ``v ← v + q̈ dt``, ``q ← q ⊕ v dt`` (``pin.integrate``).
 
 The contact wrenches ``w_c`` are what the environment exerts on the robot, in the contact frame's axes,
@@ -37,6 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._support.validation import as_vector
 from ..contacts.contacts import Contact, as_contacts
+from ..contacts.external import ExternalWrenches
 from ..errors import ConfigError, InvalidValueError, UnknownNameError
 from ..model.robot_model import RobotModel
 
@@ -118,11 +121,18 @@ class ContactSimulation:
                 on one link).
 
         Raises:
-            ConfigError: an invalid contact (``contacts[i].field``), gain, damping or dt.
+            ConfigError: an invalid contact (``contacts[i].field``), gain, damping or dt; a robot with
+                mimic joints (field ``robot``: Pinocchio's constraint dynamics refuses them).
             InvalidValueError: a wrongly sized or non-finite q0 / v0.
         """
         self.robot = robot
         model = robot.model
+        if robot.mimic_joints:
+            raise ConfigError(
+                "robot",
+                f"{robot.name!r} has mimic joints, which Pinocchio's constraint dynamics does not take "
+                f"(pinocchio {pin.__version__})",
+            )
         self._model = model
         self._data = model.createData()
         self._contacts = as_contacts(robot, contacts)
@@ -140,6 +150,7 @@ class ContactSimulation:
         self.time = 0.0
         self.qdd: np.ndarray | None = None
         self.wrenches: dict[str, np.ndarray] = {}
+        self._external = ExternalWrenches(robot)
         self._anchors: dict[str, pin.SE3] = {}
         pin.framesForwardKinematics(model, self._data, self.q)
         for c in self._contacts:
@@ -282,6 +293,33 @@ class ContactSimulation:
         lam = np.asarray(data.impulse_c, dtype=float)
         return {f: lam[s].copy() for f, s in self._slices} if self.active_frames else {}
 
+    # ------------------------------------------------------------------ external wrenches
+    def set_external_wrench(self, frame: str, wrench: Any) -> None:
+        """A wrench on the robot at ``frame`` from the next step on (6 numbers: force over torque, frame
+        axes, about its origin; replaces the frame's previous one).
+
+        Raises:
+            UnknownNameError: an unknown frame. InvalidValueError: not 6 finite numbers.
+        """
+        self._external.set(frame, wrench)
+
+    def set_external_wrenches(self, wrenches: Any) -> None:
+        """Set several external wrenches ``{frame: wrench}`` (all checked before any is set).
+
+        Raises:
+            ConfigError: not a mapping; UnknownNameError, InvalidValueError: as set_external_wrench.
+        """
+        self._external.update(wrenches)
+
+    def clear_external_wrenches(self) -> None:
+        """Remove every external wrench."""
+        self._external.clear()
+
+    @property
+    def external_wrenches(self) -> dict[str, np.ndarray]:
+        """``{frame: wrench}`` of the external wrenches in use (new arrays)."""
+        return self._external.as_dict()
+
     # ------------------------------------------------------------------ dynamics
     def _torque(self, tau: Any) -> np.ndarray:
         """τ as nv generalised forces (actuated-only input is scattered, the base rows are 0)."""
@@ -302,7 +340,8 @@ class ContactSimulation:
             q: configuration (nq).
             v: velocity (nv).
             tau: torques of the actuated DOFs (nv − 6 with a free-flyer; robot order), or nv generalised
-                forces (a free-flyer's 6 entries are then forces on the base, normally 0).
+                forces (a free-flyer's 6 entries are then forces on the base, normally 0). The external
+                wrenches' Σ J_eᵀ w_e is added to them.
 
         Returns:
             ``(q̈, {frame: wrench})``: new arrays; the wrenches of the active contacts in their frames.
@@ -316,6 +355,9 @@ class ContactSimulation:
         q = _vector(q, model.nq, "q")
         v = _vector(v, model.nv, "v")
         tau = self._torque(tau)
+        if len(self._external):
+            pin.computeJointJacobians(model, self._data, q)
+            tau = tau + self._external.generalized_force(model, self._data)
         out = pin.constraintDynamics(model, self._data, q, v, tau, self._cms, self._cds, self._prox)
         qdd = np.array(out, dtype=float)
         lam = np.asarray(self._data.lambda_c)
@@ -370,8 +412,11 @@ class ContactPlant:
 
     def sync(self) -> tuple[np.ndarray, np.ndarray]:
         """Give the simulation the scene's active contacts (a contact put down is an inelastic impact:
-        the velocity jumps); returns the state (q, v), which the controller should see before it solves."""
+        the velocity jumps) and external wrenches (the load the scene compensates is the one simulated);
+        returns the state (q, v), which the controller should see before it solves."""
         sim = self.sim
+        sim.clear_external_wrenches()
+        sim.set_external_wrenches(getattr(self.scene, "external_wrenches", {}))
         active = self.scene.active_contact_frames
         if active != sim.active_frames:
             for frame in set(active) ^ set(sim.active_frames):

@@ -150,14 +150,21 @@ class CollisionConstraint:
     def _setup_buffers(self, model: pin.Model) -> None:
         geom = self.geometry_model
         n, nv = len(self._pairs), model.nv
-        # support mask of each geometry: 1 on the DOFs of the joints between the world and its body
-        support = np.zeros((geom.ngeoms, nv))
+        # with mimic joints data.J has a column per joint DOF including theirs: rows @ coupling → q̇ rows
+        self._coupling = self.robot.names.mimic_coupling
+        n_cols = nv if self._coupling is None else self._coupling.shape[0]
+        # support mask of each geometry: 1 on the DOFs (columns of data.J) of the joints between the
+        # world and its body
+        support = np.zeros((geom.ngeoms, n_cols))
         for g in range(geom.ngeoms):
             joint = geom.geometryObjects[g].parentJoint
             for j in model.supports[joint]:
                 if j > 0:
                     jm = model.joints[j]
-                    support[g, jm.idx_v : jm.idx_v + jm.nv] = 1.0
+                    start, width = (
+                        (jm.idx_v, jm.nv) if self._coupling is None else (jm.idx_vExtended, jm.nvExtended)
+                    )
+                    support[g, start : start + width] = 1.0
         # rows 0..n−1: side a of every pair, rows n..2n−1: side b
         self._masks = np.concatenate((support[self._pairs[:, 0]], support[self._pairs[:, 1]]))  # (2n, nv)
         self._dist = np.zeros(n)
@@ -232,6 +239,8 @@ class CollisionConstraint:
             J = J[:, None]
         rows = np.concatenate((signed, cross), axis=1) @ J
         rows *= masks
+        if self._coupling is not None:
+            rows = rows @ self._coupling
         np.add(rows[:k], rows[k:], out=C)
         np.multiply(d, -avoid.gain / dt, out=lower)
         lower += avoid.gain * avoid.safety_distance / dt  # −γ (d − d_s)/dt
@@ -280,6 +289,12 @@ class CollisionConstraint:
         normals[row] = delta / norm if norm > _NORMAL_EPS else (0.0, 0.0, 1.0)
 
     # ------------------------------------------------------------------ results of the last compute
+    @property
+    def active_pairs(self) -> list[int]:
+        """Indices (in :attr:`pair_names` order) of the pairs that gave the rows of the last
+        :meth:`compute`, in row order (a new list)."""
+        return list(self._active)
+
     def distances(self) -> NDArray[np.float64]:
         """Signed distances (m) of every selected pair at the last :meth:`compute` (a new array)."""
         return self._dist.copy()

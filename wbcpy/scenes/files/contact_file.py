@@ -7,6 +7,8 @@ on a physical plant (:class:`~wbcpy.sim.contact_simulation.ContactPlant`)::
     contacts:                   # SurfaceContact / PointContact fields plus `type: surface | point`
       - {type: surface, frame: left_sole_link, half_size: [0.1, 0.065], mu: 0.3}
     effort_limits: true         # |τ| ≤ URDF limits, or {joint: limit}; default false
+    external_wrenches:          # known wrenches on the robot: {frame: [fx, fy, fz, tx, ty, tz]},
+      arm_left_7_link: [0, 0, -40, 0, 0, 0]   # frame axes, about its origin (N, N·m); simulated too
     tasks:
       - {name: lf, type: wrench, frame: left_sole_link, target: [0, 0, 400, 0, 0, 0]}   # no PD gains
 
@@ -27,14 +29,20 @@ from ...tasks.wrench_task import WrenchTask
 from ..inverse_dynamics_scene import InverseDynamicsScene
 from ..values import numbers
 
-__all__ = ["CONTACT_FILE_KEYS", "make_contact_scene", "wants_contact_scene", "wrench_target"]
+__all__ = [
+    "CONTACT_FILE_KEYS",
+    "external_wrenches",
+    "make_contact_scene",
+    "wants_contact_scene",
+    "wrench_target",
+]
 
 #: scene-file keys of contact scenes
-CONTACT_FILE_KEYS = ("contacts", "effort_limits")
+CONTACT_FILE_KEYS = ("contacts", "effort_limits", "external_wrenches")
 
 
 def wants_contact_scene(doc: Mapping[str, Any], kind: str) -> bool:
-    """True when the file asks for an InverseDynamicsScene (contacts or effort limits).
+    """True when the file asks for an InverseDynamicsScene (contacts, effort limits or external wrenches).
 
     Raises:
         ConfigError: contacts or effort limits in a velocity scene (the key named).
@@ -47,15 +55,39 @@ def wants_contact_scene(doc: Mapping[str, Any], kind: str) -> bool:
 
 def make_contact_scene(robot: RobotModel, doc: Mapping[str, Any], solver: Any, dt: float,
                        options: dict[str, Any]) -> InverseDynamicsScene:  # fmt: skip
-    """The InverseDynamicsScene of a scene file, with its contacts (tasks not configured).
+    """The InverseDynamicsScene of a scene file, with its contacts and external wrenches (tasks not
+    configured).
 
     Raises:
-        ConfigError: an invalid contact (``contacts[i].field``) or option.
+        ConfigError: an invalid contact (``contacts[i].field``), option or external wrench
+            (``external_wrenches.<frame>``; ConfigKeyError for an unknown frame).
     """
     scene = InverseDynamicsScene(robot, solver=solver, dt=dt, effort_limits=doc.get("effort_limits", False),
                                  **options)  # fmt: skip
     scene.set_contacts(doc.get("contacts") or [])
+    scene.set_external_wrenches(external_wrenches(robot, doc.get("external_wrenches")))
     return scene
+
+
+def external_wrenches(robot: RobotModel, section: Any) -> dict[str, np.ndarray]:
+    """The ``external_wrenches`` section of a scene file as ``{frame: wrench}`` (empty for None).
+
+    Raises:
+        ConfigError: not a mapping (field ``external_wrenches``), a wrench that is not 6 finite numbers
+            (field ``external_wrenches.<frame>``); ConfigKeyError: an unknown frame.
+    """
+    if section is None:
+        return {}
+    if not isinstance(section, Mapping):
+        raise ConfigError("external_wrenches", "expected a mapping {frame: [fx, fy, fz, tx, ty, tz]}")
+    frames = robot.frame_names
+    out: dict[str, np.ndarray] = {}
+    for frame, wrench in section.items():
+        field = f"external_wrenches.{frame}"
+        if frame not in frames:
+            raise ConfigKeyError(field, "frame", frame, frames)
+        out[str(frame)] = numbers(wrench, 6, field)
+    return out
 
 
 def wrench_target(task: WrenchTask, spec: Mapping[str, Any], field: str) -> np.ndarray:

@@ -42,8 +42,9 @@ Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises
 Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation).
 
 ``scene: velocity`` (default ``acceleration``) builds a :class:`~wbcpy.scenes.VelocityScene` instead:
-velocity laws per task (``kp``, ``kff``, ``max_velocity``), ``velocity_limits``, ``limit_gain`` and a
-``collision`` section (:mod:`wbcpy.scenes.files.velocity_file`).
+velocity laws per task (``kp``, ``kff``, ``max_velocity``), ``velocity_limits`` and ``limit_gain``
+(:mod:`wbcpy.scenes.files.velocity_file`). Every scene kind takes a ``collision`` section
+(:mod:`wbcpy.scenes.files.collision_file`).
 
 The file is read by :func:`wbcpy._support.yaml_files.load_yaml_file` (UTF-8, syntax errors with line and
 column, depth and
@@ -74,6 +75,7 @@ from ...tasks.wrench_task import WrenchTask
 from ..acceleration_scene import AccelerationScene
 from ..values import flag, is_number, numbers, positive
 from ..velocity_scene import VelocityScene
+from .collision_file import COLLISION_FILE_KEYS, apply_collision_section
 from .contact_file import CONTACT_FILE_KEYS, make_contact_scene, wants_contact_scene, wrench_target
 from .velocity_file import VELOCITY_FILE_KEYS, make_velocity_scene, scene_kind, velocity_law
 
@@ -100,6 +102,7 @@ SCENE_FILE_KEYS = (
     "tasks",
     "scene",
     *VELOCITY_FILE_KEYS,
+    *COLLISION_FILE_KEYS,
 )
 PD_KEYS = ("target", "kp", "kd", "kff", "max_acceleration", "max_velocity")
 #: most simulation steps a scene file may ask for (duration / dt or steps)
@@ -182,7 +185,7 @@ class SceneSetup:
         targets: one :class:`TaskTarget` per task.
         source: the file the setup was read from.
         warnings: what the file asks for that is legal but suspicious (``q0`` outside the joint limits).
-        obstacles: the world obstacles of a velocity scene's collision avoidance (drawn by ``--html``).
+        obstacles: the world obstacles of the scene's collision avoidance (drawn by ``--html``).
     """
 
     robot: RobotModel
@@ -428,8 +431,11 @@ def _make_scene(
         k: doc[k] for k in ("regularization", "joint_limits", "acceleration_limit", "braking") if k in doc
     }
     if contacts:
-        return make_contact_scene(robot, doc, solver, step, options)
-    return AccelerationScene(robot, solver=solver, dt=step, **options)
+        scene: AccelerationScene = make_contact_scene(robot, doc, solver, step, options)
+    else:
+        scene = AccelerationScene(robot, solver=solver, dt=step, **options)
+    apply_collision_section(scene, doc)
+    return scene
 
 
 def load_scene_file(

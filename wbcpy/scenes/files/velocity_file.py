@@ -8,15 +8,8 @@ Keys a scene file may add with ``scene: velocity`` (an acceleration scene refuse
     joint_limits: true         # position limits over one step as bounds on q̇ (default true)
     velocity_limits: true      # |q̇| ≤ URDF velocity limits (default true)
     limit_gain: 0.5            # fraction of the distance to a position limit allowed per step
-    collision:                 # optional: CollisionAvoidance fields
-      pairs: self              # or [[link_or_geometry, link_or_geometry_or_obstacle], ...]
-      safety_distance: 0.01    # m
-      influence_distance: 0.1  # m
-      gain: 0.5                # velocity-damper gain
-      obstacles:
-        - name: ball
-          shape: {type: sphere, radius: 0.05}     # or box {size: [x, y, z]}, capsule {radius, length}
-          position: [0.5, 0.0, 0.4]               # world frame (m); rpy: [r, p, y] (rad) optional
+
+A ``collision`` section (:mod:`wbcpy.scenes.files.collision_file`) adds velocity-damper rows on q̇.
 
 Per task the velocity law ``ẋ_ref = K_ff ẋ_d + K_p e`` replaces the PD law: ``kp`` (1/s, default
 :data:`DEFAULT_KP`), ``kff`` (default 1) and ``max_velocity`` (saturation); ``kd`` and
@@ -31,10 +24,11 @@ from typing import Any
 import numpy as np
 
 from ...controllers import VelocityLaw, law_for
-from ...errors import ConfigError, ConfigKeyError
+from ...errors import ConfigError
 from ...model.robot_model import RobotModel
 from ...tasks import Task
 from ..velocity_scene import VelocityScene
+from .collision_file import apply_collision_section, prefixed
 
 __all__ = [
     "ACCELERATION_ONLY_LAW_KEYS",
@@ -50,7 +44,7 @@ __all__ = [
 #: values of a scene file's ``scene`` key (the first is the default)
 SCENE_KINDS = ("acceleration", "velocity")
 #: top-level keys only velocity scenes accept
-VELOCITY_FILE_KEYS = ("velocity_limits", "limit_gain", "collision")
+VELOCITY_FILE_KEYS = ("velocity_limits", "limit_gain")
 #: per-task keys of the velocity law (besides ``target``)
 VELOCITY_LAW_KEYS = ("kp", "kff", "max_velocity")
 #: per-task keys of the PD law that a velocity scene refuses
@@ -90,25 +84,8 @@ def make_velocity_scene(robot: RobotModel, doc: Mapping[str, Any], solver: Any, 
         key = "acceleration_limit" if "acceleration_limit" in doc else "braking"
         raise ConfigError(key, "only an acceleration scene takes it")
     scene = VelocityScene(robot, solver=solver, dt=dt, **options)
-    section = doc.get("collision")
-    if section is not None:
-        if not isinstance(section, Mapping):
-            raise ConfigError("collision", "expected a mapping of CollisionAvoidance fields")
-        try:
-            scene.set_collision_avoidance(section)
-        except ConfigError as exc:
-            raise _prefixed(exc, "collision.") from None
+    apply_collision_section(scene, doc)
     return scene
-
-
-def _prefixed(exc: ConfigError, prefix: str) -> ConfigError:
-    """The same error with ``prefix`` prepended to its field (and message)."""
-    exc.field = f"{prefix}{exc.field}"
-    text = f"{exc.field}: {exc.reason}"
-    if isinstance(exc, ConfigKeyError):
-        exc.message = text
-    exc.args = (text,)
-    return exc
 
 
 def velocity_law(task: Task, spec: Mapping[str, Any], field: str = "") -> VelocityLaw:
@@ -136,5 +113,5 @@ def velocity_law(task: Task, spec: Mapping[str, Any], field: str = "") -> Veloci
         law: VelocityLaw = cls(**kwargs)
         law.law(np.zeros(task.n))  # checks per-axis gain sizes
     except ConfigError as exc:
-        raise _prefixed(exc, prefix) from None
+        raise prefixed(exc, prefix) from None
     return law
