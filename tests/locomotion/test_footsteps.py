@@ -41,7 +41,7 @@ def test_straight_walk_geometry(talos):
         np.testing.assert_allclose(s.xy, expect, atol=1e-9)
         assert s.placement.translation[2] == pytest.approx(ground)
     # the last lands beside the one before: the midpoint moved (n - 1) * length
-    np.testing.assert_allclose(0.5 * (steps[-1].xy + steps[-2].xy), [*mid, 0.8, 0.0], atol=1e-9)
+    np.testing.assert_allclose(0.5 * (steps[-1].xy + steps[-2].xy), mid + np.array([0.8, 0.0]), atol=1e-9)
 
 
 def test_turn_and_lateral(talos):
