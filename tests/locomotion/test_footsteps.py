@@ -53,7 +53,7 @@ def test_turn_and_lateral(talos):
     for s in steps:  # turning in place: every sole at half the width from the start midpoint
         assert np.linalg.norm(s.xy - mid) == pytest.approx(width / 2, abs=1e-6)
     side = plan_footsteps(talos, n_steps=6, length=0.0, lateral=0.08)
-    np.testing.assert_allclose(0.5 * (side[-1].xy + side[-2].xy), [*mid, 0.0, 5 * 0.08], atol=1e-9)
+    np.testing.assert_allclose(0.5 * (side[-1].xy + side[-2].xy), mid + np.array([0.0, 5 * 0.08]), atol=1e-9)
     assert side[-1].placement.rotation == pytest.approx(np.eye(3), abs=1e-9)
 
 
