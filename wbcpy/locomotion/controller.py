@@ -1,0 +1,171 @@
+"""WalkingController: a :class:`WalkingPattern` tracked by an InverseDynamicsScene that outputs torques.
+
+One weighted task level (the scene's hard constraints sit above it: equations of motion, rigid contacts,
+contact wrench cones, URDF effort limits):
+
+* ``com`` (weight 1): ẍ* = ẍ_ref + k_p (x_ref − x) + k_d (ẋ_ref − ẋ) along the pattern's COM;
+* ``left_foot`` / ``right_foot`` (weight 10, active while that foot swings): the swing trajectory, PD in
+  world axes;
+* ``base`` (weight 1, orientation rows only): the base upright, heading between the feet's headings;
+* ``posture`` (weight 1e-3): PD towards the starting posture.
+
+Contacts follow the pattern's schedule: the foot about to swing is unloaded over the double support
+before its lift-off (``set_contact_active(frame, False, transition=...)``: its normal force falls linearly
+to 0, so nothing jumps at lift-off), the landing foot is activated when its swing ends (the plant's
+inelastic impact lands it).
+
+Robustness margins by construction: the scene's soles are the real ones shrunk by ``cop_margin`` per edge
+and its friction coefficient is ``friction_use`` · μ, so every wrench the scene allows — and with it the
+plant's, which equals it (same τ, same active contacts, both exact) — keeps its CoP that far inside the
+real sole and its tangential force below ``friction_use`` · μ f_z.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import pinocchio as pin
+
+from ..controllers import CartesianPD, ComPD, JointPD
+from ..scenes import InverseDynamicsScene, SurfaceContact
+from ..scenes.joint_command import JointCommand
+from ..tasks import CartesianTask, ComTask, JointTask
+from .footsteps import SIDES, yaw_of
+from .pattern import WalkingPattern
+
+if TYPE_CHECKING:
+    from ..model.robot_model import RobotModel
+
+__all__ = ["MU", "SOLE_HALF_SIZE", "WalkingController"]
+
+#: Talos's soles: half sizes (X, Y) in m, and the friction coefficient of the spec
+SOLE_HALF_SIZE = (0.1, 0.065)
+MU = 0.3
+
+
+class WalkingController:
+    """Tracks a :class:`WalkingPattern` with an :class:`~wbcpy.scenes.InverseDynamicsScene` (see the
+    module docstring). Per control step, at the measured state::
+
+        ctrl.schedule(t)          # contact switches of the pattern (before the plant lands a foot)
+        robot.update(q, v)
+        cmd = ctrl.step(t)        # JointCommand: q̈ and τ of the actuated joints
+
+    Attributes:
+        robot, pattern, scene, dt: as given / built. feet: {side: sole frame}.
+        half_size, mu: the real soles and friction (the scene uses the shrunk ones).
+    """
+
+    def __init__(
+        self,
+        robot: RobotModel,
+        pattern: WalkingPattern,
+        dt: float = 0.002,
+        solver: str | None = None,
+        half_size: tuple[float, float] = SOLE_HALF_SIZE,
+        mu: float = MU,
+        cop_margin: float = 0.015,
+        friction_use: float = 0.8,
+        posture: Any = None,
+    ) -> None:
+        """Build the scene (contacts, tasks) from the robot's current state.
+
+        Args:
+            robot: the robot (state set: the start of the pattern).
+            pattern: the walk.
+            dt: control step (s).
+            solver: QP backend (None: the default).
+            half_size, mu: the real soles' half sizes (m) and friction coefficient.
+            cop_margin: how far inside the real sole's edges the CoP stays (m).
+            friction_use: the largest |f_t| / (μ f_z) the scene allows.
+            posture: the posture target (nq), default the robot's current configuration.
+        """
+        self.robot, self.pattern, self.dt = robot, pattern, float(dt)
+        self.half_size, self.mu = half_size, mu
+        self.feet = dict(zip(SIDES, pattern.feet, strict=True))
+        inner = (half_size[0] - cop_margin, half_size[1] - cop_margin)
+        scene = self.scene = InverseDynamicsScene(robot, solver=solver, dt=dt, effort_limits=True)
+        scene.set_contacts([SurfaceContact(f, half_size=inner, mu=friction_use * mu) for f in pattern.feet])
+        joints = [n for n in robot.joint_names if robot.model.joints[robot.joint_id(n)].nv == 1]
+        configs: list[dict[str, Any]] = [
+            {"name": "com", "type": "com"},
+            {
+                "name": "base",
+                "type": "cart",
+                "tip": "base_link",
+                "root": "universe",
+                "weights": [0, 0, 0, 1, 1, 1],
+            },
+            {"name": "posture", "type": "jnt", "joint_names": joints, "weights": [1e-3] * len(joints)},
+        ]
+        for side, frame in self.feet.items():
+            foot = {"name": f"{side}_foot", "type": "cart", "tip": frame, "root": "universe"}
+            configs.append({**foot, "weights": [10.0] * 6, "activation": 0.0})
+        scene.configure(configs)
+        q = robot.state_view("walking controller")[0] if posture is None else posture
+        self.posture = np.array(q, dtype=float)[7:]
+        self.com_pd = ComPD(kp=60.0, kd=2 * math.sqrt(60.0))
+        self.foot_pd = CartesianPD(kp=400.0, kd=40.0)
+        self.base_pd = CartesianPD(kp=100.0, kd=20.0)
+        self.posture_pd = JointPD(kp=10.0, kd=2.0 * math.sqrt(10.0))
+        self._com = cast(ComTask, scene.get_task("com"))
+        self._base = cast(CartesianTask, scene.get_task("base"))
+        self._posture = cast(JointTask, scene.get_task("posture"))
+        self._foot = {side: cast(CartesianTask, scene.get_task(f"{side}_foot")) for side in SIDES}
+        self._swinging: str | None = None
+
+    # ------------------------------------------------------------------ contacts
+    def schedule(self, t: float) -> None:
+        """Apply the pattern's contact events at time t: unload the next swing foot over the double
+        support before its lift-off, land the swing foot when its swing ends (idempotent)."""
+        scene, pattern = self.scene, self.pattern
+        ph = pattern.phase(t)
+        active = scene.active_contact_frames
+        if ph.kind != "single" and self._swinging is not None:  # touch-down
+            scene.set_contact_active(self.feet[self._swinging], True)
+            scene.set_task_activation(f"{self._swinging}_foot", 0.0)
+            self._swinging = None
+        nxt = pattern.phase(ph.t1 + 0.5 * self.dt) if ph.kind in ("start", "double") else None
+        if nxt is not None and nxt.kind == "single" and nxt.swing is not None:
+            left = nxt.t0 - t
+            frame = self.feet[nxt.swing]
+            unloading = any(c.unloading is not None for c in scene.contacts if c.frame == frame)
+            if left <= pattern.double_support_time + 1e-9 and frame in active and not unloading:
+                scene.set_contact_active(frame, False, transition=left)
+        if ph.kind == "single" and ph.swing is not None and self._swinging is None:
+            self._swinging = ph.swing
+            scene.set_contact_active(self.feet[ph.swing], False)  # (the ramp has ended: a no-op then)
+            scene.set_task_activation(f"{ph.swing}_foot", 1.0)
+
+    # ------------------------------------------------------------------ references
+    def _base_target(self, t: float) -> pin.SE3:
+        pattern = self.pattern
+        yaws = [yaw_of(M.rotation) for M in pattern.planted(t).values()]
+        swing = pattern.swing(t)
+        if swing is not None:
+            yaws.append(yaw_of(swing[1].rotation))
+        yaw = math.atan2(sum(math.sin(y) for y in yaws), sum(math.cos(y) for y in yaws))
+        return pin.SE3(pin.AngleAxis(yaw, np.array([0.0, 0.0, 1.0])).matrix(), np.zeros(3))
+
+    def step(self, t: float) -> JointCommand:
+        """References at the robot's current state and time t, then the scene's update and solve.
+
+        Returns:
+            The scene's :class:`JointCommand` (``effort``: τ of the actuated joints, N·m).
+
+        Raises:
+            QPSolveError: the scene has no feasible answer.
+        """
+        self.schedule(t)
+        scene, pattern = self.scene, self.pattern
+        x, v, a = pattern.com(t)
+        scene.set_reference("com", self.com_pd.reference(self._com, x, v, a))
+        scene.set_reference("base", self.base_pd.reference(self._base, self._base_target(t)))
+        scene.set_reference("posture", self.posture_pd.reference(self._posture, self.posture))
+        swing = pattern.swing(t)
+        if swing is not None and self._swinging == swing[0]:
+            side, pose, twist, acc = swing
+            scene.set_reference(f"{side}_foot", self.foot_pd.reference(self._foot[side], pose, twist, acc))
+        return scene.solve(scene.update())
