@@ -23,7 +23,19 @@ from ..errors import WbcpyError
 __all__ = ["COMMANDS", "build_parser", "main", "version_text"]
 
 #: command modules, in the order ``wbcpy --help`` lists them
-COMMANDS = ("robots", "info", "frames", "dynamics", "solvers", "scene", "reach", "demo", "walk", "view", "sweep")
+COMMANDS = (
+    "robots",
+    "info",
+    "frames",
+    "dynamics",
+    "solvers",
+    "scene",
+    "reach",
+    "demo",
+    "walk",
+    "view",
+    "sweep",
+)
 
 
 class CLIError(Exception):
