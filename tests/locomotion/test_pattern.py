@@ -13,6 +13,7 @@ from scipy.spatial import ConvexHull
 
 from wbcpy.errors import ConfigError
 from wbcpy.locomotion import WalkingPattern, plan_footsteps
+from wbcpy.locomotion.pattern import quintic
 
 HALF = (0.1, 0.065)
 
@@ -125,3 +126,21 @@ def test_bad_arguments(talos, kwargs, field):
     with pytest.raises(ConfigError) as info:
         _pattern(talos, **kwargs)
     assert info.value.field == field
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.floats(-2, 2), min_size=9, max_size=9),
+    st.floats(0.05, 1.0),
+)
+def test_quintic_boundary_conditions(values, T):
+    """The re-planned swing: the quintic starts at (p0, v0, a0) and ends at (p1, 0, 0)."""
+    p0, v0, a0 = (np.array(values[i : i + 3]) for i in (0, 3, 6))
+    p1 = p0 + 0.3
+    path = quintic(p0, v0, a0, p1, T)
+    for got, want in zip(path(0.0), (p0, v0, a0), strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-9)
+    for got, want in zip(path(T), (p1, 0 * p1, 0 * p1), strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-7 * (1 + 1 / T**2))
+    t, h = 0.3 * T, 1e-6
+    np.testing.assert_allclose(path(t)[1], (path(t + h)[0] - path(t - h)[0]) / (2 * h), atol=1e-4)

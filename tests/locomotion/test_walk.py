@@ -12,7 +12,7 @@ import pytest
 from _walk_acceptance import accept
 
 from wbcpy.errors import ConfigError
-from wbcpy.locomotion import walk
+from wbcpy.locomotion import plan_footsteps, walk
 
 SKIP_SLOW = pytest.mark.skipif(not os.environ.get("WBCPY_SLOW"), reason="full walks: set WBCPY_SLOW=1")
 
@@ -79,3 +79,26 @@ def test_full_walks(tmp_path, example_robot, kwargs, _):
     assert result.failures == [], (result.failures, result.figures)
     assert summary.ok, summary.text()
     assert not math.isnan(summary.step_us)
+
+
+def test_push_recovery_steps_out_and_walks_on(tmp_path, example_robot):
+    """A 30 N·s push to the left at t = 3.0 s (the left foot swinging): the controller moves that footstep
+    out (capture point), walks on to the goal, and the log passes every acceptance check; without the
+    adaptation the same push fells the robot."""
+    summary, log = _walk(tmp_path, example_robot, n_steps=4, length=0.15, push=(30.0, 3.0))
+    result = accept(log, 4, 0.15, pushed=True, push_time=3.0)
+    assert result.failures == [], (result.failures, result.figures)
+    assert summary.ok, summary.text()
+    planned = np.array([s.row() for s in plan_footsteps(summary_robot(), 4, 0.15)])
+    moved = log["footsteps"][:, 2] - planned[:, 2]
+    assert moved[2] > 0.1  # the pushed swing foot (footstep 3, left) landed > 10 cm further left
+    stiff = walk("talos", n_steps=4, length=0.15, push=(30.0, 3.0), push_recovery=False)
+    assert stiff.fell and not stiff.ok
+
+
+def summary_robot():
+    from wbcpy.model.registry import load_robot
+
+    robot = load_robot("talos")
+    robot.update(robot.reference_configuration("half_sitting"), np.zeros(robot.nv))
+    return robot

@@ -23,6 +23,7 @@ real sole and its tangential force below ``friction_use`` · μ f_z.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -33,7 +34,7 @@ from ..scenes import InverseDynamicsScene, SurfaceContact
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
 from .footsteps import SIDES, yaw_of
-from .pattern import WalkingPattern
+from .pattern import WalkingPattern, quintic
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -69,6 +70,8 @@ class WalkingController:
         cop_margin: float = 0.015,
         friction_use: float = 0.8,
         posture: Any = None,
+        push_recovery: bool = True,
+        max_normal: float = 1.5,
     ) -> None:
         """Build the scene (contacts, tasks) from the robot's current state.
 
@@ -81,13 +84,18 @@ class WalkingController:
             cop_margin: how far inside the real sole's edges the CoP stays (m).
             friction_use: the largest |f_t| / (μ f_z) the scene allows.
             posture: the posture target (nq), default the robot's current configuration.
+            push_recovery: adapt the footsteps to the measured DCM (:meth:`_adapt`).
+            max_normal: the largest normal force of a sole, in units of m·g.
         """
         self.robot, self.pattern, self.dt = robot, pattern, float(dt)
         self.half_size, self.mu = half_size, mu
         self.feet = dict(zip(SIDES, pattern.feet, strict=True))
-        inner = (half_size[0] - cop_margin, half_size[1] - cop_margin)
+        inner = self._inner = (half_size[0] - cop_margin, half_size[1] - cop_margin)
         scene = self.scene = InverseDynamicsScene(robot, solver=solver, dt=dt, effort_limits=True)
-        scene.set_contacts([SurfaceContact(f, half_size=inner, mu=friction_use * mu) for f in pattern.feet])
+        fz_max = max_normal * robot.total_mass * 9.81
+        scene.set_contacts(
+            [SurfaceContact(f, half_size=inner, mu=friction_use * mu, fz_max=fz_max) for f in pattern.feet]
+        )
         joints = [n for n in robot.joint_names if robot.model.joints[robot.joint_id(n)].nv == 1]
         configs: list[dict[str, Any]] = [
             {"name": "com", "type": "com"},
@@ -106,7 +114,8 @@ class WalkingController:
         scene.configure(configs)
         q = robot.state_view("walking controller")[0] if posture is None else posture
         self.posture = np.array(q, dtype=float)[7:]
-        self.com_pd = ComPD(kp=60.0, kd=2 * math.sqrt(60.0))
+        # the height by PD; the ground plane by the DCM law of _com_reference (no PD terms there)
+        self.com_pd = ComPD(kp=[0.0, 0.0, 60.0], kd=[0.0, 0.0, 2 * math.sqrt(60.0)])
         self.foot_pd = CartesianPD(kp=400.0, kd=40.0)
         self.base_pd = CartesianPD(kp=100.0, kd=20.0)
         self.posture_pd = JointPD(kp=10.0, kd=2.0 * math.sqrt(10.0))
@@ -115,6 +124,11 @@ class WalkingController:
         self._posture = cast(JointTask, scene.get_task("posture"))
         self._foot = {side: cast(CartesianTask, scene.get_task(f"{side}_foot")) for side in SIDES}
         self._swinging: str | None = None
+        #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
+        self.push_recovery, self.dcm_gain, self.adapt_threshold = push_recovery, 3.0, 0.03
+        self._nominal: WalkingPattern | None = None
+        self._adapting = False
+        self._swing_override: tuple[float, Callable[[float], tuple[np.ndarray, ...]]] | None = None
 
     # ------------------------------------------------------------------ contacts
     def schedule(self, t: float) -> None:
@@ -136,6 +150,7 @@ class WalkingController:
                 scene.set_contact_active(frame, False, transition=left)
         if ph.kind == "single" and ph.swing is not None and self._swinging is None:
             self._swinging = ph.swing
+            self._nominal, self._adapting, self._swing_override = pattern.copy(), False, None
             scene.set_contact_active(self.feet[ph.swing], False)  # (the ramp has ended: a no-op then)
             scene.set_task_activation(f"{ph.swing}_foot", 1.0)
 
@@ -149,6 +164,89 @@ class WalkingController:
         yaw = math.atan2(sum(math.sin(y) for y in yaws), sum(math.cos(y) for y in yaws))
         return pin.SE3(pin.AngleAxis(yaw, np.array([0.0, 0.0, 1.0])).matrix(), np.zeros(3))
 
+    # ------------------------------------------------------------------ push recovery
+    def _com_reference(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """COM target (x_ref, ẋ_ref, ẍ*) with DCM feedback on the ground plane: the ZMP asked for is
+        p* = p_ref + (1 + k_ξ/ω)(ξ − ξ_ref), so ξ − ξ_ref decays as e^{−k_ξ t}, and ẍ* = ω²(x − p*);
+        at the plan (ξ = ξ_ref, x = x_ref) this is the pattern's own ẍ_ref. The height keeps its PD."""
+        pattern, robot = self.pattern, self.robot
+        w = pattern.omega
+        x_ref, v_ref, a_ref = pattern.com(t)
+        x, v = robot.com(), robot.com_velocity()
+        xi = x[:2] + v[:2] / w
+        p_star = self._clamp_zmp(t, pattern.zmp(t) + (1.0 + self.dcm_gain / w) * (xi - pattern.dcm(t)))
+        a = a_ref.copy()
+        a[:2] = w * w * (x[:2] - p_star)
+        return x_ref, v_ref, a
+
+    def _clamp_zmp(self, t: float, p: np.ndarray) -> np.ndarray:
+        """In single support, ``p`` clamped into the stance sole as the scene sees it (a ZMP the contact
+        can realise: the COM task then asks for what the feet can give)."""
+        ph = self.pattern.phase(t)
+        if ph.kind != "single" or ph.stance is None:
+            return p
+        sole = self.pattern.foot_before(ph.step, ph.stance)
+        R = sole.rotation[:2, :2]
+        local = R.T @ (p - sole.translation[:2])
+        X, Y = self._inner
+        local = np.clip(local, [-X, -Y], [X, Y])
+        out: np.ndarray = sole.translation[:2] + R @ local
+        return out
+
+    def _adapt(self, t: float) -> None:
+        """Capture-point footstep adaptation in single support (Englsberger 2015, sec. on step
+        adjustment): with the stance ZMP fixed, a DCM error e = ξ − ξ_nom grows as e^{ω(t_td − t)} e
+        until touch-down, so the swing foot lands that much beside its nominal footstep (clamped to the
+        reach and away from the stance foot); the pattern is re-planned over the moved footstep and the
+        swing re-planned from the foot's measured state (a quintic to the new footstep)."""
+        pattern, robot = self.pattern, self.robot
+        ph = pattern.phase(t)
+        if ph.kind != "single" or ph.swing is None or self._nominal is None:
+            return
+        w, left = pattern.omega, ph.t1 - t
+        x, v = robot.com(), robot.com_velocity()
+        err = (x[:2] + v[:2] / w) - self._nominal.dcm(t)
+        shift = math.exp(w * left) * err
+        if not self._adapting and float(np.linalg.norm(shift)) < self.adapt_threshold:
+            return
+        self._adapting = True
+        nominal = self._nominal.steps[ph.step].placement
+        target = self._reachable(ph, nominal.translation[:2] + shift)
+        current = pattern.steps[ph.step].placement.translation[:2]
+        if float(np.linalg.norm(target - current)) < 2e-3 or left < 0.06:
+            return
+        pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
+        frame = self.feet[ph.swing]
+        ref = pattern.swing(t)
+        acc = ref[3][:3] if ref is not None else np.zeros(3)
+        pos, vel = robot.frame_placement(frame).translation, robot.frame_velocity(frame)[:3]
+        goal = pattern.steps[ph.step].placement.translation
+        self._swing_override = (t, quintic(pos.copy(), vel, acc, goal.copy(), left))
+
+    def _reachable(self, ph: Any, xy: np.ndarray) -> np.ndarray:
+        """``xy`` clamped, in the stance sole's axes, to the reach box: forward [−0.3, 0.5] m, sideways
+        [0.16, 0.45] m away from the stance foot on the swing foot's side (no crossing)."""
+        stance = self.pattern.foot_before(ph.step, str(ph.stance))
+        R = stance.rotation[:2, :2]
+        local = R.T @ (xy - stance.translation[:2])
+        sign = 1.0 if ph.swing == "left" else -1.0
+        local[0] = min(max(local[0], -0.3), 0.5)
+        local[1] = sign * min(max(sign * local[1], 0.16), 0.45)
+        out: np.ndarray = stance.translation[:2] + R @ local
+        return out
+
+    def _swing_reference(self, t: float) -> tuple[str, pin.SE3, np.ndarray, np.ndarray] | None:
+        swing = self.pattern.swing(t)
+        if swing is None or self._swing_override is None:
+            return swing
+        t0, path = self._swing_override
+        pos, vel, acc = path(t - t0)  # (ground plane; the height keeps the pattern's profile)
+        side, pose, twist, alpha = swing
+        pos = np.array([pos[0], pos[1], pose.translation[2]])
+        vel = np.concatenate(([vel[0], vel[1], twist[2]], twist[3:]))
+        acc = np.concatenate(([acc[0], acc[1], alpha[2]], alpha[3:]))
+        return side, pin.SE3(pose.rotation, pos), vel, acc
+
     def step(self, t: float) -> JointCommand:
         """References at the robot's current state and time t, then the scene's update and solve.
 
@@ -159,12 +257,14 @@ class WalkingController:
             QPSolveError: the scene has no feasible answer.
         """
         self.schedule(t)
-        scene, pattern = self.scene, self.pattern
-        x, v, a = pattern.com(t)
+        scene = self.scene
+        if self.push_recovery:
+            self._adapt(t)
+        x, v, a = self._com_reference(t)
         scene.set_reference("com", self.com_pd.reference(self._com, x, v, a))
         scene.set_reference("base", self.base_pd.reference(self._base, self._base_target(t)))
         scene.set_reference("posture", self.posture_pd.reference(self._posture, self.posture))
-        swing = pattern.swing(t)
+        swing = self._swing_reference(t)
         if swing is not None and self._swinging == swing[0]:
             side, pose, twist, acc = swing
             scene.set_reference(f"{side}_foot", self.foot_pd.reference(self._foot[side], pose, twist, acc))

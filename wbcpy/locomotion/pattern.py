@@ -34,7 +34,9 @@ new foot), then ``end_time`` standing (the ZMP at the feet's midpoint).
 
 from __future__ import annotations
 
+import copy
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +49,7 @@ from .footsteps import FEET, SIDES, Footstep, yaw_of
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["Phase", "WalkingPattern"]
+__all__ = ["Phase", "WalkingPattern", "bump", "min_jerk", "quintic"]
 
 GRAVITY = 9.81
 
@@ -77,6 +79,27 @@ def bump(s: float) -> tuple[float, float, float]:
     u = s * (1.0 - s)
     du, ddu = 1.0 - 2.0 * s, -2.0
     return 64 * u**3, 192 * u**2 * du, 64 * (6 * u * du**2 + 3 * u**2 * ddu)
+
+
+def quintic(
+    p0: np.ndarray, v0: np.ndarray, a0: np.ndarray, p1: np.ndarray, T: float
+) -> Callable[[float], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The quintic from (p0, v0, a0) at time 0 to (p1, 0, 0) at time T (per axis); returns a function of
+    t ∈ [0, T] (clamped) giving position, velocity and acceleration."""
+    d = p1 - p0 - v0 * T - 0.5 * a0 * T**2
+    # solve the end conditions p(T) = p1, p'(T) = 0, p''(T) = 0 for c3, c4, c5
+    A = np.array([[T**3, T**4, T**5], [3 * T**2, 4 * T**3, 5 * T**4], [6 * T, 12 * T**2, 20 * T**3]])
+    rhs = np.stack((d, -v0 - a0 * T, -a0))
+    c3, c4, c5 = np.linalg.solve(A, rhs)
+
+    def at(t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        t = min(max(t, 0.0), T)
+        pos = p0 + v0 * t + 0.5 * a0 * t**2 + c3 * t**3 + c4 * t**4 + c5 * t**5
+        vel = v0 + a0 * t + 3 * c3 * t**2 + 4 * c4 * t**3 + 5 * c5 * t**4
+        acc = a0 + 6 * c3 * t + 12 * c4 * t**2 + 20 * c5 * t**3
+        return pos, vel, acc
+
+    return at
 
 
 @dataclass
@@ -204,6 +227,25 @@ class WalkingPattern:
         out = {side: self.foot_before(k + (1 if ph.kind == "double" else 0), side) for side in SIDES}
         if ph.kind == "single" and ph.swing is not None:
             del out[ph.swing]
+        return out
+
+    def set_step(self, k: int, placement: pin.SE3) -> None:
+        """Move footstep k (re-planning: the ZMP and the DCM are planned again over the new footsteps, on
+        the same timeline; the COM path is the LIPM solution from the start through them).
+
+        Raises:
+            ConfigError: k out of range.
+        """
+        if not 0 <= k < len(self.steps):
+            raise ConfigError("k", f"no footstep {k} (0 … {len(self.steps) - 1})")
+        self.steps[k] = Footstep(self.steps[k].side, pin.SE3(placement))
+        self._build_segments()
+
+    def copy(self) -> WalkingPattern:
+        """An independent copy (footsteps and plan)."""
+        out = copy.copy(self)
+        out.steps = [Footstep(s.side, pin.SE3(s.placement)) for s in self.steps]
+        out._build_segments()
         return out
 
     # ------------------------------------------------------------------ ZMP / DCM / COM

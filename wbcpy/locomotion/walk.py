@@ -11,7 +11,8 @@ Log file (``log=...``, NumPy ``.npz``; the keys of specs/walking.md): ``t`` (K,)
 ``contact_frames`` (C,), ``active`` (K, C) the plant's rigid contacts during the step, ``wrenches``
 (K, C, 6) the plant's contact wrenches during the step (zero when inactive; contact axes, about the frame
 origin, force over torque), ``com`` (K, 3), ``mu``, ``half_size`` (2,), ``dt``, ``footsteps`` (S, 4):
-side (0 left, 1 right), x, y, yaw of every footstep taken.
+side (0 left, 1 right), x, y, yaw of every footstep taken; and ``contact_damping``, the plant's Baumgarte
+velocity gain (1/s, :data:`CONTACT_DAMPING`) that a replay with ``pin.constraintDynamics`` needs.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ if TYPE_CHECKING:
 __all__ = ["WalkLog", "WalkSummary", "parse_push", "walk"]
 
 G0 = 9.81
+#: the plant's Baumgarte velocity gain k_d (1/s) of every contact: an active contact's acceleration is
+#: −k_d v_c instead of 0, which removes the contact-velocity drift of the semi-implicit Euler step
+#: (O(dt²) per step; ~0.1 mm/s per step after a 30 N·s push, 7 mm/s in all without it). Logged as
+#: ``contact_damping``.
+CONTACT_DAMPING = 50.0
 
 
 @dataclass
@@ -55,6 +61,7 @@ class WalkLog:
     mu: float = MU
     half_size: np.ndarray = field(default_factory=lambda: np.array(SOLE_HALF_SIZE))
     dt: float = 0.002
+    contact_damping: float = 0.0
 
     def save(self, path: str | Path) -> Path:
         """Write the log as an ``.npz`` file (the keys of the module docstring); returns the path."""
@@ -78,9 +85,11 @@ class WalkSummary:
         max_slip: the largest linear / angular velocity of an active sole (m/s, rad/s).
         cop_margin: the smallest distance of a loaded sole's CoP (≥ 20 % of mg) inside its edges (m).
         friction_use: the largest |f_t| / (μ f_z) of a loaded sole.
-        violation: the plant's largest excess over cones, normal-force bounds and effort limits.
+        violation: the logged wrenches' largest excess over the real soles' cones and f_z ≥ 0 (N), and
+            |τ|'s over the effort limits (N·m).
         step_us: the controller step's median (µs). realtime: simulated time / wall time (plant included).
         duration: simulated time (s). error: why the walk stopped early ("" if it did not).
+        pushed: the walk was pushed. weight: m·g (N).
         log: the controller's log.
     """
 
@@ -98,19 +107,21 @@ class WalkSummary:
     log: WalkLog
     error: str = ""
     pushed: bool = False
+    weight: float = 1.0
 
     @property
     def ok(self) -> bool:
-        """No fall, no slip (≤ 5 mm/s, 0.05 rad/s), wrenches in the cones and |τ| within limits (1e-6
-        relative), progress ≥ 90 % of the plan (80 % when pushed)."""
-        mg = float(self.log.wrenches[:, :, 2].sum(axis=1).mean()) if self.log.t.size else 1.0
+        """No fall, no slip (≤ 5 mm/s, 0.05 rad/s), wrenches in the real soles' cones (to 1e-4·mg: the
+        plant's Baumgarte term moves a foot's wrench at the end of its unloading ramp by ~2e-5·mg) and |τ|
+        within limits (1e-6 N·m), progress ≥ 90 % of the plan (80 % when pushed)."""
+        mg = self.weight
         v = self.violation
         return bool(
             not self.fell
             and not self.error
             and self.max_slip[0] <= 5e-3
             and self.max_slip[1] <= 0.05
-            and max(v.get("friction cone", 0.0), v.get("normal force", 0.0)) <= 1e-6 * max(mg, 1.0)
+            and max(v.get("friction cone", 0.0), v.get("normal force", 0.0)) <= 1e-4 * max(mg, 1.0)
             and v.get("effort", 0.0) <= 1e-6
             and self.progress >= (0.8 if self.pushed else 0.9)
         )
@@ -174,7 +185,7 @@ class _Recorder:
         k = self.k
         return WalkLog(
             self.t[:k], self.q[:k], self.v[:k], self.tau[:k], self.active[:k], self.wrenches[:k],
-            self.com[:k], np.array(self.frames), steps, MU, np.array(SOLE_HALF_SIZE), dt,
+            self.com[:k], np.array(self.frames), steps, MU, np.array(SOLE_HALF_SIZE), dt, CONTACT_DAMPING,
         )  # fmt: skip
 
 
@@ -206,6 +217,7 @@ def walk(
     log: str | Path | None = None,
     solver: str | None = None,
     progress: Callable[[float, float], None] | None = None,
+    push_recovery: bool = True,
 ) -> WalkSummary:
     """Walk in closed loop (see the module docstring) and summarise.
 
@@ -219,6 +231,8 @@ def walk(
         log: write the log file there (``.npz``).
         solver: the scene's QP backend.
         progress: called as ``progress(t, duration)`` every 0.1 s of simulated time.
+        push_recovery: the controller adapts its footsteps to the measured DCM (see
+            :class:`WalkingController`).
 
     Raises:
         ConfigError: bad arguments (field named); UnknownNameError for an unknown robot.
@@ -229,7 +243,7 @@ def walk(
     side = lateral if lateral != 0.0 else turn
     steps = plan_footsteps(model, n_steps, length, width, turn, lateral, "right" if side < 0 else "left")
     pattern = WalkingPattern(model, steps, step_time, double_support_time)
-    ctrl = WalkingController(model, pattern, dt=dt, solver=solver)
+    ctrl = WalkingController(model, pattern, dt=dt, solver=solver, push_recovery=push_recovery)
     return _run(model, q0, ctrl, push, log, progress, (n_steps, length, lateral, turn))
 
 
@@ -243,7 +257,7 @@ def _run(
     plan: tuple[int, float, float, float],
 ) -> WalkSummary:
     dt, pattern = ctrl.dt, ctrl.pattern
-    plant = ContactPlant(ctrl.scene, q0, np.zeros(model.nv), dt)
+    plant = ContactPlant(ctrl.scene, q0, np.zeros(model.nv), dt, kd=CONTACT_DAMPING)
     K = round(pattern.duration / dt)
     rec = _Recorder(K, model.nq, model.nv, FEET)
     start = feet_frame(model)
@@ -326,11 +340,12 @@ def _summary(
     progress = float(moved[:2] @ planned[:2]) / dist2 if dist2 > 0.0 else 1.0
     slip, rot = _slip(model, wl)
     margin, use = _margins(model, wl)
+    violation = _violation(wl, plant.scene.effort_limit)
     fell = bool(error) or (K > 0 and float(wl.q[:, 2].min()) < 0.85 * float(wl.q[0, 2]))
     return WalkSummary(
-        planned, moved, progress, fell, (slip, rot), margin, use, dict(plant.violation),
+        planned, moved, progress, fell, (slip, rot), margin, use, violation,
         1e6 * float(np.median(us)) if us else math.nan, K * wl.dt / max(wall, 1e-9), K * wl.dt, wl,
-        error, pushed,
+        error, pushed, model.total_mass * G0,
     )  # fmt: skip
 
 
@@ -346,6 +361,20 @@ def _slip(model: RobotModel, wl: WalkLog) -> tuple[float, float]:
                 vel = model.frame_velocity(str(f))
                 lin, ang = max(lin, float(np.linalg.norm(vel[:3]))), max(ang, float(np.linalg.norm(vel[3:])))
     return lin, ang
+
+
+def _violation(wl: WalkLog, effort_limit: np.ndarray | None) -> dict[str, float]:
+    """Largest excess of the logged wrenches over the real soles' contact wrench cones (N, the cone's unit
+    rows), of −f_z (N) and of |τ| over the effort limits (N·m)."""
+    from ..contacts.contacts import SurfaceContact
+
+    U = SurfaceContact("sole", half_size=(float(wl.half_size[0]), float(wl.half_size[1])), mu=wl.mu).cone()
+    U = U / np.linalg.norm(U, axis=1, keepdims=True)
+    w = wl.wrenches[wl.active]
+    cone = float((w @ U.T).max()) if w.size else 0.0
+    normal = float(max(0.0, -w[:, 2].min())) if w.size else 0.0
+    effort = float(np.max(np.abs(wl.tau) - effort_limit)) if effort_limit is not None and wl.t.size else 0.0
+    return {"friction cone": max(cone, 0.0), "normal force": normal, "effort": max(effort, 0.0)}
 
 
 def _margins(model: RobotModel, wl: WalkLog) -> tuple[float, float]:
