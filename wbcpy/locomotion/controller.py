@@ -128,6 +128,7 @@ class WalkingController:
         self.push_recovery, self.dcm_gain, self.adapt_threshold = push_recovery, 3.0, 0.03
         self._nominal: WalkingPattern | None = None
         self._adapting = False
+        self._unloaded = -1  # the footstep whose swing foot is being unloaded
         self._swing_override: tuple[float, Callable[[float], tuple[np.ndarray, ...]]] | None = None
 
     # ------------------------------------------------------------------ contacts
@@ -145,9 +146,9 @@ class WalkingController:
         if nxt is not None and nxt.kind == "single" and nxt.swing is not None:
             left = nxt.t0 - t
             frame = self.feet[nxt.swing]
-            unloading = any(c.unloading is not None for c in scene.contacts if c.frame == frame)
-            if left <= pattern.double_support_time + 1e-9 and frame in active and not unloading:
+            if left <= pattern.double_support_time + 1e-9 and frame in active and self._unloaded != nxt.step:
                 scene.set_contact_active(frame, False, transition=left)
+                self._unloaded = nxt.step
         if ph.kind == "single" and ph.swing is not None and self._swinging is None:
             self._swinging = ph.swing
             self._nominal, self._adapting, self._swing_override = pattern.copy(), False, None
@@ -155,14 +156,15 @@ class WalkingController:
             scene.set_task_activation(f"{ph.swing}_foot", 1.0)
 
     # ------------------------------------------------------------------ references
-    def _base_target(self, t: float) -> pin.SE3:
+    def _base_target(self, t: float, swing: Any) -> pin.SE3:
+        """The base upright, its heading the mean of the planted soles' and the swing sole's headings."""
         pattern = self.pattern
         yaws = [yaw_of(M.rotation) for M in pattern.planted(t).values()]
-        swing = pattern.swing(t)
         if swing is not None:
             yaws.append(yaw_of(swing[1].rotation))
         yaw = math.atan2(sum(math.sin(y) for y in yaws), sum(math.cos(y) for y in yaws))
-        return pin.SE3(pin.AngleAxis(yaw, np.array([0.0, 0.0, 1.0])).matrix(), np.zeros(3))
+        c, s = math.cos(yaw), math.sin(yaw)
+        return pin.SE3(np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]), np.zeros(3))
 
     # ------------------------------------------------------------------ push recovery
     def _com_reference(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -171,10 +173,10 @@ class WalkingController:
         at the plan (ξ = ξ_ref, x = x_ref) this is the pattern's own ẍ_ref. The height keeps its PD."""
         pattern, robot = self.pattern, self.robot
         w = pattern.omega
-        x_ref, v_ref, a_ref = pattern.com(t)
+        x_ref, v_ref, a_ref, zmp, dcm = pattern.sample(t)
         x, v = robot.com(), robot.com_velocity()
         xi = x[:2] + v[:2] / w
-        p_star = self._clamp_zmp(t, pattern.zmp(t) + (1.0 + self.dcm_gain / w) * (xi - pattern.dcm(t)))
+        p_star = self._clamp_zmp(t, zmp + (1.0 + self.dcm_gain / w) * (xi - dcm))
         a = a_ref.copy()
         a[:2] = w * w * (x[:2] - p_star)
         return x_ref, v_ref, a
@@ -262,9 +264,9 @@ class WalkingController:
             self._adapt(t)
         x, v, a = self._com_reference(t)
         scene.set_reference("com", self.com_pd.reference(self._com, x, v, a))
-        scene.set_reference("base", self.base_pd.reference(self._base, self._base_target(t)))
-        scene.set_reference("posture", self.posture_pd.reference(self._posture, self.posture))
         swing = self._swing_reference(t)
+        scene.set_reference("base", self.base_pd.reference(self._base, self._base_target(t, swing)))
+        scene.set_reference("posture", self.posture_pd.reference(self._posture, self.posture))
         if swing is not None and self._swinging == swing[0]:
             side, pose, twist, acc = swing
             scene.set_reference(f"{side}_foot", self.foot_pd.reference(self._foot[side], pose, twist, acc))

@@ -332,6 +332,16 @@ class WalkingPattern:
         i = int(np.searchsorted(self._tb, t, side="right"))
         return self._segment(min(i, len(self._tb) - 1), t)
 
+    def sample(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """COM position, velocity, acceleration (3 each, as :meth:`com`), ZMP and DCM (2 each) at time t,
+        from one evaluation of the plan."""
+        x, xi, p = self._state(t)
+        w = self.omega
+        pos = np.array([x[0], x[1], self.ground + self.com_height])
+        vel = np.array([w * (xi[0] - x[0]), w * (xi[1] - x[1]), 0.0])
+        acc = np.array([w * w * (x[0] - p[0]), w * w * (x[1] - p[1]), 0.0])
+        return pos, vel, acc, p, xi
+
     def com(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """COM position, velocity and acceleration (3 each, world, m, m/s, m/s²) at time t: x, ẋ = ω(ξ − x),
         ẍ = ω²(x − p), at the constant height ground + z_c."""
