@@ -41,8 +41,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MU", "SOLE_HALF_SIZE", "WalkingController"]
 
-#: Talos's soles: half sizes (X, Y) in m, and the friction coefficient of the spec
+#: Talos's soles: half sizes (X, Y) in m
 SOLE_HALF_SIZE = (0.1, 0.065)
+#: the friction coefficient of the spec's ground
 MU = 0.3
 
 
