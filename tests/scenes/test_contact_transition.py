@@ -100,3 +100,52 @@ def test_closed_loop_unloading_matches_the_plant(talos):
     assert len(loaded) == 10
     assert abs(loaded[-1]) <= 1e-6 * mg
     assert np.all(np.diff(loaded) < 0)
+
+
+def test_scene_file_lifts_a_contact_with_a_ramp(talos):
+    """``lift: {time, transition}`` in a file's contact entry: the simulated right sole's normal force
+    falls along the ramp from t = 0.05 s over 0.1 s, is ~0 in its last active step, then the contact is
+    released (Pinocchio's rigid-contact plant of the scene's τ)."""
+    from wbcpy.scenes import load_scene_file
+    from wbcpy.sim.simulation import SceneSimulation
+
+    robot, _ = talos
+    sole = {"type": "surface", "half_size": [0.1, 0.065], "mu": 0.3}
+    doc = {
+        "robot": "talos", "q0": "half_sitting", "dt": 0.005, "steps": 40, "effort_limits": True,
+        "contacts": [{**sole, "frame": SOLES[0]},
+                     {**sole, "frame": SOLES[1], "lift": {"time": 0.05, "transition": 0.1}}],
+        "tasks": [{"name": "com", "type": "com", "kp": 30, "kd": 11}],
+    }  # fmt: skip
+    setup = load_scene_file(doc)
+    assert [(e.time, e.frame, e.transition) for e in setup.contact_events] == [(0.05, SOLES[1], 0.1)]
+    sim = SceneSimulation(setup)
+    forces = []
+    for _ in range(40):
+        sim.step()
+        w = sim.plant.sim.wrenches.get(SOLES[1])
+        forces.append(None if w is None or SOLES[1] not in sim.plant.sim.active_frames else w[2])
+    loaded = [f for f in forces if f is not None]
+    assert len(loaded) == 10 + 20  # 10 steps before the lift, 20 of ramp
+    mg = robot.total_mass * G0
+    assert abs(loaded[-1]) <= 1e-6 * mg and np.all(np.diff(loaded[10:]) < 0)
+    assert setup.scene.active_contact_frames == [SOLES[0]]
+
+
+@pytest.mark.parametrize(
+    ("lift", "field"), [({"time": -1}, "time"), ({"time": 0.1, "transition": "x"}, "transition"), (3, "lift")]
+)
+def test_scene_file_bad_lift(talos, lift, field):
+    from wbcpy.scenes import load_scene_file
+
+    sole = {"type": "surface", "half_size": [0.1, 0.065], "mu": 0.3, "frame": SOLES[0], "lift": lift}
+    doc = {
+        "robot": "talos",
+        "q0": "half_sitting",
+        "contacts": [sole],
+        "tasks": [{"name": "com", "type": "com"}],
+    }
+    with pytest.raises(ConfigError) as info:
+        load_scene_file(doc)
+    expected = "contacts[0].lift" if field == "lift" else f"contacts[0].lift.{field}"
+    assert info.value.field == expected
