@@ -34,6 +34,7 @@ COMMANDS = (
     "scene",
     "reach",
     "demo",
+    "walk",
     "view",
     "sweep",
     "bench",

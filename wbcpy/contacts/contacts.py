@@ -68,6 +68,8 @@ class _ContactBase:
     active: bool
     type: ClassVar[str]
     size: ClassVar[int]
+    #: time left of a running unloading transition (s; set on a scene's copies), None otherwise
+    unloading: float | None = None
 
     def _validate_common(self, prefix: str) -> tuple[float, float, float, bool]:
         """Checked (mu, fz_min, fz_max, active); the caller assigns them once every field passed."""

@@ -4,6 +4,7 @@
 * :class:`JointPD` → :class:`~wbcpy.tasks.JointReference`
 * :class:`CartesianPD` → :class:`~wbcpy.tasks.CartesianReference` (pose error (Δp, log₃(R_d Rᵀ)))
 * :class:`ComPD` → :class:`~wbcpy.tasks.ComReference`
+* :class:`MomentumPD` → :class:`~wbcpy.tasks.MomentumReference` (ḣ* = ḣ_d + K_d (h_d − h))
 
 All follow a = K_ff a_d + K_d (v_d − v) + K_p e with scalar or per-axis gains and an optional
 direction-keeping saturation. The velocity laws :class:`JointVelocityLaw`, :class:`CartesianVelocityLaw`
@@ -20,6 +21,7 @@ from __future__ import annotations
 from .cartesian_pd import CartesianPD, pose_error
 from .com_pd import ComPD
 from .joint_pd import JointPD
+from .momentum_pd import MomentumPD
 from .task_laws import TaskPD, law_for, laws_taken
 from .velocity_laws import (
     CartesianVelocityLaw,
@@ -36,6 +38,7 @@ __all__ = [
     "ComVelocityLaw",
     "JointPD",
     "JointVelocityLaw",
+    "MomentumPD",
     "TaskPD",
     "TaskVelocityLaw",
     "VelocityLaw",

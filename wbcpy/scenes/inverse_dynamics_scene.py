@@ -44,6 +44,7 @@ import numpy as np
 from ..contacts.constraints import ContactConstraints, ContactLayout
 from ..contacts.contacts import Contact, as_contacts
 from ..contacts.external import ExternalWrenches
+from ..contacts.transition import UnloadingRamp, transition_duration
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError
 from ..limits.effort_limits import effort_limit_vector
 from ..model.robot_model import RobotModel
@@ -160,6 +161,8 @@ class InverseDynamicsScene(AccelerationScene):
         self.effort_limits = effort_limits
         self._contacts: list[Contact] = []
         self._external = ExternalWrenches(robot)
+        #: running unloading transitions by frame
+        self._unloading: dict[str, UnloadingRamp] = {}
         self._layout_changed()
 
     # ------------------------------------------------------------------ contacts
@@ -181,30 +184,48 @@ class InverseDynamicsScene(AccelerationScene):
                     "contacts", f"wrench task {t.name!r} needs its frame {t.frame!r}, which then {why}"
                 )
         self._contacts = new
+        self._unloading = {}
         self._layout_changed()
 
     @property
     def contacts(self) -> list[Contact]:
-        """Copies of the contacts (with their current ``active`` flags)."""
-        return [c.copy() for c in self._contacts]
+        """Copies of the contacts (with their current ``active`` flags); a contact being unloaded
+        (:meth:`set_contact_active` with a transition) has ``unloading`` = the time left (s), else None."""
+        out = [c.copy() for c in self._contacts]
+        for c in out:
+            ramp = self._unloading.get(c.frame)
+            c.unloading = None if ramp is None else ramp.time_left
+        return out
 
     @property
     def active_contact_frames(self) -> list[str]:
         """Frames of the active contacts, in contact order (a new list)."""
         return [c.frame for c in self._layout.contacts]
 
-    def set_contact_active(self, frame: str, active: bool) -> None:
+    def set_contact_active(self, frame: str, active: bool, transition: float = 0.0) -> None:
         """Lift (False) or put back (True) the contact on ``frame``.
+
+        With ``active=False`` and ``transition=T > 0`` the contact is unloaded smoothly
+        (:class:`~wbcpy.contacts.transition.UnloadingRamp`): for T seconds of scene time (update() calls
+        × dt) it stays active while its normal-force upper bound falls linearly from its current normal
+        force (the last solve's f_z, or fz_max when finite and smaller; m·g before any solve) to 0, then
+        it is deactivated. ``transition=0`` switches at once; ``active=True`` ends a running transition.
 
         Raises:
             ConfigKeyError: ``frame`` has no contact (field ``frame``; also a KeyError).
-            ConfigError: ``active`` is not a bool.
+            ConfigError: ``active`` is not a bool, ``transition`` not a finite number ≥ 0.
         """
         contact = next((c for c in self._contacts if isinstance(frame, str) and c.frame == frame), None)
         if contact is None:
             raise ConfigKeyError("frame", "contact frame", frame, [c.frame for c in self._contacts])
         if not isinstance(active, (bool, np.bool_)):
             raise ConfigError("active", f"must be true or false, got {active!r}")
+        duration = transition_duration(transition)
+        if not active and duration > 0.0 and contact.active:
+            if frame not in self._unloading:
+                self._unloading[frame] = UnloadingRamp(self._normal_force(contact), duration, self.dt)
+            return
+        self._unloading.pop(frame, None)
         if contact.active != bool(active):
             contact.active = bool(active)
             self._layout_changed()
@@ -245,6 +266,21 @@ class InverseDynamicsScene(AccelerationScene):
     def external_wrenches(self) -> dict[str, np.ndarray]:
         """``{frame: wrench}`` of the external wrenches in use (new arrays; frame axes, on the robot)."""
         return self._external.as_dict()
+
+    def _normal_force(self, contact: Contact) -> float:
+        """Where an unloading ramp starts: the last solve's f_z, at most a finite fz_max (N)."""
+        last = self.get_contact_wrenches().get(contact.frame) if self._wrenches is not None else None
+        force = float(last[contact.normal_index]) if last is not None else self.robot.total_mass * 9.81
+        return max(0.0, min(force, contact.fz_max))
+
+    def _advance_transitions(self) -> None:
+        """One update()'s step of the unloading ramps: finished ones deactivate their contact."""
+        done = [frame for frame, ramp in self._unloading.items() if ramp.advance()]
+        for frame in done:
+            del self._unloading[frame]
+            next(c for c in self._contacts if c.frame == frame).active = False
+        if done:
+            self._layout_changed()
 
     def _layout_changed(self) -> None:
         layout = self._layout = ContactLayout(self._dof_names, self._contacts)
@@ -302,11 +338,29 @@ class InverseDynamicsScene(AccelerationScene):
             self._rows = _LayoutRows(self._reg, self.robot.nv, self._layout.n)
         return self._rows
 
+    def _ramped_bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The layout's wrench bounds with the unloading ramps' upper bounds on f_z."""
+        wb = self._wrench_bounds
+        if not self._unloading:
+            return wb
+        layout = self._layout
+        mw = layout.n - layout.nv
+        lo, hi = (
+            (wb[0].copy(), wb[1].copy()) if wb is not None else (np.full(mw, -np.inf), np.full(mw, np.inf))
+        )
+        for c, s in zip(layout.contacts, layout.slices, strict=True):
+            ramp = self._unloading.get(c.frame)
+            if ramp is not None:
+                iz = s.start - layout.nv + c.normal_index
+                hi[iz] = min(hi[iz], ramp.bound)
+                lo[iz] = min(lo[iz], hi[iz])
+        return lo, hi
+
     def _full_bounds(
         self, lb: np.ndarray | None, ub: np.ndarray | None
     ) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The bounds on x: ``lb, ub`` on q̈ (or None), then the wrench bounds."""
-        wb = self._wrench_bounds
+        wb = self._ramped_bounds()
         nv, mw = self.robot.nv, self._layout.n - self.robot.nv
         if wb is None and lb is None:
             return None, None
@@ -331,6 +385,8 @@ class InverseDynamicsScene(AccelerationScene):
         if not self._tasks:
             raise ConfigError("tasks", "the scene has no tasks: call configure() first")
         now = float(self._clock())
+        if self._unloading:
+            self._advance_transitions()
         layout, rows = self._layout, self._layout_rows()
         plan = self._plan
         if plan is None or not plan.valid(now):

@@ -110,6 +110,7 @@ class SceneSimulation:
         scene = setup.scene
         contacts = isinstance(scene, InverseDynamicsScene)
         self.plant = ContactPlant(scene, self.q, self.v, setup.dt) if contacts else None
+        self._events = list(setup.contact_events)  # (still to come, by time)
         robot.update(self.q, self.v)
 
     def errors(self) -> dict[str, float]:
@@ -127,6 +128,7 @@ class SceneSimulation:
         """
         setup = self.setup
         scene = setup.scene
+        self._lift_contacts()
         for target in setup.targets:
             scene.set_reference(target.name, target.reference())
         t0 = time.perf_counter()
@@ -135,6 +137,15 @@ class SceneSimulation:
         elapsed = (time.perf_counter() - t0) * 1e6
         self.advance(scene.get_solver_output_raw())
         return elapsed
+
+    def _lift_contacts(self) -> None:
+        """Start the setup's contact events that are due (``lift`` in a file's contact entry)."""
+        events = self._events
+        while events and events[0].time <= self.time + 0.5 * self.setup.dt:
+            event = events.pop(0)
+            scene = self.setup.scene
+            if isinstance(scene, InverseDynamicsScene):  # (events come only with contacts)
+                scene.set_contact_active(event.frame, False, transition=event.transition)
 
     def push(self, impulse: Any, frame: str | None = None) -> dict[str, np.ndarray]:
         """Push the simulated robot: a linear impulse (N·s, world axes) at ``frame``'s origin (default: the

@@ -6,8 +6,9 @@
   :func:`register_law` — a task type is one file plus one registration.
 * :class:`JointReference`, :class:`CartesianReference`, :class:`ComReference` — acceleration references
   with optional position/velocity and a time stamp.
-* :class:`JointTask`, :class:`CartesianTask`, :class:`ComTask`, :class:`WrenchTask` — the rows of each
-  type (one file per type: ``joint_task.py``, ``cartesian_task.py``, ``com_task.py``, ``wrench_task.py``).
+* :class:`JointTask`, :class:`CartesianTask`, :class:`ComTask`, :class:`WrenchTask`, :class:`MomentumTask`
+  — the rows of each type (one file per type: ``joint_task.py``, ``cartesian_task.py``, ``com_task.py``,
+  ``wrench_task.py``, ``momentum_task.py``; :class:`MomentumReference` is the momentum task's reference).
 * :class:`TaskStatus`, :class:`TasksStatus` — y_ref, y_solution, y and errors for every task.
 """
 
@@ -17,6 +18,7 @@ from .cartesian_task import CartesianTask
 from .com_task import ComTask
 from .config import TASK_TYPES, TaskConfig
 from .joint_task import JointTask
+from .momentum_task import MomentumReference, MomentumTask
 from .references import (
     CartesianReference,
     ComReference,
@@ -48,6 +50,8 @@ __all__ = [
     "ComTask",
     "JointReference",
     "JointTask",
+    "MomentumReference",
+    "MomentumTask",
     "Reference",
     "ReferenceTypeError",
     "Task",

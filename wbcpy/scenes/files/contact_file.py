@@ -13,16 +13,21 @@ on a physical plant (:class:`~wbcpy.sim.contact_simulation.ContactPlant`)::
       - {name: lf, type: wrench, frame: left_sole_link, target: [0, 0, 400, 0, 0, 0]}   # no PD gains
 
 A ``wrench`` task's ``target`` is its wrench (contact axes; 3 entries for a point contact), default zero.
+A contact entry may also say when the simulation lifts it: ``lift: {time: 1.0, transition: 0.2}`` (its
+normal force ramps down to zero over 0.2 s from t = 1 s, then the contact is released: the unloading ramp
+of :meth:`~wbcpy.scenes.InverseDynamicsScene.set_contact_active`; :class:`ContactEvent`).
 See ``examples/talos_balance.yaml``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ...contacts.transition import transition_duration
 from ...errors import ConfigError, ConfigKeyError
 from ...model.robot_model import RobotModel
 from ...tasks.wrench_task import WrenchTask
@@ -31,8 +36,10 @@ from ..values import numbers
 
 __all__ = [
     "CONTACT_FILE_KEYS",
+    "ContactEvent",
     "external_wrenches",
     "make_contact_scene",
+    "split_contact_events",
     "wants_contact_scene",
     "wrench_target",
 ]
@@ -64,7 +71,7 @@ def make_contact_scene(robot: RobotModel, doc: Mapping[str, Any], solver: Any, d
     """
     scene = InverseDynamicsScene(robot, solver=solver, dt=dt, effort_limits=doc.get("effort_limits", False),
                                  **options)  # fmt: skip
-    scene.set_contacts(doc.get("contacts") or [])
+    scene.set_contacts(split_contact_events(doc.get("contacts") or [])[0])
     scene.set_external_wrenches(external_wrenches(robot, doc.get("external_wrenches")))
     return scene
 
@@ -88,6 +95,56 @@ def external_wrenches(robot: RobotModel, section: Any) -> dict[str, np.ndarray]:
             raise ConfigKeyError(field, "frame", frame, frames)
         out[str(frame)] = numbers(wrench, 6, field)
     return out
+
+
+@dataclass(frozen=True, order=True)
+class ContactEvent:
+    """A contact lifted during a scene file's simulation: ``lift: {time: t, transition: T}`` in a contact
+    entry lifts it at time t (s) with :meth:`InverseDynamicsScene.set_contact_active`'s unloading ramp of
+    T seconds (0: at once).
+
+    Attributes:
+        time: when (s of simulated time). frame: the contact frame. transition: the ramp's duration (s).
+    """
+
+    time: float
+    frame: str
+    transition: float = 0.0
+
+
+def _seconds(value: Any, field: str) -> float:
+    try:
+        return transition_duration(value)
+    except ConfigError as exc:
+        raise ConfigError(field, exc.reason) from None
+
+
+def split_contact_events(items: Any) -> tuple[Any, list[ContactEvent]]:
+    """The contact entries without their ``lift`` keys, and the :class:`ContactEvent` they ask for.
+
+    Raises:
+        ConfigError: a ``lift`` that is not ``{time: t ≥ 0, transition: T ≥ 0}`` (field
+            ``contacts[i].lift.<key>``; an unknown key is a ConfigKeyError).
+    """
+    if not isinstance(items, list):
+        return items, []
+    contacts, events = [], []
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping) or "lift" not in item:
+            contacts.append(item)
+            continue
+        field = f"contacts[{i}].lift"
+        lift = item["lift"]
+        if not isinstance(lift, Mapping):
+            raise ConfigError(field, f"expected {{time: t, transition: T}}, got {lift!r}")
+        for key in lift:
+            if key not in ("time", "transition"):
+                raise ConfigKeyError(f"{field}.{key}", "lift key", key, ["time", "transition"])
+        at, ramp = (_seconds(lift.get(key, 0.0 if key == "transition" else None), f"{field}.{key}")
+                    for key in ("time", "transition"))  # fmt: skip
+        events.append(ContactEvent(at, str(item.get("frame")), ramp))
+        contacts.append({k: v for k, v in item.items() if k != "lift"})
+    return contacts, sorted(events)
 
 
 def wrench_target(task: WrenchTask, spec: Mapping[str, Any], field: str) -> np.ndarray:

@@ -76,7 +76,14 @@ from ..acceleration_scene import AccelerationScene
 from ..values import flag, is_number, numbers, positive
 from ..velocity_scene import VelocityScene
 from .collision_file import COLLISION_FILE_KEYS, apply_collision_section
-from .contact_file import CONTACT_FILE_KEYS, make_contact_scene, wants_contact_scene, wrench_target
+from .contact_file import (
+    CONTACT_FILE_KEYS,
+    ContactEvent,
+    make_contact_scene,
+    split_contact_events,
+    wants_contact_scene,
+    wrench_target,
+)
 from .velocity_file import VELOCITY_FILE_KEYS, make_velocity_scene, scene_kind, velocity_law
 
 if TYPE_CHECKING:
@@ -186,6 +193,7 @@ class SceneSetup:
         source: the file the setup was read from.
         warnings: what the file asks for that is legal but suspicious (``q0`` outside the joint limits).
         obstacles: the world obstacles of the scene's collision avoidance (drawn by ``--html``).
+        contact_events: contacts lifted during the simulation (``lift`` in a contact entry), by time.
     """
 
     robot: RobotModel
@@ -197,6 +205,7 @@ class SceneSetup:
     targets: list[TaskTarget]
     source: str = "<dict>"
     warnings: list[str] = field(default_factory=list)
+    contact_events: list[ContactEvent] = field(default_factory=list)
 
     @property
     def obstacles(self) -> list[Obstacle]:
@@ -481,4 +490,5 @@ def load_scene_file(
         for i, (cfg, spec) in enumerate(zip(scene.get_wbc_config(), pd_specs, strict=True))
     ]
     notes = q0_limit_warnings(robot, q0)
-    return SceneSetup(robot, scene, q0, v0, step, n_steps, targets, label, notes)
+    events = split_contact_events(doc.get("contacts") or [])[1] if contacts else []
+    return SceneSetup(robot, scene, q0, v0, step, n_steps, targets, label, notes, events)

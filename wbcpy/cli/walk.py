@@ -1,0 +1,91 @@
+"""``wbcpy walk``: a humanoid walks in the rigid-contact plant (:func:`wbcpy.locomotion.walk`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``walk`` command."""
+    parser = subparsers.add_parser(
+        "walk",
+        help="walk a humanoid (Talos) in rigid-contact simulation, optionally pushed",
+        description=(
+            "Footsteps, a DCM walking pattern and an InverseDynamicsScene that outputs torques, closed "
+            "around Pinocchio's rigid-contact dynamics. Prints a summary; exit status 0 when the walk "
+            "completed without a fall, slip or limit violation, 1 otherwise, 2 on bad input."
+        ),
+    )
+    parser.add_argument("robot", nargs="?", default="talos", help="robot (default talos; needs half_sitting)")
+    parser.add_argument("--steps", type=int, default=8, help="number of footsteps (default 8)")
+    parser.add_argument("--length", type=float, default=0.15, help="forward advance per step, m (0.15)")
+    parser.add_argument("--width", type=float, default=None, help="feet distance, m (default: today's)")
+    parser.add_argument("--turn", type=float, default=0.0, help="total heading change, rad (0)")
+    parser.add_argument("--lateral", type=float, default=0.0, help="sideways advance per step, m (0)")
+    parser.add_argument("--step-time", type=float, default=0.8, help="s per step incl. 0.2 s double support")
+    parser.add_argument(
+        "--push", metavar="IMPULSE@TIME", default=None, help="lateral push, N·s@s, e.g. 30@3.0"
+    )
+    parser.add_argument("--dt", type=float, default=0.002, help="control and simulation step, s (0.002)")
+    parser.add_argument("--solver", metavar="NAME", default=None, help="QP backend of the scene")
+    parser.add_argument("--log", metavar="FILE.npz", default=None, help="write the log file")
+    parser.add_argument("--html", metavar="FILE", default=None, help="write the walk as an HTML animation")
+    parser.add_argument("--out", metavar="DIR", default=None, help="write plots (PNG) into this folder")
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the walk; 0 when it completed without fall, slip or violation, 1 otherwise (2: bad input)."""
+    from .common import check_output_dir, check_solver
+
+    check_solver(args.solver)
+    from ..locomotion import walk
+    from ..locomotion.walk import parse_push
+
+    push = parse_push(args.push) if args.push is not None else None
+    out = check_output_dir(args.out) if args.out is not None else None
+    html = check_output_dir(_parent(args.html), "--html") if args.html is not None else None
+
+    def progress(t: float, total: float) -> None:
+        print(f"\r  t = {t:5.1f} / {total:.1f} s", end="", file=sys.stderr, flush=True)
+
+    summary = walk(
+        args.robot, n_steps=args.steps, length=args.length, width=args.width, turn=args.turn,
+        lateral=args.lateral, step_time=args.step_time, push=push, dt=args.dt, log=args.log,
+        solver=args.solver, progress=None if args.quiet else progress,
+    )  # fmt: skip
+    if not args.quiet:
+        print(file=sys.stderr)
+    print(summary.text())
+    if out is not None or html is not None:
+        _views(args, summary, out)
+    return 0 if summary.ok else 1
+
+
+def _parent(path: str) -> str:
+    from pathlib import Path
+
+    return str(Path(path).expanduser().parent)
+
+
+def _views(args: argparse.Namespace, summary: Any, out: Any) -> None:
+    from ..model.registry import load_robot
+    from ..viz.walk_plots import animate_walk, plot_walk
+
+    robot = load_robot(args.robot)
+    title = f"{args.robot}: {args.steps} steps of {args.length} m" + (
+        f", push {args.push}" if args.push else ""
+    )
+    if out is not None:
+        png = out / "walk.png"
+        if plot_walk(png, robot, summary.log, title):
+            print(f"plots: {png}")
+        else:
+            print("plots: skipped, matplotlib is not installed (pip install 'wbcpy[plot]')")
+    if args.html is not None:
+        print(f"animation: {animate_walk(robot, summary.log, args.html, title=title)}")

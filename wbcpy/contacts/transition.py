@@ -1,0 +1,70 @@
+"""Contact transitions: the unloading ramp of a contact that is lifted smoothly (``specs/walking.md``).
+
+``scene.set_contact_active(frame, False, transition=T)`` keeps the contact active for T seconds of scene
+time (N = round(T / dt) ≥ 1 update() calls) while the upper bound of its normal force falls linearly,
+
+    f_z ≤ f_0 (1 − k / N)   at the k-th update after the call (k = 1 … N; the last is 0),
+
+then deactivates it at the next update (TSID's ``removeRigidContact(name, transition_duration)``). f_0 is
+the contact's normal force when the transition starts. The wrench a foot carries in its last active step
+is thus 0, and nothing jumps at lift-off.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError
+
+__all__ = ["UnloadingRamp", "transition_duration"]
+
+
+def transition_duration(value: Any) -> float:
+    """A transition time T (s): a finite number ≥ 0.
+
+    Raises:
+        ConfigError: (field ``transition``) anything else.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ConfigError("transition", f"must be a number of seconds, got {value!r}")
+    out = float(value)
+    if not math.isfinite(out) or out < 0.0:
+        raise ConfigError("transition", f"must be a finite time ≥ 0 (s), got {value!r}")
+    return out
+
+
+class UnloadingRamp:
+    """The normal-force bound of one contact being unloaded (see the module docstring).
+
+    Attributes:
+        start_force: f_0 (N). steps: N. done: updates taken so far (k). dt: the scene's step (s).
+    """
+
+    __slots__ = ("done", "dt", "start_force", "steps")
+
+    def __init__(self, start_force: float, duration: float, dt: float) -> None:
+        self.start_force = float(start_force)
+        self.dt = float(dt)
+        self.steps = max(1, round(duration / dt))
+        self.done = 0
+
+    @property
+    def bound(self) -> float:
+        """Today's upper bound on f_z (N): f_0 (1 − k/N)."""
+        return self.start_force * (1.0 - self.done / self.steps)
+
+    @property
+    def time_left(self) -> float:
+        """Scene time until the contact is deactivated (s)."""
+        return (self.steps - self.done) * self.dt
+
+    def advance(self) -> bool:
+        """One update(): True when the ramp has ended (the contact is to be deactivated now), else the
+        bound moves one step down."""
+        if self.done >= self.steps:
+            return True
+        self.done += 1
+        return False

@@ -1,0 +1,274 @@
+"""WalkingController: a :class:`WalkingPattern` tracked by an InverseDynamicsScene that outputs torques.
+
+One weighted task level (the scene's hard constraints sit above it: equations of motion, rigid contacts,
+contact wrench cones, URDF effort limits):
+
+* ``com`` (weight 1): ẍ* = ẍ_ref + k_p (x_ref − x) + k_d (ẋ_ref − ẋ) along the pattern's COM;
+* ``left_foot`` / ``right_foot`` (weight 10, active while that foot swings): the swing trajectory, PD in
+  world axes;
+* ``base`` (weight 1, orientation rows only): the base upright, heading between the feet's headings;
+* ``posture`` (weight 1e-3): PD towards the starting posture.
+
+Contacts follow the pattern's schedule: the foot about to swing is unloaded over the double support
+before its lift-off (``set_contact_active(frame, False, transition=...)``: its normal force falls linearly
+to 0, so nothing jumps at lift-off), the landing foot is activated when its swing ends (the plant's
+inelastic impact lands it).
+
+Robustness margins by construction: the scene's soles are the real ones shrunk by ``cop_margin`` per edge
+and its friction coefficient is ``friction_use`` · μ, so every wrench the scene allows — and with it the
+plant's, which equals it (same τ, same active contacts, both exact) — keeps its CoP that far inside the
+real sole and its tangential force below ``friction_use`` · μ f_z.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import pinocchio as pin
+
+from ..controllers import CartesianPD, ComPD, JointPD
+from ..scenes import InverseDynamicsScene, SurfaceContact
+from ..scenes.joint_command import JointCommand
+from ..tasks import CartesianTask, ComTask, JointTask
+from .footsteps import SIDES, yaw_of
+from .pattern import WalkingPattern, quintic
+
+if TYPE_CHECKING:
+    from ..model.robot_model import RobotModel
+
+__all__ = ["MU", "SOLE_HALF_SIZE", "WalkingController"]
+
+#: Talos's soles: half sizes (X, Y) in m
+SOLE_HALF_SIZE = (0.1, 0.065)
+#: the friction coefficient of the spec's ground
+MU = 0.3
+
+
+class WalkingController:
+    """Tracks a :class:`WalkingPattern` with an :class:`~wbcpy.scenes.InverseDynamicsScene` (see the
+    module docstring). Per control step, at the measured state::
+
+        ctrl.schedule(t)          # contact switches of the pattern (before the plant lands a foot)
+        robot.update(q, v)
+        cmd = ctrl.step(t)        # JointCommand: q̈ and τ of the actuated joints
+
+    Attributes:
+        robot, pattern, scene, dt: as given / built. feet: {side: sole frame}.
+        half_size, mu: the real soles and friction (the scene uses the shrunk ones).
+    """
+
+    def __init__(
+        self,
+        robot: RobotModel,
+        pattern: WalkingPattern,
+        dt: float = 0.002,
+        solver: str | None = None,
+        half_size: tuple[float, float] = SOLE_HALF_SIZE,
+        mu: float = MU,
+        cop_margin: float = 0.015,
+        friction_use: float = 0.8,
+        posture: Any = None,
+        push_recovery: bool = True,
+        max_normal: float = 1.5,
+    ) -> None:
+        """Build the scene (contacts, tasks) from the robot's current state.
+
+        Args:
+            robot: the robot (state set: the start of the pattern).
+            pattern: the walk.
+            dt: control step (s).
+            solver: QP backend (None: the default).
+            half_size, mu: the real soles' half sizes (m) and friction coefficient.
+            cop_margin: how far inside the real sole's edges the CoP stays (m).
+            friction_use: the largest |f_t| / (μ f_z) the scene allows.
+            posture: the posture target (nq), default the robot's current configuration.
+            push_recovery: adapt the footsteps to the measured DCM (:meth:`_adapt`).
+            max_normal: the largest normal force of a sole, in units of m·g.
+        """
+        self.robot, self.pattern, self.dt = robot, pattern, float(dt)
+        self.half_size, self.mu = half_size, mu
+        self.feet = dict(zip(SIDES, pattern.feet, strict=True))
+        inner = self._inner = (half_size[0] - cop_margin, half_size[1] - cop_margin)
+        scene = self.scene = InverseDynamicsScene(robot, solver=solver, dt=dt, effort_limits=True)
+        fz_max = max_normal * robot.total_mass * 9.81
+        scene.set_contacts(
+            [SurfaceContact(f, half_size=inner, mu=friction_use * mu, fz_max=fz_max) for f in pattern.feet]
+        )
+        joints = [n for n in robot.joint_names if robot.model.joints[robot.joint_id(n)].nv == 1]
+        configs: list[dict[str, Any]] = [
+            {"name": "com", "type": "com"},
+            {
+                "name": "base",
+                "type": "cart",
+                "tip": "base_link",
+                "root": "universe",
+                "weights": [0, 0, 0, 1, 1, 1],
+            },
+            {"name": "posture", "type": "jnt", "joint_names": joints, "weights": [1e-3] * len(joints)},
+        ]
+        for side, frame in self.feet.items():
+            foot = {"name": f"{side}_foot", "type": "cart", "tip": frame, "root": "universe"}
+            configs.append({**foot, "weights": [10.0] * 6, "activation": 0.0})
+        scene.configure(configs)
+        q = robot.state_view("walking controller")[0] if posture is None else posture
+        self.posture = np.array(q, dtype=float)[7:]
+        # the height by PD; the ground plane by the DCM law of _com_reference (no PD terms there)
+        self.com_pd = ComPD(kp=[0.0, 0.0, 60.0], kd=[0.0, 0.0, 2 * math.sqrt(60.0)])
+        self.foot_pd = CartesianPD(kp=400.0, kd=40.0)
+        self.base_pd = CartesianPD(kp=100.0, kd=20.0)
+        self.posture_pd = JointPD(kp=10.0, kd=2.0 * math.sqrt(10.0))
+        self._com = cast(ComTask, scene.get_task("com"))
+        self._base = cast(CartesianTask, scene.get_task("base"))
+        self._posture = cast(JointTask, scene.get_task("posture"))
+        self._foot = {side: cast(CartesianTask, scene.get_task(f"{side}_foot")) for side in SIDES}
+        self._swinging: str | None = None
+        #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
+        self.push_recovery, self.dcm_gain, self.adapt_threshold = push_recovery, 3.0, 0.03
+        self._nominal: WalkingPattern | None = None
+        self._adapting = False
+        self._unloaded = -1  # the footstep whose swing foot is being unloaded
+        self._swing_override: tuple[float, Callable[[float], tuple[np.ndarray, ...]]] | None = None
+
+    # ------------------------------------------------------------------ contacts
+    def schedule(self, t: float) -> None:
+        """Apply the pattern's contact events at time t: unload the next swing foot over the double
+        support before its lift-off, land the swing foot when its swing ends (idempotent)."""
+        scene, pattern = self.scene, self.pattern
+        ph = pattern.phase(t)
+        active = scene.active_contact_frames
+        if ph.kind != "single" and self._swinging is not None:  # touch-down
+            scene.set_contact_active(self.feet[self._swinging], True)
+            scene.set_task_activation(f"{self._swinging}_foot", 0.0)
+            self._swinging = None
+        nxt = pattern.phase(ph.t1 + 0.5 * self.dt) if ph.kind in ("start", "double") else None
+        if nxt is not None and nxt.kind == "single" and nxt.swing is not None:
+            left = nxt.t0 - t
+            frame = self.feet[nxt.swing]
+            if left <= pattern.double_support_time + 1e-9 and frame in active and self._unloaded != nxt.step:
+                scene.set_contact_active(frame, False, transition=left)
+                self._unloaded = nxt.step
+        if ph.kind == "single" and ph.swing is not None and self._swinging is None:
+            self._swinging = ph.swing
+            self._nominal, self._adapting, self._swing_override = pattern.copy(), False, None
+            scene.set_contact_active(self.feet[ph.swing], False)  # (the ramp has ended: a no-op then)
+            scene.set_task_activation(f"{ph.swing}_foot", 1.0)
+
+    # ------------------------------------------------------------------ references
+    def _base_target(self, t: float, swing: Any) -> pin.SE3:
+        """The base upright, its heading the mean of the planted soles' and the swing sole's headings."""
+        pattern = self.pattern
+        yaws = [yaw_of(M.rotation) for M in pattern.planted(t).values()]
+        if swing is not None:
+            yaws.append(yaw_of(swing[1].rotation))
+        yaw = math.atan2(sum(math.sin(y) for y in yaws), sum(math.cos(y) for y in yaws))
+        c, s = math.cos(yaw), math.sin(yaw)
+        return pin.SE3(np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]), np.zeros(3))
+
+    # ------------------------------------------------------------------ push recovery
+    def _com_reference(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """COM target (x_ref, ẋ_ref, ẍ*) with DCM feedback on the ground plane: the ZMP asked for is
+        p* = p_ref + (1 + k_ξ/ω)(ξ − ξ_ref), so ξ − ξ_ref decays as e^{−k_ξ t}, and ẍ* = ω²(x − p*);
+        at the plan (ξ = ξ_ref, x = x_ref) this is the pattern's own ẍ_ref. The height keeps its PD."""
+        pattern, robot = self.pattern, self.robot
+        w = pattern.omega
+        x_ref, v_ref, a_ref, zmp, dcm = pattern.sample(t)
+        x, v = robot.com(), robot.com_velocity()
+        xi = x[:2] + v[:2] / w
+        p_star = self._clamp_zmp(t, zmp + (1.0 + self.dcm_gain / w) * (xi - dcm))
+        a = a_ref.copy()
+        a[:2] = w * w * (x[:2] - p_star)
+        return x_ref, v_ref, a
+
+    def _clamp_zmp(self, t: float, p: np.ndarray) -> np.ndarray:
+        """In single support, ``p`` clamped into the stance sole as the scene sees it (a ZMP the contact
+        can realise: the COM task then asks for what the feet can give)."""
+        ph = self.pattern.phase(t)
+        if ph.kind != "single" or ph.stance is None:
+            return p
+        sole = self.pattern.foot_before(ph.step, ph.stance)
+        R = sole.rotation[:2, :2]
+        local = R.T @ (p - sole.translation[:2])
+        X, Y = self._inner
+        local = np.clip(local, [-X, -Y], [X, Y])
+        out: np.ndarray = sole.translation[:2] + R @ local
+        return out
+
+    def _adapt(self, t: float) -> None:
+        """Capture-point footstep adaptation in single support (Englsberger 2015, sec. on step
+        adjustment): with the stance ZMP fixed, a DCM error e = ξ − ξ_nom grows as e^{ω(t_td − t)} e
+        until touch-down, so the swing foot lands that much beside its nominal footstep (clamped to the
+        reach and away from the stance foot); the pattern is re-planned over the moved footstep and the
+        swing re-planned from the foot's measured state (a quintic to the new footstep)."""
+        pattern, robot = self.pattern, self.robot
+        ph = pattern.phase(t)
+        if ph.kind != "single" or ph.swing is None or self._nominal is None:
+            return
+        w, left = pattern.omega, ph.t1 - t
+        x, v = robot.com(), robot.com_velocity()
+        err = (x[:2] + v[:2] / w) - self._nominal.dcm(t)
+        shift = math.exp(w * left) * err
+        if not self._adapting and float(np.linalg.norm(shift)) < self.adapt_threshold:
+            return
+        self._adapting = True
+        nominal = self._nominal.steps[ph.step].placement
+        target = self._reachable(ph, nominal.translation[:2] + shift)
+        current = pattern.steps[ph.step].placement.translation[:2]
+        if float(np.linalg.norm(target - current)) < 2e-3 or left < 0.06:
+            return
+        pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
+        frame = self.feet[ph.swing]
+        ref = pattern.swing(t)
+        acc = ref[3][:3] if ref is not None else np.zeros(3)
+        pos, vel = robot.frame_placement(frame).translation, robot.frame_velocity(frame)[:3]
+        goal = pattern.steps[ph.step].placement.translation
+        self._swing_override = (t, quintic(pos.copy(), vel, acc, goal.copy(), left))
+
+    def _reachable(self, ph: Any, xy: np.ndarray) -> np.ndarray:
+        """``xy`` clamped, in the stance sole's axes, to the reach box: forward [−0.3, 0.5] m, sideways
+        [0.16, 0.45] m away from the stance foot on the swing foot's side (no crossing)."""
+        stance = self.pattern.foot_before(ph.step, str(ph.stance))
+        R = stance.rotation[:2, :2]
+        local = R.T @ (xy - stance.translation[:2])
+        sign = 1.0 if ph.swing == "left" else -1.0
+        local[0] = min(max(local[0], -0.3), 0.5)
+        local[1] = sign * min(max(sign * local[1], 0.16), 0.45)
+        out: np.ndarray = stance.translation[:2] + R @ local
+        return out
+
+    def _swing_reference(self, t: float) -> tuple[str, pin.SE3, np.ndarray, np.ndarray] | None:
+        swing = self.pattern.swing(t)
+        if swing is None or self._swing_override is None:
+            return swing
+        t0, path = self._swing_override
+        pos, vel, acc = path(t - t0)  # (ground plane; the height keeps the pattern's profile)
+        side, pose, twist, alpha = swing
+        pos = np.array([pos[0], pos[1], pose.translation[2]])
+        vel = np.concatenate(([vel[0], vel[1], twist[2]], twist[3:]))
+        acc = np.concatenate(([acc[0], acc[1], alpha[2]], alpha[3:]))
+        return side, pin.SE3(pose.rotation, pos), vel, acc
+
+    def step(self, t: float) -> JointCommand:
+        """References at the robot's current state and time t, then the scene's update and solve.
+
+        Returns:
+            The scene's :class:`JointCommand` (``effort``: τ of the actuated joints, N·m).
+
+        Raises:
+            QPSolveError: the scene has no feasible answer.
+        """
+        self.schedule(t)
+        scene = self.scene
+        if self.push_recovery:
+            self._adapt(t)
+        x, v, a = self._com_reference(t)
+        scene.set_reference("com", self.com_pd.reference(self._com, x, v, a))
+        swing = self._swing_reference(t)
+        scene.set_reference("base", self.base_pd.reference(self._base, self._base_target(t, swing)))
+        scene.set_reference("posture", self.posture_pd.reference(self._posture, self.posture))
+        if swing is not None and self._swinging == swing[0]:
+            side, pose, twist, acc = swing
+            scene.set_reference(f"{side}_foot", self.foot_pd.reference(self._foot[side], pose, twist, acc))
+        return scene.solve(scene.update())

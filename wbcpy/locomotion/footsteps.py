@@ -1,0 +1,151 @@
+"""Footsteps on flat ground: :class:`Footstep` and :func:`plan_footsteps` (``specs/walking.md``).
+
+A footstep is where a sole lands: its side and its placement (a ``pin.SE3`` of the sole frame, world
+axes, z axis vertical, yaw only). The planner walks a *walking frame* (the feet's midpoint and heading)
+forward: with dθ = turn / (n − 1), footstep k (1 ≤ k < n) lands at
+
+    m_k = m_{k−1} + R(θ_k) (length, lateral),   θ_k = θ_0 + k dθ,   sole at m_k + R(θ_k) (0, ±width/2)
+
+(+ on the left), footstep n lands beside footstep n − 1 (same m, θ). On a straight walk the feet's
+midpoint thus moves (n − 1)·(length, lateral) and the heading changes by ``turn`` in all.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pinocchio as pin
+
+from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from ..model.robot_model import RobotModel
+
+__all__ = ["FEET", "SIDES", "Footstep", "feet_frame", "plan_footsteps", "yaw_of"]
+
+#: the sides of a biped, in the order of :data:`FEET`
+SIDES = ("left", "right")
+#: default sole frames (Talos), left then right
+FEET = ("left_sole_link", "right_sole_link")
+
+
+def yaw_of(rotation: np.ndarray) -> float:
+    """Heading (rad) of a rotation matrix: the angle of its x axis projected on the ground plane."""
+    return math.atan2(float(rotation[1, 0]), float(rotation[0, 0]))
+
+
+def _rz(yaw: float) -> np.ndarray:
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+@dataclass
+class Footstep:
+    """One footstep.
+
+    Attributes:
+        side: ``"left"`` or ``"right"``.
+        placement: the sole frame's placement at touch-down (world, m; flat: a yaw rotation).
+    """
+
+    side: str
+    placement: pin.SE3
+
+    @property
+    def yaw(self) -> float:
+        """Heading of the sole (rad)."""
+        return yaw_of(self.placement.rotation)
+
+    @property
+    def xy(self) -> np.ndarray:
+        """Ground position of the sole frame's origin (2,), m."""
+        return np.array(self.placement.translation[:2], dtype=float)
+
+    def row(self) -> np.ndarray:
+        """The log row ``(side, x, y, yaw)`` with side 0 (left) or 1 (right)."""
+        return np.array([SIDES.index(self.side), *self.xy, self.yaw])
+
+
+def _number(value: Any, name: str, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ConfigError(name, f"must be a number, got {value!r}")
+    out = float(value)
+    if not math.isfinite(out) or (positive and out <= 0.0):
+        raise ConfigError(name, f"must be a finite number{' > 0' if positive else ''}, got {value!r}")
+    return out
+
+
+def feet_frame(robot: RobotModel, feet: tuple[str, str] = FEET) -> tuple[np.ndarray, float, float, float]:
+    """The walking frame of the robot's current feet: (midpoint xy, heading θ, feet distance, ground z).
+
+    The heading is the mean of the soles' yaws; the distance is measured along the frame's y axis.
+
+    Raises:
+        StateNotSetError: the robot has no state; UnknownNameError: an unknown foot frame.
+    """
+    left, right = (robot.frame_placement(f) for f in feet)
+    mid = 0.5 * (left.translation[:2] + right.translation[:2])
+    yl, yr = yaw_of(left.rotation), yaw_of(right.rotation)
+    theta = math.atan2(math.sin(yl) + math.sin(yr), math.cos(yl) + math.cos(yr))
+    lateral_axis = np.array([-math.sin(theta), math.cos(theta)])
+    width = float(lateral_axis @ (left.translation[:2] - right.translation[:2]))
+    ground = 0.5 * float(left.translation[2] + right.translation[2])
+    return mid, theta, width, ground
+
+
+def plan_footsteps(
+    robot: RobotModel,
+    n_steps: int = 8,
+    length: float = 0.15,
+    width: float | None = None,
+    turn: float = 0.0,
+    lateral: float = 0.0,
+    first: str = "left",
+    feet: tuple[str, str] = FEET,
+) -> list[Footstep]:
+    """Footsteps from the robot's current feet (see the module docstring for the geometry).
+
+    Args:
+        robot: the robot, with a state set (its soles on the ground).
+        n_steps: number of footsteps n ≥ 1 (n = 1: one step in place beside the other foot).
+        length: forward advance of the walking frame per step (m).
+        width: distance between the soles (m, > 0); None keeps today's.
+        turn: total heading change (rad, counter-clockwise); needs n ≥ 2 when non-zero.
+        lateral: sideways advance per step (m, + to the left).
+        first: the side that steps first.
+        feet: the (left, right) sole frames.
+
+    Returns:
+        n :class:`Footstep` with alternating sides, starting with ``first``.
+
+    Raises:
+        ConfigError: a bad argument (the field named); StateNotSetError without a robot state.
+    """
+    if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 1:
+        raise ConfigError("n_steps", f"must be an integer ≥ 1, got {n_steps!r}")
+    length, turn, lateral = (
+        _number(v, k) for v, k in ((length, "length"), (turn, "turn"), (lateral, "lateral"))
+    )
+    if first not in SIDES:
+        raise ConfigError("first", f"must be 'left' or 'right', got {first!r}")
+    if n_steps == 1 and turn != 0.0:
+        raise ConfigError("turn", "a turn needs at least 2 steps")
+    mid, theta0, width0, ground = feet_frame(robot, feet)
+    w = width0 if width is None else _number(width, "width", positive=True)
+    if w <= 0.0:
+        raise ConfigError("width", f"the feet are crossed (distance {w:.3f} m): give a width > 0")
+    dtheta = turn / (n_steps - 1) if n_steps > 1 else 0.0
+    steps: list[Footstep] = []
+    m, theta = mid.copy(), theta0
+    for k in range(1, n_steps + 1):
+        side = SIDES[(SIDES.index(first) + k - 1) % 2]
+        if k < n_steps:
+            theta = theta0 + k * dtheta
+            m = m + _rz(theta)[:2, :2] @ np.array([length, lateral])
+        sign = 1.0 if side == "left" else -1.0
+        xy = m + _rz(theta)[:2, :2] @ np.array([0.0, sign * 0.5 * w])
+        steps.append(Footstep(side, pin.SE3(_rz(theta), np.array([xy[0], xy[1], ground]))))
+    return steps

@@ -1,0 +1,392 @@
+"""``walk``: the walking controller closed around the rigid-contact plant, with the log of the spec.
+
+Per control step k (t = k·dt): the controller applies the pattern's contact events
+(:meth:`WalkingController.schedule`), the plant takes them over (a landing foot is an inelastic impact),
+the controller solves at the measured state, and the plant integrates its torques for dt with Pinocchio's
+rigid-contact dynamics (:class:`~wbcpy.sim.contact_simulation.ContactPlant`). A push (``push=(P, t)``) is an
+impulse on the floating base through :meth:`ContactSimulation.push`; the controller is not told.
+
+Log file (``log=...``, NumPy ``.npz``; the keys of specs/walking.md): ``t`` (K,), ``q`` (K, nq), ``v``
+(K, nv) — the measured state the controller saw at step k —, ``tau`` (K, nv − 6) sent to the plant,
+``contact_frames`` (C,), ``active`` (K, C) the plant's rigid contacts during the step, ``wrenches``
+(K, C, 6) the plant's contact wrenches during the step (zero when inactive; contact axes, about the frame
+origin, force over torque), ``com`` (K, 3), ``mu``, ``half_size`` (2,), ``dt``, ``footsteps`` (S, 4):
+side (0 left, 1 right), x, y, yaw of every footstep taken; and ``contact_damping``, the plant's Baumgarte
+velocity gain (1/s, :data:`CONTACT_DAMPING`) that a replay with ``pin.constraintDynamics`` needs.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ConfigError, QPSolveError
+from ..sim.contact_simulation import ContactPlant
+from .controller import MU, SOLE_HALF_SIZE, WalkingController
+from .footsteps import FEET, feet_frame, plan_footsteps, yaw_of
+from .pattern import WalkingPattern
+
+if TYPE_CHECKING:
+    from ..model.robot_model import RobotModel
+
+__all__ = ["WalkLog", "WalkSummary", "parse_push", "walk"]
+
+G0 = 9.81
+#: the plant's Baumgarte velocity gain k_d (1/s) of every contact: an active contact's acceleration is
+#: −k_d v_c instead of 0, which removes the contact-velocity drift of the semi-implicit Euler step
+#: (O(dt²) per step; ~0.1 mm/s per step after a 30 N·s push, 7 mm/s in all without it). Logged as
+#: ``contact_damping``.
+CONTACT_DAMPING = 50.0
+
+
+@dataclass
+class WalkLog:
+    """The arrays of the log file (see the module docstring); ``save`` writes them."""
+
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    tau: np.ndarray
+    active: np.ndarray
+    wrenches: np.ndarray
+    com: np.ndarray
+    contact_frames: np.ndarray
+    footsteps: np.ndarray
+    mu: float = MU
+    half_size: np.ndarray = field(default_factory=lambda: np.array(SOLE_HALF_SIZE))
+    dt: float = 0.002
+    contact_damping: float = 0.0
+
+    def save(self, path: str | Path) -> Path:
+        """Write the log as an ``.npz`` file (the keys of the module docstring); returns the path."""
+        out = Path(path)
+        arrays: dict[str, Any] = {k: np.asarray(getattr(self, k)) for k in self.__dataclass_fields__}
+        np.savez_compressed(out, **arrays)
+        return out if out.suffix == ".npz" else out.with_name(out.name + ".npz")
+
+
+@dataclass
+class WalkSummary:
+    """What :func:`walk` reports.
+
+    Attributes:
+        planned: the walking frame's planned displacement (m, along the start heading and across it) and
+            heading change (rad): (forward, sideways, turn).
+        moved: the base's displacement (m, start-heading axes) and heading change (rad), same layout.
+        progress: the base's displacement projected on the planned one, over the planned one's length
+            (1 = the plan; on a straight walk moved / ((n − 1) · length)).
+        fell: the base dropped below 85 % of its start height or the controller had no answer.
+        max_slip: the largest linear / angular velocity of an active sole (m/s, rad/s).
+        cop_margin: the smallest distance of a loaded sole's CoP (≥ 20 % of mg) inside its edges (m).
+        friction_use: the largest |f_t| / (μ f_z) of a loaded sole.
+        violation: the logged wrenches' largest excess over the real soles' cones and f_z ≥ 0 (N), and
+            |τ|'s over the effort limits (N·m).
+        step_us: the controller step's median (µs). realtime: simulated time / wall time (plant included).
+        duration: simulated time (s). error: why the walk stopped early ("" if it did not).
+        pushed: the walk was pushed. weight: m·g (N).
+        log: the controller's log.
+    """
+
+    planned: np.ndarray
+    moved: np.ndarray
+    progress: float
+    fell: bool
+    max_slip: tuple[float, float]
+    cop_margin: float
+    friction_use: float
+    violation: dict[str, float]
+    step_us: float
+    realtime: float
+    duration: float
+    log: WalkLog
+    error: str = ""
+    pushed: bool = False
+    weight: float = 1.0
+
+    @property
+    def ok(self) -> bool:
+        """No fall, no slip (≤ 5 mm/s, 0.05 rad/s), wrenches in the real soles' cones (to 1e-4·mg: the
+        plant's Baumgarte term moves a foot's wrench at the end of its unloading ramp by ~2e-5·mg) and |τ|
+        within limits (1e-6 N·m), progress ≥ 90 % of the plan (80 % when pushed)."""
+        mg = self.weight
+        v = self.violation
+        return bool(
+            not self.fell
+            and not self.error
+            and self.max_slip[0] <= 5e-3
+            and self.max_slip[1] <= 0.05
+            and max(v.get("friction cone", 0.0), v.get("normal force", 0.0)) <= 1e-4 * max(mg, 1.0)
+            and v.get("effort", 0.0) <= 1e-6
+            and self.progress >= (0.8 if self.pushed else 0.9)
+        )
+
+    def text(self) -> str:
+        """The summary as a few lines of text."""
+        p, m = self.planned, self.moved
+        return "\n".join(
+            [
+                f"walked {m[0]:.3f} m forward, {m[1]:.3f} m sideways, turned {m[2]:.3f} rad "
+                f"(planned {p[0]:.3f}, {p[1]:.3f}, {p[2]:.3f}): progress {100 * self.progress:.1f} %",
+                f"fall: {'YES' if self.fell else 'no'}{'  (' + self.error + ')' if self.error else ''}; "
+                f"max slip {1e3 * self.max_slip[0]:.3f} mm/s, {self.max_slip[1]:.4f} rad/s",
+                f"CoP margin {1e3 * self.cop_margin:.1f} mm, friction use {self.friction_use:.2f} "
+                f"(loaded soles); cone/effort violation "
+                + ", ".join(f"{k} {v:.2e}" for k, v in self.violation.items()),
+                f"controller step median {self.step_us:.0f} µs; {self.duration:.1f} s simulated at "
+                f"{self.realtime:.2f}x real time",
+                "OK" if self.ok else "FAILED",
+            ]
+        )
+
+
+def parse_push(text: str) -> tuple[float, float]:
+    """``"IMPULSE@TIME"`` (N·s, s) as numbers, e.g. ``"30@3.0"``.
+
+    Raises:
+        ConfigError: (field ``push``) anything else.
+    """
+    try:
+        impulse, at = (float(x) for x in str(text).split("@"))
+    except ValueError:
+        raise ConfigError("push", f"expected IMPULSE@TIME (N·s@s), e.g. 30@3.0, got {text!r}") from None
+    if not (math.isfinite(impulse) and math.isfinite(at) and at >= 0.0):
+        raise ConfigError("push", f"impulse and time must be finite, the time ≥ 0, got {text!r}")
+    return impulse, at
+
+
+class _Recorder:
+    def __init__(self, K: int, nq: int, nv: int, frames: tuple[str, ...]) -> None:
+        self.t, self.q, self.v = np.zeros(K), np.zeros((K, nq)), np.zeros((K, nv))
+        self.tau, self.com = np.zeros((K, nv - 6)), np.zeros((K, 3))
+        self.active = np.zeros((K, len(frames)), dtype=bool)
+        self.wrenches = np.zeros((K, len(frames), 6))
+        self.frames = frames
+        self.k = 0
+
+    def record(
+        self, t: float, q: np.ndarray, v: np.ndarray, com: np.ndarray, tau: np.ndarray, plant: ContactPlant
+    ) -> None:
+        k = self.k
+        self.t[k], self.q[k], self.v[k], self.com[k], self.tau[k] = t, q, v, com, tau
+        for i, f in enumerate(self.frames):
+            w = plant.sim.wrenches.get(f)
+            if w is not None and f in plant.sim.active_frames:
+                self.active[k, i] = True
+                self.wrenches[k, i] = w
+        self.k += 1
+
+    def log(self, steps: np.ndarray, dt: float) -> WalkLog:
+        k = self.k
+        return WalkLog(
+            self.t[:k], self.q[:k], self.v[:k], self.tau[:k], self.active[:k], self.wrenches[:k],
+            self.com[:k], np.array(self.frames), steps, MU, np.array(SOLE_HALF_SIZE), dt, CONTACT_DAMPING,
+        )  # fmt: skip
+
+
+def _robot(robot: Any) -> tuple[RobotModel, np.ndarray]:
+    from ..model.registry import load_robot
+    from ..model.robot_model import RobotModel
+
+    model = robot if isinstance(robot, RobotModel) else load_robot(str(robot))
+    if not model.floating_base:
+        raise ConfigError("robot", "walking needs a floating-base robot")
+    if "half_sitting" not in model.reference_configuration_names():
+        raise ConfigError("robot", "walking starts from the SRDF posture half_sitting, which the robot lacks")
+    q0 = model.reference_configuration("half_sitting")
+    model.update(q0, np.zeros(model.nv))
+    return model, q0
+
+
+def walk(
+    robot: Any = "talos",
+    n_steps: int = 8,
+    length: float = 0.15,
+    width: float | None = None,
+    turn: float = 0.0,
+    lateral: float = 0.0,
+    step_time: float = 0.8,
+    double_support_time: float = 0.2,
+    push: tuple[float, float] | None = None,
+    dt: float = 0.002,
+    log: str | Path | None = None,
+    solver: str | None = None,
+    progress: Callable[[float, float], None] | None = None,
+    push_recovery: bool = True,
+) -> WalkSummary:
+    """Walk in closed loop (see the module docstring) and summarise.
+
+    Args:
+        robot: a registry name (default ``talos``) or a RobotModel; it starts at SRDF ``half_sitting``.
+        n_steps, length, width, turn, lateral: :func:`plan_footsteps` (the first step is to the side of
+            ``lateral``, left when 0, or of ``turn`` when no lateral).
+        step_time, double_support_time: :class:`WalkingPattern`.
+        push: (P, t): a lateral impulse P (N·s, +y world) on the base at time t (s), or None.
+        dt: control and simulation step (s).
+        log: write the log file there (``.npz``).
+        solver: the scene's QP backend.
+        progress: called as ``progress(t, duration)`` every 0.1 s of simulated time.
+        push_recovery: the controller adapts its footsteps to the measured DCM (see
+            :class:`WalkingController`).
+
+    Raises:
+        ConfigError: bad arguments (field named); UnknownNameError for an unknown robot.
+    """
+    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not (0.0 < dt <= 0.05):
+        raise ConfigError("dt", f"must be a step in (0, 0.05] s, got {dt!r}")
+    model, q0 = _robot(robot)
+    side = lateral if lateral != 0.0 else turn
+    steps = plan_footsteps(model, n_steps, length, width, turn, lateral, "right" if side < 0 else "left")
+    pattern = WalkingPattern(model, steps, step_time, double_support_time)
+    ctrl = WalkingController(model, pattern, dt=dt, solver=solver, push_recovery=push_recovery)
+    return _run(model, q0, ctrl, push, log, progress, (n_steps, length, lateral, turn))
+
+
+def _run(
+    model: RobotModel,
+    q0: np.ndarray,
+    ctrl: WalkingController,
+    push: tuple[float, float] | None,
+    log: str | Path | None,
+    progress: Callable[[float, float], None] | None,
+    plan: tuple[int, float, float, float],
+) -> WalkSummary:
+    dt, pattern = ctrl.dt, ctrl.pattern
+    plant = ContactPlant(ctrl.scene, q0, np.zeros(model.nv), dt, kd=CONTACT_DAMPING)
+    K = round(pattern.duration / dt)
+    rec = _Recorder(K, model.nq, model.nv, FEET)
+    start = feet_frame(model)
+    z0, error, us = float(q0[2]), "", []
+    pushed = push is not None and push[1] < pattern.duration
+    wall = time.perf_counter()
+    for k in range(K):
+        t = k * dt
+        if push is not None and abs(t - push[1]) < 0.5 * dt:
+            plant.sim.push([0.0, push[0], 0.0])
+        ctrl.schedule(t)
+        q, v = plant.sync()
+        model.update(q, v)
+        if q[2] < 0.85 * z0:
+            error = f"fell at t = {t:.2f} s"
+            break
+        t0 = time.perf_counter()
+        try:
+            cmd = ctrl.step(t)
+        except QPSolveError as exc:
+            error = f"no controller answer at t = {t:.2f} s ({exc.status})"
+            break
+        us.append(time.perf_counter() - t0)
+        com = model.com()
+        plant.step()
+        rec.record(t, q, v, com, cmd.effort if cmd.effort is not None else np.zeros(model.nv - 6), plant)
+        if progress is not None and k % max(1, round(0.1 / dt)) == 0:
+            progress(t, pattern.duration)
+    wall = time.perf_counter() - wall
+    steps = np.array([s.row() for s in ctrl.pattern.steps]) if rec.k else np.zeros((0, 4))
+    walk_log = rec.log(steps, dt)
+    if log is not None:
+        walk_log.save(log)
+    return _summary(model, walk_log, plant, start, plan, error, us, wall, pushed)
+
+
+def _planned(
+    start: tuple[np.ndarray, float, float, float], plan: tuple[int, float, float, float]
+) -> np.ndarray:
+    """The walking frame's planned displacement in the start-heading axes (m) and turn (rad): the sum
+    of the per-step advances (length, lateral) turned by k·turn/(n − 1) (:func:`plan_footsteps`)."""
+    n, length, lateral, turn = plan
+    dtheta = turn / (n - 1) if n > 1 else 0.0
+    d = np.zeros(2)
+    for k in range(1, n):
+        c, s = math.cos(k * dtheta), math.sin(k * dtheta)
+        d += (c * length - s * lateral, s * length + c * lateral)
+    return np.array([d[0], d[1], turn])
+
+
+def _displacement(model: RobotModel, q0: np.ndarray, q1: np.ndarray, heading: float) -> np.ndarray:
+    c, s = math.cos(heading), math.sin(heading)
+    d = q1[:2] - q0[:2]
+    yaw = [yaw_of(_base_rotation(q)) for q in (q0, q1)]
+    dyaw = (yaw[1] - yaw[0] + math.pi) % (2 * math.pi) - math.pi
+    return np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1], dyaw])
+
+
+def _base_rotation(q: np.ndarray) -> np.ndarray:
+    import pinocchio as pin
+
+    return np.asarray(pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix())
+
+
+def _summary(
+    model: RobotModel,
+    wl: WalkLog,
+    plant: ContactPlant,
+    start: tuple[np.ndarray, float, float, float],
+    plan: tuple[int, float, float, float],
+    error: str,
+    us: list[float],
+    wall: float,
+    pushed: bool,
+) -> WalkSummary:
+    planned = _planned(start, plan)
+    K = wl.t.size
+    moved = _displacement(model, wl.q[0], wl.q[-1], start[1]) if K else np.zeros(3)
+    dist2 = float(planned[:2] @ planned[:2])
+    progress = float(moved[:2] @ planned[:2]) / dist2 if dist2 > 0.0 else 1.0
+    slip, rot = _slip(model, wl)
+    margin, use = _margins(model, wl)
+    violation = _violation(wl, plant.scene.effort_limit)
+    fell = bool(error) or (K > 0 and float(wl.q[:, 2].min()) < 0.85 * float(wl.q[0, 2]))
+    return WalkSummary(
+        planned, moved, progress, fell, (slip, rot), margin, use, violation,
+        1e6 * float(np.median(us)) if us else math.nan, K * wl.dt / max(wall, 1e-9), K * wl.dt, wl,
+        error, pushed, model.total_mass * G0,
+    )  # fmt: skip
+
+
+def _slip(model: RobotModel, wl: WalkLog) -> tuple[float, float]:
+    """Largest linear and angular velocity of an active sole over the log (m/s, rad/s)."""
+    lin = ang = 0.0
+    for k in range(wl.t.size):
+        if not wl.active[k].any():
+            continue
+        model.update(wl.q[k], wl.v[k])
+        for i, f in enumerate(wl.contact_frames):
+            if wl.active[k, i]:
+                vel = model.frame_velocity(str(f))
+                lin, ang = max(lin, float(np.linalg.norm(vel[:3]))), max(ang, float(np.linalg.norm(vel[3:])))
+    return lin, ang
+
+
+def _violation(wl: WalkLog, effort_limit: np.ndarray | None) -> dict[str, float]:
+    """Largest excess of the logged wrenches over the real soles' contact wrench cones (N, the cone's unit
+    rows), of −f_z (N) and of |τ| over the effort limits (N·m)."""
+    from ..contacts.contacts import SurfaceContact
+
+    U = SurfaceContact("sole", half_size=(float(wl.half_size[0]), float(wl.half_size[1])), mu=wl.mu).cone()
+    U = U / np.linalg.norm(U, axis=1, keepdims=True)
+    w = wl.wrenches[wl.active]
+    cone = float((w @ U.T).max()) if w.size else 0.0
+    normal = float(max(0.0, -w[:, 2].min())) if w.size else 0.0
+    effort = float(np.max(np.abs(wl.tau) - effort_limit)) if effort_limit is not None and wl.t.size else 0.0
+    return {"friction cone": max(cone, 0.0), "normal force": normal, "effort": max(effort, 0.0)}
+
+
+def _margins(model: RobotModel, wl: WalkLog) -> tuple[float, float]:
+    """Smallest CoP distance inside the sole's edges and largest friction use of loaded soles."""
+    mg = model.total_mass * G0
+    w = wl.wrenches.reshape(-1, 6)
+    loaded = w[:, 2] >= 0.2 * mg
+    if not loaded.any():
+        return math.nan, math.nan
+    w = w[loaded]
+    cop = np.stack((-w[:, 4] / w[:, 2], w[:, 3] / w[:, 2]), axis=1)
+    X, Y = wl.half_size
+    margin = float(np.min(np.minimum(X - np.abs(cop[:, 0]), Y - np.abs(cop[:, 1]))))
+    use = float(np.max(np.maximum(np.abs(w[:, 0]), np.abs(w[:, 1])) / (wl.mu * w[:, 2])))
+    return margin, use
