@@ -127,6 +127,39 @@ def parse_main_chains(main_chains: Any, n_chains: int) -> int:
     return int(main_chains)
 
 
+def _locked_items(locked: Any) -> list[tuple[Any, Any]]:
+    """``(name, value or None)`` pairs of the ``locked_joints`` option (names, or a mapping).
+
+    Raises:
+        ConfigError: neither.
+    """
+    if isinstance(locked, Mapping):
+        return list(locked.items())
+    if isinstance(locked, Sequence) and not isinstance(locked, (str, bytes)):
+        return [(name, None) for name in locked]
+    raise ConfigError("locked_joints", f"expected joint names or a mapping name -> value, got {locked!r}")
+
+
+def _set_locked_value(robot: RobotModel, jid: int, value: Any, field: str, dof: np.ndarray) -> None:
+    """Write the value a 1-DOF joint is locked at into the per-DOF vector ``dof`` (rad or m).
+
+    Raises:
+        ConfigError: a multi-DOF joint, a non-number, or a value outside the joint limits.
+    """
+    joint = robot.model.joints[jid]
+    if joint.nv != 1:
+        raise ConfigError(field, f"a value can only be given for 1-DOF joints ({joint.shortname()})")
+    try:
+        val = as_float(value, field, finite=False)
+    except InvalidValueError:
+        raise ConfigError(field, f"expected a number, got {short_repr(value)}") from None
+    iv = joint.idx_v
+    lo, hi = robot.dof_lower_limit[iv], robot.dof_upper_limit[iv]
+    if not math.isfinite(val) or not lo <= val <= hi:
+        raise ConfigError(field, f"value {val} is outside the joint limits [{lo}, {hi}]")
+    dof[iv] = val
+
+
 def lock_joints(robot: RobotModel, locked: Any) -> RobotModel:
     """A new :class:`RobotModel` without the ``locked`` joints (Pinocchio ``buildReducedModel``).
 
@@ -143,12 +176,7 @@ def lock_joints(robot: RobotModel, locked: Any) -> RobotModel:
     """
     if not locked:
         return robot
-    if isinstance(locked, Mapping):
-        items = list(locked.items())
-    elif isinstance(locked, Sequence) and not isinstance(locked, (str, bytes)):
-        items = [(name, None) for name in locked]
-    else:
-        raise ConfigError("locked_joints", f"expected joint names or a mapping name -> value, got {locked!r}")
+    items = _locked_items(locked)
     if robot.mimic_joints:
         robot, items = _uncouple_locked(robot, items)
     dof = np.clip(robot.dof_from_q(robot.neutral()), robot.dof_lower_limit, robot.dof_upper_limit)
@@ -162,20 +190,8 @@ def lock_joints(robot: RobotModel, locked: Any) -> RobotModel:
         if jid in ids:
             raise ConfigError(field, "joint listed twice")
         ids.append(jid)
-        if value is None:
-            continue
-        joint = robot.model.joints[jid]
-        if joint.nv != 1:
-            raise ConfigError(field, f"a value can only be given for 1-DOF joints ({joint.shortname()})")
-        try:
-            val = as_float(value, field, finite=False)
-        except InvalidValueError:
-            raise ConfigError(field, f"expected a number, got {short_repr(value)}") from None
-        iv = joint.idx_v
-        lo, hi = robot.dof_lower_limit[iv], robot.dof_upper_limit[iv]
-        if not math.isfinite(val) or not lo <= val <= hi:
-            raise ConfigError(field, f"value {val} is outside the joint limits [{lo}, {hi}]")
-        dof[iv] = val
+        if value is not None:
+            _set_locked_value(robot, jid, value, field, dof)
     q_ref = robot.q_from_dof(dof)
     reduced = pin.buildReducedModel(robot.model, sorted(ids), q_ref)
     out = RobotModel(reduced, name=robot.name, source=robot.source)
@@ -200,20 +216,21 @@ def _uncouple_locked(
     given = dict(items)
     if not any(isinstance(n, str) and (n in follows or n in leaders) for n in given):
         return robot, items
-    for name, m in follows.items():
-        if m.mimicked not in given:
-            why = "is locked" if name in given else "stays while other mimic joints are locked"
-            raise ConfigError(
-                f"locked_joints[{name!r}]",
-                f"mimic joint {name!r} follows {m.mimicked!r}, which is not locked: it {why}; lock "
-                f"{m.mimicked!r} (its followers are locked with it)",
-            )
+    _check_mimic_pairs_locked(follows, given)
     source = robot.urdf_path or robot.urdf_text
     if source is None:
         raise ConfigError("locked_joints", "locking mimic joints needs the robot's URDF")
     uncoupled = RobotModel.from_urdf(source, floating_base=robot.floating_base, name=robot.name,
                                      gravity=robot.model.gravity.linear, package_dirs=robot.package_dirs,
                                      mimic=False)  # fmt: skip
+    return uncoupled, _with_followers(robot, items, follows, leaders)
+
+
+def _with_followers(
+    robot: RobotModel, items: list[tuple[Any, Any]], follows: Mapping[str, Any], leaders: set[str]
+) -> list[tuple[Any, Any]]:
+    """The locked joints without the followers given, each locked leader at its value (0 clipped into
+    its limits when none is given) followed by its followers at q_f = m q_leader + o."""
     out = [(n, v) for n, v in items if n not in follows]
     for i, (name, value) in enumerate(out):
         if name in leaders:
@@ -222,7 +239,24 @@ def _uncouple_locked(
             lead = lead if value is None else as_float(value, f"locked_joints[{name!r}]", finite=False)
             out[i] = (name, lead)
             out += [(f, m.multiplier * lead + m.offset) for f, m in follows.items() if m.mimicked == name]
-    return uncoupled, out
+    return out
+
+
+def _check_mimic_pairs_locked(follows: Mapping[str, Any], given: Mapping[Any, Any]) -> None:
+    """Every mimic follower's leader is among the locked joints.
+
+    Raises:
+        ConfigError: a follower whose leader is not locked (the follower itself locked, or left free while
+            other mimic joints are locked).
+    """
+    for name, m in follows.items():
+        if m.mimicked not in given:
+            why = "is locked" if name in given else "stays while other mimic joints are locked"
+            raise ConfigError(
+                f"locked_joints[{name!r}]",
+                f"mimic joint {name!r} follows {m.mimicked!r}, which is not locked: it {why}; lock "
+                f"{m.mimicked!r} (its followers are locked with it)",
+            )
 
 
 def robot_from_config(data: Mapping[str, Any], folder: Path) -> RobotModel:

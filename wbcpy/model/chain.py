@@ -127,35 +127,7 @@ class Chain:
         bid = self._frame(robot, base, "chain base frame")
         tid = self._frame(robot, tip, "chain tip frame")
         label = name or f"{base}->{tip}"
-        jb, jt = model.frames[bid].parentJoint, model.frames[tid].parentJoint
-        path: list[int] = []
-        j = jt
-        while j != jb and j != 0:
-            if model.joints[j].shortname() != "JointModelMimic":  # (mimic joints follow their leader)
-                path.append(j)
-            j = model.parents[j]
-        if j != jb:
-            raise ConfigError(
-                f"chain {label!r}",
-                f"tip frame {tip!r} is not below base frame {base!r} in the kinematic tree "
-                f"(joint {model.names[jt]!r} of the tip does not descend from joint {model.names[jb]!r} "
-                "that moves the base)",
-            )
-        if not path:
-            raise ConfigError(
-                f"chain {label!r}",
-                f"empty chain: no independent joint between base frame {base!r} and tip frame {tip!r} "
-                f"(both are moved by joint {model.names[jb]!r} or by mimic joints only)",
-            )
-        path.reverse()
-        for jid in path:
-            joint = model.joints[jid]
-            if joint.nv != 1:
-                raise ConfigError(
-                    f"chain {label!r}",
-                    f"joint {model.names[jid]!r} ({joint.shortname()}) has {joint.nv} DOF; "
-                    "chains support 1-DOF joints only",
-                )
+        path = self._joint_path(model, bid, tid, label)
         self.robot = robot
         self.name = label
         self.base = model.frames[bid].name
@@ -190,6 +162,47 @@ class Chain:
             dof = robot.dof_from_q(pin.neutral(model))
             rest = np.clip(dof, robot.dof_lower_limit, robot.dof_upper_limit)
         self._cfg = self._config(as_state_vector(rest, robot.nv, "rest"), offset)
+
+    @staticmethod
+    def _joint_path(model: pin.Model, bid: int, tid: int, label: str) -> list[int]:
+        """The independent 1-DOF joints from the base frame's joint down to the tip frame's, base first
+        (mimic joints follow their leader and are skipped).
+
+        Raises:
+            ConfigError: the tip is not below the base, no independent joint between them, or a joint
+                with more than one DOF.
+        """
+        base, tip = model.frames[bid].name, model.frames[tid].name
+        jb, jt = model.frames[bid].parentJoint, model.frames[tid].parentJoint
+        path: list[int] = []
+        j = jt
+        while j != jb and j != 0:
+            if model.joints[j].shortname() != "JointModelMimic":  # (mimic joints follow their leader)
+                path.append(j)
+            j = model.parents[j]
+        if j != jb:
+            raise ConfigError(
+                f"chain {label!r}",
+                f"tip frame {tip!r} is not below base frame {base!r} in the kinematic tree "
+                f"(joint {model.names[jt]!r} of the tip does not descend from joint {model.names[jb]!r} "
+                "that moves the base)",
+            )
+        if not path:
+            raise ConfigError(
+                f"chain {label!r}",
+                f"empty chain: no independent joint between base frame {base!r} and tip frame {tip!r} "
+                f"(both are moved by joint {model.names[jb]!r} or by mimic joints only)",
+            )
+        path.reverse()
+        for jid in path:
+            joint = model.joints[jid]
+            if joint.nv != 1:
+                raise ConfigError(
+                    f"chain {label!r}",
+                    f"joint {model.names[jid]!r} ({joint.shortname()}) has {joint.nv} DOF; "
+                    "chains support 1-DOF joints only",
+                )
+        return path
 
     @staticmethod
     def _frame(robot: ChainRobot, frame: str, kind: str) -> int:

@@ -224,6 +224,26 @@ class CollisionConstraint:
         C, lower = self._C[:k], self._lower[:k]
         if not k:
             return C, lower
+        d = self._distance_rows(active, results, dist, J, C)
+        np.multiply(d, -avoid.gain / dt, out=lower)
+        lower += avoid.gain * avoid.safety_distance / dt  # −γ (d − d_s)/dt
+        if lb is not None and ub is not None and min(dist) < avoid.safety_distance:  # some row > 0
+            reach = np.maximum(C, 0.0) @ np.clip(ub, -_BIG, _BIG)
+            reach += np.minimum(C, 0.0) @ np.clip(lb, -_BIG, _BIG)
+            np.minimum(lower, reach, out=lower)
+        return C, lower
+
+    def _distance_rows(
+        self, active: list[int], results: list[Any], dist: list[float], J: NDArray[np.float64],
+        C: NDArray[np.float64],
+    ) -> NDArray[np.float64]:  # fmt: skip
+        """Write the distance Jacobians of the active pairs into C (k×nv) and return their distances d (k);
+        keeps their witness points and normals (:attr:`_points`, :attr:`_normals`).
+
+        Side b gives +n, side a −n: C = Σ_sides [±n; p × ±n]ᵀ J, restricted to the DOFs that move each
+        body (and mapped through the mimic coupling when the robot has one).
+        """
+        k = len(active)
         if k == len(dist):  # (few pairs, all near: no gathers)
             masks = self._masks
         else:
@@ -232,7 +252,6 @@ class CollisionConstraint:
             masks = self._masks[active + [i + len(self._dist) for i in active]]
         d, points, normals = self._witnesses(active, results, dist)
         self._points, self._normals = points, normals
-        # side b gives +n, side a −n: C = Σ_sides [±n; p × ±n]ᵀ J restricted to the DOFs that move the body
         signed = np.concatenate((-normals, normals))
         cross = (points[:, :, None] * signed[:, None, :]).reshape(2 * k, 9) @ _CROSS
         if J.ndim == 1:  # (the bindings give a 6-vector when nv = 1)
@@ -242,13 +261,7 @@ class CollisionConstraint:
         if self._coupling is not None:
             rows = rows @ self._coupling
         np.add(rows[:k], rows[k:], out=C)
-        np.multiply(d, -avoid.gain / dt, out=lower)
-        lower += avoid.gain * avoid.safety_distance / dt  # −γ (d − d_s)/dt
-        if lb is not None and ub is not None and min(dist) < avoid.safety_distance:  # some row > 0
-            reach = np.maximum(C, 0.0) @ np.clip(ub, -_BIG, _BIG)
-            reach += np.minimum(C, 0.0) @ np.clip(lb, -_BIG, _BIG)
-            np.minimum(lower, reach, out=lower)
-        return C, lower
+        return d
 
     def _witnesses(
         self, active: list[int], results: list[Any], dist: list[float]
