@@ -289,9 +289,15 @@ class WalkingPattern:
         # per axis, as floats (evaluated every control step: scalar maths, no small arrays)
         self._cubic = [tuple(float(c) for c in cubic[:, j]) for j in range(2)]
         self._E0 = [float(c0[j]) - self._cubic_axis(j, 0.0)[3] for j in range(2)]
+        self._rows = self._segment_rows(xi_b)
+
+    def _segment_rows(self, xi_b: np.ndarray) -> list[tuple[float, float, tuple[tuple[float, ...], ...]]]:
+        """Per segment (t_a, t_b, per axis (p_a, ṗ, C, E)) as floats: C from the DCM ξ_b at its end, E from
+        the COM at its start (the end of the one before; the first starts where the start phase ends)."""
+        w = self.omega
         rows: list[tuple[float, float, tuple[tuple[float, ...], ...]]] = []
-        x = self._start_com(h)[0]
-        for i in range(len(segs)):
+        x = self._start_com(self.start_time)[0]
+        for i in range(len(self._ta)):
             ta, tb = float(self._ta[i]), float(self._tb[i])
             axes = []
             for j in range(2):
@@ -301,7 +307,7 @@ class WalkingPattern:
                 axes.append((pa, pdot, C, E))
             rows.append((ta, tb, tuple(axes)))
             x = self._segment(rows[-1], tb)[0]
-        self._rows = rows
+        return rows
 
     def _cubic_axis(self, j: int, t: float) -> tuple[float, float, float, float]:
         """Axis j of the start phase's cubic DCM at time t: ξ, ξ̇ and the particular COM solution

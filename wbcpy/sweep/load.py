@@ -279,6 +279,19 @@ def _walk_entries(
     return out
 
 
+def _walk_metrics(doc: Mapping[str, Any]) -> tuple[str, ...]:
+    """A walk sweep's metric names (default: every walk metric)."""
+    names = doc.get("metrics", list(WALK_METRICS))
+    if not isinstance(names, list) or not names:
+        raise ConfigError("metrics", f"expected a non-empty list of metric names, got {names!r}")
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or name not in WALK_METRICS:
+            raise ConfigKeyError(f"metrics[{i}]", "walk metric", name, WALK_METRICS)
+        if names.index(name) != i:
+            raise ConfigError(f"metrics[{i}]", f"{name!r} is listed twice")
+    return tuple(names)
+
+
 def _load_walk_sweep(doc: Mapping[str, Any], label: str) -> SweepSpec:
     """A walk sweep (:mod:`wbcpy.sweep.walks`): the walk section with the ``set`` values, the grid, the
     metrics (default: every walk metric)."""
@@ -296,14 +309,7 @@ def _load_walk_sweep(doc: Mapping[str, Any], label: str) -> SweepSpec:
     if clash is not None:
         raise ConfigError(clash[1], f"addresses the same walk argument as {clash[0]!r}")
     walk_doc = walk_arguments(walk_doc, [(keys, values[0]) for keys, values in fixed.values()], as_file=True)
-    names = doc.get("metrics", list(WALK_METRICS))
-    if not isinstance(names, list) or not names:
-        raise ConfigError("metrics", f"expected a non-empty list of metric names, got {names!r}")
-    for i, name in enumerate(names):
-        if not isinstance(name, str) or name not in WALK_METRICS:
-            raise ConfigKeyError(f"metrics[{i}]", "walk metric", name, WALK_METRICS)
-        if names.index(name) != i:
-            raise ConfigError(f"metrics[{i}]", f"{name!r} is listed twice")
+    names = _walk_metrics(doc)
     return SweepSpec(
         source=label,
         scene_source=label,
@@ -313,7 +319,7 @@ def _load_walk_sweep(doc: Mapping[str, Any], label: str) -> SweepSpec:
         grid_keys={p: keys for p, (keys, _) in grid.items()},
         fixed=[],
         random=None,
-        metrics=tuple(names),
+        metrics=names,
         series=(),
         walk=walk_doc,
     )
