@@ -9,7 +9,8 @@ every control step, at the same measured state and interleaved in the same proce
   ``scene.update``, ``scene.solve``;
 * ``standing``: the standing contact step of the same scene kind — an ``InverseDynamicsScene`` with both
   soles as surface contacts (μ = 0.3, URDF effort limits), a COM task (``ComPD`` kp 100, kd 20 towards the
-  state's own COM) and a posture task (``JointPD``, weight 1e-3) in one level — ``set_reference`` ×2,
+  state's own COM) and a posture task (``JointPD``, weight 1e-3) in one level, with the hot-loop API the
+  walking controller uses too (laws bound once: ``com.set_target(com)``, ``posture.update()``), then
   ``update``, ``solve`` (the loop of ``benchmarks/bench_contact.py``, whose TSID row is the peer figure).
 
 Target: walking / standing ≤ 1.2 (median over the per-block ratios, ``--block`` steps per block). Then one
@@ -51,13 +52,13 @@ def _standing(robot):
         {"name": "com", "type": "com"},
         {"name": "posture", "type": "jnt", "joint_names": joints, "weights": [1e-3] * len(joints)},
     ])  # fmt: skip
-    com_pd, posture_pd = ComPD(kp=100.0, kd=20.0), JointPD(kp=10.0, kd=2 * math.sqrt(10.0))
-    com_task, posture_task = scene.get_task("com"), scene.get_task("posture")
     posture = robot.reference_configuration("half_sitting")[7:]
+    com_law = scene.bind("com", ComPD(kp=100.0, kd=20.0), robot.com())
+    posture_law = scene.bind("posture", JointPD(kp=10.0, kd=2 * math.sqrt(10.0)), posture)
 
     def step(com):
-        scene.set_reference("com", com_pd.reference(com_task, com))
-        scene.set_reference("posture", posture_pd.reference(posture_task, posture))
+        com_law.set_target(com)
+        posture_law.update()
         scene.solve(scene.update())
 
     return step

@@ -9,7 +9,7 @@
 All follow a = K_ff a_d + K_d (v_d − v) + K_p e with scalar or per-axis gains and an optional
 direction-keeping saturation. The velocity laws :class:`JointVelocityLaw`, :class:`CartesianVelocityLaw`
 and :class:`ComVelocityLaw` (:mod:`~wbcpy.controllers.velocity_laws`) give v = K_ff v_d + K_p e with the
-same errors e.
+same errors e; :class:`MomentumVelocityLaw` gives a velocity scene's momentum task h* = K_ff h_d.
 
 A task type registered later (:mod:`wbcpy.tasks.registry`) whose target is a vector takes the generic
 laws :class:`TaskPD` and :class:`TaskVelocityLaw` (:mod:`~wbcpy.controllers.task_laws`), unless it
@@ -21,7 +21,7 @@ from __future__ import annotations
 from .cartesian_pd import CartesianPD, pose_error
 from .com_pd import ComPD
 from .joint_pd import JointPD
-from .momentum_pd import MomentumPD
+from .momentum_pd import MomentumPD, MomentumVelocityLaw
 from .task_laws import TaskPD, law_for, laws_taken
 from .velocity_laws import (
     CartesianVelocityLaw,
@@ -39,6 +39,7 @@ __all__ = [
     "JointPD",
     "JointVelocityLaw",
     "MomentumPD",
+    "MomentumVelocityLaw",
     "TaskPD",
     "TaskVelocityLaw",
     "VelocityLaw",

@@ -60,12 +60,15 @@ def law_for(type_name: str, level: str) -> type[Any] | None:
 
 def laws_taken(type_name: str, level: str) -> tuple[type[Any], ...]:
     """Every law class a binding accepts for tasks of ``type_name`` at ``level``: the type's own law (if
-    registered) and, for a ``vector`` type, the generic one; empty for a type that takes no law.
+    registered) and, for a ``vector`` type, the generic one unless the own law is ``exclusive`` (a class
+    attribute: :class:`~wbcpy.controllers.MomentumVelocityLaw`); empty for a type that takes no law.
 
     Raises:
         ConfigKeyError: an unknown task type.
     """
     spec = task_type(type_name)
     own = spec.law(level)
+    if own is not None and getattr(own, "exclusive", False):  # (the generic law means nothing there)
+        return (own,)
     generic = _GENERIC.get(level) if spec.target == "vector" else None
     return tuple(cls for cls in (own, generic) if cls is not None and (cls is not generic or own is not cls))

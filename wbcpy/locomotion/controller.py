@@ -115,7 +115,7 @@ class WalkingController:
         scene.configure(configs)
         q = robot.state_view("walking controller")[0] if posture is None else posture
         self.posture = np.array(q, dtype=float)[7:]
-        # the height by PD; the ground plane by the DCM law of _com_reference (no PD terms there)
+        # the height by PD; the ground plane by the DCM law of _write_com (no PD terms there)
         self.com_pd = ComPD(kp=[0.0, 0.0, 60.0], kd=[0.0, 0.0, 2 * math.sqrt(60.0)])
         self.foot_pd = CartesianPD(kp=400.0, kd=40.0)
         self.base_pd = CartesianPD(kp=100.0, kd=20.0)
@@ -124,6 +124,7 @@ class WalkingController:
         self._base = cast(CartesianTask, scene.get_task("base"))
         self._posture = cast(JointTask, scene.get_task("posture"))
         self._foot = {side: cast(CartesianTask, scene.get_task(f"{side}_foot")) for side in SIDES}
+        self._bind_references()
         self._swinging: str | None = None
         #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
         self.push_recovery, self.dcm_gain, self.adapt_threshold = push_recovery, 3.0, 0.03
@@ -131,6 +132,27 @@ class WalkingController:
         self._adapting = False
         self._unloaded = -1  # the footstep whose swing foot is being unloaded
         self._swing_override: tuple[float, Callable[[float], tuple[np.ndarray, ...]]] | None = None
+
+    def _bind_references(self) -> None:
+        """The hot loop's references, validated once: the posture, base and swing-foot laws bound to
+        their tasks (:meth:`~wbcpy.scenes.scene.Scene.bind`; per step only ``update()``, and
+        ``set_target`` when a target moves), and the COM task's acceleration written in place by
+        :meth:`_write_com` (the task's ``target_view``/``stamp`` protocol; its values come from the
+        pattern and the measured state, finite by construction)."""
+        robot, scene = self.robot, self.scene
+        self._posture_law = scene.bind("posture", self.posture_pd, self.posture)
+        self._yaw = math.nan  # the base binding's target heading (rad)
+        self._planted_key: tuple[float, str, int] | None = None
+        self._planted_sum = (0.0, 0.0)  # Σ sin, Σ cos of the planted soles' headings
+        self._base_law = scene.bind("base", self.base_pd, pin.SE3.Identity())
+        self._foot_law = {
+            side: scene.bind(f"{side}_foot", self.foot_pd, robot.frame_placement(frame))
+            for side, frame in self.feet.items()
+        }
+        kp, kd = (np.broadcast_to(np.asarray(g, dtype=float), (3,)) for g in (self.com_pd.kp, self.com_pd.kd))
+        self._com_gains = (float(kp[2]), float(kd[2]))  # (the ground plane: the DCM law, no PD terms)
+        scene.set_reference("com", self.com_pd.reference(self._com, robot.com()))
+        self._com_view = self._com.target_view()
 
     # ------------------------------------------------------------------ contacts
     def schedule(self, t: float) -> None:
@@ -157,30 +179,46 @@ class WalkingController:
             scene.set_task_activation(f"{ph.swing}_foot", 1.0)
 
     # ------------------------------------------------------------------ references
-    def _base_target(self, t: float, swing: Any) -> pin.SE3:
-        """The base upright, its heading the mean of the planted soles' and the swing sole's headings."""
+    def _base_yaw(self, t: float, swing: Any) -> float:
+        """The base's heading (rad): the mean of the planted soles' and the swing sole's headings (the
+        planted soles' part is cached per phase and plan version)."""
         pattern = self.pattern
-        yaws = [yaw_of(M.rotation) for M in pattern.planted(t).values()]
+        ph = pattern.phase(t)
+        key = (ph.t0, ph.kind, pattern.version)
+        if self._planted_key != key:
+            yaws = [yaw_of(M.rotation) for M in pattern.planted(t).values()]
+            self._planted_sum = (sum(math.sin(y) for y in yaws), sum(math.cos(y) for y in yaws))
+            self._planted_key = key
+        s, c = self._planted_sum
         if swing is not None:
-            yaws.append(yaw_of(swing[1].rotation))
-        yaw = math.atan2(sum(math.sin(y) for y in yaws), sum(math.cos(y) for y in yaws))
+            y = yaw_of(swing[1].rotation)
+            s, c = s + math.sin(y), c + math.cos(y)
+        return math.atan2(s, c)
+
+    @staticmethod
+    def _base_target(yaw: float) -> pin.SE3:
+        """The base upright with heading ``yaw`` (rad)."""
         c, s = math.cos(yaw), math.sin(yaw)
         return pin.SE3(np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]), np.zeros(3))
 
     # ------------------------------------------------------------------ push recovery
-    def _com_reference(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """COM target (x_ref, ẋ_ref, ẍ*) with DCM feedback on the ground plane: the ZMP asked for is
-        p* = p_ref + (1 + k_ξ/ω)(ξ − ξ_ref), so ξ − ξ_ref decays as e^{−k_ξ t}, and ẍ* = ω²(x − p*);
-        at the plan (ξ = ξ_ref, x = x_ref) this is the pattern's own ẍ_ref. The height keeps its PD."""
-        pattern, robot = self.pattern, self.robot
+    def _write_com(self, t: float, x: np.ndarray, v: np.ndarray) -> None:
+        """The COM task's acceleration reference, written in place: ẍ*_{x,y} = ω²(x − p*) with the DCM
+        feedback below, ẍ*_z = ẍ_ref,z + k_p (z_ref − z) + k_d (ż_ref − ż) — the same
+        values as the COM law ``com_pd`` gives with its ground-plane gains 0 and K_ff = 1)."""
+        pattern = self.pattern
         w = pattern.omega
         x_ref, v_ref, a_ref, zmp, dcm = pattern.sample(t)
-        x, v = robot.com(), robot.com_velocity()
-        xi = x[:2] + v[:2] / w
-        p_star = self._clamp_zmp(t, zmp + (1.0 + self.dcm_gain / w) * (xi - dcm))
-        a = a_ref.copy()
-        a[:2] = w * w * (x[:2] - p_star)
-        return x_ref, v_ref, a
+        k = 1.0 + self.dcm_gain / w
+        px = zmp[0] + k * (x[0] + v[0] / w - dcm[0])
+        py = zmp[1] + k * (x[1] + v[1] / w - dcm[1])
+        p_star = self._clamp_zmp(t, np.array([px, py]))
+        kp, kd = self._com_gains
+        out = self._com_view
+        out[0] = w * w * (x[0] - p_star[0])
+        out[1] = w * w * (x[1] - p_star[1])
+        out[2] = a_ref[2] + kp * (x_ref[2] - x[2]) + kd * (v_ref[2] - v[2])
+        self._com.stamp(self.scene.clock())
 
     def _clamp_zmp(self, t: float, p: np.ndarray) -> np.ndarray:
         """In single support, ``p`` clamped into the stance sole as the scene sees it (a ZMP the contact
@@ -196,18 +234,21 @@ class WalkingController:
         out: np.ndarray = sole.translation[:2] + R @ local
         return out
 
-    def _adapt(self, t: float) -> None:
+    def _adapt(self, t: float, x: np.ndarray, v: np.ndarray) -> None:
         """Capture-point footstep adaptation in single support (Englsberger 2015, sec. on step
         adjustment): with the stance ZMP fixed, a DCM error e = ξ − ξ_nom grows as e^{ω(t_td − t)} e
         until touch-down, so the swing foot lands that much beside its nominal footstep (clamped to the
         reach and away from the stance foot); the pattern is re-planned over the moved footstep and the
-        swing re-planned from the foot's measured state (a quintic to the new footstep)."""
+        swing re-planned from the foot's measured state (a quintic to the new footstep).
+
+        Args:
+            t: time (s). x, v: the measured COM position and velocity (world, m and m/s).
+        """
         pattern, robot = self.pattern, self.robot
         ph = pattern.phase(t)
         if ph.kind != "single" or ph.swing is None or self._nominal is None:
             return
         w, left = pattern.omega, ph.t1 - t
-        x, v = robot.com(), robot.com_velocity()
         err = (x[:2] + v[:2] / w) - self._nominal.dcm(t)
         shift = math.exp(w * left) * err
         if not self._adapting and float(np.linalg.norm(shift)) < self.adapt_threshold:
@@ -260,15 +301,21 @@ class WalkingController:
             QPSolveError: the scene has no feasible answer.
         """
         self.schedule(t)
-        scene = self.scene
+        scene, robot = self.scene, self.robot
+        robot.precompute("dynamics")  # (the scene's update needs them: they give the COM terms too)
+        x, v = robot.com_position_view(), robot.com_velocity()  # (measured COM, m and m/s)
         if self.push_recovery:
-            self._adapt(t)
-        x, v, a = self._com_reference(t)
-        scene.set_reference("com", self.com_pd.reference(self._com, x, v, a))
+            self._adapt(t, x, v)
+        self._write_com(t, x, v)
         swing = self._swing_reference(t)
-        scene.set_reference("base", self.base_pd.reference(self._base, self._base_target(t, swing)))
-        scene.set_reference("posture", self.posture_pd.reference(self._posture, self.posture))
+        yaw = self._base_yaw(t, swing)
+        if yaw != self._yaw:  # (a new target only when the heading moves: turning, or a swing that turns)
+            self._base_law.set_target(self._base_target(yaw))
+            self._yaw = yaw
+        else:
+            self._base_law.update()
+        self._posture_law.update()
         if swing is not None and self._swinging == swing[0]:
             side, pose, twist, acc = swing
-            scene.set_reference(f"{side}_foot", self.foot_pd.reference(self._foot[side], pose, twist, acc))
+            self._foot_law[side].set_target(pose, twist, acc)
         return scene.solve(scene.update())

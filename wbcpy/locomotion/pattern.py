@@ -34,6 +34,7 @@ new foot), then ``end_time`` standing (the ZMP at the feet's midpoint).
 
 from __future__ import annotations
 
+import bisect
 import copy
 import math
 from collections.abc import Callable
@@ -130,6 +131,8 @@ class WalkingPattern:
         start: {side: placement} of the soles at the start. com0: the COM at the start (world, m).
         omega: √(g / z_c) (1/s). com_height: z_c, the COM height above the ground (m). ground: ground z.
         phases: the :class:`Phase` list; duration: its end (s).
+        version: counts the plans (0 at construction, +1 per :meth:`set_step`): what depends on the
+            footsteps may be cached per version.
     """
 
     def __init__(
@@ -251,6 +254,7 @@ class WalkingPattern:
     # ------------------------------------------------------------------ ZMP / DCM / COM
     def _build_segments(self) -> None:
         """ZMP segments (linear) after the start phase, the DCM at their ends, the COM at their starts."""
+        self.version = getattr(self, "version", -1) + 1
         w = self.omega
         segs: list[tuple[float, float, np.ndarray, np.ndarray]] = []
         for ph in self.phases[1:]:
@@ -276,89 +280,101 @@ class WalkingPattern:
             xi_b[i] = xi
             C = xi - self._pb[i] - self._pdot[i] / w
             xi = self._pa[i] + self._pdot[i] / w + C * math.exp(-w * (self._tb[i] - self._ta[i]))
-        self._xi_b = xi_b
+        self._tb_list = [float(tb) for tb in self._tb]
         # start phase: cubic DCM from (x0, 0) to (ξ1, ξ̇1)
         h, c0 = self.start_time, self.com0[:2]
-        xi1 = xi
-        dxi1 = w * (xi1 - self._pa[0])
-        d = xi1 - c0
-        self._cubic = np.array([c0, np.zeros(2), (3 * d - h * dxi1) / h**2, (h * dxi1 - 2 * d) / h**3])
-        xp0 = self._cubic_com_particular(0.0)
-        self._E0 = c0 - xp0
-        self._xa = np.empty_like(self._pa)
-        x = self._start_com(h)[0]
-        for i in range(len(segs)):
-            self._xa[i] = x
-            x = self._segment(i, self._tb[i])[0]
+        dxi1 = w * (xi - self._pa[0])
+        d = xi - c0
+        cubic = np.array([c0, np.zeros(2), (3 * d - h * dxi1) / h**2, (h * dxi1 - 2 * d) / h**3])
+        # per axis, as floats (evaluated every control step: scalar maths, no small arrays)
+        self._cubic = [tuple(float(c) for c in cubic[:, j]) for j in range(2)]
+        self._E0 = [float(c0[j]) - self._cubic_axis(j, 0.0)[3] for j in range(2)]
+        self._rows = self._segment_rows(xi_b)
 
-    def _cubic_derivs(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        a0, a1, a2, a3 = self._cubic
-        return (
-            a0 + a1 * t + a2 * t**2 + a3 * t**3,
-            a1 + 2 * a2 * t + 3 * a3 * t**2,
-            2 * a2 + 6 * a3 * t,
-            6 * a3,
-        )
-
-    def _cubic_com_particular(self, t: float) -> np.ndarray:
+    def _segment_rows(self, xi_b: np.ndarray) -> list[tuple[float, float, tuple[tuple[float, ...], ...]]]:
+        """Per segment (t_a, t_b, per axis (p_a, ṗ, C, E)) as floats: C from the DCM ξ_b at its end, E from
+        the COM at its start (the end of the one before; the first starts where the start phase ends)."""
         w = self.omega
-        xi, d1, d2, d3 = self._cubic_derivs(t)
-        out: np.ndarray = xi - d1 / w + d2 / w**2 - d3 / w**3
-        return out
+        rows: list[tuple[float, float, tuple[tuple[float, ...], ...]]] = []
+        x = self._start_com(self.start_time)[0]
+        for i in range(len(self._ta)):
+            ta, tb = float(self._ta[i]), float(self._tb[i])
+            axes = []
+            for j in range(2):
+                pa, pb, pdot = float(self._pa[i, j]), float(self._pb[i, j]), float(self._pdot[i, j])
+                C = float(xi_b[i, j]) - pb - pdot / w
+                E = x[j] - pa - 0.5 * C * math.exp(-w * (tb - ta))
+                axes.append((pa, pdot, C, E))
+            rows.append((ta, tb, tuple(axes)))
+            x = self._segment(rows[-1], tb)[0]
+        return rows
 
-    def _start_com(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(x, ξ, p) in the start phase."""
+    def _cubic_axis(self, j: int, t: float) -> tuple[float, float, float, float]:
+        """Axis j of the start phase's cubic DCM at time t: ξ, ξ̇ and the particular COM solution
+        x_p = ξ − ξ̇/ω + ξ̈/ω² − ξ⃛/ω³ (with ξ)."""
         w = self.omega
-        xi, d1, _, _ = self._cubic_derivs(t)
-        x = self._cubic_com_particular(t) + self._E0 * math.exp(-w * t)
-        return x, xi, xi - d1 / w
+        a0, a1, a2, a3 = self._cubic[j]
+        xi = a0 + t * (a1 + t * (a2 + t * a3))
+        d1 = a1 + t * (2 * a2 + 3 * a3 * t)
+        d2 = 2 * a2 + 6 * a3 * t
+        d3 = 6 * a3
+        return xi, d1, d2, xi - d1 / w + d2 / w**2 - d3 / w**3
 
-    def _segment(self, i: int, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(x, ξ, p) on linear segment i at time t."""
+    def _start_com(self, t: float) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
+        """(x, ξ, p) in the start phase (per axis)."""
         w = self.omega
-        ta, tb, pdot = self._ta[i], self._tb[i], self._pdot[i]
-        p = self._pa[i] + pdot * (t - ta)
-        C = self._xi_b[i] - self._pb[i] - pdot / w
-        grow = math.exp(w * (t - tb))
-        xi = p + pdot / w + C * grow
-        E = self._xa[i] - self._pa[i] - 0.5 * C * math.exp(-w * (tb - ta))
-        x = p + 0.5 * C * grow + E * math.exp(-w * (t - ta))
-        return x, xi, p
+        decay = math.exp(-w * t)
+        out = []
+        for j in range(2):
+            xi, d1, _, xp = self._cubic_axis(j, t)
+            out.append((xp + self._E0[j] * decay, xi, xi - d1 / w))
+        (x0, xi0, p0), (x1, xi1, p1) = out
+        return (x0, x1), (xi0, xi1), (p0, p1)
 
-    def _state(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _segment(
+        self, row: tuple[float, float, tuple[tuple[float, ...], ...]], t: float
+    ) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
+        """(x, ξ, p) on a linear ZMP segment at time t: p = p_a + ṗ (t − t_a), ξ = p + ṗ/ω + C e^{ω(t − t_b)},
+        x = p + ½ C e^{ω(t − t_b)} + E e^{−ω(t − t_a)} (per axis)."""
+        w = self.omega
+        ta, tb, axes = row
+        grow, decay = math.exp(w * (t - tb)), math.exp(-w * (t - ta))
+        (pa0, pd0, C0, E0), (pa1, pd1, C1, E1) = axes
+        p0, p1 = pa0 + pd0 * (t - ta), pa1 + pd1 * (t - ta)
+        xi = (p0 + pd0 / w + C0 * grow, p1 + pd1 / w + C1 * grow)
+        x = (p0 + 0.5 * C0 * grow + E0 * decay, p1 + 0.5 * C1 * grow + E1 * decay)
+        return x, xi, (p0, p1)
+
+    def _state(self, t: float) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
         t = min(max(float(t), 0.0), self.duration)
         if t < self.start_time:
             return self._start_com(t)
-        i = int(np.searchsorted(self._tb, t, side="right"))
-        return self._segment(min(i, len(self._tb) - 1), t)
+        rows = self._rows
+        i = bisect.bisect_right(self._tb_list, t)
+        return self._segment(rows[min(i, len(rows) - 1)], t)
 
     def sample(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """COM position, velocity, acceleration (3 each, as :meth:`com`), ZMP and DCM (2 each) at time t,
         from one evaluation of the plan."""
-        x, xi, p = self._state(t)
+        (x0, x1), (xi0, xi1), (p0, p1) = self._state(t)
         w = self.omega
-        pos = np.array([x[0], x[1], self.ground + self.com_height])
-        vel = np.array([w * (xi[0] - x[0]), w * (xi[1] - x[1]), 0.0])
-        acc = np.array([w * w * (x[0] - p[0]), w * w * (x[1] - p[1]), 0.0])
-        return pos, vel, acc, p, xi
+        pos = np.array([x0, x1, self.ground + self.com_height])
+        vel = np.array([w * (xi0 - x0), w * (xi1 - x1), 0.0])
+        acc = np.array([w * w * (x0 - p0), w * w * (x1 - p1), 0.0])
+        return pos, vel, acc, np.array([p0, p1]), np.array([xi0, xi1])
 
     def com(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """COM position, velocity and acceleration (3 each, world, m, m/s, m/s²) at time t: x, ẋ = ω(ξ − x),
         ẍ = ω²(x − p), at the constant height ground + z_c."""
-        x, xi, p = self._state(t)
-        w = self.omega
-        pos = np.array([x[0], x[1], self.ground + self.com_height])
-        vel = np.array([*(w * (xi - x)), 0.0])
-        acc = np.array([*(w * w * (x - p)), 0.0])
-        return pos, vel, acc
+        return self.sample(t)[:3]
 
     def zmp(self, t: float) -> np.ndarray:
         """The ZMP reference p (2,) at time t (world, m)."""
-        return self._state(t)[2].copy()
+        return np.array(self._state(t)[2])
 
     def dcm(self, t: float) -> np.ndarray:
         """The DCM ξ = x + ẋ/ω (2,) at time t (world, m)."""
-        return self._state(t)[1].copy()
+        return np.array(self._state(t)[1])
 
     # ------------------------------------------------------------------ swing feet
     def swing(self, t: float) -> tuple[str, pin.SE3, np.ndarray, np.ndarray] | None:
@@ -373,16 +389,18 @@ class WalkingPattern:
         s = (t - ph.t0) / Ts
         m, dm, ddm = min_jerk(s)
         z, dz, ddz = bump(s)
-        pa, pb = a.translation, b.translation
+        h = self.step_height
+        pa, d = a.translation, b.translation - a.translation
         ya = yaw_of(a.rotation)
         dyaw = (yaw_of(b.rotation) - ya + math.pi) % (2 * math.pi) - math.pi
-        pos = pa + m * (pb - pa) + np.array([0.0, 0.0, self.step_height * z])
-        vel = np.concatenate(
-            ((pb - pa) * dm / Ts + [0, 0, self.step_height * dz / Ts], [0, 0, dyaw * dm / Ts])
-        )
-        acc = np.concatenate(
-            ((pb - pa) * ddm / Ts**2 + [0, 0, self.step_height * ddz / Ts**2], [0, 0, dyaw * ddm / Ts**2])
-        )
+        pos = pa + m * d
+        pos[2] += h * z
+        vel, acc = np.zeros(6), np.zeros(6)
+        vel[:3], acc[:3] = (dm / Ts) * d, (ddm / Ts**2) * d
+        vel[2] += h * dz / Ts
+        acc[2] += h * ddz / Ts**2
+        vel[5], acc[5] = dyaw * dm / Ts, dyaw * ddm / Ts**2
         # the sole turns about the vertical (flat: a yaw rotation)
-        rot = pin.AngleAxis(ya + m * dyaw, np.array([0.0, 0.0, 1.0])).matrix()
+        c, sn = math.cos(yaw := ya + m * dyaw), math.sin(yaw)
+        rot = np.array([[c, -sn, 0.0], [sn, c, 0.0], [0.0, 0.0, 1.0]])
         return ph.swing, pin.SE3(rot, pos), vel, acc

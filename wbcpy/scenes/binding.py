@@ -20,7 +20,8 @@ AccelerationScene (acceleration references, a = K_ff a_d + K_d (v_d − v) + K_p
 (``CartesianVelocityLaw``, ``JointVelocityLaw``, ``ComVelocityLaw``) in a VelocityScene (ẋ = K_ff ẋ_d +
 K_p e); errors as in those laws (e = (p_d − p, log₃(R_d Rᵀ)) for poses, x_d − x otherwise). Change the
 target with :meth:`ReferenceBinding.set_target` (validated). The part K_d v_d + K_ff a_d that does not
-depend on the state is computed when the target is set.
+depend on the state is computed when the target is set. A momentum task in a VelocityScene takes
+``MomentumVelocityLaw``, whose target is the momentum h_d itself: the reference is K_ff h_d.
 
 A Cartesian task whose root does not move and whose root and reference axes are the world's (the common
 case: a frame relative to a fixed base) is evaluated from the robot's cached world placement and
@@ -109,6 +110,8 @@ class ReferenceBinding:
         self._view: np.ndarray | None = None  # the task reference's target array (_ensure_reference)
         # the rate term (−K_d ẋ) of the acceleration laws; velocity laws have none
         self._kd_rate = None if velocity_level else self._kd
+        # a law whose target is the reference itself (MomentumVelocityLaw: h* = K_ff h_d)
+        self._direct = bool(getattr(law, "target_is_reference", False))
         self._setup_task(task)
         self.set_target(target, target_velocity, target_acceleration)
 
@@ -159,6 +162,10 @@ class ReferenceBinding:
             pose = se3_homogeneous(target, "target")  # (a new 4×4 array)
         else:
             world = as_vector(target, n, "target")
+        if self._direct:  # the target is the reference (K_p = 0): K_ff x_d as the constant term
+            if velocity is not None:
+                raise ConfigError("target_velocity", f"{type(self.law).__name__} takes only a target")
+            velocity, world = world, np.zeros(n)
         const = self._feed_forward(velocity, acceleration)
         # every input is valid: now change the binding
         if pose is not None:

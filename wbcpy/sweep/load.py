@@ -46,11 +46,14 @@ from .paths import Key, check_path, overlapping, set_path
 from .perturbation import RandomSpec, check_random, parse_random
 from .spec import SweepSpec
 from .values import is_int, is_number
+from .walks import WALK_METRICS, check_walk, check_walk_value, walk_arguments, walk_path
 
 __all__ = ["SWEEP_KEYS", "load_sweep"]
 
 #: the top-level keys of a sweep file (``random``: :data:`~wbcpy.sweep.perturbation.RANDOM_KEYS`)
-SWEEP_KEYS = ("scene", "steps", "set", "grid", "random", "metrics", "tolerances")
+SWEEP_KEYS = ("scene", "walk", "steps", "set", "grid", "random", "metrics", "tolerances")
+#: the sections a walk sweep (``walk:`` instead of ``scene:``, :mod:`wbcpy.sweep.walks`) may have
+WALK_SWEEP_KEYS = ("walk", "set", "grid", "metrics")
 #: default `success` tolerances: Cartesian position [m], rotation [rad], COM [m]
 #: default tolerances of the built-in kinds of target error (each series carries its own: a registered
 #: task type's comes from its TaskType.tolerance)
@@ -252,6 +255,76 @@ def _without_unchecked_success(
     return tuple(m for m in metrics if m != "success")  # default list: nothing to check
 
 
+def _walk_entries(
+    doc: Mapping[str, Any], walk_doc: Mapping[str, Any], section: str
+) -> dict[str, tuple[tuple[str, ...], list[Any]]]:
+    """A walk sweep's ``set`` or ``grid`` section: path → (keys into the walk section, checked values);
+    a ``set`` entry has one value."""
+    entries = doc.get(section)
+    if entries is None and section == "set":
+        return {}
+    if not isinstance(entries, Mapping) or not entries:
+        what = "value" if section == "set" else "list of values"
+        raise ConfigError(section, f"expected a non-empty mapping of walk path -> {what}")
+    out: dict[str, tuple[tuple[str, ...], list[Any]]] = {}
+    for path, items in entries.items():
+        field = f"{section}.{path}"
+        keys = walk_path(walk_doc, path, field)
+        values = [items] if section == "set" else items
+        if not isinstance(values, list) or not values:
+            raise ConfigError(field, f"expected a non-empty list of values, got {items!r}")
+        for i, value in enumerate(values):
+            check_walk_value(keys, value, field if section == "set" else f"{field}[{i}]")
+        out[str(path)] = (keys, values)
+    return out
+
+
+def _walk_metrics(doc: Mapping[str, Any]) -> tuple[str, ...]:
+    """A walk sweep's metric names (default: every walk metric)."""
+    names = doc.get("metrics", list(WALK_METRICS))
+    if not isinstance(names, list) or not names:
+        raise ConfigError("metrics", f"expected a non-empty list of metric names, got {names!r}")
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or name not in WALK_METRICS:
+            raise ConfigKeyError(f"metrics[{i}]", "walk metric", name, WALK_METRICS)
+        if names.index(name) != i:
+            raise ConfigError(f"metrics[{i}]", f"{name!r} is listed twice")
+    return tuple(names)
+
+
+def _load_walk_sweep(doc: Mapping[str, Any], label: str) -> SweepSpec:
+    """A walk sweep (:mod:`wbcpy.sweep.walks`): the walk section with the ``set`` values, the grid, the
+    metrics (default: every walk metric)."""
+    for key in doc:
+        if key not in WALK_SWEEP_KEYS:
+            what = "a walk's success is its acceptance summary" if key == "tolerances" else "walks only"
+            raise ConfigError(str(key), f"a walk sweep (walk:) has no {key} section ({what}); "
+                              f"its sections: {', '.join(WALK_SWEEP_KEYS)}")  # fmt: skip
+    walk_doc = check_walk(doc["walk"])
+    fixed = _walk_entries(doc, walk_doc, "set")
+    grid = _walk_entries(doc, walk_doc, "grid")
+    labelled = {f"set.{p}": keys for p, (keys, _) in fixed.items()}
+    labelled.update({f"grid.{p}": keys for p, (keys, _) in grid.items()})
+    clash = overlapping(labelled)
+    if clash is not None:
+        raise ConfigError(clash[1], f"addresses the same walk argument as {clash[0]!r}")
+    walk_doc = walk_arguments(walk_doc, [(keys, values[0]) for keys, values in fixed.values()], as_file=True)
+    names = _walk_metrics(doc)
+    return SweepSpec(
+        source=label,
+        scene_source=label,
+        scene_doc={},
+        steps=None,
+        grid={p: tuple(values) for p, (_, values) in grid.items()},
+        grid_keys={p: keys for p, (keys, _) in grid.items()},
+        fixed=[],
+        random=None,
+        metrics=names,
+        series=(),
+        walk=walk_doc,
+    )
+
+
 def load_sweep(source: str | Path | Mapping[str, Any], base_dir: str | Path | None = None) -> SweepSpec:
     """Read a sweep file (or its parsed content), check it, and resolve its scene.
 
@@ -266,6 +339,8 @@ def load_sweep(source: str | Path | Mapping[str, Any], base_dir: str | Path | No
     """
     doc, label, folder = _document(source, base_dir)
     _check_keys(doc, label)
+    if "walk" in doc:
+        return _load_walk_sweep(doc, label)
     scene_label, scene = _scene_doc(doc, folder)
     steps = _steps(doc)
     fixed = _fixed(doc, scene)

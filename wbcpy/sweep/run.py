@@ -7,6 +7,9 @@ simulated robot once when the sweep has a ``random.push`` (:mod:`wbcpy.sweep.per
 targets are those of the unperturbed scene: noise moves the start, not the goal. A contact scene's run
 stops when the robot loses its footing (:mod:`wbcpy.sweep.metrics`).
 
+A walk sweep's run (:mod:`wbcpy.sweep.walks`) is one :func:`wbcpy.locomotion.walk` with the run's
+arguments; its metrics come from the walk's summary.
+
 A step whose QP fails (:class:`~wbcpy.errors.QPSolveError`) is counted and the robot receives the
 scene's last good q̈ (what a controller does when its solver fails; zero before the first good answer).
 Any other exception ends the run: its row records ``ExceptionType: message`` as status and no metrics.
@@ -32,6 +35,7 @@ from .metrics import RunRecord, compute_metrics, series_of
 from .paths import set_path
 from .perturbation import Push
 from .spec import Run, SweepSpec, row_params
+from .walks import run_walk, walk_arguments
 
 __all__ = ["build_setup", "describe_error", "push_of", "run_one", "simulate"]
 
@@ -114,6 +118,23 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _scene_metrics(spec: SweepSpec, run: Run) -> dict[str, Any]:
+    """A scene sweep's run: build, simulate, the metric columns."""
+    setup = build_setup(spec, run)
+    if series_of(setup) != spec.series:
+        raise RuntimeError(
+            "the run's task errors differ from the nominal scene's (a grid value changed the tasks)"
+        )
+    record = simulate(setup, push_of(spec, run, setup))
+    return compute_metrics(record, spec.metrics, spec.series, spec.tolerances)
+
+
+def _walk_metrics(walk_doc: dict[str, Any], spec: SweepSpec, run: Run) -> dict[str, Any]:
+    """A walk sweep's run: one walk with the run's arguments, the metric columns of its summary."""
+    values = [(spec.grid_keys[path], value) for path, value in run.params.items()]
+    return run_walk(walk_arguments(walk_doc, values), spec.metrics)
+
+
 def run_one(spec: SweepSpec, run: Run) -> dict[str, Any]:
     """Simulate one run of a sweep and return its CSV row (without the ``worker`` column).
 
@@ -129,13 +150,8 @@ def run_one(spec: SweepSpec, run: Run) -> dict[str, Any]:
     start = time.perf_counter()
     row = row_params(spec, run)
     try:
-        setup = build_setup(spec, run)
-        if series_of(setup) != spec.series:
-            raise RuntimeError(
-                "the run's task errors differ from the nominal scene's (a grid value changed the tasks)"
-            )
-        record = simulate(setup, push_of(spec, run, setup))
-        row.update(compute_metrics(record, spec.metrics, spec.series, spec.tolerances))
+        walk_doc = spec.walk
+        row.update(_scene_metrics(spec, run) if walk_doc is None else _walk_metrics(walk_doc, spec, run))
         row["status"] = "ok"
     except Exception as exc:  # a failed run is a result: record it, the sweep goes on
         row["status"] = describe_error(exc)

@@ -22,6 +22,7 @@ import numpy as np
 from .metrics import Series, deterministic_columns, metric_columns
 from .paths import Key
 from .perturbation import RandomSpec
+from .walks import WALK_METRICS
 
 __all__ = ["RandomSpec", "Run", "SweepSpec", "row_params"]
 
@@ -67,6 +68,10 @@ class SweepSpec:
         metrics: metric names, in column order.
         series: the scene's target-error series.
         tolerances: series name → tolerance used by ``success``.
+        walk: a walk sweep's checked ``walk`` section with the ``set`` values applied (the arguments of
+            :func:`wbcpy.locomotion.walk`, :mod:`wbcpy.sweep.walks`), None for a scene sweep. A walk sweep
+            has no scene (``scene_source`` names the sweep file, ``scene_doc`` is empty); its
+            ``grid_keys`` are keys into this section (``("length",)``, ``("push", "impulse")``).
     """
 
     source: str
@@ -80,6 +85,7 @@ class SweepSpec:
     metrics: tuple[str, ...]
     series: tuple[Series, ...]
     tolerances: dict[str, float] = field(default_factory=dict)
+    walk: dict[str, Any] | None = None
 
     @property
     def n_samples(self) -> int:
@@ -148,12 +154,11 @@ class SweepSpec:
     @property
     def deterministic_columns(self) -> list[str]:
         """The columns that are bit-identical for a run on any worker (no wall clock, no worker name)."""
-        return [
-            *FIRST_COLUMNS,
-            *self.param_columns,
-            *deterministic_columns(self.metrics, self.series),
-            "status",
-        ]
+        if self.walk is not None:
+            metrics = [m for m in self.metrics if WALK_METRICS[m].deterministic]
+        else:
+            metrics = deterministic_columns(self.metrics, self.series)
+        return [*FIRST_COLUMNS, *self.param_columns, *metrics, "status"]
 
     def describe(self) -> str:
         """One line: runs, grid sizes, samples, steps."""
@@ -161,7 +166,8 @@ class SweepSpec:
         plural = "s" if self.n_samples > 1 else ""
         samples = f", {self.n_samples} random sample{plural} each" if self.random is not None else ""
         steps = f", {self.steps} steps per run" if self.steps is not None else ""
-        return f"{self.n_runs} runs: {grid}{samples}{steps}"
+        kind = "walks" if self.walk is not None else "runs"
+        return f"{self.n_runs} {kind}: {grid}{samples}{steps}"
 
 
 def row_params(spec: SweepSpec, run: Run) -> dict[str, Any]:

@@ -13,7 +13,10 @@ A ``collision`` section (:mod:`wbcpy.scenes.files.collision_file`) adds velocity
 
 Per task the velocity law ``ẋ_ref = K_ff ẋ_d + K_p e`` replaces the PD law: ``kp`` (1/s, default
 :data:`DEFAULT_KP`), ``kff`` (default 1) and ``max_velocity`` (saturation); ``kd`` and
-``max_acceleration`` are refused. Targets are written as for acceleration scenes.
+``max_acceleration`` are refused. Targets are written as for acceleration scenes. A ``momentum`` task
+takes :class:`~wbcpy.controllers.MomentumVelocityLaw` instead, h* = K_ff h_d (``kff``, ``max_velocity``,
+``target``: h_d, six numbers, default the momentum at the start): the scene commands the momentum
+A_G q̇ itself, so a ``kp`` is refused (there is no error to feed back).
 """
 
 from __future__ import annotations
@@ -104,11 +107,20 @@ def velocity_law(task: Task, spec: Mapping[str, Any], field: str = "") -> Veloci
     for key in ACCELERATION_ONLY_LAW_KEYS:
         if key in spec:
             raise ConfigError(f"{prefix}{key}", "a velocity scene's tasks take kp, kff and max_velocity")
-    kwargs = {key: spec[key] for key in VELOCITY_LAW_KEYS if key in spec}
-    kwargs.setdefault("kp", DEFAULT_KP)
     cls = law_for(task.type, "velocity")
     if cls is None:
         raise ConfigError(f"{prefix}type", f"a velocity scene cannot track a {task.type} task")
+    gains = getattr(cls, "gains", VELOCITY_LAW_KEYS)  # (a momentum task's law takes no kp)
+    for key in VELOCITY_LAW_KEYS:
+        if key in spec and key not in gains:
+            raise ConfigError(
+                f"{prefix}{key}",
+                f"a {task.type} task in a velocity scene takes {', '.join(gains)} ({cls.__name__}: "
+                "the scene commands the momentum h = A_G q̇ itself, so there is no error to feed back)",
+            )
+    kwargs = {key: spec[key] for key in gains if key in spec}
+    if "kp" in gains:
+        kwargs.setdefault("kp", DEFAULT_KP)
     try:
         law: VelocityLaw = cls(**kwargs)
         law.law(np.zeros(task.n))  # checks per-axis gain sizes
