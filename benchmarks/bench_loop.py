@@ -66,7 +66,7 @@ from _peers import (
     panda_start,
     talos_start,
 )
-from _timing import Row, measure_interleaved, print_table
+from _timing import Row, measure_interleaved, print_cpu, print_table
 
 from wbcpy.controllers import CartesianPD, ComPD, JointPD
 from wbcpy.ik import CtrlPose, MultiRefMinJerkCtrl
@@ -363,6 +363,7 @@ CASES = {"panda": _panda, "talos": _talos, "multiref": _multiref}
 
 
 def main(argv: list[str] | None = None) -> None:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3000, help="samples per case (default 3000)")
     parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=list(CASES))

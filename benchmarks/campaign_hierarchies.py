@@ -16,7 +16,6 @@ problems the reference itself could not settle (left out of the counts). Usage::
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -33,21 +32,10 @@ from _hierarchy_reference import (
     reference,
     violation,
 )
+from _timing import print_cpu
 
 from wbcpy.errors import QPSolveError
 from wbcpy.qp import QPSolver
-
-
-def cpu_model() -> str:
-    """The CPU model name ``lscpu`` reports (empty when it cannot be read)."""
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    except OSError:
-        return ""
-    for line in out.splitlines():
-        if line.startswith("Model name:"):
-            return line.split(":", 1)[1].strip()
-    return ""
 
 
 def judge(hqp, infeasible: bool, solver: QPSolver, ref_costs: np.ndarray | None) -> str:
@@ -73,7 +61,7 @@ def main() -> None:
     ap.add_argument("--backends", default="default,daqp,quadprog")
     ap.add_argument("--verbose", action="store_true", help="print every problem that went wrong")
     args = ap.parse_args()
-    print(f"CPU: {cpu_model()}")
+    print_cpu()
     names = args.backends.split(",")
     counts = {name: Counter() for name in names}
     undecided = 0
