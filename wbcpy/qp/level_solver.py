@@ -264,8 +264,10 @@ class LevelSolver:
         :class:`SolveFailedError` when none is certified."""
         notes: list[str] = []
         sol = self._try(q, raw, b.exact, self.name, None, notes)
-        if sol is None and b.exact and self.polish:
-            sol = self._proximal(q, b, raw, x0, notes)
+        if b.exact and self.polish and (sol is None or sol.dual > LOOSE * self.kkt_tol):
+            prox = self._proximal(q, b, raw, x0, notes)  # (also for a loose answer refinement kept)
+            if prox is not None and (sol is None or prox.dual < sol.dual):
+                sol = prox
         if sol is None and b.reused:
             b.reset()
             sol = self._try(q, _guarded(b, q), b.exact, self.name, "cold restart", notes)
@@ -284,7 +286,8 @@ class LevelSolver:
                   notes: list[str], who: str | None = None) -> Solved | None:  # fmt: skip
         """Proximal-point iterations for a level whose Hessian is singular (an unregularised level with
         fewer independent rows than free directions): the exact backend on the strictly convex
-        ½wᵀ(H + δI)w + (g − δw_k)ᵀw under the same constraints (sides moved out by :func:`_relaxed`),
+        ½wᵀ(H + δI)w + (g − δw_k)ᵀw under the same constraints (sides moved out by :func:`_relaxed`
+        when the first step finds them infeasible),
         δ = each of :data:`PROX_DELTAS` in turn times (1 + max H_ii),
         from w_0 = the backend's first answer (or the warm start, or 0). A fixed point is a minimiser of
         the level itself: the iterate's multipliers make the level's stationarity residual δ(w_{k+1} − w_k),
@@ -304,9 +307,16 @@ class LevelSolver:
             w = x0 if x0 is not None else np.zeros(n)
         best: _Iterate | None = None
         b.reset()
-        sides = (_relaxed(q.lbC, -1.0), _relaxed(q.ubC, 1.0), _relaxed(q.lb, -1.0), _relaxed(q.ub, 1.0))
+        sides: tuple[np.ndarray | None, ...] = (q.lbC, q.ubC, q.lb, q.ub)
+        relaxed = False
         for rel in PROX_DELTAS:
             best, w, done = self._prox_steps(q, b, H, rel * scale, w, sides, best)
+            if best is None and not relaxed:  # (the first step failed: once more, sides relaxed)
+                relaxed = True
+                sides = tuple(
+                    _relaxed(v, sign) for v, sign in zip(sides, (-1.0, 1.0, -1.0, 1.0), strict=True)
+                )
+                best, w, done = self._prox_steps(q, b, H, rel * scale, w, sides, best)
             if done:
                 break
         b.reset()
