@@ -457,7 +457,8 @@ def _relaxed(side: np.ndarray | None, sign: float) -> np.ndarray | None:
     feasibility tolerance and the 1e-9 the hierarchy promises."""
     if side is None:
         return None
-    return side + sign * PROX_RELAX * (1.0 + np.abs(side))
+    out: np.ndarray = side + sign * PROX_RELAX * (1.0 + np.abs(side))
+    return out
 
 
 def _guarded_fallback(b: Backend[Any], q: StdQP, x0: np.ndarray | None) -> tuple[str, RawResult] | None:
