@@ -51,6 +51,8 @@ LOOSE = 1e-4
 PROX_DELTAS = (1e-6, 1e-2)
 #: outward move of the constraint sides in the proximal iterations (:func:`_relaxed`), relative
 PROX_RELAX = 1e-11
+#: largest violation by x̄ (w = 0) of a side that :func:`_relaxed` moves up to it, relative
+PROX_INHERITED = 1e-8
 #: most proximal-point steps per level
 PROX_STEPS = 30
 _F64 = np.dtype(np.float64)
@@ -450,14 +452,21 @@ def _loose(cert: Certificate, tol: float) -> bool:
 
 
 def _relaxed(side: np.ndarray | None, sign: float) -> np.ndarray | None:
-    """A side of the inequality rows or bounds moved outwards by :data:`PROX_RELAX`·(1 + |side|): active
-    sets of constraints that the levels above made linearly dependent (a row fixed by higher rows up to
-    rounding, two rows that became parallel) leave a sliver that an active-set method can declare
-    infeasible; the iterates may then sit up to that much outside, far inside the certificate's
-    feasibility tolerance and the 1e-9 the hierarchy promises."""
+    """A side (in w, so the current point x̄ is w = 0) of the inequality rows or bounds moved outwards by
+    :data:`PROX_RELAX`·(1 + |side|), and up to w = 0 where x̄ lies outside it by at most
+    :data:`PROX_INHERITED`·(1 + |side|): active sets of constraints that the levels above made linearly
+    dependent (a row fixed by higher rows up to rounding, two rows that became parallel) leave a sliver
+    that the rounding of x̄ itself (the level above's certified answer, feasible to ~1e-9) can close, and
+    an active-set method then declares the level infeasible. The iterates may sit that much outside: far
+    inside the certificate's feasibility tolerance, and no further than x̄ already was."""
     if side is None:
         return None
-    out: np.ndarray = side + sign * PROX_RELAX * (1.0 + np.abs(side))
+    slack = 1.0 + np.abs(side)
+    out: np.ndarray = side + sign * PROX_RELAX * slack
+    with np.errstate(invalid="ignore"):
+        inherited = (sign * side < 0.0) & (-sign * side <= PROX_INHERITED * slack)
+    if inherited.any():
+        out = np.where(inherited, sign * PROX_RELAX * slack, out)
     return out
 
 
