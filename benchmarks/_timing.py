@@ -3,6 +3,8 @@
 * :func:`measure` times one callable: median and 95th percentile per call, in µs.
 * :func:`measure_interleaved` times several callables in alternating blocks, so slow drifts of a noisy
   machine (frequency scaling, other processes) hit all of them alike: use it for a case and its floor.
+* :func:`print_cpu` prints the CPU model (``lscpu``'s model name): ratios travel between machines of a
+  kind, absolute times do not.
 * :func:`print_table` prints rows of timings with the ratio of each median to its floor's median.
 
 The cost of the timer itself and of calling a Python function (measured once on an empty function) is
@@ -12,6 +14,7 @@ subtracted from every sample, so tiny calls are not flattered or penalised by it
 from __future__ import annotations
 
 import gc
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -20,7 +23,7 @@ from typing import TextIO
 
 import numpy as np
 
-__all__ = ["Row", "Timing", "measure", "measure_interleaved", "print_table"]
+__all__ = ["Row", "Timing", "cpu_model", "measure", "measure_interleaved", "print_cpu", "print_table"]
 
 
 @dataclass(frozen=True)
@@ -156,3 +159,20 @@ def print_table(rows: Sequence[Row], title: str | None = None, file: TextIO | No
         print(line.rstrip(), file=out)
         if k == 0:
             print("  ".join("-" * w for w in widths), file=out)
+
+
+def cpu_model() -> str:
+    """The CPU's model name as ``lscpu`` reports it ("unknown" where it cannot be read)."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    for line in out.splitlines():
+        if line.startswith("Model name:"):
+            return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def print_cpu(file: TextIO | None = None) -> None:
+    """Print the CPU model line every benchmark starts with."""
+    print(f"CPU: {cpu_model()}", file=file or sys.stdout)

@@ -32,7 +32,7 @@ import pinocchio as pin
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _timing import Row, measure_interleaved, print_table
+from _timing import Row, measure_interleaved, print_cpu, print_table
 
 from wbcpy.errors import UnknownNameError
 from wbcpy.robots import load_robot
@@ -124,6 +124,7 @@ def bench_case(label: str, robot_name: str, base: str, tip: str, n_repeat: int) 
 
 
 def main(argv: list[str] | None = None) -> int:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3000, help="samples per case (default 3000)")
     args = parser.parse_args(argv)

@@ -64,7 +64,7 @@ from _peers import (
     TsidTalosStanding,
     com_target,
 )
-from _timing import Row, Timing, print_table
+from _timing import Row, Timing, print_cpu, print_table
 
 from wbcpy.controllers import ComPD, JointPD
 from wbcpy.scenes import InverseDynamicsScene, SurfaceContact
@@ -258,6 +258,7 @@ def _run(fns: list[Callable[[], None]], labels: list[str], repeat: int, block: i
 
 
 def main(argv: list[str] | None = None) -> None:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3000, help="samples per row and run (default 3000)")
     parser.add_argument("--runs", type=int, default=3, help="interleaved runs (default 3)")

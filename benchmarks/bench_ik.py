@@ -34,7 +34,7 @@ import pinocchio as pin
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _timing import Row, Timing, measure_interleaved, print_table
+from _timing import Row, Timing, measure_interleaved, print_cpu, print_table
 
 from wbcpy.errors import UnknownNameError
 from wbcpy.ik import MultiRefMinJerkCtrl
@@ -176,6 +176,7 @@ def bench_arm(label: str, n_repeat: int) -> list[Row]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3000, help="samples per case (default 3000)")
     args = parser.parse_args(argv)

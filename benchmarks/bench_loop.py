@@ -21,8 +21,9 @@ Cases (issue 11):
 * ``talos`` — Talos (38 DOF), COM PD + both soles (Cartesian PD holding them) + posture PD (weight 1e-3)
   on one level of an AccelerationScene (no contacts). Target: ≤ 1.5× TSID standing (its biped exercise:
   the same tasks plus its two rigid contacts).
-* ``multiref`` — ``MultiRefMinJerkCtrl.iterate(xd)`` on the Panda arm chain with the target moving every
-  step. Target: ≤ 0.2× pink's step.
+* ``multiref`` — ``MultiRefMinJerkCtrl.iterate(xd, qd)`` on the Panda arm chain with the target moving
+  every step. Target: ≤ 0.2× pink's step. And ``iterate(xd)`` without ``qd`` (the controller's own DLS IK
+  for every new pose). Target (issue 26): ≤ 0.3× pink's step.
 
 Run in a venv with TSID and pink (see benchmarks/_peers.py):
 ``python benchmarks/bench_loop.py [--repeat N] [--cases panda talos multiref]``. Missing peers are
@@ -66,7 +67,7 @@ from _peers import (
     panda_start,
     talos_start,
 )
-from _timing import Row, measure_interleaved, print_table
+from _timing import Row, measure_interleaved, print_cpu, print_table
 
 from wbcpy.controllers import CartesianPD, ComPD, JointPD
 from wbcpy.ik import CtrlPose, MultiRefMinJerkCtrl
@@ -303,6 +304,20 @@ class WbcpyMultiRef:
         self.ctrl.iterate(xd, self.qd)
 
 
+class WbcpyMultiRefIK(WbcpyMultiRef):
+    """``MultiRefMinJerkCtrl.iterate(xd)`` without ``qd``: the controller's own DLS IK gives the joint
+    target of every new pose, started from the last IK answer (bounded iterations per step). iKin runs
+    its IK solver in a thread of its own that hands ``qd`` over when it has one; here the IK runs inside
+    ``iterate``, on the same thread, and is warm-started instead."""
+
+    name = "wbcpy MultiRefMinJerkCtrl.iterate, moving target, no qd"
+
+    def step(self) -> None:
+        xd = self.targets[self._k]
+        self._k = (self._k + 1) % len(self.targets)
+        self.ctrl.iterate(xd)
+
+
 def _setup(case: object) -> object | None:
     try:
         case.setup()
@@ -355,14 +370,16 @@ def _talos(n: int) -> None:
 
 
 def _multiref(n: int) -> None:
-    pink, ik = PinkPandaReach(), WbcpyMultiRef()
-    _table("MultiRef (ratio: to pink's step)", [pink, ik], n, pink.name, {ik.name: (pink.name, 0.2)})
+    pink, ik, ik2 = PinkPandaReach(), WbcpyMultiRef(), WbcpyMultiRefIK()
+    targets = {ik.name: (pink.name, 0.2), ik2.name: (pink.name, 0.3)}
+    _table("MultiRef (ratio: to pink's step)", [pink, ik, ik2], n, pink.name, targets)
 
 
 CASES = {"panda": _panda, "talos": _talos, "multiref": _multiref}
 
 
 def main(argv: list[str] | None = None) -> None:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3000, help="samples per case (default 3000)")
     parser.add_argument("--cases", nargs="+", choices=sorted(CASES), default=list(CASES))

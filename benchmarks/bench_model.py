@@ -37,7 +37,7 @@ import pinocchio as pin
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _timing import Row, measure_interleaved, print_table
+from _timing import Row, measure_interleaved, print_cpu, print_table
 
 from wbcpy import jspace
 from wbcpy.errors import UnknownNameError
@@ -144,6 +144,7 @@ def bench_robot(name: str, n_repeat: int) -> list[Row]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5000, help="samples per case (default 5000)")
     parser.add_argument("--robots", nargs="+", default=list(NODE_JOINT), choices=list(NODE_JOINT))

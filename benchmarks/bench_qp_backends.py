@@ -29,6 +29,7 @@ import warnings
 
 import numpy as np
 import pinocchio as pin
+from _timing import print_cpu
 
 from wbcpy.qp import HierarchicalQP, QPLevel, QPSolver, available_solvers, default_solver
 from wbcpy.qp.backends import PREFERENCE
@@ -187,6 +188,7 @@ def _print_ranking(solvers: list[str], medians: dict[str, dict[str, float]]) -> 
 
 
 def main() -> None:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter time budget per row")
     args = parser.parse_args()

@@ -53,7 +53,7 @@ import pinocchio as pin
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _timing import Row, Timing, measure_interleaved, print_table
+from _timing import Row, Timing, measure_interleaved, print_cpu, print_table
 
 from wbcpy import load_robot
 from wbcpy.errors import WbcpyError
@@ -281,6 +281,7 @@ def _summary(rows: list[Row], floor: Timing, by_label: dict[str, Timing], pink_d
 
 
 def main(argv: list[str] | None = None) -> int:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1000, help="samples per case (default 1000)")
     parser.add_argument("--solvers", nargs="*", default=None, help="backends (default: all available)")

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import yaml
+from _timing import print_cpu
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -148,6 +149,7 @@ def _print_table(
 
 
 def main() -> None:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed sweeps per worker count (default 5)")
     parser.add_argument("--steps", type=int, default=400, help="steps per run (default 400)")

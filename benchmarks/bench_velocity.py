@@ -46,7 +46,7 @@ import pinocchio as pin
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _timing import Row, Timing, measure_interleaved, print_table
+from _timing import Row, Timing, measure_interleaved, print_cpu, print_table
 
 from wbcpy import VelocityScene, load_robot
 from wbcpy.collision import CollisionAvoidance, load_collision_geometry
@@ -377,6 +377,7 @@ def _parts(robot, repeat: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2000, help="samples per case and run (default 2000)")
     parser.add_argument("--runs", type=int, default=3, help="interleaved runs (default 3)")

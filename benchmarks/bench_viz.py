@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from _timing import print_cpu
 
 CHROMIUM = "/usr/bin/chromium"
 _PACKAGES = {"meshcat": ["meshcat"], "viser": ["viser", "pycollada"]}  # viser needs pycollada for .dae
@@ -180,6 +181,7 @@ def _print_ratios(m: _Measured, v: _Measured) -> None:
 
 
 def main() -> None:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robot", default="talos", choices=["talos", "panda"])
     parser.add_argument("--repeat", type=int, default=3)

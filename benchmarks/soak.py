@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
+from _timing import print_cpu
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -236,6 +237,7 @@ def soak(name: str, steps: int, block: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    print_cpu()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100_000, help="steps per loop (default 100000)")
     parser.add_argument("--block", type=int, default=10_000, help="steps per printed row (default 10000)")

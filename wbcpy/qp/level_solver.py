@@ -3,10 +3,16 @@
 :meth:`LevelSolver.solve` turns one :class:`~wbcpy.qp.kkt.StdQP` into a certified answer:
 
 1. the configured backend, warm-started from the previous answer of the same level (same size);
-2. if that failed after reusing a persistent workspace: the same backend from scratch (``cold restart``);
-3. the backend's own robust settings, if it has any (DAQP: forced proximal iterations, ``eps_prox``);
-4. the rescue backends (default: daqp, then osqp — the one backend every install has), cold;
-5. with rescues on, when the caller knows a feasible point of the QP (``start``: a level below the
+2. an exact (active-set) backend whose answer fails: proximal-point iterations on it
+   (:meth:`LevelSolver._proximal`): the strictly convex ½wᵀ(H + δI)w + (g − δw_k)ᵀw, whose fixed points
+   are the level's minimisers — the method for a semidefinite level (an unregularised level with fewer
+   independent rows than free directions), where DAQP answers a point that is not stationary and
+   quadprog refuses the Hessian;
+3. if that failed after reusing a persistent workspace: the same backend from scratch (``cold restart``);
+4. the backend's own robust settings, if it has any (DAQP: forced proximal iterations, ``eps_prox``);
+5. the rescue backends (default: daqp, osqp — the one backend every install has —, quadprog), cold,
+   the exact ones with step 2;
+6. with rescues on, when the caller knows a feasible point of the QP (``start``: a level below the
    first is solved on x = x̄ + Z w, and w = 0, the level above's answer, satisfies every constraint):
    the exact active-set refinement (:func:`wbcpy.qp.kkt.refine`) started there. A dual active-set method
    can call such a level infeasible at a degenerate vertex — constraints tight at x̄ whose rows are
@@ -15,12 +21,15 @@
    tolerance and reports infeasibility; OSQP converges slowly there. The primal refinement from the
    feasible point solves the dependent active set by least squares.
 
-Every answer is accepted only with a KKT certificate (:func:`wbcpy.qp.kkt.certify`): an exact backend's
-answer (active-set solvers: daqp, quadprog) is certified as it is; an iterative backend's answer, or an
-exact one that fails its certificate, is first refined on its active set (:func:`wbcpy.qp.kkt.refine`,
-when ``polish`` is on) and must then pass. A fallback that answered is counted
-(:attr:`LevelSolver.fallbacks`) and named in the level's status — never silent. When every attempt fails
-the level raises :class:`SolveFailedError` with what each attempt reported.
+Every answer is accepted only with a KKT certificate (:func:`wbcpy.qp.kkt.certify`) of the level itself
+(never of a perturbed problem: a proximal iterate is certified with its multipliers against the level's
+own H and g): an exact backend's answer is certified as it is when its stationarity residual is below
+:data:`LOOSE`·kkt_tol; an iterative backend's answer, a proximal iterate, or an exact one that fails its
+certificate or passes it only loosely, is first refined on its active set (:func:`wbcpy.qp.kkt.refine`,
+when ``polish`` is on: exact equality-constrained solves, least-squares form) and must then pass. A
+fallback that answered is counted (:attr:`LevelSolver.fallbacks`) and named in the level's status — never
+silent. When every attempt fails the level raises :class:`SolveFailedError` with what each attempt
+reported.
 """
 
 from __future__ import annotations
@@ -34,9 +43,26 @@ import numpy as np
 from .._kernels import all_finite as _all_finite
 from .backends import Backend, make_backend
 from .backends.base import Rows
-from .kkt import Certificate, RawResult, StdQP, certify, cost, refine
+from .kkt import Certificate, RawResult, StdQP, as_dense, certify, cost, refine
 
 _EPS = float(np.finfo(np.float64).eps)
+#: an exact backend's answer whose stationarity or feasibility residual exceeds LOOSE·kkt_tol (relative)
+#: is refined on its active set before it is accepted: an active-set method on a well-posed level
+#: leaves ~1e-14; more says the level is singular or its active set degenerate, and a residual that
+#: passes the certificate can still move the rows' optimum that the levels below keep (seed 16 of
+#: tests/qp/test_random_hierarchies.py: 3e-7, level 1 off by 1.2e-6 of its cost)
+LOOSE = 1e-4
+#: proximal weights of :meth:`LevelSolver._proximal`, relative to 1 + the largest diagonal entry of H,
+#: tried in turn: a small one converges in few steps where the curvature decides, a large one where
+#: constraints and flat directions do (a rank-1 level over 59 directions: steps of ~2 that do not settle
+#: with 1e-6)
+PROX_DELTAS = (1e-6, 1e-2)
+#: outward move of the constraint sides in the proximal iterations (:func:`_relaxed`), relative
+PROX_RELAX = 1e-11
+#: largest violation by x̄ (w = 0) of a side that :func:`_relaxed` moves up to it, relative
+PROX_INHERITED = 1e-8
+#: most proximal-point steps per level
+PROX_STEPS = 30
 _F64 = np.dtype(np.float64)
 
 
@@ -217,6 +243,8 @@ class LevelSolver:
         if out is None:
             return None
         w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x = out
+        if self.polish and dual > LOOSE * self.kkt_tol:  # (refined on the built level: see LOOSE)
+            return None
         self._warm[key] = w
         sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
         return sol, c_rows, b_rows, x
@@ -238,7 +266,7 @@ class LevelSolver:
         if not _all_finite(x):
             return None
         cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
-        if not cert.ok or (cert.marginal and self.polish):
+        if not cert.ok or (self.polish and _loose(cert, self.kkt_tol)):
             return None
         return self._solved(x, cert, raw.status, raw, self.name, None)
 
@@ -248,7 +276,26 @@ class LevelSolver:
         :class:`SolveFailedError` when none is certified."""
         notes: list[str] = []
         sol = self._try(q, raw, b.exact, self.name, None, notes)
-        if sol is None and b.reused:
+        if b.exact and self.polish and (sol is None or sol.dual > LOOSE * self.kkt_tol):
+            prox = self._proximal(q, b, raw, x0, notes)  # (also for a loose answer refinement kept)
+            if prox is not None and (sol is None or prox.dual < sol.dual):
+                sol = prox
+        if sol is None:
+            sol = self._fallbacks(q, b, x0, start, notes)
+        if sol is None:
+            b.reset()
+            raise SolveFailedError("; ".join(notes))
+        if sol.fallback is not None:
+            self.fallbacks += 1
+        return sol
+
+    def _fallbacks(self, q: StdQP, b: Backend[Any], x0: np.ndarray | None, start: np.ndarray | None,
+                   notes: list[str]) -> Solved | None:  # fmt: skip
+        """Steps 3 to 6 of the module docstring, in order, after the first answer (and its proximal
+        iterations) failed: cold restart, the backend's robust settings, the rescue backends, the
+        refinement from a known feasible point. None when none is certified."""
+        sol = None
+        if b.reused:
             b.reset()
             sol = self._try(q, _guarded(b, q), b.exact, self.name, "cold restart", notes)
         if sol is None:
@@ -257,12 +304,79 @@ class LevelSolver:
             sol = self._rescue(q, notes)
         if sol is None and start is not None and self.rescue:  # (rescue=None: no fallback after step 3)
             sol = self._from_feasible_start(q, start, notes)
-        if sol is None:
-            b.reset()
-            raise SolveFailedError("; ".join(notes))
-        if sol.fallback is not None:
-            self.fallbacks += 1
         return sol
+
+    def _proximal(self, q: StdQP, b: Backend[Any], raw: RawResult, x0: np.ndarray | None,
+                  notes: list[str], who: str | None = None) -> Solved | None:  # fmt: skip
+        """Proximal-point iterations for a level whose Hessian is singular (an unregularised level with
+        fewer independent rows than free directions): the exact backend on the strictly convex
+        ½wᵀ(H + δI)w + (g − δw_k)ᵀw under the same constraints (sides moved out by :func:`_relaxed`
+        when the first step finds them infeasible),
+        δ = each of :data:`PROX_DELTAS` in turn times (1 + max H_ii),
+        from w_0 = the backend's first answer (or the warm start, or 0). A fixed point is a minimiser of
+        the level itself: the iterate's multipliers make the level's stationarity residual δ(w_{k+1} − w_k),
+        and every iterate is judged by the level's own full certificate (:func:`certify`, with those
+        multipliers), then refined on its active set (:func:`refine`) towards a strict certificate —
+        never accepted on the perturbed problem's word. An active-set backend fails on a singular H (DAQP
+        returns a point that is not stationary, quadprog refuses it): this is not a rescue but the
+        method for that case, and it is named in the status ("proximal")."""
+        who = self.name if who is None else who
+        H = as_dense(q.H)
+        n = q.n
+        if n == 0 or not np.isfinite(H).all():
+            return None
+        scale = 1.0 + float(np.abs(np.diagonal(H)).max(initial=0.0))
+        w = _usable(raw, n)
+        if w is None:
+            w = x0 if x0 is not None else np.zeros(n)
+        best: _Iterate | None = None
+        b.reset()
+        sides: tuple[np.ndarray | None, ...] = (q.lbC, q.ubC, q.lb, q.ub)
+        relaxed = False
+        for rel in PROX_DELTAS:
+            best, w, done = self._prox_steps(q, b, H, rel * scale, w, sides, best)
+            if best is None and not relaxed:  # (the first step failed: once more, sides relaxed)
+                relaxed = True
+                sides = tuple(
+                    _relaxed(v, sign) for v, sign in zip(sides, (-1.0, 1.0, -1.0, 1.0), strict=True)
+                )
+                best, w, done = self._prox_steps(q, b, H, rel * scale, w, sides, best)
+            if done:
+                break
+        b.reset()
+        if best is None:  # (the backend failed on the first strictly convex step: its own note says why)
+            return None
+        wb, cert, step = best
+        found = self._refined(q, wb, step, cert, f"{step.status} (proximal)", who, None, True)
+        if isinstance(found, Solved):
+            return found
+        notes.append(f"{who} proximal: no certified iterate, nor refined")
+        return None
+
+    def _prox_steps(self, q: StdQP, b: Backend[Any], H: np.ndarray, delta: float, w: np.ndarray,
+                    sides: tuple[np.ndarray | None, ...],
+                    best: _Iterate | None) -> tuple[_Iterate | None, np.ndarray, bool]:  # fmt: skip
+        """Up to :data:`PROX_STEPS` proximal steps of weight δ from w: (the best iterate so far — the
+        last certified one, else the last one —, the last iterate, whether to stop: an iterate certified
+        with a residual 1e-3 below the tolerance, a fixed point, or a failed step)."""
+        n = q.n
+        Hd = H + delta * np.eye(n)
+        lbC, ubC, lb, ub = sides
+        for _ in range(PROX_STEPS):
+            step = _guarded(b, StdQP(Hd, q.g - delta * w, q.A, q.b, q.C, lbC, ubC, lb, ub, False))
+            wn = _usable(step, n)
+            if wn is None or not step.ok:
+                return best, w, True
+            cert = certify(q, wn, step.y, step.z, step.z_box, self.kkt_tol)
+            moved = float(np.abs(wn - w).max(initial=0.0))
+            w = wn
+            if cert.ok:
+                best = (wn, cert, step)
+                if cert.dual <= 1e-3 * self.kkt_tol or moved <= 1e-13 * (1.0 + float(np.abs(wn).max())):
+                    return best, w, True
+            elif best is None or best[1] is None:
+                best = (wn, None, step)  # (the last iterate: refined when none is certified)
+        return best, w, False
 
     def _fallback(self, q: StdQP, b: Backend[Any], x0: np.ndarray | None, notes: list[str]) -> Solved | None:
         b.reset()
@@ -278,8 +392,13 @@ class LevelSolver:
             if r is None:
                 r = self._rescuers[name] = make_backend(name, False, {}, False)
             r.reset()
-            sol = self._try(q, _guarded(r, q), r.exact, name, f"rescue: {name}", notes)
+            raw = _guarded(r, q)
+            sol = self._try(q, raw, r.exact, name, f"rescue: {name}", notes)
+            if sol is None and r.exact and self.polish:
+                sol = self._proximal(q, r, raw, None, notes, name)
             if sol is not None:
+                if sol.fallback is None:
+                    sol.fallback = f"rescue: {name}"
                 return sol
         return None
 
@@ -312,7 +431,8 @@ class LevelSolver:
         cert = None
         if exact or not self.polish:
             cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
-            if cert.ok and not (cert.marginal and self.polish) and (exact or _resolvable(q, x, self.kkt_tol)):
+            loose = _loose(cert, self.kkt_tol)
+            if cert.ok and not (loose and self.polish) and (exact or _resolvable(q, x, self.kkt_tol)):
                 return self._solved(x, cert, status, raw, who, fallback, exact)
             if not self.polish:
                 self._failed(label, status, cert, notes)
@@ -352,6 +472,35 @@ class LevelSolver:
         if cert.ok:  # refinement found no better active set, but the answer is a KKT point
             return self._solved(x, cert, f"{status} (unrefined)", raw, who, fallback, exact)
         return cert
+
+
+#: a proximal iterate: (w, its certificate or None when it failed, the backend's result)
+_Iterate = tuple[np.ndarray, Certificate | None, RawResult]
+
+
+def _loose(cert: Certificate, tol: float) -> bool:
+    """The certificate passes only within rounding (``marginal``) or with a stationarity or feasibility
+    residual above :data:`LOOSE`·tol: refine before accepting."""
+    return cert.marginal or cert.dual > LOOSE * tol or cert.primal > LOOSE * tol
+
+
+def _relaxed(side: np.ndarray | None, sign: float) -> np.ndarray | None:
+    """A side (in w, so the current point x̄ is w = 0) of the inequality rows or bounds moved outwards by
+    :data:`PROX_RELAX`·(1 + |side|), and up to w = 0 where x̄ lies outside it by at most
+    :data:`PROX_INHERITED`·(1 + |side|): active sets of constraints that the levels above made linearly
+    dependent (a row fixed by higher rows up to rounding, two rows that became parallel) leave a sliver
+    that the rounding of x̄ itself (the level above's certified answer, feasible to ~1e-9) can close, and
+    an active-set method then declares the level infeasible. The iterates may sit that much outside: far
+    inside the certificate's feasibility tolerance, and no further than x̄ already was."""
+    if side is None:
+        return None
+    slack = 1.0 + np.abs(side)
+    out: np.ndarray = side + sign * PROX_RELAX * slack
+    with np.errstate(invalid="ignore"):
+        inherited = (sign * side < 0.0) & (-sign * side <= PROX_INHERITED * slack)
+    if inherited.any():
+        out = np.where(inherited, sign * PROX_RELAX * slack, out)
+    return out
 
 
 def _guarded_fallback(b: Backend[Any], q: StdQP, x0: np.ndarray | None) -> tuple[str, RawResult] | None:

@@ -22,8 +22,11 @@ from .backends import PREFERENCE
 
 __all__ = ["RESCUE_ORDER", "available_solvers", "default_solver", "unavailable_reasons", "works"]
 
-#: rescue backends, in order: daqp (exact, handles semidefinite Hessians), osqp (always installed)
-RESCUE_ORDER: tuple[str, ...] = ("daqp", "osqp")
+#: rescue backends, in order: daqp (exact; a semidefinite level through proximal-point iterations,
+#: :meth:`~wbcpy.qp.level_solver.LevelSolver._proximal`), osqp (always installed; refined on its active
+#: set), quadprog (exact, likewise with proximal iterations: the two dual active-set methods fail on
+#: different degenerate levels)
+RESCUE_ORDER: tuple[str, ...] = ("daqp", "osqp", "quadprog")
 
 _tested: dict[str, str | None] = {}  # name -> None (works) or the reason it does not
 
