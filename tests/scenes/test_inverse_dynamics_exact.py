@@ -184,3 +184,23 @@ def test_directions_no_task_covers_keep_the_regularised_optimum(talos, legs: boo
     contacts = [OracleContact(f, 0.5, TALOS_SOLE) for f in SOLES]
     problem = ContactProblem(model, q, v, contacts, tasks, regularization=1e-4)
     assert_exact(robot, scene, problem, SOLES)
+
+
+def test_talos_standing_still_is_exact_without_python_refinement(talos) -> None:
+    """Standing still (v = 0, references 0): DAQP's level answer passes its certificate only within
+    rounding (marginal, ~2e-11). It is accepted as it is — no active-set refinement in Python at every
+    step (issue 26: that made the most common state 3–8× slower) — and is still the exact optimum of the
+    independent oracle (λ = 1e-8: q̈ to 1e-8 relative, wrenches to 1e-6·mg)."""
+    robot, q = talos
+    model = robot.model
+    v, com, post = np.zeros(model.nv), np.zeros(3), np.zeros(model.nv - 6)
+    scene = talos_scene(robot)
+    qdd, wrenches, _ = solve_talos(scene, robot, q, v, com, post)
+    levels = scene.update_tasks_status().levels
+    assert levels and all("refined" not in lv.status and lv.fallback is None for lv in levels), levels
+    problem = talos_standing(model, q, v, com, post, regularization=1e-8)
+    opt = problem.task_optimum()
+    assert np.abs(qdd - opt.qdd).max() <= 1e-8 * (1 + np.abs(opt.qdd).max())
+    split = problem.least_norm_wrenches(opt.qdd, opt.wrenches)
+    for mine, theirs in zip([wrenches[f] for f in SOLES], split, strict=True):
+        assert np.abs(mine - theirs).max() <= 1e-6 * robot.total_mass * G0

@@ -47,11 +47,12 @@ from .kkt import Certificate, RawResult, StdQP, as_dense, certify, cost, refine
 
 _EPS = float(np.finfo(np.float64).eps)
 #: an exact backend's answer whose stationarity or feasibility residual exceeds LOOSE·kkt_tol (relative)
-#: is refined on its active set before it is accepted: an active-set method on a well-posed level
-#: leaves ~1e-14; more says the level is singular or its active set degenerate, and a residual that
-#: passes the certificate can still move the rows' optimum that the levels below keep (seed 16 of
-#: tests/qp/test_random_hierarchies.py: 3e-7, level 1 off by 1.2e-6 of its cost)
-LOOSE = 1e-4
+#: is refined on its active set before it is accepted: a residual that passes the certificate can still
+#: move the rows' optimum that the levels below keep (seed 16 of tests/qp/test_random_hierarchies.py:
+#: 3e-7, level 1 off by 1.2e-6 of its cost). 1e-3 (1e-9 at the default tolerance) and not lower: DAQP
+#: with a contact scene's proximal settings (eta_prox 1e-10) leaves up to ~8e-10 on ordinary Talos states,
+#: and refining those in Python cost ~7× the step (a speed cliff on ordinary states, issue 26)
+LOOSE = 1e-3
 #: proximal weights of :meth:`LevelSolver._proximal`, relative to 1 + the largest diagonal entry of H,
 #: tried in turn: a small one converges in few steps where the curvature decides, a large one where
 #: constraints and flat directions do (a rank-1 level over 59 directions: steps of ~2 that do not settle
@@ -266,7 +267,7 @@ class LevelSolver:
         if not _all_finite(x):
             return None
         cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
-        if not cert.ok or (self.polish and _loose(cert, self.kkt_tol)):
+        if not cert.ok or (self.polish and _loose(cert, self.kkt_tol, exact=True)):
             return None
         return self._solved(x, cert, raw.status, raw, self.name, None)
 
@@ -431,7 +432,7 @@ class LevelSolver:
         cert = None
         if exact or not self.polish:
             cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
-            loose = _loose(cert, self.kkt_tol)
+            loose = _loose(cert, self.kkt_tol, exact)
             if cert.ok and not (loose and self.polish) and (exact or _resolvable(q, x, self.kkt_tol)):
                 return self._solved(x, cert, status, raw, who, fallback, exact)
             if not self.polish:
@@ -478,10 +479,19 @@ class LevelSolver:
 _Iterate = tuple[np.ndarray, Certificate | None, RawResult]
 
 
-def _loose(cert: Certificate, tol: float) -> bool:
-    """The certificate passes only within rounding (``marginal``) or with a stationarity or feasibility
-    residual above :data:`LOOSE`·tol: refine before accepting."""
-    return cert.marginal or cert.dual > LOOSE * tol or cert.primal > LOOSE * tol
+def _loose(cert: Certificate, tol: float, exact: bool = False) -> bool:
+    """Refine before accepting: a stationarity or feasibility residual above :data:`LOOSE`·tol, or a
+    certificate that passes only within rounding (``marginal``) from an iterative backend.
+
+    An exact (active-set) backend's marginal answer whose residuals are below LOOSE·tol is accepted as it
+    is: it solved the equality system of its active set, and the certificate shows it optimal to 1e-4 of
+    the tolerance within what the problem's formation resolves; refinement on the same active set can
+    only move it by rounding (Talos standing still: a marginal 1.8e-11 at every step, where refining cost
+    ~3× the step).
+    """
+    if cert.dual > LOOSE * tol or cert.primal > LOOSE * tol:
+        return True
+    return cert.marginal and not exact
 
 
 def _relaxed(side: np.ndarray | None, sign: float) -> np.ndarray | None:
