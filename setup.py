@@ -2,7 +2,8 @@
 
 The project's metadata is in ``pyproject.toml``. Here: the packages, the C extension (built against NumPy's
 C API) and the shipped robot files: the top-level ``robots/`` folder is copied into the built package as
-``wbcpy/_robots`` (an editable install finds it in the checkout instead: ``wbcpy.model.registry.shipped_robots_dir``).
+``wbcpy/_robots`` (an editable install finds it in the checkout instead:
+``wbcpy.model.registry.shipped_robots_dir``).
 BLAS and LAPACK are not linked: the kernels take SciPy's (``scipy.linalg.cython_blas`` / ``cython_lapack``)
 when they first need them, so no library or header beyond Python's and NumPy's is needed to build.
 """

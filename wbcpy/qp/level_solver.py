@@ -183,15 +183,19 @@ class LevelSolver:
         polish: refine inexact answers on their active set (False: certify them as they are).
         rescue: installed backends tried (cold) when the configured one fails (``name`` itself skipped).
         via_qpsolvers: use the generic qpsolvers adapter.
+        tighten: refine exact answers whose residual exceeds :data:`LOOSE`·kkt_tol (see
+            :class:`~wbcpy.qp.QPSolver`).
     """
 
     def __init__(self, name: str, warm_start: bool, options: dict[str, Any], kkt_tol: float, polish: bool,
-                 rescue: tuple[str, ...], via_qpsolvers: bool) -> None:  # fmt: skip
+                 rescue: tuple[str, ...], via_qpsolvers: bool, tighten: bool = True) -> None:  # fmt: skip
         self.name = name
         self.warm_start = warm_start
         self.options = dict(options)
         self.kkt_tol = kkt_tol
         self.polish = polish
+        #: refine loose exact answers (residual above LOOSE·kkt_tol); only with polish
+        self.tighten = tighten and polish
         self.rescue = tuple(r for r in rescue if r != name)
         self.via = via_qpsolvers
         self.backends: dict[Hashable, Backend[Any]] = {
@@ -245,7 +249,7 @@ class LevelSolver:
         if out is None:
             return None
         w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x = out
-        if self.polish and dual > LOOSE * self.kkt_tol:  # (refined on the built level: see LOOSE)
+        if self.tighten and dual > LOOSE * self.kkt_tol:  # (refined on the built level: see LOOSE)
             return None
         self._warm[key] = w
         sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
@@ -268,7 +272,7 @@ class LevelSolver:
         if not _all_finite(x):
             return None
         cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
-        if not cert.ok or (self.polish and _loose(cert, self.kkt_tol, exact=True)):
+        if not cert.ok or (self.polish and _loose(cert, self.kkt_tol, True, self.tighten)):
             return None
         return self._solved(x, cert, raw.status, raw, self.name, None)
 
@@ -278,7 +282,7 @@ class LevelSolver:
         :class:`SolveFailedError` when none is certified."""
         notes: list[str] = []
         sol = self._try(q, raw, b.exact, self.name, None, notes)
-        if b.exact and self.polish and (sol is None or sol.dual > LOOSE * self.kkt_tol):
+        if b.exact and self.polish and (sol is None or (self.tighten and sol.dual > LOOSE * self.kkt_tol)):
             prox = self._proximal(q, b, raw, x0, notes)  # (also for a loose answer refinement kept)
             if prox is not None and (sol is None or prox.dual < sol.dual):
                 sol = prox
@@ -433,7 +437,7 @@ class LevelSolver:
         cert = None
         if exact or not self.polish:
             cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
-            loose = _loose(cert, self.kkt_tol, exact)
+            loose = _loose(cert, self.kkt_tol, exact, self.tighten)
             if cert.ok and not (loose and self.polish) and (exact or _resolvable(q, x, self.kkt_tol)):
                 return self._solved(x, cert, status, raw, who, fallback, exact)
             if not self.polish:
@@ -480,9 +484,10 @@ class LevelSolver:
 _Iterate = tuple[np.ndarray, Certificate | None, RawResult]
 
 
-def _loose(cert: Certificate, tol: float, exact: bool = False) -> bool:
-    """Refine before accepting: a stationarity or feasibility residual above :data:`LOOSE`·tol, or a
-    certificate that passes only within rounding (``marginal``) from an iterative backend.
+def _loose(cert: Certificate, tol: float, exact: bool = False, tighten: bool = True) -> bool:
+    """Refine before accepting: a stationarity or feasibility residual above :data:`LOOSE`·tol (when
+    ``tighten``), or a certificate that passes only within rounding (``marginal``) from an iterative
+    backend.
 
     An exact (active-set) backend's marginal answer whose residuals are below LOOSE·tol is accepted as it
     is: it solved the equality system of its active set, and the certificate shows it optimal to 1e-4 of
@@ -490,7 +495,7 @@ def _loose(cert: Certificate, tol: float, exact: bool = False) -> bool:
     only move it by rounding (Talos standing still: a marginal 1.8e-11 at every step, where refining cost
     ~3× the step).
     """
-    if cert.dual > LOOSE * tol or cert.primal > LOOSE * tol:
+    if tighten and (cert.dual > LOOSE * tol or cert.primal > LOOSE * tol):
         return True
     return cert.marginal and not exact
 

@@ -72,6 +72,12 @@ class QPSolver:
             in :attr:`statuses`.
         via_qpsolvers: force the generic ``qpsolvers.solve_problem`` path even when a dedicated adapter
             exists (for comparison; slower).
+        tighten: refine an exact backend's answer whose certificate passes with a residual above 1e-4 of
+            ``kkt_tol`` (and run proximal iterations on it), so that the rows' optimum the levels below
+            keep is exact to rounding (default True: a semidefinite level's loose answer moved lower
+            levels' costs by 1e-6 relative). The scenes turn it off for their own solvers: their levels
+            are strictly convex (λ > 0), their answers certified to ``kkt_tol`` and checked exact against
+            independent oracles, and refining every DAQP answer in Python tripled the contact step.
         **solver_options: backend options overriding wbcpy's tuned defaults (e.g. ``eps_abs=1e-8``).
 
     Raises:
@@ -81,7 +87,8 @@ class QPSolver:
 
     def __init__(self, name: str | None = None, warm_start: bool = True, *, kkt_tol: float = 1e-6,
                  rank_tol: float = 1e-9, polish: bool = True, rescue: Any = "auto",
-                 via_qpsolvers: bool = False, **solver_options: Any) -> None:  # fmt: skip
+                 via_qpsolvers: bool = False, tighten: bool = True,
+                 **solver_options: Any) -> None:  # fmt: skip
         if name is None:
             name = default_solver()
         elif not isinstance(name, str) or not works(name):
@@ -92,9 +99,11 @@ class QPSolver:
                 raise ConfigError(field, f"must be a number in (0, 1), got {value!r}")
         self._config = dict(name=name, warm_start=bool(warm_start), kkt_tol=float(kkt_tol),
                             rank_tol=float(rank_tol), polish=bool(polish), rescue=rescue,
-                            via_qpsolvers=bool(via_qpsolvers), **solver_options)  # fmt: skip
+                            via_qpsolvers=bool(via_qpsolvers), tighten=bool(tighten),
+                            **solver_options)  # fmt: skip
         self._levels = LevelSolver(name, bool(warm_start), solver_options, float(kkt_tol), bool(polish),
-                                   _rescue_names(name, rescue), bool(via_qpsolvers))  # fmt: skip
+                                   _rescue_names(name, rescue), bool(via_qpsolvers),
+                                   bool(tighten))  # fmt: skip
         self.rank_tol = float(rank_tol)
         self._records: tuple[StatusRecord, ...] = ()
         self._statuses: list[LevelStatus] | None = []

@@ -72,7 +72,8 @@ def _solver(solver: Any) -> Any:
     """A backend name (or None: the default backend) as a QPSolver with :data:`BACKEND_OPTIONS`."""
     if solver is None or (isinstance(solver, str) and solver):
         name = solver if solver is not None else default_solver()
-        return QPSolver(name, **BACKEND_OPTIONS.get(name, {}))  # (an unknown name: ConfigKeyError)
+        # (DAQP's answers need no tightening here: see QPSolver's tighten; an unknown name: ConfigKeyError)
+        return QPSolver(name, tighten=name != "daqp", **BACKEND_OPTIONS.get(name, {}))
     return solver
 
 

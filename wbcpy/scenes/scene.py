@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, ConfigKeyError, MissingReferenceWarning, QPSolveError, UnknownNameError
-from ..qp import LevelStatus, QPSolver
+from ..qp import LevelStatus, QPSolver, default_solver
 from ..tasks import Task, TaskConfig, TasksStatus, make_task
 from ._plan import OwnProblem, ScenePlan, joint_regularization
 from .binding import ReferenceBinding
@@ -33,6 +33,14 @@ if TYPE_CHECKING:
     from ..qp import HierarchicalQP, QPLevel
 
 __all__ = ["HierarchySolver", "Scene"]
+
+
+def _tightened_by_design(name: str | None) -> bool:
+    """Whether a scene's levels solved by backend ``name`` (None: the default) skip QPSolver's
+    ``tighten`` refinement: DAQP's, whose answers on the scenes' strictly convex levels (λ > 0) are
+    certified to kkt_tol and checked exact against independent oracles, and whose refinement in Python
+    tripled the contact step (issue 26); the other backends keep it."""
+    return (name if name is not None else default_solver()) == "daqp"
 
 
 class HierarchySolver(Protocol):
@@ -108,7 +116,7 @@ class Scene:
         if not callable(clock):
             raise ConfigError("clock", f"must be a callable returning seconds, got {clock!r}")
         if solver is None or isinstance(solver, str):
-            solver = QPSolver(solver)
+            solver = QPSolver(solver, tighten=not _tightened_by_design(solver))
         elif not hasattr(solver, "solve_hierarchy"):
             raise ConfigError("solver", f"expected a backend name or a QPSolver, got {type(solver).__name__}")
         self.robot = robot
