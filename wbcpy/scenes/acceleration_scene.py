@@ -51,6 +51,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, ConfigKeyError
 from ..limits.collision import AccelerationCollisionConstraint, CollisionAvoidance
+from ..limits.collision.avoidance import as_avoidance
 from ..limits.joint_limits import JointLimitBounds
 from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel
@@ -154,12 +155,8 @@ class AccelerationScene(Scene):
                 names (ConfigKeyError), a robot without ``<collision>`` elements, an unreadable SRDF. The
                 scene is unchanged then.
         """
-        if avoidance is None:
-            self._collision = None
-            return
-        if isinstance(avoidance, Mapping):
-            avoidance = CollisionAvoidance.from_dict(avoidance)
-        self._collision = AccelerationCollisionConstraint(self.robot, avoidance)
+        config = as_avoidance(avoidance)
+        self._collision = None if config is None else AccelerationCollisionConstraint(self.robot, config)
 
     @property
     def collision_avoidance(self) -> CollisionAvoidance | None:

@@ -41,6 +41,7 @@ import numpy as np
 
 from ..errors import ConfigError, ConfigKeyError
 from ..limits.collision import CollisionAvoidance, CollisionConstraint
+from ..limits.collision.avoidance import as_avoidance
 from ..limits.velocity_limits import VelocityLimitBounds
 from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel
@@ -138,12 +139,11 @@ class VelocityScene(Scene):
                 names (ConfigKeyError), a robot without ``<collision>`` elements, an unreadable SRDF. The
                 scene is unchanged then.
         """
-        if avoidance is None:
+        config = as_avoidance(avoidance)
+        if config is None:
             self._collision = None
             return
-        if isinstance(avoidance, Mapping):
-            avoidance = CollisionAvoidance.from_dict(avoidance)
-        self._collision = CollisionConstraint(self.robot, avoidance)
+        self._collision = CollisionConstraint(self.robot, config)
         self._inf = np.full(self._collision.n_pairs, np.inf)
         self._inf.setflags(write=False)  # shared by the problems handed out: nobody may edit it
 

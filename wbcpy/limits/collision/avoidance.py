@@ -27,7 +27,7 @@ from ..._support.validation import check_config_mapping
 from ...errors import ConfigError
 from .shapes import Obstacle
 
-__all__ = ["SELF", "CollisionAvoidance"]
+__all__ = ["SELF", "CollisionAvoidance", "as_avoidance"]
 
 #: the ``pairs`` value that selects every self-collision pair of the robot
 SELF = "self"
@@ -170,3 +170,19 @@ class CollisionAvoidance:
             "srdf": None if self.srdf is None else str(self.srdf),
             "convex_hull": self.convex_hull,
         }
+
+
+def as_avoidance(value: Any) -> CollisionAvoidance | None:
+    """The argument of a scene's ``set_collision_avoidance``: None (no avoidance), a
+    :class:`CollisionAvoidance`, or a mapping read by :meth:`CollisionAvoidance.from_dict` (a scene
+    file's ``collision`` section). Anything else is handed on, for the constraint to reject it.
+
+    Raises:
+        ConfigError: an invalid mapping (the field named).
+    """
+    if value is None or isinstance(value, CollisionAvoidance):
+        return value
+    if isinstance(value, Mapping):
+        return CollisionAvoidance.from_dict(value)
+    out: CollisionAvoidance = value
+    return out
