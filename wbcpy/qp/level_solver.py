@@ -248,9 +248,10 @@ class LevelSolver:
         out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0, self.kkt_tol)
         if out is None:
             return None
-        w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x = out
-        if self.tighten and dual > LOOSE * self.kkt_tol:  # (refined on the built level: see LOOSE)
-            return None
+        w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, _marginal = out
+        if self.polish and self.tighten and max(dual, primal) > LOOSE * self.kkt_tol:
+            return None  # (refined on the built level: see LOOSE; a marginal exact answer is kept, as
+            # _exact_answer keeps it)
         self._warm[key] = w
         sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
         return sol, c_rows, b_rows, x
