@@ -34,11 +34,11 @@ reported.
 The compiled level (:meth:`LevelSolver.solve_fused_level`, DAQP's C solver and the certificate in one
 call, ``wbcpy._kernels.fused_level``) is step 1 for the levels it takes and applies the same certificate:
 the strict test, then the rounding allowance of the magnitudes the level was formed from (``marginal``,
-kkt.py's second test), which an exact backend's answer is accepted with, as :meth:`_exact_answer`
+kkt.py's second test), which an exact backend's answer is accepted with, as ``_exact_answer``
 accepts it. An answer that fails both gets a second, cold DAQP run with ``zero_tol`` 1e-14 — DAQP
 regularises pivots below zero_tol·max diag H proximally, which leaves the weak directions of a level
 whose weights span twelve decades unsolved — certified the same way and named in the status ("second
-run"). Whatever the compiled call does not settle goes to :meth:`solve`, which decides.
+run"). Whatever the compiled call does not settle goes to :meth:`LevelSolver.solve`, which decides.
 """
 
 from __future__ import annotations
