@@ -104,4 +104,7 @@ def fused_level(
     ub: _F | None,
     settings: _F,
     tol: float,
-) -> tuple[_F, _F | None, _F | None, float, float, float, _I | None, _I | None, int, int, _F] | None: ...
+) -> (
+    tuple[_F, _F | None, _F | None, float, float, float, _I | None, _I | None, int, int, _F, int, int, int]
+    | None
+): ...

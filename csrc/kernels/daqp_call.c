@@ -41,7 +41,7 @@ typedef struct {
 } daqp_result;
 
 /* the settings' fields in struct order (the order of daqp_defaults() and of daqp_solve's settings) */
-#define N_SETTINGS 19
+#define N_SETTINGS WK_DAQP_SETTINGS
 
 typedef void (*quadprog_t)(daqp_result *, daqp_problem *, daqp_settings *);
 typedef void (*defaults_t)(daqp_settings *);

@@ -13,15 +13,21 @@
  *
  * DAQP's C solver (a cold start, as daqp_solve) solves it. These are the functions of the Python path on
  * the same numbers in the same order, so the answer is the same bit for bit, without the StdQP, the
- * backend's inputs and the certificate objects between them. Whatever the Python path would not accept
- * as it is — a failed solve, a non-finite answer, a certificate that is not strict, a constant row that
- * x̄ violates, no row left — returns None, and the caller takes the Python path, which decides
- * (refinement, fallbacks, rescue, the infeasibility report). */
+ * backend's inputs and the certificate objects between them. A certificate that fails its strict test is
+ * tried again with kkt.py's rounding allowance on the magnitudes the level was formed from
+ * (level_qp._LeastSquares.magnitude; kkt._marginal_dual_error): passing there is "marginal", which an exact
+ * backend's answer is accepted with (level_solver._loose); the caller is told (the flag in the result).
+ * Whatever the Python path would not accept as it is — a failed solve, a non-finite answer, a certificate
+ * that fails both tests, a constant row that x̄ violates, no row left — returns None, and the caller takes
+ * the Python path, which decides (refinement, fallbacks, rescue, the infeasibility report). */
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "kernels.h"
+
+/* DAQP's zero_tol of the second run on an answer that fails its certificate (retry_pass) */
+#define RETRY_ZERO_TOL 1e-14
 
 static int all_finite(Py_ssize_t n, const double *v)
 {
@@ -64,8 +70,64 @@ static int level_rows(const wk_mat *C, const double *lo, const double *hi, const
 
 typedef struct {
     double primal, dual, smax;
-    int ok;
+    int ok, marginal, retried;
 } verdict;
+
+/* a built level: its data (A, y, r, Z, x̄ and what the kernel made of them: AZ, e = A x̄ − y, H; the rows
+ * M w of DAQP between l and h: mr rows, of them the first mr bounds on w when not on_z), the settings
+ * and tolerance, and scratch (t, s: k; scratch: rows of A; mag: k) */
+typedef struct {
+    const wk_mat *A, *AZ, *Z;
+    const double *y, *r, *xbar, *e;
+    double *H, *g, *M, *l, *h;
+    Py_ssize_t k, mr;
+    int on_z;
+    double tol;
+    const double *settings;
+    double *t, *s, *scratch, *mag;
+} level;
+
+/* the magnitudes the level's gradient H w + g was formed from, per entry of w (into out, k entries;
+ * scratch: m entries), as level_qp._LeastSquares.magnitude: without Z, |A|ᵀ(|A||w| + |A||x̄| + |y|) +
+ * r∘(|w| + |x̄|); with Z (whose tiny entries are noise), the same bound for every entry:
+ * Σ_k ‖A_k‖(‖A_k‖‖w‖₁ + |A_k||x̄| + |y_k|) + Σ_i r_i(‖w‖₁ + |x̄_i|). */
+static void level_magnitude(const wk_mat *A, const double *y, const double *r, int on_z, const double *xbar,
+                            const double *w, Py_ssize_t k, double *scratch, double *out)
+{
+    Py_ssize_t m = A->rows, n = A->cols;
+    double w1 = 0.0;
+    for (Py_ssize_t j = 0; j < k; j++)
+        w1 += fabs(w[j]);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        double aw = 0.0, ax = 0.0, norm2 = 0.0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            double a = fabs(WK_AT(*A, i, j));
+            norm2 += a * a;
+            if (!on_z)
+                aw += a * fabs(w[j]);
+            if (xbar)
+                ax += a * fabs(xbar[j]);
+        }
+        double norm = sqrt(norm2);
+        scratch[i] = on_z ? norm * (norm * w1 + ax + fabs(y[i])) : aw + ax + fabs(y[i]);
+    }
+    if (on_z) {
+        double total = 0.0;
+        for (Py_ssize_t i = 0; i < m; i++)
+            total += scratch[i];
+        for (Py_ssize_t j = 0; j < n; j++)
+            total += r[j] * (w1 + (xbar ? fabs(xbar[j]) : 0.0));
+        for (Py_ssize_t j = 0; j < k; j++)
+            out[j] = total;
+        return;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        double acc = 0.0;
+        for (Py_ssize_t i = 0; i < m; i++)
+            acc += scratch[i] * fabs(WK_AT(*A, i, j));
+        out[j] = acc + r[j] * (fabs(w[j]) + (xbar ? fabs(xbar[j]) : 0.0));
+    }
+}
 
 /* (lo, hi) sides at args[0..1] of m rows, each None or a vector; -1 with an exception set */
 static int optional_sides(PyObject *const *args, Py_ssize_t m, const char *names[2], const double **lo,
@@ -77,6 +139,15 @@ static int optional_sides(PyObject *const *args, Py_ssize_t m, const char *names
         return -1;
     *hi = wk_vector_or_none(args[1], m, 0, names[1], &none);
     return (*hi == NULL && !none) ? -1 : 0;
+}
+
+/* the number of nonzero entries of lam[0..m) (DAQP's working set at its answer) */
+static Py_ssize_t active(const double *lam, Py_ssize_t m)
+{
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < m; i++)
+        count += lam[i] != 0.0;
+    return count;
 }
 
 /* an index array of the first n entries of idx (None for n < 0) */
@@ -91,14 +162,106 @@ static PyObject *indices(const npy_intp *idx, Py_ssize_t n)
     return (PyObject *)o;
 }
 
+/* the second test of a certificate that failed its strict one (kkt._dual_error step 2, certify_box's
+ * marginal test): the rounding allowance c·(s + the magnitudes the level was formed from). t and s are the
+ * stationarity residual and its scale (with the rows' Cᵀz, |C|ᵀ|z| added); l, h the bounds (box case);
+ * the verdict is updated (marginal 1 when it passes). */
+static void marginal_test(const wk_mat *A, const double *y, const double *r, int on_z, const double *xbar,
+                          const double *w, Py_ssize_t k, const double *t, double *s, const double *l,
+                          const double *h, double c, double tol, double *scratch, double *mag, verdict *v)
+{
+    level_magnitude(A, y, r, on_z, xbar, w, k, scratch, mag);
+    if (on_z) {
+        double dual = 0.0;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            double d = fabs(t[j]) / (s[j] + c * (s[j] + mag[j]) + 1e-300);
+            dual = (d > dual || isnan(d)) ? d : dual;
+        }
+        v->dual = dual;
+        v->ok = dual <= tol && v->primal <= tol;
+    } else {
+        for (Py_ssize_t j = 0; j < k; j++)
+            mag[j] = s[j] + c / (1.0 + c) * (s[j] + mag[j]);
+        double smax;
+        double worst = wk_natural_core(k, w, t, mag, l, h, NULL, &smax) / (1.0 + c);
+        v->primal = v->dual = worst;
+        v->ok = worst <= tol;
+    }
+    v->marginal = v->ok;
+}
+
+/* the certificate of w (multipliers lam) on the level, strict then marginal (marginal_test), into *v:
+ * 0, or -1 with an exception set */
+static int certify_level(const level *lv, const double *w, const double *lam, verdict *v)
+{
+    Py_ssize_t k = lv->k;
+    if (!all_finite(k, w)) {
+        v->ok = 0;
+        return 0;
+    }
+    if (wk_ls_gradient_core(lv->AZ, lv->e, lv->r, lv->Z, lv->xbar, w, lv->t, lv->s) < 0)
+        return -1;
+    double c = 8.0 * (double)(k + 1) * DBL_EPSILON / lv->tol; /* (the rounding allowance of kkt.py) */
+    if (lv->on_z) {
+        wk_mat Mm = {lv->M, lv->mr, k, k, 1};
+        v->primal = wk_rows_core(&Mm, lv->l, lv->h, w, lam, lv->t, lv->s, &v->smax);
+        v->dual = wk_scaled_core(k, lv->t, lv->s, c);
+        v->ok = v->dual <= lv->tol && v->primal <= lv->tol;
+    } else {
+        double worst = wk_natural_core(k, w, lv->t, lv->s, lv->l, lv->h, lam, &v->smax);
+        v->primal = v->dual = worst / (1.0 + c);
+        v->ok = worst <= lv->tol * (1.0 + c) && v->primal <= lv->tol;
+    }
+    v->marginal = 0;
+    if (!v->ok)
+        marginal_test(lv->A, lv->y, lv->r, lv->on_z, lv->xbar, w, k, lv->t, lv->s, lv->l, lv->h, c, lv->tol,
+                      lv->scratch, lv->mag, v);
+    return 0;
+}
+
+/* A second, cold DAQP run on the same level with zero_tol lowered to RETRY_ZERO_TOL, for an answer that
+ * failed its certificate. DAQP treats Cholesky pivots below zero_tol·max diag(H) as singular and
+ * regularises those directions proximally with ε ≥ √zero_tol·max diag(H) (daqp 0.11, utils.c), so a level
+ * whose weights span many decades (cond H ~ 1e12: a weak posture task under a strong hand task) gets its
+ * weak directions barely moved from 0 and fails the certificate; with the lower threshold they are
+ * factorised as they are. w and lam are replaced when DAQP reports an optimum with finite numbers (1),
+ * else left as they were (0); the caller certifies the result as any answer. */
+static int retry_pass(const level *lv, int *sense, double *w, double *lam, int *iterations)
+{
+    Py_ssize_t k = lv->k, mr = lv->mr;
+    double settings[WK_DAQP_SETTINGS], *buf = PyMem_Malloc((size_t)(k + mr + 1) * sizeof(double));
+    if (buf == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(settings, lv->settings, sizeof(settings));
+    settings[WK_DAQP_ZERO_TOL] = RETRY_ZERO_TOL;
+    double *w2 = buf, *lam2 = buf + k;
+    memset(sense, 0, (size_t)mr * sizeof(int));
+    int it = 0, flag;
+    Py_BEGIN_ALLOW_THREADS
+    flag = wk_daqp_run((int)k, (int)mr, lv->on_z ? 0 : (int)k, lv->H, lv->g, lv->on_z ? lv->M : NULL, lv->h, lv->l,
+                       sense, settings, w2, lam2, &it);
+    Py_END_ALLOW_THREADS
+    int used = flag > 0 && all_finite(k, w2) && all_finite(mr, lam2);
+    if (used) {
+        memcpy(w, w2, (size_t)k * sizeof(double));
+        memcpy(lam, lam2, (size_t)mr * sizeof(double));
+        *iterations += it;
+    }
+    PyMem_Free(buf);
+    return used;
+}
+
 /* fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol)
- *   -> (w, z, t, primal, dual, max scale, c_rows, b_rows, exitflag, iterations, x) or None
+ *   -> (w, z, t, primal, dual, max scale, c_rows, b_rows, exitflag, iterations, x, marginal, retried, active) or None
  *
  * w the answer; without Z (C and its sides None, lb and ub given): z None, t = H w + g (least-squares
  * form), c_rows and b_rows None; with Z: z the rows' multipliers, t None, c_rows / b_rows the indices of
  * the stack rows and of the bounds kept as rows (None: that block is absent). primal, dual and max scale
- * are the certificate's (residuals, stationarity scale minus 1); x = clip(x̄ + Z w, lb, ub), the next point
- * (lift_clip). */
+ * are the certificate's (residuals, stationarity scale minus 1); marginal 1 when it passed only with the
+ * rounding allowance of the magnitudes; retried 1 when w is the answer of the second run (retry_pass);
+ * active the size of DAQP's final working set (nonzero multipliers); x = clip(x̄ + Z w, lb, ub), the next point (lift_clip). */
 PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (wk_nargs(nargs, 12, "fused_level") < 0 || wk_daqp_not_bound("fused_level") || wk_load_lapack() < 0)
@@ -133,7 +296,7 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     npy_intp dk[1] = {k};
     PyArrayObject *wo = (PyArrayObject *)PyArray_SimpleNew(1, dk, NPY_DOUBLE);
     PyArrayObject *to = wo ? (PyArrayObject *)PyArray_SimpleNew(1, dk, NPY_DOUBLE) : NULL;
-    size_t nd = (size_t)(m + k * k + 2 * k + 3 * mr) + (on_z ? (size_t)(m * k + mr * k + mc * k + mc) : 0);
+    size_t nd = (size_t)(2 * m + k * k + 3 * k + 3 * mr) + (on_z ? (size_t)(m * k + mr * k + mc * k + mc) : 0);
     double *buf = to ? PyMem_Malloc((nd > 0 ? nd : 1) * sizeof(double)) : NULL;
     npy_intp *idx = buf ? PyMem_Malloc((size_t)(mr + 1) * sizeof(npy_intp)) : NULL;
     int *sense = idx ? PyMem_Calloc((size_t)(mr + 1), sizeof(int)) : NULL; /* (0: an inequality) */
@@ -144,7 +307,7 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         goto done;
     }
     double *e = buf, *H = e + m, *g = H + k * k, *s = g + k, *l = s + k, *h = l + mr, *lam = h + mr;
-    double *AZd = lam + mr, *M = AZd + (on_z ? m * k : 0), *CZ = M + (on_z ? mr * k : 0), *Cx = CZ + mc * k;
+    double *mag = lam + mr, *scratch = mag + k, *AZd = scratch + m, *M = AZd + (on_z ? m * k : 0), *CZ = M + (on_z ? mr * k : 0), *Cx = CZ + mc * k;
     double *w = PyArray_DATA(wo), *t = PyArray_DATA(to);
     wk_mat AZ = A;
     if (on_z) {
@@ -165,7 +328,7 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             h[i] = xbar ? ub[i] - xbar[i] : ub[i];
         }
     }
-    verdict v = {0.0, 0.0, 0.0, 0};
+    verdict v = {0.0, 0.0, 0.0, 0, 0, 0};
     int iterations = 0, flag = 0;
     if (rows > 0) {
         Py_BEGIN_ALLOW_THREADS
@@ -173,20 +336,14 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
                            w, lam, &iterations);
         Py_END_ALLOW_THREADS
     }
-    if (flag > 0 && all_finite(k, w)) {
-        if (wk_ls_gradient_core(&AZ, e, r, &Z, xbar, w, t, s) < 0)
+    level lv = {&A, &AZ, &Z, y, r, xbar, e, H, g, M, l, h, k, on_z ? rows : n, on_z, tol, settings, t, s, scratch, mag};
+    if (flag > 0 && all_finite(k, w) && certify_level(&lv, w, lam, &v) < 0)
+        goto done;
+    if (flag > 0 && !v.ok && rows > 0 && lv.settings[WK_DAQP_ZERO_TOL] > RETRY_ZERO_TOL) {
+        int used = retry_pass(&lv, sense, w, lam, &iterations);
+        if (used < 0 || (used > 0 && certify_level(&lv, w, lam, &v) < 0))
             goto done;
-        double c = 8.0 * (double)(k + 1) * DBL_EPSILON / tol; /* (the rounding allowance of kkt.py) */
-        if (on_z) {
-            wk_mat Mm = {M, rows, k, k, 1};
-            v.primal = wk_rows_core(&Mm, l, h, w, lam, t, s, &v.smax);
-            v.dual = wk_scaled_core(k, t, s, c);
-            v.ok = v.dual <= tol && v.primal <= tol;
-        } else {
-            double worst = wk_natural_core(k, w, t, s, l, h, lam, &v.smax);
-            v.primal = v.dual = worst / (1.0 + c);
-            v.ok = worst <= tol * (1.0 + c) && v.primal <= tol;
-        }
+        v.retried = used;
     }
     if (!v.ok) {
         out = Py_None;
@@ -206,12 +363,12 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             goto done;
         }
         memcpy(PyArray_DATA(zo), lam, (size_t)rows * sizeof(double));
-        out = Py_BuildValue("(NNOdddNNiiN)", wo, zo, Py_None, v.primal, v.dual, v.smax,
+        out = Py_BuildValue("(NNOdddNNiiNiin)", wo, zo, Py_None, v.primal, v.dual, v.smax,
                             indices(idx, C.data ? nc : -1), indices(idx + mc, (lb || ub) ? nb : -1), flag,
-                            iterations, xo);
+                            iterations, xo, v.marginal, v.retried, active(lam, rows));
     } else {
-        out = Py_BuildValue("(NONdddOOiiN)", wo, Py_None, to, v.primal, v.dual, v.smax, Py_None, Py_None, flag,
-                            iterations, xo);
+        out = Py_BuildValue("(NONdddOOiiNiin)", wo, Py_None, to, v.primal, v.dual, v.smax, Py_None, Py_None,
+                            flag, iterations, xo, v.marginal, v.retried, active(lam, rows));
         to = NULL; /* (stolen by the tuple) */
     }
     wo = NULL;

@@ -159,6 +159,10 @@ void wk_kept_copy(const wk_mat *M, const double *v, const double *lo, const doub
  * NULL: 0, unbounded) */
 void wk_lift_clip_core(const wk_mat *Z, Py_ssize_t n, Py_ssize_t k, const double *w, const double *xbar,
                        const double *lb, const double *ub, double *x);
+/* the DAQP settings vector (struct order, daqp_call.c): its length and the index of zero_tol */
+#define WK_DAQP_SETTINGS 19
+#define WK_DAQP_ZERO_TOL 2
+
 /* DAQP's solver on raw arrays (daqp_call.c): its exit flag; needs a bound DAQP, not the GIL */
 int wk_daqp_run(int n, int m, int ms, double *H, const double *f, const double *A, const double *bu,
                 const double *bl, int *sense, const double *settings, double *x, double *lam, int *iterations);

@@ -204,3 +204,24 @@ def test_talos_standing_still_is_exact_without_python_refinement(talos) -> None:
     split = problem.least_norm_wrenches(opt.qdd, opt.wrenches)
     for mine, theirs in zip([wrenches[f] for f in SOLES], split, strict=True):
         assert np.abs(mine - theirs).max() <= 1e-6 * robot.total_mass * G0
+
+
+def test_talos_standing_still_is_settled_in_compiled_code(talos, monkeypatch) -> None:
+    """Standing still, every level is settled by the compiled level (its marginal certificate is the
+    kernel's second test, as kkt._dual_error's): no level is built as a StdQP and solved again in Python
+    (issue 26: that second solve made standing still 1.6× an ordinary state's step)."""
+    from wbcpy.qp.level_solver import LevelSolver
+
+    robot, q = talos
+    python_solves = []
+    real = LevelSolver.solve
+
+    def counted(self, *args, **kwargs):
+        python_solves.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(LevelSolver, "solve", counted)
+    scene = talos_scene(robot)
+    for _ in range(3):
+        solve_talos(scene, robot, q, np.zeros(robot.model.nv), np.zeros(3), np.zeros(robot.model.nv - 6))
+    assert python_solves == []

@@ -82,6 +82,17 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
+#: what a contact set built, kept across switches (InverseDynamicsScene._layout_changed): its layout,
+#: constraints, wrench bounds, λ rows and row plan (the last two None until the next update builds them)
+_ContactSet = tuple[
+    ContactLayout,
+    ContactConstraints,
+    "tuple[np.ndarray, np.ndarray] | None",
+    "_LayoutRows | None",
+    "ScenePlan | None",
+]
+
+
 class _LayoutRows:
     """Constant arrays of one (layout, joint weights) pair, shared read-only by the levels handed out."""
 
@@ -129,7 +140,11 @@ class InverseDynamicsScene(AccelerationScene):
     """
 
     #: (the λ rows of the last level, cached per plan, go with the plan: left out of copies)
-    _PLAN_ATTRIBUTES: ClassVar[tuple[str, ...]] = (*AccelerationScene._PLAN_ATTRIBUTES, "_rows")
+    _PLAN_ATTRIBUTES: ClassVar[tuple[str, ...]] = (
+        *AccelerationScene._PLAN_ATTRIBUTES,
+        "_rows",
+        "_contact_sets",
+    )
 
     needs_dynamics = True
 
@@ -229,7 +244,7 @@ class InverseDynamicsScene(AccelerationScene):
         self._unloading.pop(frame, None)
         if contact.active != bool(active):
             contact.active = bool(active)
-            self._layout_changed()
+            self._layout_changed(switch=True)
 
     # ------------------------------------------------------------------ external wrenches
     def set_external_wrench(self, frame: str, wrench: Any) -> None:
@@ -281,19 +296,40 @@ class InverseDynamicsScene(AccelerationScene):
             del self._unloading[frame]
             next(c for c in self._contacts if c.frame == frame).active = False
         if done:
-            self._layout_changed()
+            self._layout_changed(switch=True)
 
-    def _layout_changed(self) -> None:
-        layout = self._layout = ContactLayout(self._dof_names, self._contacts)
-        self._constraints = ContactConstraints(
-            self.robot, layout, self._actuated, self.effort_limit, self._external
-        )
-        self._wrench_bounds = layout.wrench_bounds()
+    def _layout_changed(self, switch: bool = False) -> None:
+        """The contacts, the tasks or the joint weights changed (``switch``: only which contacts are
+        active): the layout, its constraints, wrench bounds and row plan follow.
+
+        A switch keeps what the outgoing contact set built (layout, constraints, bounds, λ rows, row plan)
+        and takes the incoming set's from the last time it was active, so that a walk, which alternates
+        between a few sets, rebuilds nothing at a touch-down or lift-off (issue 26: the step right after
+        a switch cost 1.9× a standing step). Any other change drops them all. The row plan stays valid
+        across switches: :meth:`ScenePlan.valid` checks the tasks' versions and timeouts at every update.
+        """
+        kept_sets: dict[tuple[str, ...], _ContactSet] | None = getattr(self, "_contact_sets", None)
+        sets = kept_sets if switch and kept_sets is not None else {}
+        if switch and kept_sets is not None:
+            outgoing = tuple(c.frame for c in self._layout.contacts)
+            sets[outgoing] = (self._layout, self._constraints, self._wrench_bounds, self._rows, self._plan)
+        key = tuple(c.frame for c in self._contacts if c.active)
+        kept = sets.get(key)
+        if kept is None:
+            layout = ContactLayout(self._dof_names, self._contacts)
+            constraints = ContactConstraints(
+                self.robot, layout, self._actuated, self.effort_limit, self._external
+            )
+            kept = (layout, constraints, layout.wrench_bounds(), None, None)
+        self._layout: ContactLayout = kept[0]
+        self._constraints: ContactConstraints = kept[1]
+        self._wrench_bounds: tuple[np.ndarray, np.ndarray] | None = kept[2]
+        self._rows: _LayoutRows | None = kept[3]
+        self._plan = kept[4]
+        self._contact_sets: dict[tuple[str, ...], _ContactSet] | None = sets
         for t in self._wrench_tasks():
             contact = next(c for c in self._contacts if c.frame == t.frame)
-            t.bind(contact, layout.columns(t.frame))
-        self._rows: _LayoutRows | None = None
-        self._plan = None
+            t.bind(contact, self._layout.columns(t.frame))
 
     def _wrench_tasks(self) -> list[WrenchTask]:
         return [t for t in getattr(self, "_tasks", ()) if isinstance(t, WrenchTask)]
@@ -325,6 +361,7 @@ class InverseDynamicsScene(AccelerationScene):
     def _joint_weights_changed(self) -> None:
         super()._joint_weights_changed()
         self._rows = None
+        self._contact_sets = None  # (the kept sets' λ rows and plans: of the old weights)
 
     def _reset_output(self) -> None:
         super()._reset_output()

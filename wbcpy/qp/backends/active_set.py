@@ -185,9 +185,10 @@ class DaqpBackend(Backend[np.ndarray]):
             return None
         if out is None:
             return None
-        w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x = out
-        self._active = iterations
-        return w, z, t, primal, dual, smax, c_rows, b_rows, _DAQP_EXIT.get(flag, "solved"), iterations, x
+        w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x, marginal, retried, active = out
+        self._active = active
+        status = _DAQP_EXIT.get(flag, "solved") + (" (second run, zero_tol 1e-14)" if retried else "")
+        return w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, bool(marginal)
 
     def _warm_worth_it(self, x0: np.ndarray | None) -> bool:
         """Warm-start from ``x0`` (through ``daqp.solve``): only when the last working set was large."""
@@ -212,9 +213,9 @@ class DaqpBackend(Backend[np.ndarray]):
     def _report(self, x: np.ndarray, flag: int, iterations: int | None, lam: np.ndarray,
                 warm: bool) -> Run[np.ndarray]:  # fmt: skip
         """What DAQP returned: a positive exit flag is an optimum (status code True), any other fails.
-        Keeps the size of the working set: the iterations of a cold start (one per constraint added or
-        dropped from an empty set), the active multipliers of a warm one."""
-        self._active = int(np.count_nonzero(lam)) if warm else int(iterations or 0)
+        Keeps the size of the working set: its active multipliers (not the iteration count: proximal
+        iterations on an ill-conditioned level run many more iterations than constraints)."""
+        self._active = int(np.count_nonzero(lam))
         if flag <= 0:
             return flag, _DAQP_EXIT.get(flag, f"exitflag {flag}"), iterations, None, None
         return True, _DAQP_EXIT.get(flag, "solved"), iterations, x, lam  # (x: a new float64 array)

@@ -63,14 +63,15 @@ Run = tuple[Hashable, str, int | None, np.ndarray | None, D | None]
 #: Inequality rows ``(C, lo, hi)``: lo ≤ C x ≤ hi
 Rows = tuple[np.ndarray, np.ndarray, np.ndarray]
 #: What :meth:`Backend.solve_fused_level` returns: ``(w, z, t, primal, dual, max scale, c_rows, b_rows,
-#: status, iterations, x)`` — the answer; without a null space the gradient t = H w + g of the box
+#: status, iterations, x, marginal)`` — the answer; without a null space the gradient t = H w + g of the box
 #: certificate (:func:`wbcpy.qp.kkt.certify_box`; z, c_rows and b_rows None), on one the row multipliers z
 #: of the rows certificate and the indices of the rows kept (``c_rows``: of ``rows``, ``b_rows``: of the
 #: bounds, as rows of Z; None where that block is absent; t None); the certificate's residuals (≤ the
 #: tolerance) and stationarity scale minus 1, the status text, the iteration count, and the next point
-#: x = clip(x̄ + Z w, lb, ub).
+#: x = clip(x̄ + Z w, lb, ub); ``marginal``: the certificate passed only with the rounding allowance of the
+#: magnitudes the level was formed from (:func:`wbcpy.qp.kkt.certify_box`, ``_dual_error``).
 FusedAnswer = tuple[np.ndarray, np.ndarray | None, np.ndarray | None, float, float, float, np.ndarray | None,
-                    np.ndarray | None, str, int, np.ndarray]  # fmt: skip
+                    np.ndarray | None, str, int, np.ndarray, bool]  # fmt: skip
 
 
 class Backend(Generic[D]):
