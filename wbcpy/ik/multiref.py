@@ -36,7 +36,8 @@ from ..errors import ConcurrentUseError, ConfigError
 from ._ctrl_state import CtrlState, TargetWatch
 from ._minjerk_loops import MinJerkLoops
 from ._reach_loop import ReachLoop
-from ._targets import F64, IK_MAX_ITER, SHAPE7, TargetCache, task_velocity
+from ..model._poses import pose7
+from ._targets import F64, IK_MAX_ITER, SHAPE7, Target, TargetCache, task_velocity
 from .pose_error import CtrlPose, as_ctrl_pose
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ class MultiRefMinJerkCtrl:
         self._ts = ts
         self._loop = ReachLoop(chain, np.clip(q_init, lower, upper), ts, mode, non_ideal)
         self._q_set = np.zeros(n)
-        self._x_set = self._loop.x()
+        self._xd: Target = (np.zeros(3), np.eye(3), self._loop.x(), b"")  # the pose target (x0 before the first)
         self._watch = TargetWatch()
         self._targets = TargetCache(chain, n, ik_iter)
 
@@ -163,14 +164,15 @@ class MultiRefMinJerkCtrl:
                 and xd.shape == SHAPE7
                 and xd.tobytes() == tc.xd_key
             ):
-                p_d, R_d, x7, key = tc.xd_val  # type: ignore[misc]
+                xd_val = tc.xd_val
             else:
-                p_d, R_d, x7, key = tc.target(xd)
+                xd_val = tc.target(xd)
+            p_d, R_d, _, key = xd_val  # type: ignore[misc]
             xdot_t = None if xdot_set is None else task_velocity(xdot_set)
             loop = self._loop
-            q_set = self._joint_set_point(qd, x7, key)
+            q_set = self._joint_set_point(qd, p_d, R_d, key)
             # everything is validated: mutate from here on
-            self._x_set = x7
+            self._xd = xd_val  # (its 7-vector is computed when read)
             self._q_set = q_set
             watch = self._watch
             e = loop.e
@@ -197,12 +199,12 @@ class MultiRefMinJerkCtrl:
         finally:
             idle.append(None)
 
-    def _joint_set_point(self, qd: Any, x7: np.ndarray, key: Any) -> np.ndarray:
+    def _joint_set_point(self, qd: Any, p_d: np.ndarray, R_d: np.ndarray, key: bytes) -> np.ndarray:
         """The joint-space loop's target: ``qd`` validated (a repeated array costs a byte comparison), or
-        the cached IK answer for the task target ``x7`` when ``qd`` is omitted."""
+        the IK's answer for the task target (``p_d``, ``R_d``; bytes ``key``) when ``qd`` is omitted."""
         tc, loop = self._targets, self._loop
         if qd is None:
-            return tc.ik_target(x7, key, loop.q, loop.mode)
+            return tc.ik_target(key, p_d, R_d, loop.q, loop.mode)
         if type(qd) is np.ndarray and qd.dtype is F64 and qd.shape == tc.shape and qd.tobytes() == tc.qd_key:
             return tc.qd_val
         return tc.joint_target(qd)
@@ -220,6 +222,7 @@ class MultiRefMinJerkCtrl:
         loop = self._loop
         q: np.ndarray = np.clip(as_vector(q0, self._n, "q0"), loop.lower, loop.upper)
         loop.set_q(q)
+        self._targets.go_cold()
         return q.copy()
 
     @exclusive
@@ -235,6 +238,7 @@ class MultiRefMinJerkCtrl:
         loop = self._loop
         q = loop.q if q0 is None else as_vector(q0, self._n, "q0")
         loop.set_q(np.clip(q, loop.lower, loop.upper))
+        self._targets.go_cold()
         self._watch.state = _RUNNING
         loop.iter = 0
         loop.qdot = np.zeros(self._n)
@@ -287,9 +291,11 @@ class MultiRefMinJerkCtrl:
         "_loop.J", "Tip Jacobian J (6, n), base axes, at the q of the last iterate."
     )
     get_q_set = guarded_getter("_q_set", "Joint target q_d of the last iterate (zeros before the first).")
-    get_x_set = guarded_getter(
-        "_x_set", "Pose target x_d (7-vector) of the last iterate (x0 before the first)."
-    )
+    @exclusive
+    def get_x_set(self) -> np.ndarray:
+        """Pose target x_d (7-vector) of the last iterate (x0 before the first)."""
+        p_d, R_d, x7, _ = self._xd
+        return pose7(p_d, R_d) if x7 is None else x7.copy()
     get_dim = guarded_getter("_n", "Number of DOF n.", False)
     get_iter = guarded_getter(
         "_loop.iter", "Iterations since construction or restart (not DEADLOCK steps).", False
