@@ -61,12 +61,23 @@ def _search(chain, q0, M_d, mode, max_iter, tol_pause=None, lam0=1e-2):
     q_try = np.array(q0, dtype=float)
     lo, hi = np.asarray(chain.lower, dtype=float), np.asarray(chain.upper, dtype=float)
     status, it, err, q = kernels.dls_search(
-        chain.fk_jacobian, q_try, M_d.rotation.copy(), M_d.translation.copy(), lo, hi, acc, int(mode), 1, max_iter
+        chain.fk_jacobian,
+        q_try,
+        M_d.rotation.copy(),
+        M_d.translation.copy(),
+        lo,
+        hi,
+        acc,
+        int(mode),
+        1,
+        max_iter,
     )
     return status, it, err, q, acc
 
 
-def _agree(got: tuple, ref: tuple, start_err: float, lo: np.ndarray, hi: np.ndarray, early: bool = False) -> bool:
+def _agree(
+    got: tuple, ref: tuple, start_err: float, lo: np.ndarray, hi: np.ndarray, early: bool = False
+) -> bool:
     """The kernel's (status, iterations, err, q) against _solve_from's (q, err, iterations). Searches that
     converge agree to rounding (iterations within one: the last step may cross tol by a rounding margin).
     Searches that end stuck, with joints on their limits, are ill-conditioned there (λ ~ 1e-6 amplifies
@@ -96,8 +107,9 @@ def test_search_equals_the_numpy_loop_on_a_closed_form_arm(mode: CtrlPose) -> No
         q0 = rng.uniform(arm.lower, arm.upper)
         e0 = pose_error(M_d.translation, M_d.rotation, arm.fk_jacobian(q0)[0], mode)
         for max_iter in (1, 3, 50):
-            ref = _solve_from(arm, q0, M_d.translation, M_d.rotation, mode, ROWS[mode], 1e-8, max_iter, 1e-2, 1e-6,
-                              0.5)  # fmt: skip
+            ref = _solve_from(
+                arm, q0, M_d.translation, M_d.rotation, mode, ROWS[mode], 1e-8, max_iter, 1e-2, 1e-6, 0.5
+            )
             status, it, err, q, acc = _search(arm, q0, M_d, mode, max_iter)
             np.testing.assert_array_equal(acc[:3], q)  # the accepted configuration
             early = max_iter < 50 and ref[1] > 1e-3  # (capped far from converging: well-conditioned)
@@ -115,7 +127,9 @@ def test_search_equals_the_numpy_loop_on_the_panda_chain(example_robot) -> None:
             M_d = chain.fk(rng.uniform(lo, hi))
             q0 = rng.uniform(lo, hi)
             e0 = pose_error(M_d.translation, M_d.rotation, chain.fk(q0), mode)
-            ref = _solve_from(chain, q0, M_d.translation, M_d.rotation, mode, ROWS[mode], 1e-8, 50, 1e-2, 1e-6, 0.5)
+            ref = _solve_from(
+                chain, q0, M_d.translation, M_d.rotation, mode, ROWS[mode], 1e-8, 50, 1e-2, 1e-6, 0.5
+            )
             status, it, err, q, _ = _search(chain, q0, M_d, mode, 50)
             converged += _agree((status, it, err, q), ref, math.sqrt(e0 @ e0), lo, hi)
     assert converged >= 9
@@ -144,7 +158,16 @@ def test_one_step_is_dls_step(seed: int, mode: CtrlPose, lam: float, at_limit: l
     acc[40] = lam  # λ (≤ lam0: kept)
     q_try = np.zeros(3)
     status, it, err, q_acc = kernels.dls_search(
-        arm.fk_jacobian, q_try, M_d.rotation.copy(), M_d.translation.copy(), arm.lower, arm.upper, acc, int(mode), 2, 0
+        arm.fk_jacobian,
+        q_try,
+        M_d.rotation.copy(),
+        M_d.translation.copy(),
+        arm.lower,
+        arm.upper,
+        acc,
+        int(mode),
+        2,
+        0,
     )
     e = pose_error(M_d.translation, M_d.rotation, M, mode)
     assert it == 0 and err == pytest.approx(math.sqrt(e @ e), rel=1e-9, abs=1e-14)
@@ -176,7 +199,9 @@ def test_pause_after_one_iteration_and_resume() -> None:
     assert rest[0] == 1 and it + rest[1] == full[1] and rest[2] == full[2]
     np.testing.assert_array_equal(rest[3], full[3])
     # a search paused on entry (its start already below tol_pause) still takes one iteration
-    again = kernels.dls_search(arm.fk_jacobian, q0.copy(), Rd, pd, lo, hi, _acc(3, tol=1e-30, tol_pause=1e3), 1, 1, 5)
+    again = kernels.dls_search(
+        arm.fk_jacobian, q0.copy(), Rd, pd, lo, hi, _acc(3, tol=1e-30, tol_pause=1e3), 1, 1, 5
+    )
     assert again[0] == 4 and again[1] == 1
 
 

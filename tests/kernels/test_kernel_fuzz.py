@@ -325,7 +325,9 @@ def _fused_args(rng: np.random.Generator) -> list[Any]:
 def _planar_fk(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Tip pose (4×4) and Jacobian (6×n) of a planar arm with unit links about z, in closed form."""
     angles = np.cumsum(q)
-    with np.errstate(invalid="ignore"):  # (a fuzzed infinite limit makes q infinite: NaN pose, as the kernel sees)
+    with np.errstate(
+        invalid="ignore"
+    ):  # (a fuzzed infinite limit makes q infinite: NaN pose, as the kernel sees)
         c, s = np.cos(angles), np.sin(angles)
     H = np.eye(4)
     H[:2, :2] = [[c[-1], -s[-1]], [s[-1], c[-1]]]

@@ -133,7 +133,9 @@ class TargetCache:
         self.qd_key, self.qd_val = key, q_set  # never written in place: safe to hand out
         return q_set
 
-    def ik_target(self, key: bytes, p_d: np.ndarray, R_d: np.ndarray, q: np.ndarray, mode: CtrlPose) -> np.ndarray:
+    def ik_target(
+        self, key: bytes, p_d: np.ndarray, R_d: np.ndarray, q: np.ndarray, mode: CtrlPose
+    ) -> np.ndarray:
         """Joint target from the controller's IK (:class:`~wbcpy.ik._warm_ik.WarmIK`): the best answer so
         far for the pose (``p_d``, ``R_d``) whose target bytes are ``key``, in ``mode``.
 

@@ -116,7 +116,7 @@ class WarmIK:
         acc[lay["max_step"]] = max_step
         acc[lay["tol_pause"]] = math.sqrt(tol) if tol_pause is None else tol_pause
         self.q_try = np.zeros(n)
-        # the starts after the first (they do not depend on it): the middle, then the fixed pseudo-random draws
+        # the starts after the first (independent of it): the middle, then the fixed pseudo-random draws
         self._later = start_points(self.lo, self.hi, self.lo, restarts)[1:]
         self.p_d = np.zeros(3)
         self.R_d = np.eye(3)

@@ -1,7 +1,9 @@
 """Damped least-squares (Levenberg–Marquardt) inverse kinematics on a :class:`~wbcpy.model.chain.Chain`.
 
-Used by :class:`~wbcpy.ik.MultiRefMinJerkCtrl` to obtain the joint target q_d when the caller gives only
-the pose x_d. Starting from q₀ (clipped to the limits) it iterates
+The readable definition of the IK that :class:`~wbcpy.ik.MultiRefMinJerkCtrl` runs to obtain the joint
+target q_d when the caller gives only the pose x_d (the controller runs the same iterations compiled,
+warm-started and bounded per call: :mod:`wbcpy.ik._warm_ik`, ``csrc/kernels/dls.c``, tested against the
+code here). Starting from q₀ (clipped to the limits) it iterates
 
 .. math::
 
@@ -147,7 +149,9 @@ def start_points(lo: np.ndarray, hi: np.ndarray, q0: np.ndarray | None, restarts
     fixed = [mid] if q0 is None else [np.clip(q0, lo, hi), mid]
     span_lo = np.where(np.isfinite(lo), lo, -np.pi)
     span_hi = np.where(np.isfinite(hi), hi, np.pi)
-    draws = np.random.default_rng(0).uniform(span_lo, span_hi, size=(max(restarts + 1 - len(fixed), 0), lo.size))
+    draws = np.random.default_rng(0).uniform(
+        span_lo, span_hi, size=(max(restarts + 1 - len(fixed), 0), lo.size)
+    )
     return [*fixed, *draws][: restarts + 1]
 
 
