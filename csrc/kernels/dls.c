@@ -233,7 +233,10 @@ static int evaluate(PyObject *fk, PyObject *const *args, Py_ssize_t n, PyObject 
         return -1;
     }
     PyObject *m = PyTuple_GET_ITEM(res, 0);
-    PyObject *h = PyArray_Check(m) ? (Py_INCREF(m), m) : PyObject_GetAttrString(m, "homogeneous");
+    static PyObject *name = NULL; /* "homogeneous", interned once (under the GIL) */
+    if (name == NULL && (name = PyUnicode_InternFromString("homogeneous")) == NULL)
+        return -1;
+    PyObject *h = PyArray_Check(m) ? (Py_INCREF(m), m) : PyObject_GetAttr(m, name);
     *keep_h = h;
     if (h == NULL || wk_matrix(h, 4, 4, 0, "M", M) < 0 || wk_matrix(PyTuple_GET_ITEM(res, 1), 6, n, 0, "J", J) < 0)
         return -1;

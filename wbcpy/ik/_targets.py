@@ -147,11 +147,12 @@ class TargetCache:
         ik_key = key + _MODE_BYTES[mode]
         ik = self._ik
         if ik_key != self._ik_key:
-            ik.new_target(p_d, R_d, mode, q)
+            self._ik_used = ik.solve(p_d, R_d, mode, q, self.ik_max_iter)
             self._ik_key = ik_key
         elif ik.finished:
             return ik.best_q
-        self._ik_used = ik.run(self.ik_max_iter)
+        else:
+            self._ik_used = ik.run(self.ik_max_iter)
         self._last_ik = None  # (built when read)
         return ik.best_q
 

@@ -120,7 +120,7 @@ class WarmIK:
         self._later = start_points(self.lo, self.hi, self.lo, restarts)[1:]
         self.p_d = np.zeros(3)
         self.R_d = np.eye(3)
-        self.mode = int(CtrlPose.FULL)
+        self.mode = CtrlPose.FULL
         self.best_q = np.zeros(n)
         self.best_err = math.inf
         self.starts = 0
@@ -139,7 +139,7 @@ class WarmIK:
         """Begin the search for the pose (``p_d``, ``R_d``) in ``mode``: warm from the last answer, or from
         ``q`` (inside the limits) when there is none or after :meth:`go_cold` (first start of the sequence
         ``[start, middle of the ranges, pseudo-random draws]``). The work starts at :meth:`run`."""
-        self.p_d, self.R_d, self.mode = p_d, R_d, int(mode)
+        self.p_d, self.R_d, self.mode = p_d, R_d, mode
         self.best_err = math.inf
         self.finished = False
         if self._acc_is_best and not self._cold:  # warm: the accepted point is the last answer
@@ -148,6 +148,31 @@ class WarmIK:
         self.starts = 0
         self._begin(q if self._cold else self.best_q)
         self._cold = False
+
+    def solve(self, p_d: np.ndarray, R_d: np.ndarray, mode: CtrlPose, q: np.ndarray, budget: int) -> int:
+        """:meth:`new_target` then :meth:`run` (``budget`` ≥ 1): the iterations used.
+
+        The warm start takes one kernel call when it pauses at once (the hot path of a moving target);
+        anything else continues as :meth:`run`.
+        """
+        if not self._acc_is_best or self._cold:
+            self.new_target(p_d, R_d, mode, q)
+            return self.run(budget)
+        self.p_d, self.R_d, self.mode = p_d, R_d, mode
+        status, it, err, q_acc = _dls_search(self._fk_jac, self.q_try, R_d, p_d, self.lo, self.hi, self.acc, mode,
+                                             _RETARGET, min(self.iter_per_start, budget))  # fmt: skip
+        # the first segment of a new search: its accepted point is the best so far
+        self.best_err, self.best_q, self.starts, self._it, self._status = err, q_acc, 1, it, status
+        self._phase = _RESUME
+        self.finished = False
+        if status == _PAUSE:
+            return it
+        left = budget - max(it, 1)
+        if left > 0:
+            return it + self.run(left)
+        if not self._can_step():
+            self._finish_if_last()
+        return it
 
     def _begin(self, seed: np.ndarray) -> None:
         """Begin the next start at ``seed`` (evaluated and accepted by the next kernel call, λ = damping)."""
