@@ -159,8 +159,10 @@ class WarmIK:
             self.new_target(p_d, R_d, mode, q)
             return self.run(budget)
         self.p_d, self.R_d, self.mode = p_d, R_d, mode
-        status, it, err, q_acc = _dls_search(self._fk_jac, self.q_try, R_d, p_d, self.lo, self.hi, self.acc, mode,
-                                             _RETARGET, min(self.iter_per_start, budget))  # fmt: skip
+        cap = min(self.iter_per_start, budget)
+        status, it, err, q_acc = _dls_search(
+            self._fk_jac, self.q_try, R_d, p_d, self.lo, self.hi, self.acc, mode, _RETARGET, cap
+        )
         # the first segment of a new search: its accepted point is the best so far
         self.best_err, self.best_q, self.starts, self._it, self._status = err, q_acc, 1, it, status
         self._phase = _RESUME
