@@ -5,6 +5,8 @@ intp); outputs are written in place into arrays the caller owns unless a functio
 Wrong types or shapes raise TypeError / ValueError: these are internal routines.
 """
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -108,3 +110,15 @@ def fused_level(
     tuple[_F, _F | None, _F | None, float, float, float, _I | None, _I | None, int, int, _F, int, int, int]
     | None
 ): ...
+def dls_search(
+    fk: Callable[[_F], tuple[object, _F]],
+    q_try: _F,
+    R_d: _F,
+    p_d: _F,
+    lo: _F,
+    hi: _F,
+    acc: _F,
+    mode: int,
+    phase: int,
+    max_iter: int,
+) -> tuple[int, int, float, _F]: ...

@@ -133,6 +133,12 @@ static PyMethodDef methods[] = {
                         "dual, max scale, c_rows, b_rows, exitflag, iterations, x) or None\n\nA hierarchy level built, "
                         "solved by DAQP (cold) and certified as the Python path does; None when that path must "
                         "decide."),
+    KERNEL(dls_search, "dls_search(fk, q_try, R_d, p_d, lo, hi, acc, mode, phase, max_iter) -> (status, iterations, "
+                       "err, q)"
+                       "\n\nThe damped least-squares IK search of wbcpy.ik.dls on the state acc, kinematics from "
+                       "fk(q) -> (M, J), at most max_iter iterations; status 0/4: a step proposed in q_try (4: "
+                       "below the pause tolerance), 1 converged, 2 stuck, 3 no step; err and q (a new array): the accepted "
+                       "point. See csrc/kernels/dls.c."),
     {NULL, NULL, 0, NULL},
 };
 

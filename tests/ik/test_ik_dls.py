@@ -145,19 +145,28 @@ def test_bad_inputs(planar):
 
 # ------------------------------------------------------------------------ controller without qd
 def test_controller_without_qd_reaches_and_caches(lwr4):
+    """The first call pauses the IK once ‖e‖ < √tol = 1e-4, the second finishes it (‖e‖ < 1e-8, checked
+    on raw Pinocchio FK), then the answer is cached: equal targets cost no IK."""
     chain, raw = lwr4
     c = MultiRefMinJerkCtrl(chain, "full", 0.01, q0=np.array([0.0, 0.5, 0.0, -1.0, 0.0, 0.5, 0.0]))
     target = raw.pose(np.array([0.8, -0.4, 0.3, -1.5, 0.2, 0.9, -0.6]))
     c.iterate(target)
+    paused = c.last_ik
+    assert paused is not None and not paused.success and paused.error < 1e-4
+    np.testing.assert_array_equal(c.get_q_set(), paused.q)
+    c.iterate(pin.SE3(target))  # equal values, new object: the same search goes on
     first = c.last_ik
-    assert first is not None and first.success
+    assert first is not paused and first.success and first.iterations >= 1
+    dp, dr = pose_errors(target, raw.pose(first.q))
+    assert dp < 1e-8 and dr < 1e-7  # (acos resolves angles to ~1.5e-8)
     np.testing.assert_array_equal(c.get_q_set(), first.q)
-    for _ in range(299):
+    for _ in range(298):
         c.iterate(pin.SE3(target))  # equal values, new object: no new IK
     assert c.last_ik is first
     dp, dr = pose_errors(target, raw.pose(c.get_q()))
     assert dp < 1e-3 and dr < 1e-2
     moved = pin.SE3(target.rotation, target.translation + np.array([0.0, 0.0, 0.05]))
+    c.iterate(moved)
     c.iterate(moved)
     assert c.last_ik is not first and c.last_ik.success
     c.set_ctrl_pose("xyz")  # the mode is part of the cache key

@@ -8,7 +8,8 @@ ValueError or IndexError, or give the answer of its definition on the same value
 * a NumPy formula written here (the kernels with a closed form: laws, products, gaps, residual scales,
   bounds, column splits, level equations, ...), computed on native copies of the arguments;
 * for the kernels whose definition is an algorithm (null-space updates, certificates, DAQP calls, row
-  pinning; each checked against NumPy / SciPy / daqp.solve in ``test_kernels.py`` and the QP tests), the
+  pinning, the IK search; each checked against NumPy / SciPy / daqp.solve in ``test_kernels.py``,
+  ``test_kernel_dls.py`` and the QP tests), the
   kernel's own answer on native, aligned, contiguous copies of the same values: a layout never changes an
   answer.
 
@@ -321,6 +322,32 @@ def _fused_args(rng: np.random.Generator) -> list[Any]:
             None, None, lb, -lb, daqp_direct.settings_vector({}), 1e-6]  # fmt: skip
 
 
+def _planar_fk(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Tip pose (4×4) and Jacobian (6×n) of a planar arm with unit links about z, in closed form."""
+    angles = np.cumsum(q)
+    with np.errstate(
+        invalid="ignore"
+    ):  # (a fuzzed infinite limit makes q infinite: NaN pose, as the kernel sees)
+        c, s = np.cos(angles), np.sin(angles)
+    H = np.eye(4)
+    H[:2, :2] = [[c[-1], -s[-1]], [s[-1], c[-1]]]
+    H[:2, 3] = c.sum(), s.sum()
+    J = np.zeros((6, q.size))
+    J[0] = -np.cumsum(s[::-1])[::-1]
+    J[1] = np.cumsum(c[::-1])[::-1]
+    J[5] = 1.0
+    return H, J
+
+
+def _dls_search_args(rng: np.random.Generator) -> list[Any]:
+    n = int(rng.integers(1, 5))
+    H = _planar_fk(rng.uniform(-1, 1, n))[0]
+    acc = np.zeros(7 * n + 25)
+    acc[7 * n + 20 :] = [1e-8, 1e-4, 1e-2, 1e-6, 0.5]  # tol, tol_pause, lam0, lam_min, max_step
+    return [_planar_fk, rng.uniform(-1, 1, n), H[:3, :3].copy(), H[:3, 3].copy(), -np.full(n, 1.5),
+            np.full(n, 1.5), acc, int(rng.integers(0, 3)), 1, int(rng.integers(0, 6))]  # fmt: skip
+
+
 def _unit(rng: np.random.Generator) -> list[Any]:
     q = rng.standard_normal(7)
     q[:4] /= np.linalg.norm(q[:4]) * (1 + rng.uniform(-1e-8, 1e-8))
@@ -436,6 +463,7 @@ SPECS: dict[str, Spec] = {
         _in_box,
     ),
     "strong_entries": Spec(lambda r: [_vec(r), 0.5], _strong_entries),
+    "dls_search": Spec(_dls_search_args, outputs=(1, 6)),  # (its NumPy oracle: test_kernel_dls.py)
     "daqp_solve": Spec(_daqp_args, needs_daqp=True, skip_args=(6,)),
     "fused_level": Spec(_fused_args, needs_daqp=True, skip_args=(10,)),
 }

@@ -213,7 +213,7 @@ def _report(result: ReachResult, ctrl: Any, chain: Chain, mode: str, plot: Any) 
     )
     print(
         f"iterate(): median {result.median_us:.1f} µs, p95 {result.p95_us:.1f} µs "
-        "per call (the first call includes the IK)"
+        "per call (the first calls include the IK)"
     )
     if plot is not None:
         save_reach_plots(result, chain, plot)

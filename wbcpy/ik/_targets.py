@@ -4,8 +4,9 @@ A controller usually receives the same pose target ``xd`` and joint target ``qd`
 :class:`TargetCache` keeps the validated forms under the raw bytes of the input, so a repeated target
 costs one byte comparison instead of a validation and a pose conversion; a changed value (also one
 written in place into the same array) misses the cache and is validated again. Without ``qd`` the joint
-target comes from the damped least-squares IK (:func:`~wbcpy.ik.dls.dls_ik`), cached per pose and
-``ctrl_pose`` mode, with a bounded number of iterations per call.
+target comes from the controller's damped least-squares IK (:class:`~wbcpy.ik._warm_ik.WarmIK`: the
+iterations of :func:`~wbcpy.ik.dls.dls_ik`, warm-started from the last answer, a bounded number per call),
+cached per pose and ``ctrl_pose`` mode.
 """
 
 from __future__ import annotations
@@ -16,14 +17,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pinocchio as pin
 
-from .._support.validation import as_vector
-from .dls import DLSResult, dls_ik
-from .pose_error import CtrlPose, parse_homogeneous, parse_target
+from .._support.validation import as_vector, check_homogeneous
+from ._warm_ik import WarmIK
+from .dls import DLSResult
+from .pose_error import CtrlPose, parse_target
 
 if TYPE_CHECKING:
     from ..model.chain import Chain
 
-__all__ = ["IK_MAX_ITER", "TargetCache", "finite_vector", "task_velocity"]
+__all__ = ["IK_MAX_ITER", "Target", "TargetCache", "finite_vector", "task_velocity"]
 
 F64 = np.dtype(np.float64)
 SHAPE7 = (7,)
@@ -31,8 +33,10 @@ SHAPE7 = (7,)
 IK_MAX_ITER = 100
 _IK_ITER_PER_START = 50
 _IK_RESTARTS = 16
+_MODE_BYTES = tuple(bytes([int(m)]) for m in CtrlPose)  # the mode's byte of an IK cache key
 
-Target = tuple[np.ndarray, np.ndarray, np.ndarray, bytes]
+#: a validated pose target: (p_d, R_d, its 7-vector or None — not computed for a pin.SE3 —, its cache key)
+Target = tuple[np.ndarray, np.ndarray, np.ndarray | None, bytes]
 
 
 def finite_vector(x: Any, n: int, name: str) -> np.ndarray:
@@ -71,7 +75,6 @@ class TargetCache:
     Attributes:
         xd_key, xd_val: raw bytes of the last pose target and its ``(p_d, R_d, x7, x7 bytes)``.
         qd_key, qd_val: raw bytes of the last joint target and its validated copy (never written).
-        last_ik: the last :class:`~wbcpy.ik.DLSResult` (None before the first IK).
     """
 
     def __init__(self, chain: Chain, n: int, ik_max_iter: int = IK_MAX_ITER) -> None:
@@ -84,35 +87,36 @@ class TargetCache:
         self.qd_key: bytes | None = None
         self.qd_val = np.zeros(n)
         self._ik_key: bytes | None = None
-        self._ik_q = np.zeros(n)
-        self._ik_q0 = np.zeros(n)  # the q the search for the current key started from
-        self._ik_next = 0  # next start of an unfinished search for the current key (0: finished)
-        self.last_ik: DLSResult | None = None
+        self._ik = WarmIK(chain, iter_per_start=_IK_ITER_PER_START, restarts=_IK_RESTARTS)
+        self._ik_used = 0
+        self._last_ik: DLSResult | None = None
 
     def target(self, xd: Any) -> Target:
-        """Validate xd; return (p_d, R_d, x7, x7 bytes), reusing the last conversion when xd is unchanged.
+        """Validate xd; return its :data:`Target`, reusing the last one when xd is unchanged.
 
         The cache key is the raw bytes of the input (a float64 7-vector, or the SE3's 4×4 matrix: the two
-        byte lengths differ), so an unchanged target costs one byte comparison.
+        byte lengths differ), so an unchanged target costs one byte comparison. The 7-vector of an SE3
+        target is not computed here (``None``; :func:`~wbcpy.model._poses.pose7` of p_d, R_d when needed).
 
         Raises:
             InvalidValueError: see :func:`~wbcpy.ik.pose_error.parse_target` (nothing is cached then).
         """
         t = type(xd)
-        h = None
-        if t is np.ndarray:
-            if xd.dtype == F64 and xd.shape == SHAPE7 and xd.tobytes() == self.xd_key:
-                return self.xd_val  # type: ignore[return-value]
-        elif t is pin.SE3:
+        if t is pin.SE3:
             h = xd.homogeneous  # (a new 4×4 array: the cache key and the parsed values come from it)
-            hkey = h.tobytes()
-            if hkey == self.xd_key:
+            key = h.tobytes()
+            if key == self.xd_key:
                 return self.xd_val  # type: ignore[return-value]
-        p_d, R_d, x7 = parse_target(xd) if h is None else parse_homogeneous(h)
-        key = x7.tobytes()
-        val = (p_d, R_d, x7, key)
+            check_homogeneous(h, "xd")
+            val: Target = (h[:3, 3].copy(), h[:3, :3].copy(), None, key)
+        else:
+            if t is np.ndarray and xd.dtype == F64 and xd.shape == SHAPE7 and xd.tobytes() == self.xd_key:
+                return self.xd_val  # type: ignore[return-value]
+            p_d, R_d, x7 = parse_target(xd)
+            key = x7.tobytes()
+            val = (p_d, R_d, x7, key)
         # a pure cache: harmless if the call fails later
-        self.xd_key = key if h is None else hkey
+        self.xd_key = key
         self.xd_val = val
         return val
 
@@ -129,37 +133,38 @@ class TargetCache:
         self.qd_key, self.qd_val = key, q_set  # never written in place: safe to hand out
         return q_set
 
-    def ik_target(self, x7: np.ndarray, key: bytes, q: np.ndarray, mode: CtrlPose) -> np.ndarray:
-        """Joint target from DLS IK started at ``q``: the best solution found so far for this pose.
+    def ik_target(
+        self, key: bytes, p_d: np.ndarray, R_d: np.ndarray, q: np.ndarray, mode: CtrlPose
+    ) -> np.ndarray:
+        """Joint target from the controller's IK (:class:`~wbcpy.ik._warm_ik.WarmIK`): the best answer so
+        far for the pose (``p_d``, ``R_d``) whose target bytes are ``key``, in ``mode``.
 
-        A new pose (or mode) starts a search from ``q``; each call spends at most :attr:`ik_max_iter`
-        iterations (50 per start). While the search has not succeeded, the next calls with the same pose
-        resume it with the next starts (the same sequence as one unbounded :func:`dls_ik`), so the work
-        per call stays bounded and a reachable pose is still found when the first starts fail.
+        A new pose (or mode) begins a search warm from the last answer (from ``q`` the first time and after
+        :meth:`go_cold`); each call spends at most :attr:`ik_max_iter` iterations, and while the search is
+        unfinished the next calls with the same pose continue it (50 iterations per start, then the next
+        starts). A finished search is cached: the same pose then costs a byte comparison.
         """
-        ik_key = key + bytes([int(mode)])
-        if ik_key == self._ik_key and not self._ik_next:
-            return self._ik_q
-        fresh = ik_key != self._ik_key
-        if fresh:
-            self._ik_q0 = q.copy()
-        first = 0 if fresh else self._ik_next
-        res = dls_ik(
-            self.chain,
-            x7,
-            q0=self._ik_q0,
-            ctrl_pose=mode,
-            max_iter=_IK_ITER_PER_START,
-            restarts=_IK_RESTARTS,
-            budget=self.ik_max_iter,
-            first_start=first,
-        )
-        last = self.last_ik
-        if not fresh and last is not None and last.error <= res.error:  # keep the better of the two
-            res = DLSResult(last.q, last.success, last.error, res.iterations, first + res.starts)
+        ik_key = key + _MODE_BYTES[mode]
+        ik = self._ik
+        if ik_key != self._ik_key:
+            self._ik_used = ik.solve(p_d, R_d, mode, q, self.ik_max_iter)
+            self._ik_key = ik_key
+        elif ik.finished:
+            return ik.best_q
         else:
-            res = DLSResult(res.q, res.success, res.error, res.iterations, first + res.starts)
-        done = res.success or res.starts > _IK_RESTARTS
-        self._ik_q, self._ik_key, self.last_ik = res.q, ik_key, res
-        self._ik_next = 0 if done else res.starts
-        return self._ik_q
+            self._ik_used = ik.run(self.ik_max_iter)
+        self._last_ik = None  # (built when read)
+        return ik.best_q
+
+    def go_cold(self) -> None:
+        """The controller's q was reset: the next new pose is solved from that q, not the last answer."""
+        self._ik.go_cold()
+
+    @property
+    def last_ik(self) -> DLSResult | None:
+        """The outcome of the last IK call that ran (None before the first); ``iterations`` are that
+        call's, ``starts`` those of its pose's search so far."""
+        if self._last_ik is None and self._ik_key is not None:
+            ik = self._ik
+            self._last_ik = DLSResult(ik.best_q, ik.best_err < ik.tol, ik.best_err, self._ik_used, ik.starts)
+        return self._last_ik

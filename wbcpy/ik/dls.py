@@ -1,7 +1,9 @@
 """Damped least-squares (Levenberg–Marquardt) inverse kinematics on a :class:`~wbcpy.model.chain.Chain`.
 
-Used by :class:`~wbcpy.ik.MultiRefMinJerkCtrl` to obtain the joint target q_d when the caller gives only
-the pose x_d. Starting from q₀ (clipped to the limits) it iterates
+The readable definition of the IK that :class:`~wbcpy.ik.MultiRefMinJerkCtrl` runs to obtain the joint
+target q_d when the caller gives only the pose x_d (the controller runs the same iterations compiled,
+warm-started and bounded per call: :mod:`wbcpy.ik._warm_ik`, ``csrc/kernels/dls.c``, tested against the
+code here). Starting from q₀ (clipped to the limits) it iterates
 
 .. math::
 
@@ -37,9 +39,10 @@ from .pose_error import CtrlPose, as_ctrl_pose, parse_target, pose_error
 if TYPE_CHECKING:
     from ..model.chain import Chain
 
-__all__ = ["DLSResult", "dls_ik"]
+__all__ = ["LAMBDA_MAX", "DLSResult", "dls_ik", "dls_step", "start_points"]
 
-_LAMBDA_MAX = 1e6
+#: damping above which a search is stuck (it stops)
+LAMBDA_MAX = 1e6
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,6 +62,41 @@ class DLSResult:
     error: float
     iterations: int
     starts: int
+
+
+def dls_step(
+    Jm: np.ndarray,
+    em: np.ndarray,
+    q: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    lam: float,
+    max_step: float,
+    eye: np.ndarray,
+) -> np.ndarray | None:
+    """The step Δq of one iteration, or None when max|Δq| < 1e-14 (the search stops).
+
+    Δq = J_fᵀ (J_f J_fᵀ + λ² I)⁻¹ e on the controlled rows ``Jm`` (m×n) and ``em`` (m), J_f = ``Jm`` with
+    the columns of the joints that sit on a limit and that Δq pushes outwards set to zero (found on the
+    first solve, re-solved once; joints blocked by the second solve get Δq = 0 too), scaled so that
+    max|Δq| ≤ ``max_step``. ``eye`` is the m×m identity.
+    """
+    free = np.ones(q.size)
+    dq = np.zeros(q.size)
+    for _ in range(2):  # active set: drop joints blocked at a limit, re-solve once
+        Jf = Jm * free
+        dq = Jf.T @ np.linalg.solve(Jf @ Jf.T + (lam * lam) * eye, em)
+        blocked = ((q <= lo) & (dq < 0.0)) | ((q >= hi) & (dq > 0.0))
+        if not blocked.any():
+            break
+        free[blocked] = 0.0
+        dq[blocked] = 0.0
+    big = float(np.abs(dq).max())
+    if big > max_step:
+        dq *= max_step / big
+    if big < 1e-14:
+        return None
+    return dq
 
 
 def _solve_from(
@@ -83,23 +121,10 @@ def _solve_from(
     lam = lam0
     it = 0
     eye = np.eye(rows.stop - rows.start)
-    while it < max_iter and err >= tol and lam <= _LAMBDA_MAX:
+    while it < max_iter and err >= tol and lam <= LAMBDA_MAX:
         it += 1
-        Jm, em = J[rows], e[rows]
-        free = np.ones(q.size)
-        dq = np.zeros(q.size)
-        for _ in range(2):  # active set: drop joints blocked at a limit, re-solve once
-            Jf = Jm * free
-            dq = Jf.T @ np.linalg.solve(Jf @ Jf.T + (lam * lam) * eye, em)
-            blocked = ((q <= lo) & (dq < 0.0)) | ((q >= hi) & (dq > 0.0))
-            if not blocked.any():
-                break
-            free[blocked] = 0.0
-            dq[blocked] = 0.0
-        big = float(np.abs(dq).max())
-        if big > max_step:
-            dq *= max_step / big
-        if big < 1e-14:
+        dq = dls_step(J[rows], e[rows], q, lo, hi, lam, max_step, eye)
+        if dq is None:
             break
         q_new = np.clip(q + dq, lo, hi)
         M_new, J_new = chain.fk_jacobian(q_new)
@@ -111,6 +136,23 @@ def _solve_from(
         else:
             lam *= 3.0
     return q, err, it
+
+
+def start_points(lo: np.ndarray, hi: np.ndarray, q0: np.ndarray | None, restarts: int) -> list[np.ndarray]:
+    """The ``restarts + 1`` starting points of a search, in order (new arrays inside [lo, hi]).
+
+    ``q0`` clipped to the limits (when given), the middle of the joint ranges (0 clipped to the range of a
+    joint with an infinite limit), then pseudo-random configurations drawn uniformly inside the limits
+    (±π for an infinite limit) from one fixed stream (seed 0): the same sequence on every call.
+    """
+    mid = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), np.clip(0.0, lo, hi))
+    fixed = [mid] if q0 is None else [np.clip(q0, lo, hi), mid]
+    span_lo = np.where(np.isfinite(lo), lo, -np.pi)
+    span_hi = np.where(np.isfinite(hi), hi, np.pi)
+    draws = np.random.default_rng(0).uniform(
+        span_lo, span_hi, size=(max(restarts + 1 - len(fixed), 0), lo.size)
+    )
+    return [*fixed, *draws][: restarts + 1]
 
 
 def dls_ik(
@@ -170,19 +212,13 @@ def dls_ik(
     restarts = as_int(restarts, "restarts", minimum=0)
     left = (restarts + 1) * max_iter if budget is None else as_int(budget, "budget", minimum=1)
     first = as_int(first_start, "first_start", minimum=0)
-    mid = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), np.clip(0.0, lo, hi))
-    start = mid if q0 is None else np.clip(as_vector(q0, n, "q0"), lo, hi)
+    seeds = start_points(lo, hi, None if q0 is None else as_vector(q0, n, "q0"), restarts)
     rows = {CtrlPose.FULL: slice(0, 6), CtrlPose.XYZ: slice(0, 3), CtrlPose.ANG: slice(3, 6)}[mode]
-
-    span_lo = np.where(np.isfinite(lo), lo, -np.pi)
-    span_hi = np.where(np.isfinite(hi), hi, np.pi)
-    fixed = [start] if q0 is None else [start, mid]  # then pseudo-random seeds from one fixed stream
-    draws = np.random.default_rng(0).uniform(span_lo, span_hi, size=(max(restarts + 1 - len(fixed), 0), n))
-    best_q, best_err, total, starts = start, math.inf, 0, 0
+    best_q, best_err, total, starts = seeds[0], math.inf, 0, 0
     for k in range(first, restarts + 1):
         if left <= 0:
             break
-        seed = fixed[k] if k < len(fixed) else draws[k - len(fixed)]
+        seed = seeds[k]
         starts += 1
         q, err, it = _solve_from(
             chain, seed, p_d, R_d, mode, rows, tol, min(max_iter, left), damping, damping_min, max_step

@@ -10,7 +10,9 @@ state and step) and a :class:`~wbcpy.ik._ctrl_state.TargetWatch` (state machine 
 Cost per :meth:`~MultiRefMinJerkCtrl.iterate` (about ten times the raw Pinocchio FK + Jacobian on a 7-DOF
 arm, see ``benchmarks/bench_ik.py``): inputs validated once and cached by value; one
 ``chain.fk_jacobian_unchecked`` call; both min-jerk loops in one filter step; with W = γI the blend is four
-direct BLAS/LAPACK calls.
+direct BLAS/LAPACK calls. Without ``qd``, a target that moves a little per step adds one IK iteration
+(one more Pinocchio pass, the rest compiled: :mod:`wbcpy.ik._warm_ik`); ``benchmarks/bench_loop.py``
+times both next to pink.
 """
 
 from __future__ import annotations
@@ -33,10 +35,11 @@ from .._support.exclusive import (
 )
 from .._support.validation import as_bool, as_float, as_int, as_vector
 from ..errors import ConcurrentUseError, ConfigError
+from ..model._poses import pose7
 from ._ctrl_state import CtrlState, TargetWatch
 from ._minjerk_loops import MinJerkLoops
 from ._reach_loop import ReachLoop
-from ._targets import F64, IK_MAX_ITER, SHAPE7, TargetCache, task_velocity
+from ._targets import F64, IK_MAX_ITER, SHAPE7, Target, TargetCache, task_velocity
 from .pose_error import CtrlPose, as_ctrl_pose
 
 if TYPE_CHECKING:
@@ -64,18 +67,27 @@ class MultiRefMinJerkCtrl:
         non_ideal_plant: use the joint controller that compensates a non-ideal plant (see
             :meth:`set_plant_parameters`).
         q0: initial angles (n,), clipped to the limits; default the chain's rest configuration.
-        ik_max_iter: most damped least-squares iterations one :meth:`iterate` without ``qd`` spends on a
-            new pose target (default 100).
+        ik_max_iter: most damped least-squares iterations one :meth:`iterate` without ``qd`` spends
+            (default 100).
 
     Initial state: q = q0, x = FK(q0), e = 0, q̇ = 0, ẋ = 0, W = I, T = 1 s, γ = 0.05, guard ratio 0.1,
     RUNNING, iteration 0, watchdog off, in-target tolerance 5e-3, watchdog tolerance 1e-4 and 200 iterations.
 
-    The joint target ``qd`` of :meth:`iterate` is optional: without it the controller solves a damped
-    least-squares IK (:func:`~wbcpy.ik.dls.dls_ik`) on the same chain for ``xd``, from the current q, and
-    caches the result until ``xd`` changes (the last result is :attr:`last_ik`). The IK work per call is
-    bounded by ``ik_max_iter`` iterations (50 per start, then restarts): a target that moves every call
-    and cannot be reached costs at most that much per call (about 1–3 ms on a 7-DOF arm); a reachable one
-    converges in a few iterations.
+    The joint target ``qd`` of :meth:`iterate` is optional: without it the controller runs the damped
+    least-squares IK of :func:`~wbcpy.ik.dls.dls_ik` on the same chain for ``xd`` (tol 1e-8; the last
+    result is :attr:`last_ik`), **warm-started from its last answer** (the first target, and the first
+    after :meth:`set_q` or :meth:`restart`, from the current q) and **bounded per call**: a call spends at
+    most ``ik_max_iter`` iterations (50 per start, then restarts) and ends once ‖e‖ < √tol = 1e-4 after
+    one iteration at least; while ‖e‖ ≥ 1e-8 the next call with the same ``xd`` continues the search, and
+    a finished search is cached until ``xd`` changes. So a target that moves a few millimetres per step
+    costs one iteration (one Pinocchio pass) per call and its joint target is within ~1e-6 of the exact
+    IK answer; a target that stops is solved to 1e-8 one call later; a new distant target takes a few
+    iterations on its first call; an unreachable one costs at most ``ik_max_iter`` iterations per call.
+
+    This differs from iKin, where the IK solver runs in a thread of its own and hands ``qd`` to the
+    controller when a solution is ready (the controller keeps the previous ``qd`` meanwhile): here the IK
+    runs inside :meth:`iterate`, on the caller's thread, a bounded slice per step, and the joint loop always
+    gets the best answer found so far. ``iterate(xd, qd)`` runs no IK.
 
     **Threads.** A controller serves one thread at a time: a call made while another thread is inside
     any of its methods raises :class:`~wbcpy.errors.ConcurrentUseError` and changes nothing (the running
@@ -119,7 +131,12 @@ class MultiRefMinJerkCtrl:
         self._ts = ts
         self._loop = ReachLoop(chain, np.clip(q_init, lower, upper), ts, mode, non_ideal)
         self._q_set = np.zeros(n)
-        self._x_set = self._loop.x()
+        self._xd: Target = (
+            np.zeros(3),
+            np.eye(3),
+            self._loop.x(),
+            b"",
+        )  # the pose target (x0 before the first)
         self._watch = TargetWatch()
         self._targets = TargetCache(chain, n, ik_iter)
 
@@ -131,10 +148,11 @@ class MultiRefMinJerkCtrl:
             xd: target pose in the chain's base frame: a ``pin.SE3`` (with a proper rotation) or iKin's
                 7-vector (x, y, z, axis, angle).
             qd: joint target (n,) that should satisfy FK(qd) = xd; it drives only the joint-space loop.
-                When omitted it is computed by damped least-squares IK (:func:`~wbcpy.ik.dls.dls_ik`,
-                started from the current q, in this controller's ``ctrl_pose`` mode, at most
-                ``ik_max_iter`` iterations) and cached: the IK runs again only when ``xd`` (or the mode)
-                changes. The result is kept in :attr:`last_ik`.
+                When omitted it comes from the damped least-squares IK in this controller's
+                ``ctrl_pose`` mode, warm-started from its last answer and bounded per call (at most
+                ``ik_max_iter`` iterations; see the class docstring), cached once converged: the IK runs
+                again only when ``xd`` (or the mode) changes or its search is unfinished. The result is
+                kept in :attr:`last_ik`.
             xdot_set: optional task velocity 7-vector (v_x, v_y, v_z, axis, angular speed); when given
                 it replaces the task filter's output for this step.
 
@@ -163,14 +181,15 @@ class MultiRefMinJerkCtrl:
                 and xd.shape == SHAPE7
                 and xd.tobytes() == tc.xd_key
             ):
-                p_d, R_d, x7, key = tc.xd_val  # type: ignore[misc]
+                xd_val: Target = tc.xd_val  # type: ignore[assignment]
             else:
-                p_d, R_d, x7, key = tc.target(xd)
+                xd_val = tc.target(xd)
+            p_d, R_d, _, key = xd_val
             xdot_t = None if xdot_set is None else task_velocity(xdot_set)
             loop = self._loop
-            q_set = self._joint_set_point(qd, x7, key)
+            q_set = self._joint_set_point(qd, p_d, R_d, key)
             # everything is validated: mutate from here on
-            self._x_set = x7
+            self._xd = xd_val  # (its 7-vector is computed when read)
             self._q_set = q_set
             watch = self._watch
             e = loop.e
@@ -197,12 +216,12 @@ class MultiRefMinJerkCtrl:
         finally:
             idle.append(None)
 
-    def _joint_set_point(self, qd: Any, x7: np.ndarray, key: Any) -> np.ndarray:
+    def _joint_set_point(self, qd: Any, p_d: np.ndarray, R_d: np.ndarray, key: bytes) -> np.ndarray:
         """The joint-space loop's target: ``qd`` validated (a repeated array costs a byte comparison), or
-        the cached IK answer for the task target ``x7`` when ``qd`` is omitted."""
+        the IK's answer for the task target (``p_d``, ``R_d``; bytes ``key``) when ``qd`` is omitted."""
         tc, loop = self._targets, self._loop
         if qd is None:
-            return tc.ik_target(x7, key, loop.q, loop.mode)
+            return tc.ik_target(key, p_d, R_d, loop.q, loop.mode)
         if type(qd) is np.ndarray and qd.dtype is F64 and qd.shape == tc.shape and qd.tobytes() == tc.qd_key:
             return tc.qd_val
         return tc.joint_target(qd)
@@ -220,6 +239,7 @@ class MultiRefMinJerkCtrl:
         loop = self._loop
         q: np.ndarray = np.clip(as_vector(q0, self._n, "q0"), loop.lower, loop.upper)
         loop.set_q(q)
+        self._targets.go_cold()
         return q.copy()
 
     @exclusive
@@ -235,6 +255,7 @@ class MultiRefMinJerkCtrl:
         loop = self._loop
         q = loop.q if q0 is None else as_vector(q0, self._n, "q0")
         loop.set_q(np.clip(q, loop.lower, loop.upper))
+        self._targets.go_cold()
         self._watch.state = _RUNNING
         loop.iter = 0
         loop.qdot = np.zeros(self._n)
@@ -287,9 +308,13 @@ class MultiRefMinJerkCtrl:
         "_loop.J", "Tip Jacobian J (6, n), base axes, at the q of the last iterate."
     )
     get_q_set = guarded_getter("_q_set", "Joint target q_d of the last iterate (zeros before the first).")
-    get_x_set = guarded_getter(
-        "_x_set", "Pose target x_d (7-vector) of the last iterate (x0 before the first)."
-    )
+
+    @exclusive
+    def get_x_set(self) -> np.ndarray:
+        """Pose target x_d (7-vector) of the last iterate (x0 before the first)."""
+        p_d, R_d, x7, _ = self._xd
+        return pose7(p_d, R_d) if x7 is None else x7.copy()
+
     get_dim = guarded_getter("_n", "Number of DOF n.", False)
     get_iter = guarded_getter(
         "_loop.iter", "Iterations since construction or restart (not DEADLOCK steps).", False
