@@ -106,6 +106,7 @@ def fused_level(
     ub: _F | None,
     settings: _F,
     tol: float,
+    ls_start: _F | None,
 ) -> (
     tuple[_F, _F | None, _F | None, float, float, float, _I | None, _I | None, int, int, _F, int, int, int]
     | None

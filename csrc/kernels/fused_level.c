@@ -26,6 +26,9 @@
 
 #include "kernels.h"
 
+/* DAQP iterations from which an unconstrained, marginal answer is polished by the least-squares minimiser
+ * (polish): an ordinary level takes 1–5, proximal iterations crawling along weak directions 40–160 */
+#define SLOW_ITERATIONS 10
 /* DAQP's zero_tol of the second run on an answer that fails its certificate (retry_pass) */
 #define RETRY_ZERO_TOL 1e-14
 
@@ -219,6 +222,48 @@ static int certify_level(const level *lv, const double *w, const double *lam, ve
     return 0;
 }
 
+/* The level's unconstrained least-squares minimiser nearest w_ref (wk_level_minimiser: QR of
+ * R = [A Z; diag(√r) Z]; w_ref: the level's last answer) with zero multipliers, certified: when it meets the level's rows and bounds it is the optimum, and the
+ * verdict says so (retried = 2); otherwise v->ok stays 0 and DAQP solves the level. The caller asks for it
+ * where the level's optimum had no active constraint last time and DAQP needed many proximal iterations
+ * for it (weights over twelve decades: DAQP's proximal weight √zero_tol·max diag H against curvatures
+ * 1e-12 of it, 100+ iterations), where one QR costs less. 0, or -1 with an exception set. */
+static int unconstrained_minimiser(const level *lv, const double *w_ref, double *w, double *lam, verdict *v)
+{
+    int got = wk_level_minimiser(lv->AZ, lv->e, lv->r, lv->Z, lv->xbar, w_ref, w);
+    if (got <= 0)
+        return got;
+    memset(lam, 0, (size_t)lv->mr * sizeof(double));
+    if (certify_level(lv, w, lam, v) < 0)
+        return -1;
+    v->retried = v->ok ? 2 : 0;
+    return 0;
+}
+
+/* DAQP's answer w (no active constraint, certified only within rounding, after SLOW_ITERATIONS or more
+ * proximal iterations: it crawls along the level's weak directions) replaced by the unconstrained
+ * least-squares minimiser nearest it when that passes the certificate (retried = 2; the caller then
+ * tries it first next time). 0, or -1 with an exception set. */
+static int polish(const level *lv, double *w, double *lam, verdict *v)
+{
+    Py_ssize_t k = lv->k;
+    double *w2 = PyMem_Malloc((size_t)(k + lv->mr + 1) * sizeof(double));
+    if (w2 == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    double *lam2 = w2 + k;
+    verdict v2 = {0.0, 0.0, 0.0, 0, 0, 0};
+    int rc = unconstrained_minimiser(lv, w, w2, lam2, &v2);
+    if (rc == 0 && v2.ok) {
+        memcpy(w, w2, (size_t)k * sizeof(double));
+        memcpy(lam, lam2, (size_t)lv->mr * sizeof(double));
+        *v = v2;
+    }
+    PyMem_Free(w2);
+    return rc;
+}
+
 /* A second, cold DAQP run on the same level with zero_tol lowered to RETRY_ZERO_TOL, for an answer that
  * failed its certificate. DAQP treats Cholesky pivots below zero_tol·max diag(H) as singular and
  * regularises those directions proximally with ε ≥ √zero_tol·max diag(H) (daqp 0.11, utils.c), so a level
@@ -253,18 +298,20 @@ static int retry_pass(const level *lv, int *sense, double *w, double *lam, int *
     return used;
 }
 
-/* fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol)
+/* fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol, ls_start)
  *   -> (w, z, t, primal, dual, max scale, c_rows, b_rows, exitflag, iterations, x, marginal, retried, active) or None
  *
  * w the answer; without Z (C and its sides None, lb and ub given): z None, t = H w + g (least-squares
  * form), c_rows and b_rows None; with Z: z the rows' multipliers, t None, c_rows / b_rows the indices of
  * the stack rows and of the bounds kept as rows (None: that block is absent). primal, dual and max scale
  * are the certificate's (residuals, stationarity scale minus 1); marginal 1 when it passed only with the
- * rounding allowance of the magnitudes; retried 1 when w is the answer of the second run (retry_pass);
+ * rounding allowance of the magnitudes; retried 1 when w is the answer of the second run (retry_pass), 2
+ * when it is the unconstrained least-squares minimiser tried first (ls_start, the point it is taken
+ * nearest to among several, or None: not tried; unconstrained_minimiser);
  * active the size of DAQP's final working set (nonzero multipliers); x = clip(x̄ + Z w, lb, ub), the next point (lift_clip). */
 PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 12, "fused_level") < 0 || wk_daqp_not_bound("fused_level") || wk_load_lapack() < 0)
+    if (wk_nargs(nargs, 13, "fused_level") < 0 || wk_daqp_not_bound("fused_level") || wk_load_lapack() < 0)
         return NULL;
     wk_mat A, Z, C;
     const double *y, *r, *xbar;
@@ -279,7 +326,10 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     double tol = settings ? PyFloat_AsDouble(args[11]) : -1.0;
     if (settings == NULL || wk_daqp_settings_ok(settings) < 0 || (tol == -1.0 && PyErr_Occurred()))
         return NULL;
-    int on_z = Z.data != NULL;
+    int on_z = Z.data != NULL, none;
+    const double *ls_start = wk_vector_or_none(args[12], on_z ? Z.cols : n, 0, "ls_start", &none);
+    if (ls_start == NULL && !none)
+        return NULL;
     if (C.data && (lo == NULL || hi == NULL)) {
         PyErr_SetString(PyExc_ValueError, "fused_level: rows C need both sides");
         return NULL;
@@ -330,15 +380,22 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     verdict v = {0.0, 0.0, 0.0, 0, 0, 0};
     int iterations = 0, flag = 0;
-    if (rows > 0) {
+    level lv = {&A, &AZ, &Z, y, r, xbar, e, H, g, M, l, h, k, on_z ? rows : n, on_z, tol, settings, t, s, scratch, mag};
+    if (ls_start && rows > 0 && unconstrained_minimiser(&lv, ls_start, w, lam, &v) < 0)
+        goto done;
+    if (v.ok) {
+        flag = 1; /* (DAQP's "optimal") */
+    } else if (rows > 0) {
         Py_BEGIN_ALLOW_THREADS
         flag = wk_daqp_run((int)k, (int)rows, on_z ? 0 : (int)n, H, g, on_z ? M : NULL, h, l, sense, settings,
                            w, lam, &iterations);
         Py_END_ALLOW_THREADS
+        if (flag > 0 && all_finite(k, w) && certify_level(&lv, w, lam, &v) < 0)
+            goto done;
+        if (v.ok && v.marginal && iterations >= SLOW_ITERATIONS && active(lam, rows) == 0 &&
+            polish(&lv, w, lam, &v) < 0)
+            goto done;
     }
-    level lv = {&A, &AZ, &Z, y, r, xbar, e, H, g, M, l, h, k, on_z ? rows : n, on_z, tol, settings, t, s, scratch, mag};
-    if (flag > 0 && all_finite(k, w) && certify_level(&lv, w, lam, &v) < 0)
-        goto done;
     if (flag > 0 && !v.ok && rows > 0 && lv.settings[WK_DAQP_ZERO_TOL] > RETRY_ZERO_TOL) {
         int used = retry_pass(&lv, sense, w, lam, &iterations);
         if (used < 0 || (used > 0 && certify_level(&lv, w, lam, &v) < 0))

@@ -160,6 +160,11 @@ void wk_kept_copy(const wk_mat *M, const double *v, const double *lo, const doub
  * NULL: 0, unbounded) */
 void wk_lift_clip_core(const wk_mat *Z, Py_ssize_t n, Py_ssize_t k, const double *w, const double *xbar,
                        const double *lb, const double *ub, double *x);
+/* the unconstrained least-squares minimiser w (k) of a level ‖AZ w + e‖² + Σ r (Z w + x̄)² (level_minimiser.c),
+ * the one nearest w_ref (NULL: a basic one) when there are several: 1, 0 when LAPACK failed, -1 with
+ * MemoryError set */
+int wk_level_minimiser(const wk_mat *AZ, const double *e, const double *r, const wk_mat *Z, const double *xbar,
+                       const double *w_ref, double *w);
 /* the DAQP settings vector (struct order, daqp_call.c): its length and the index of zero_tol */
 #define WK_DAQP_SETTINGS 19
 #define WK_DAQP_ZERO_TOL 2

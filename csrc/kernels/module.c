@@ -129,10 +129,11 @@ static PyMethodDef methods[] = {
     KERNEL(daqp_solve, "daqp_solve(H, f, A, bupper, blower, sense, settings) -> (x, lam, exitflag, iterations)"
                        "\n\nDAQP's daqp_quadprog on the arrays as given (as daqp.solve without a warm start)."),
     KERNEL(strong_entries, "strong_entries(v, tau) -> the indices i with |v_i| > tau, or None when there is none."),
-    KERNEL(fused_level, "fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol) -> (w, z, t, primal, "
-                        "dual, max scale, c_rows, b_rows, exitflag, iterations, x) or None\n\nA hierarchy level built, "
-                        "solved by DAQP (cold) and certified as the Python path does; None when that path must "
-                        "decide."),
+    KERNEL(fused_level, "fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol, ls_start) -> (w, z, t, "
+                        "primal, dual, max scale, c_rows, b_rows, exitflag, iterations, x, marginal, retried, active) "
+                        "or None\n\nA hierarchy level built, solved by DAQP (cold; ls_start not None: its unconstrained "
+                        "least-squares minimiser nearest ls_start tried first) and certified as the Python path does; None when that "
+                        "path must decide."),
     KERNEL(dls_search, "dls_search(fk, q_try, R_d, p_d, lo, hi, acc, mode, phase, max_iter) -> (status, iterations, "
                        "err, q)"
                        "\n\nThe damped least-squares IK search of wbcpy.ik.dls on the state acc, kinematics from "

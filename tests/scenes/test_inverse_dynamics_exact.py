@@ -225,3 +225,55 @@ def test_talos_standing_still_is_settled_in_compiled_code(talos, monkeypatch) ->
     for _ in range(3):
         solve_talos(scene, robot, q, np.zeros(robot.model.nv), np.zeros(3), np.zeros(robot.model.nv - 6))
     assert python_solves == []
+
+
+def _equality_optimum(problem) -> np.ndarray:
+    """q̈ minimising the oracle problem's cost subject to its contact rows J q̈ = −a only (the friction cones
+    and the unactuated rows dropped: for two 6-D contacts Jᵤᵀ has full row rank, so some wrench meets the
+    unactuated rows at any q̈), by least squares on J's null space with rows scaled by √weight (its error
+    grows with cond of the rows, not of their Gram matrix). A lower bound of the cost: an answer that
+    reaches it with wrenches inside the cones is the optimum."""
+    from scipy.linalg import null_space
+
+    N = null_space(problem.J)
+    q0 = np.linalg.lstsq(problem.J, -problem.a, rcond=None)[0]
+    rows, rhs = [], []
+    for t in problem.tasks:
+        s = np.sqrt(t.w)[:, None]
+        rows.append(s * t.A @ N)
+        rhs.append(s[:, 0] * (t.y - t.A @ q0))
+    lam = math.sqrt(problem.regularization)
+    rows.append(lam * N)
+    rhs.append(-lam * q0)
+    u = np.linalg.lstsq(np.vstack(rows), np.concatenate(rhs), rcond=None)[0]
+    return q0 + N @ u
+
+
+def test_weights_over_twelve_decades_are_exact_and_take_one_qr(talos) -> None:
+    """COM weight 1e6 over posture 1e-6 (twelve decades): DAQP's proximal iterations crawl (40–160 per
+    step) and stop within rounding of H (q̈ 1e-4 off). The compiled level then takes the unconstrained
+    least-squares minimiser (a QR of the level's rows, the wrench split nearest DAQP's, then the last
+    answer's) where it meets the friction cones, and tries it first from then on. Every step's q̈ is the
+    optimum of the contact rows alone (a lower bound of the cost, computed independently) with wrenches
+    inside the cones (the oracle's certificate): the exact optimum. (The oracle's own proximal solver
+    does not converge at twelve decades.)"""
+    from _contact_oracle import talos_standing
+
+    robot, q = talos
+    model = robot.model
+    rng = np.random.default_rng(12)
+    scene = talos_scene(robot, weights=(1e6, 1e-6))
+    statuses = []
+    for _ in range(4):
+        v = 0.02 * rng.standard_normal(model.nv)
+        com, post = 0.2 * rng.standard_normal(3), 0.1 * rng.standard_normal(model.nv - 6)
+        solve_talos(scene, robot, q, v, com, post)
+        statuses.append(scene.update_tasks_status().levels[0].status)
+        problem = talos_standing(model, q, v, com, post, weights=(1e6, 1e-6), regularization=1e-8)
+        best = _equality_optimum(problem)
+        qdd, wrenches = scene.get_solver_output_raw(), scene.get_contact_wrenches()
+        np.testing.assert_allclose(qdd, best, rtol=0, atol=1e-9 * (1 + np.abs(best).max()))
+        cert = problem.certificate(qdd, [wrenches[f] for f in SOLES])
+        mg = robot.total_mass * G0
+        assert max(cert.equality, cert.inequality, cert.cone) <= 1e-8 * mg, cert
+    assert all("least-squares" in s for s in statuses), statuses

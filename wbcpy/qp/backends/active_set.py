@@ -32,6 +32,8 @@ FALLBACK_EPS_PROX = 1e-6
 #: warm-start DAQP (``primal_start``) from the previous answer only when it had at least this many active
 #: constraints (see :meth:`DaqpBackend._run`)
 WARM_MIN_ACTIVE = 16
+#: how the compiled level answered, when not by DAQP's first run (the status text's suffix)
+_HOW = {1: " (second run, zero_tol 1e-14)", 2: " (unconstrained least-squares minimiser)"}
 #: status code of a DAQP run: True for a positive exit flag (an optimum), else the flag
 _DAQP_STATUSES: dict[Hashable, Outcome] = {True: Outcome.SOLVED}
 
@@ -74,6 +76,7 @@ class DaqpBackend(Backend[np.ndarray]):
         self._empty = np.zeros(0)
         self._slices: tuple[slice | None, slice | None, slice | None] = (None, None, None)
         self._active = 0  # size of the last working set (see _report)
+        self._ls_first = False  # the compiled level tries the unconstrained minimiser first (see below)
         self._settings: np.ndarray | None = None  # the direct call's settings (_direct_settings)
         self._settings_for: dict[str, Any] | None = None
 
@@ -180,14 +183,20 @@ class DaqpBackend(Backend[np.ndarray]):
             return None
         C, lo, hi = rows if rows is not None else (None, None, None)
         try:
-            out = _fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol)
+            start = x0 if self._ls_first else None
+            out = _fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol, start)
         except (TypeError, ValueError):  # (arrays or a shape the kernel does not take: the Python path)
             return None
         if out is None:
+            self._ls_first = False
             return None
-        w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x, marginal, retried, active = out
+        w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x, marginal, how, active = out
         self._active = active
-        status = _DAQP_EXIT.get(flag, "solved") + (" (second run, zero_tol 1e-14)" if retried else "")
+        # the unconstrained least-squares minimiser first next time where it answered (the kernel takes it
+        # after DAQP crawled through many proximal iterations to a point with no active constraint): one
+        # QR costs less there than DAQP's iterations
+        self._ls_first = how == 2
+        status = _DAQP_EXIT.get(flag, "solved") + _HOW.get(how, "")
         return w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, bool(marginal)
 
     def _warm_worth_it(self, x0: np.ndarray | None) -> bool:
