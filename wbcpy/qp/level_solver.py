@@ -38,7 +38,12 @@ kkt.py's second test), which an exact backend's answer is accepted with, as ``_e
 accepts it. An answer that fails both gets a second, cold DAQP run with ``zero_tol`` 1e-14 — DAQP
 regularises pivots below zero_tol·max diag H proximally, which leaves the weak directions of a level
 whose weights span twelve decades unsolved — certified the same way and named in the status ("second
-run"). Whatever the compiled call does not settle goes to :meth:`LevelSolver.solve`, which decides.
+run"). Where DAQP crawls — ten or more proximal iterations to an answer without active constraint that
+passes only within rounding, the weak directions of such a level — the level's unconstrained
+least-squares minimiser (a pivoted QR of its rows, the one nearest DAQP's answer on a semidefinite
+level) is certified instead when it meets the constraints, and tried first on the level's next solves
+(status "unconstrained least-squares minimiser"). Whatever the compiled call does not settle goes to
+:meth:`LevelSolver.solve`, which decides.
 """
 
 from __future__ import annotations
