@@ -167,8 +167,12 @@ def talos_family() -> list[State]:
     def hold(target: np.ndarray) -> Callable[[], None]:
         def step() -> None:
             robot.update(q0, zero_v)
-            w.com_binding.set_target(target, zero3, zero3)
-            w.posture_binding.update()
+            if bench_contact.CHECKED:
+                scene.set_reference("com", w.com_pd.reference(w.com_task, target, zero3, zero3))
+                scene.set_reference("posture", w.posture_pd.reference(w.posture_task, w.posture_target))
+            else:
+                w.com_binding.set_target(target, zero3, zero3)
+                w.posture_binding.update()
             cmd = scene.solve(scene.update())
             w.tau, w.qdd, w.wrench = cmd.effort, scene.get_solver_output_raw(), scene.get_contact_wrenches()
 
@@ -245,7 +249,8 @@ def panda_family() -> list[State]:
     w = bench_loop.WbcpyPandaReach(levels=1)
     w.setup()
     robot, scene, model = w.robot, w.scene, w.robot.model
-    ee_binding = w.bindings[0] if w.bindings else None
+    bindings = getattr(w, "bindings", None)
+    ee_binding = bindings[0] if bindings else None
     zero_v = np.zeros(model.nv)
 
     def pose_at(q: np.ndarray) -> pin.SE3:
