@@ -26,6 +26,7 @@ wall time, plant and logging included (target > 1 on the project's 2-core machin
 
 ``python benchmarks/bench_walk.py [--steps 3] [--length 0.2] [--block 50] [--no-peer] [--no-walk]``
 """
+
 from __future__ import annotations
 
 import argparse
@@ -114,22 +115,28 @@ def _timed_walk(args, peer: bool):
     clock = time.perf_counter
     times: dict[str, list[float]] = {"standing": [], "walking": [], "TSID": []}
     failed = 0
+
+    def walking(t, q, v, com):
+        robot.update(q, v)
+        return ctrl.step(t)
+
+    def standing_step(t, q, v, com):
+        own.update(q, v)
+        return standing(com)
+
+    sides = [("walking", walking), ("standing", standing_step)]
+    if tsid is not None:
+        sides.append(("TSID", tsid))
     for k in range(round(pattern.duration / 0.002)):
         t = k * 0.002
         ctrl.schedule(t)
         q, v = plant.sync()
         probe.update(q, v)
         com = probe.com()
-        sides = [
-            ("walking", lambda: (robot.update(q, v), ctrl.step(t))),
-            ("standing", lambda: (own.update(q, v), standing(com))),
-        ]
-        if tsid is not None:
-            sides.append(("TSID", lambda: tsid(t, q, v, com)))
         for j in range(len(sides)):
             name, fn = sides[(k + j) % len(sides)]
             t0 = clock()
-            out = fn()
+            out = fn(t, q, v, com)
             times[name].append(1e6 * (clock() - t0))
             failed += name == "TSID" and out != 0
         plant.step()
