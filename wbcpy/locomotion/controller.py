@@ -126,6 +126,7 @@ class WalkingController:
         self._foot = {side: cast(CartesianTask, scene.get_task(f"{side}_foot")) for side in SIDES}
         self._bind_references()
         self._swinging: str | None = None
+        self._scheduled = math.nan  # the time of the last schedule() (s)
         #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
         self.push_recovery, self.dcm_gain, self.adapt_threshold = push_recovery, 3.0, 0.03
         self._nominal: WalkingPattern | None = None
@@ -162,7 +163,11 @@ class WalkingController:
     # ------------------------------------------------------------------ contacts
     def schedule(self, t: float) -> None:
         """Apply the pattern's contact events at time t: unload the next swing foot over the double
-        support before its lift-off, land the swing foot when its swing ends (idempotent)."""
+        support before its lift-off, land the swing foot when its swing ends (idempotent: a second call
+        at the same t changes nothing, and returns at once)."""
+        if t == self._scheduled:
+            return
+        self._scheduled = t
         scene, pattern = self.scene, self.pattern
         ph = pattern.phase(t)
         active = scene.active_contact_frames
