@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MU", "SOLE_HALF_SIZE", "WalkingController"]
 
+#: :meth:`WalkingPattern.lipm`'s answer: the COM, DCM and ZMP of the plan as (x, y) float pairs
+Lipm = tuple[tuple[float, float], tuple[float, float], tuple[float, float]]
+
 #: Talos's soles: half sizes (X, Y) in m
 SOLE_HALF_SIZE = (0.1, 0.065)
 #: the friction coefficient of the spec's ground
@@ -130,6 +133,7 @@ class WalkingController:
         #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
         self.push_recovery, self.dcm_gain, self.adapt_threshold = push_recovery, 3.0, 0.03
         self._nominal: WalkingPattern | None = None
+        self._nominal_version = -1  # the pattern's version when _nominal was copied from it
         self._adapting = False
         self._unloaded = -1  # the footstep whose swing foot is being unloaded
         self._swing_override: tuple[float, Callable[[float], tuple[np.ndarray, ...]]] | None = None
@@ -185,6 +189,7 @@ class WalkingController:
         if ph.kind == "single" and ph.swing is not None and self._swinging is None:
             self._swinging = ph.swing
             self._nominal, self._adapting, self._swing_override = pattern.copy(), False, None
+            self._nominal_version = pattern.version
             scene.set_contact_active(self.feet[ph.swing], False)  # (the ramp has ended: a no-op then)
             scene.set_task_activation(f"{ph.swing}_foot", 1.0)
 
@@ -212,19 +217,19 @@ class WalkingController:
         return pin.SE3(np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]), np.zeros(3))
 
     # ------------------------------------------------------------------ push recovery
-    def _write_com(self, t: float, ph: Phase, x: list[float], v: list[float]) -> None:
+    def _write_com(self, plan: Lipm, ph: Phase, x: list[float], v: list[float]) -> None:
         """The COM task's acceleration reference, written in place: ẍ*_{x,y} = ω²(x − p*) with the DCM
         feedback p* = p_ref + (1 + k_ξ/ω)(ξ − ξ_ref), ξ = x + ẋ/ω the measured DCM (clamped into the stance
         sole in single support: :meth:`_clamp_zmp`), ẍ*_z = ẍ_ref,z + k_p (z_ref − z) + k_d (ż_ref − ż) —
         the same values as the COM law ``com_pd`` gives with its ground-plane gains 0 and K_ff = 1.
 
         Args:
-            t: time (s). ph: the pattern's phase at t. x, v: the measured COM position and velocity
-                (world, m and m/s, as float lists).
+            plan: the pattern's :meth:`~WalkingPattern.lipm` at the time. ph: its phase. x, v: the measured
+                COM position and velocity (world, m and m/s, as float lists).
         """
         pattern = self.pattern
         w = pattern.omega
-        _, (xi0, xi1), (p0, p1) = pattern.lipm(t)
+        _, (xi0, xi1), (p0, p1) = plan
         k = 1.0 + self.dcm_gain / w
         px, py = self._clamp_zmp(ph, p0 + k * (x[0] + v[0] / w - xi0), p1 + k * (x[1] + v[1] / w - xi1))
         kp, kd = self._com_gains
@@ -256,7 +261,7 @@ class WalkingController:
         ly = min(max(r01 * dx + r11 * dy, -Y), Y)
         return cx + (r00 * lx + r01 * ly), cy + (r10 * lx + r11 * ly)
 
-    def _adapt(self, t: float, ph: Phase, x: list[float], v: list[float]) -> None:
+    def _adapt(self, t: float, ph: Phase, plan: Lipm, x: list[float], v: list[float]) -> bool:
         """Capture-point footstep adaptation in single support (Englsberger 2015, sec. on step
         adjustment): with the stance ZMP fixed, a DCM error e = ξ − ξ_nom grows as e^{ω(t_td − t)} e
         until touch-down, so the swing foot lands that much beside its nominal footstep (clamped to the
@@ -264,24 +269,28 @@ class WalkingController:
         swing re-planned from the foot's measured state (a quintic to the new footstep).
 
         Args:
-            t: time (s). ph: the pattern's phase at t. x, v: the measured COM position and velocity
-                (world, m and m/s, as float lists).
+            t: time (s). ph: the pattern's phase at t. plan: its :meth:`~WalkingPattern.lipm` at t. x, v:
+                the measured COM position and velocity (world, m and m/s, as float lists).
+
+        Returns:
+            True when the footstep (and with it the plan) moved.
         """
         pattern, robot = self.pattern, self.robot
         if ph.kind != "single" or ph.swing is None or self._nominal is None:
-            return
+            return False
         w, left = pattern.omega, ph.t1 - t
-        n0, n1 = self._nominal.lipm(t)[1]
+        # (the plan at lift-off: the pattern itself while no footstep moved since, the same numbers)
+        n0, n1 = (plan if pattern.version == self._nominal_version else self._nominal.lipm(t))[1]
         grow = math.exp(w * left)
         shift = (grow * ((x[0] + v[0] / w) - n0), grow * ((x[1] + v[1] / w) - n1))
         if not self._adapting and math.hypot(*shift) < self.adapt_threshold:
-            return
+            return False
         self._adapting = True
         nominal = self._nominal.steps[ph.step].placement
         target = self._reachable(ph, nominal.translation[:2] + np.array(shift))
         current = pattern.steps[ph.step].placement.translation[:2]
         if float(np.linalg.norm(target - current)) < 2e-3 or left < 0.06:
-            return
+            return False
         pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
         frame = self.feet[ph.swing]
         ref = pattern.swing(t)
@@ -289,6 +298,7 @@ class WalkingController:
         pos, vel = robot.frame_placement(frame).translation, robot.frame_velocity(frame)[:3]
         goal = pattern.steps[ph.step].placement.translation
         self._swing_override = (t, quintic(pos.copy(), vel, acc, goal.copy(), left))
+        return True
 
     def _reachable(self, ph: Any, xy: np.ndarray) -> np.ndarray:
         """``xy`` clamped, in the stance sole's axes, to the reach box: forward [−0.3, 0.5] m, sideways
@@ -331,10 +341,11 @@ class WalkingController:
         scene, robot = self.scene, self.robot
         robot.precompute("dynamics")  # (the scene's update needs them: they give the COM terms too)
         x, v = robot.com_position_view().tolist(), robot.com_velocity().tolist()  # (measured COM, m, m/s)
-        ph = self.pattern.phase(t)
-        if self.push_recovery:
-            self._adapt(t, ph, x, v)
-        self._write_com(t, ph, x, v)
+        pattern = self.pattern
+        ph, plan = pattern.phase(t), pattern.lipm(t)
+        if self.push_recovery and self._adapt(t, ph, plan, x, v):
+            plan = pattern.lipm(t)  # (re-planned over the moved footstep)
+        self._write_com(plan, ph, x, v)
         swing = self._swing_reference(t)
         yaw = self._base_yaw(t, ph, swing)
         if yaw != self._yaw:  # (a new target only when the heading moves: turning, or a swing that turns)
