@@ -8,13 +8,15 @@ from step to step, so no side always runs first on a cold CPU cache), each side 
 (``RobotModel.copy()``: every side computes its own per-state quantities — dynamics, Jacobians, COM —
 as a controller of its own would; none reads what another computed for the state):
 
-* ``walking``: :meth:`WalkingController.step` as ``walk`` and ``wbcpy walk`` run it — schedule,
-  references (DCM law, swing foot, base, posture), ``scene.update``, ``scene.solve``;
+* ``walking``: the loop of ``walk`` and ``wbcpy walk`` — :meth:`WalkingController.schedule` (timed
+  before the plant syncs the contacts, added to the step's time), ``robot.update`` and
+  :meth:`WalkingController.step`: references (DCM law, swing foot, base, posture), ``scene.update``,
+  ``scene.solve``;
 * ``standing``: the standing contact step of the same scene kind — an ``InverseDynamicsScene`` with both
   soles as surface contacts (μ = 0.3, URDF effort limits), a COM task (``ComPD`` kp 100, kd 20 towards the
-  state's own COM) and a posture task (``JointPD``, weight 1e-3) in one level, with the hot-loop API the
-  walking controller uses too (laws bound once: ``com.set_target(com)``, ``posture.update()``), then
-  ``update``, ``solve`` (the loop of ``benchmarks/bench_contact.py``);
+  state's own COM) and a posture task (``JointPD``, weight 1e-3) in one level: ``robot.update``, the laws
+  through the hot-loop API the walking controller uses too (bound once: ``com.set_target(com)``,
+  ``posture.update()``), ``update``, ``solve`` (the loop of ``benchmarks/bench_contact.py``);
 * ``TSID`` (when TSID is installed, ``benchmarks/_peers.py``): TSID 1.7.1's standing contact step of
   ``bench_contact.py`` (``InverseDynamicsFormulationAccForce`` + ``SolverHQuadProgFast``, both soles,
   COM + posture) at the same states: the peer figure.
@@ -129,7 +131,9 @@ def _timed_walk(args, peer: bool):
         sides.append(("TSID", tsid))
     for k in range(round(pattern.duration / 0.002)):
         t = k * 0.002
-        ctrl.schedule(t)
+        t0 = clock()
+        ctrl.schedule(t)  # (part of the walking step: before the plant takes over the contacts)
+        schedule_us = 1e6 * (clock() - t0)
         q, v = plant.sync()
         probe.update(q, v)
         com = probe.com()
@@ -137,7 +141,7 @@ def _timed_walk(args, peer: bool):
             name, fn = sides[(k + j) % len(sides)]
             t0 = clock()
             out = fn(t, q, v, com)
-            times[name].append(1e6 * (clock() - t0))
+            times[name].append(1e6 * (clock() - t0) + (schedule_us if name == "walking" else 0.0))
             failed += name == "TSID" and out != 0
         plant.step()
     if failed:
