@@ -10,6 +10,8 @@ Oracles: the weighted rows written out here from Pinocchio's frame Jacobian (√
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -128,7 +130,10 @@ def test_inactive_tasks_report_the_rows_of_their_update(scene):
     scene.solve(scene.update())
     qdd = scene.get_solver_output_raw()
     J1, b1 = _frame_terms(robot, q1, v1, "lwr_ee")
+    clone = copy.deepcopy(scene)  # (a copy taken while the rows are deferred: its own robot, same values)
     robot.update(*random_state(robot, rng))  # the robot moves on before anyone reads the status
+    np.testing.assert_allclose(clone.get_task("ee").A, J1, atol=1e-12)
+    np.testing.assert_allclose(clone.get_task("ee").bias, b1, atol=1e-10)
     status = scene.update_tasks_status()["ee"]
     assert status.state == "inactive"
     np.testing.assert_allclose(status.y_solution, J1 @ qdd + b1, atol=1e-10)

@@ -25,7 +25,7 @@ squared residual); :meth:`Task.write_rows` writes the square-root form √(activ
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -45,12 +45,9 @@ __all__ = ["TASK_LEVELS", "Task"]
 TASK_LEVELS = ("acceleration", "velocity")
 
 
-class _Deferred(NamedTuple):
-    """A compute left for later (:meth:`Task.defer_compute`): the robot's state id, q and v then."""
-
-    sid: int
-    q: NDArray[np.float64]
-    v: NDArray[np.float64]
+#: :attr:`Task._src` of a task whose compute :meth:`Task.defer_compute` left for later (the state it
+#: belongs to is in ``Task._deferred``)
+_DEFERRED = ("deferred",)
 
 
 class Task:
@@ -85,8 +82,10 @@ class Task:
         nv = robot.nv
         self._A = np.zeros((self.n, nv))
         self._bias = np.zeros(self.n)
-        # lazy (A, bias): per-state arrays to copy from (fill_rows), or a deferred compute (defer_compute)
-        self._src: tuple[NDArray[np.float64] | None, NDArray[np.float64] | None] | _Deferred | None = None
+        # lazy (A, bias): per-state arrays to copy from (fill_rows), or _DEFERRED (defer_compute: the state's
+        # id, q and v in _deferred)
+        self._src: tuple[Any, ...] | None = None
+        self._deferred: tuple[int, NDArray[np.float64], NDArray[np.float64]] | None = None
         self._version = 0  # bumped when the task's rows change shape or activity (weights, activation, …)
         self.reference: Reference | None = None
         self.reference_time: float | None = None
@@ -129,8 +128,10 @@ class Task:
         if src is None:
             return
         self._src = None
-        if isinstance(src, _Deferred):
-            self._compute_deferred(src)
+        if src is _DEFERRED:
+            deferred, self._deferred = self._deferred, None
+            if deferred is not None:
+                self._compute_deferred(*deferred)
             return
         if src[0] is not None:
             np.copyto(self._A, src[0])
@@ -148,16 +149,17 @@ class Task:
         """
         robot = self.robot
         q, v, _ = robot.state_view("task rows")
-        self._src = _Deferred(robot.state_id, q, v)
+        self._deferred = (robot.state_id, q, v)
+        self._src = _DEFERRED
 
-    def _compute_deferred(self, deferred: _Deferred) -> None:
-        """:meth:`compute` at the state :meth:`defer_compute` remembered."""
+    def _compute_deferred(self, sid: int, q: NDArray[np.float64], v: NDArray[np.float64]) -> None:
+        """:meth:`compute` at the state (id ``sid``, q, v) :meth:`defer_compute` remembered."""
         robot = self.robot
-        if robot.state_id == deferred.sid:
+        if robot.state_id == sid:
             self.compute()
             return
         at = robot.copy()  # (shared pin.Model, its own data)
-        at.update(deferred.q, deferred.v)
+        at.update(q, v)
         self.robot = at
         try:
             self.compute()
