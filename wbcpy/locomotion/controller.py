@@ -139,6 +139,8 @@ class WalkingController:
         self._swing_override: tuple[float, Callable[[float], tuple[np.ndarray, ...]]] | None = None
         #: the swing foot's reference of the step (:meth:`_swing_reference`): placement, twist, acceleration
         self._swing_M, self._swing_v, self._swing_a = np.eye(4), np.zeros(6), np.zeros(6)
+        self._swing_blocks = (self._swing_M[:3, :3], self._swing_M[:3, 3])  # (views: rotation, translation)
+        self._swing_pose = pin.SE3.Identity()  # the foot law's target (set_target copies it)
         #: the stance sole of :meth:`_clamp_zmp` (cx, cy and its rotation's ground block) and its key
         self._stance_key: tuple[float, int] | None = None
         self._stance = (0.0, 0.0, 1.0, 0.0, 0.0, 1.0)
@@ -355,6 +357,7 @@ class WalkingController:
             self._base_law.update()
         self._posture_law.update()
         if swing is not None and self._swinging == swing:
-            M = self._swing_M
-            self._foot_law[swing].set_target(pin.SE3(M[:3, :3], M[:3, 3]), self._swing_v, self._swing_a)
+            pose = self._swing_pose  # (the swing placement's blocks copied into one reused pin.SE3)
+            pose.rotation, pose.translation = self._swing_blocks
+            self._foot_law[swing].set_target(pose, self._swing_v, self._swing_a)
         return scene.solve(scene.update())

@@ -67,10 +67,11 @@ def _positive(value: Any, name: str, allow_zero: bool = False) -> float:
 def min_jerk(s: float) -> tuple[float, float, float]:
     """Minimum-jerk blend of s ∈ [0, 1] (clamped): value, d/ds, d²/ds²."""
     s = min(max(s, 0.0), 1.0)
+    s2 = s * s  # (Horner forms of 10s³ − 15s⁴ + 6s⁵ and its derivatives: exact 0 and 1 at the ends)
     return (
-        10 * s**3 - 15 * s**4 + 6 * s**5,
-        30 * s**2 - 60 * s**3 + 30 * s**4,
-        60 * s - 180 * s**2 + 120 * s**3,
+        s2 * s * (10.0 + s * (6.0 * s - 15.0)),
+        s2 * (30.0 + s * (30.0 * s - 60.0)),
+        s * (60.0 + s * (120.0 * s - 180.0)),
     )
 
 
