@@ -1,23 +1,32 @@
-"""Benchmark (issue 30): the walking controller's step against the standing contact step, and ``walk``'s
-real-time factor (plant included).
+"""Benchmark (issue 30): the walking controller's step against the standing contact step (and TSID's), and
+``walk``'s real-time factor (plant included).
 
 Case: Talos (example-robot-data, SRDF ``half_sitting``) walks ``--steps`` footsteps of ``--length`` m
 (step time 0.8 s) in closed loop with the rigid-contact plant (:func:`wbcpy.locomotion.walk`'s loop). At
-every control step, at the same measured state and interleaved in the same process:
+every control step, at the same measured state and interleaved in the same process (the order rotates
+from step to step, so no side always runs first on a cold CPU cache), each side on its own robot model
+(``RobotModel.copy()``: every side computes its own per-state quantities — dynamics, Jacobians, COM —
+as a controller of its own would; none reads what another computed for the state):
 
-* ``walking``: :meth:`WalkingController.step` — schedule, references (DCM law, swing foot, base, posture),
-  ``scene.update``, ``scene.solve``;
+* ``walking``: the loop of ``walk`` and ``wbcpy walk`` — :meth:`WalkingController.schedule` (timed
+  before the plant syncs the contacts, added to the step's time), ``robot.update`` and
+  :meth:`WalkingController.step`: references (DCM law, swing foot, base, posture), ``scene.update``,
+  ``scene.solve``;
 * ``standing``: the standing contact step of the same scene kind — an ``InverseDynamicsScene`` with both
   soles as surface contacts (μ = 0.3, URDF effort limits), a COM task (``ComPD`` kp 100, kd 20 towards the
-  state's own COM) and a posture task (``JointPD``, weight 1e-3) in one level, with the hot-loop API the
-  walking controller uses too (laws bound once: ``com.set_target(com)``, ``posture.update()``), then
-  ``update``, ``solve`` (the loop of ``benchmarks/bench_contact.py``, whose TSID row is the peer figure).
+  state's own COM) and a posture task (``JointPD``, weight 1e-3) in one level: ``robot.update``, the laws
+  through the hot-loop API the walking controller uses too (bound once: ``com.set_target(com)``,
+  ``posture.update()``), ``update``, ``solve`` (the loop of ``benchmarks/bench_contact.py``);
+* ``TSID`` (when TSID is installed, ``benchmarks/_peers.py``): TSID 1.7.1's standing contact step of
+  ``bench_contact.py`` (``InverseDynamicsFormulationAccForce`` + ``SolverHQuadProgFast``, both soles,
+  COM + posture) at the same states: the peer figure.
 
-Target: walking / standing ≤ 1.2 (median over the per-block ratios, ``--block`` steps per block). Then one
-``walk()`` run without timing of the standing scene reports its real-time factor: simulated time over wall
-time, plant and logging included (target > 1 on the project's 2-core machine).
+Target: walking / standing ≤ 1.2, as the ratio of the overall medians (every control step of the walk);
+the median of the per-block ratios (``--block`` steps per block, both sides of a ratio timed in the same
+window) is printed beside it. Then one ``walk()`` run reports its real-time factor: simulated time over
+wall time, plant and logging included (target > 1 on the project's 2-core machine).
 
-``python benchmarks/bench_walk.py [--steps 3] [--length 0.2] [--block 50]``
+``python benchmarks/bench_walk.py [--steps 3] [--length 0.2] [--block 50] [--no-peer] [--no-walk]``
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _timing import Row, Timing, print_table
+from _timing import Row, Timing, print_cpu, print_table
 
 from wbcpy.controllers import ComPD, JointPD
 from wbcpy.locomotion import WalkingController, WalkingPattern, plan_footsteps, walk
@@ -64,8 +73,80 @@ def _standing(robot):
     return step
 
 
+def _tsid():
+    """TSID's standing contact step of ``bench_contact.py`` (None, and why, without TSID): a function of
+    (q, v, com) that sets the COM reference to ``com`` (at rest), builds the problem data and solves."""
+    try:
+        from _peers import TsidTalosStanding
+
+        peer = TsidTalosStanding(n_states=1)
+        peer.setup()
+    except ImportError as exc:
+        return None, f"TSID not measured ({exc})"
+    sample, form, solver = peer.com_sample, peer.formulation, peer.solver
+    zero = np.zeros(3)
+
+    def step(t, q, v, com):
+        sample.value(com)
+        sample.derivative(zero)
+        sample.second_derivative(zero)
+        peer.com_task.setReference(sample)
+        sol = solver.solve(form.computeProblemData(t, q, v))
+        form.getAccelerations(sol)
+        form.getActuatorForces(sol)
+        return sol.status
+
+    return step, ""
+
+
 def _timing(samples: np.ndarray) -> Timing:
     return Timing(float(np.median(samples)), float(np.percentile(samples, 95)), samples.size)
+
+
+def _timed_walk(args, peer: bool):
+    """Run the walk once, timing the sides at every control step: {side: µs per step}, notes."""
+    robot = load_robot("talos")
+    q0 = robot.reference_configuration("half_sitting")
+    robot.update(q0, np.zeros(robot.nv))
+    pattern = WalkingPattern(robot, plan_footsteps(robot, args.steps, args.length))
+    ctrl = WalkingController(robot, pattern, dt=0.002)
+    own, probe = robot.copy(), robot.copy()  # the standing scene's robot; the COM target's
+    standing = _standing(own)
+    tsid, note = _tsid() if peer else (None, "TSID not measured (--no-peer)")
+    plant = ContactPlant(ctrl.scene, q0, np.zeros(robot.nv), 0.002)
+    clock = time.perf_counter
+    times: dict[str, list[float]] = {"standing": [], "walking": [], "TSID": []}
+    failed = 0
+
+    def walking(t, q, v, com):
+        robot.update(q, v)
+        return ctrl.step(t)
+
+    def standing_step(t, q, v, com):
+        own.update(q, v)
+        return standing(com)
+
+    sides = [("walking", walking), ("standing", standing_step)]
+    if tsid is not None:
+        sides.append(("TSID", tsid))
+    for k in range(round(pattern.duration / 0.002)):
+        t = k * 0.002
+        t0 = clock()
+        ctrl.schedule(t)  # (part of the walking step: before the plant takes over the contacts)
+        schedule_us = 1e6 * (clock() - t0)
+        q, v = plant.sync()
+        probe.update(q, v)
+        com = probe.com()
+        for j in range(len(sides)):
+            name, fn = sides[(k + j) % len(sides)]
+            t0 = clock()
+            out = fn(t, q, v, com)
+            times[name].append(1e6 * (clock() - t0) + (schedule_us if name == "walking" else 0.0))
+            failed += name == "TSID" and out != 0
+        plant.step()
+    if failed:
+        note = f"TSID's solver failed on {failed} states"
+    return {k: np.array(v) for k, v in times.items() if v}, note
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -73,42 +154,37 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--length", type=float, default=0.2)
     parser.add_argument("--block", type=int, default=50)
+    parser.add_argument("--no-peer", action="store_true", help="leave TSID out")
+    parser.add_argument("--no-walk", action="store_true", help="leave the real-time walk() run out")
     args = parser.parse_args(argv)
-    robot = load_robot("talos")
-    q0 = robot.reference_configuration("half_sitting")
-    robot.update(q0, np.zeros(robot.nv))
-    pattern = WalkingPattern(robot, plan_footsteps(robot, args.steps, args.length))
-    ctrl = WalkingController(robot, pattern, dt=0.002)
-    standing = _standing(robot)
-    plant = ContactPlant(ctrl.scene, q0, np.zeros(robot.nv), 0.002)
-    walking_us, standing_us = [], []
-    for k in range(round(pattern.duration / 0.002)):
-        t = k * 0.002
-        ctrl.schedule(t)
-        robot.update(*plant.sync())
-        com = robot.com()
-        t0 = time.perf_counter()
-        standing(com)
-        t1 = time.perf_counter()
-        ctrl.step(t)
-        t2 = time.perf_counter()
-        standing_us.append(1e6 * (t1 - t0))
-        walking_us.append(1e6 * (t2 - t1))
-        plant.step()
-    w, s = np.array(walking_us), np.array(standing_us)
+    print_cpu()
+    times, note = _timed_walk(args, not args.no_peer)
+    w, s = times["walking"], times["standing"]
     n = (w.size // args.block) * args.block
     ratios = np.median(w[:n].reshape(-1, args.block), axis=1) / np.median(
         s[:n].reshape(-1, args.block), axis=1
     )
     stand = _timing(s)
-    note = (
-        f"per-block ratio median {np.median(ratios):.2f}, p95 {np.percentile(ratios, 95):.2f} (target ≤ 1.2)"
-    )
+    walking = _timing(w)
     rows = [
         Row("standing contact step (COM + posture)", stand),
-        Row("walking controller step", _timing(w), stand, note),
+        Row(
+            "walking controller step",
+            walking,
+            stand,
+            f"ratio of the overall medians (target ≤ 1.2); per-block ratio median {np.median(ratios):.2f}, "
+            f"p95 {np.percentile(ratios, 95):.2f}",
+        ),
     ]
+    if "TSID" in times:
+        rows.append(Row("TSID 1.7.1 standing contact step (peer)", _timing(times["TSID"]), stand, note))
+    elif note:
+        print(note)
     print_table(rows, title=f"Talos, {args.steps} steps of {args.length} m, {w.size} control steps")
+    if "TSID" in times:
+        print(f"walking / TSID (overall medians): {walking.median_us / np.median(times['TSID']):.2f}")
+    if args.no_walk:
+        return
     summary = walk("talos", n_steps=args.steps, length=args.length)
     print(
         f"wbcpy walk (plant included): {summary.duration:.1f} s simulated, real-time factor "

@@ -330,3 +330,55 @@ PyObject *wk_rows_excess(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     return PyFloat_FromDouble(M.rows ? worst : 0.0);
 }
+
+/* point_outside(x, lb, ub, C, lo, hi, tol) -> bool: True when the point x lies outside its bounds or rows
+ * beyond the tolerance: x_i < lb_i − tol (1 + |lb_i|), x_i > ub_i + tol (1 + |ub_i|), or, with c = C x,
+ * c_k < lo_k − tol (1 + |c_k|) or c_k > hi_k + tol (1 + |c_k|). lb, ub and C may be None (C None: lo and
+ * hi are not read); a NaN compares neither way, infinite sides never bind. The check of a hierarchy level
+ * whose every direction higher levels fixed (wbcpy.qp.hierarchy._check_point). */
+PyObject *wk_point_outside(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (wk_nargs(nargs, 7, "point_outside") < 0)
+        return NULL;
+    const double *x = wk_vector(args[0], -1, 0, "x");
+    if (x == NULL)
+        return NULL;
+    Py_ssize_t n = PyArray_DIM((PyArrayObject *)args[0], 0);
+    int no_lb, no_ub;
+    const double *lb = wk_vector_or_none(args[1], n, 0, "lb", &no_lb);
+    if (lb == NULL && !no_lb)
+        return NULL;
+    const double *ub = wk_vector_or_none(args[2], n, 0, "ub", &no_ub);
+    if (ub == NULL && !no_ub)
+        return NULL;
+    wk_mat C;
+    if (wk_matrix_or_none(args[3], -1, n, "C", &C) < 0)
+        return NULL;
+    const double *lo = NULL, *hi = NULL;
+    if (args[3] != Py_None) {
+        lo = wk_vector(args[4], C.rows, 0, "lo");
+        hi = lo ? wk_vector(args[5], C.rows, 0, "hi") : NULL;
+        if (hi == NULL)
+            return NULL;
+    }
+    double tol = PyFloat_AsDouble(args[6]);
+    if (PyErr_Occurred())
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (lb != NULL && x[i] < lb[i] - tol * (1.0 + fabs(lb[i])))
+            Py_RETURN_TRUE;
+        if (ub != NULL && x[i] > ub[i] + tol * (1.0 + fabs(ub[i])))
+            Py_RETURN_TRUE;
+    }
+    if (lo == NULL)
+        Py_RETURN_FALSE;
+    for (Py_ssize_t k = 0; k < C.rows; k++) {
+        double c = 0.0;
+        for (Py_ssize_t j = 0; j < n; j++)
+            c += WK_AT(C, k, j) * x[j];
+        double slack = tol * (1.0 + fabs(c));
+        if (c < lo[k] - slack || c > hi[k] + slack)
+            Py_RETURN_TRUE;
+    }
+    Py_RETURN_FALSE;
+}

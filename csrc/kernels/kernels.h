@@ -94,6 +94,7 @@ PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nar
 PyObject *wk_scaled_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_bounds_gap(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_rows_excess(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_point_outside(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_box_certificate(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_rows_certificate(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

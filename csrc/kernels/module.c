@@ -89,6 +89,9 @@ static PyMethodDef methods[] = {
                              "multipliers z_box all zero, max(|t| / scale, relative bound violations)."),
     KERNEL(rows_excess, "rows_excess(M, lo, hi, x, tol) -> max excess of lo <= M x <= hi beyond "
                         "tol (1 + |M||x| + |side|) (<= 0: every row holds)."),
+    KERNEL(point_outside, "point_outside(x, lb, ub, C, lo, hi, tol) -> True when x is below lb - tol (1 + |lb|) "
+                          "or above ub + tol (1 + |ub|), or C x below lo - tol (1 + |C x|) or above hi + tol "
+                          "(1 + |C x|) (lb, ub, C may be None; NaN: neither)."),
     KERNEL(box_certificate, "box_certificate(AZ, e0, r, Z, xbar, x, lb, ub, z_box) -> (residual, max scale, t, "
                             "scale): ls_gradient and natural_residual in one pass."),
     KERNEL(rows_certificate, "rows_certificate(AZ, e0, r, Z, xbar, x, C, lo, hi, z, c) -> (dual, compl, max scale, "

@@ -156,6 +156,42 @@ def _in_box(a: list[Any]) -> Any:
     return not bool(np.any((y < lo) | (y > hi)))
 
 
+def _point_outside(a: list[Any]) -> Any:
+    """x outside its bounds or rows beyond tol (1 + |side|) / tol (1 + |C x|): wbcpy.qp.hierarchy's check
+    of a level with every direction fixed, written with NumPy (each row's product summed in order, as
+    the kernel does: a different rounding could flip a decision on a boundary)."""
+    x, lb, ub, C, lo, hi, tol = a
+    with np.errstate(invalid="ignore", over="ignore"):
+        if lb is not None and bool((x < lb - tol * (1.0 + np.abs(lb))).any()):
+            return True
+        if ub is not None and bool((x > ub + tol * (1.0 + np.abs(ub))).any()):
+            return True
+        if C is None:
+            return False
+        for k in range(C.shape[0]):
+            c = 0.0
+            for j in range(x.shape[0]):
+                c += float(C[k, j]) * float(x[j])
+            slack = tol * (1.0 + abs(c))
+            if c < lo[k] - slack or c > hi[k] + slack:
+                return True
+    return False
+
+
+def _point_outside_args(r: np.random.Generator) -> list[Any]:
+    """A point, its bounds (or None) and rows (or None), each side inside or 0.1 outside at random."""
+    n, m = int(r.integers(1, 6)), int(r.integers(0, 5))
+    x = r.uniform(-1, 1, n)
+    lb = None if r.random() < 0.3 else x - r.choice([-0.1, 0.5], n, p=[0.1, 0.9])
+    ub = None if r.random() < 0.3 else x + r.choice([-0.1, 0.5], n, p=[0.1, 0.9])
+    if r.random() < 0.3:
+        return [x, lb, ub, None, None, None, 1e-9]
+    C = r.standard_normal((m, n))
+    c = C @ x
+    lo, hi = c - r.choice([-0.1, 0.5], m, p=[0.1, 0.9]), c + r.choice([-0.1, 0.5], m, p=[0.1, 0.9])
+    return [x, lb, ub, C, lo, hi, 1e-9]
+
+
 def _strong_entries(a: list[Any]) -> Any:
     v, tau = a
     idx = np.flatnonzero(np.abs(v) > tau)
@@ -462,6 +498,7 @@ SPECS: dict[str, Spec] = {
         lambda r: (lambda n: [r.uniform(-1.2, 1.2, n), -np.ones(n), np.ones(n)])(int(r.integers(0, 6))),
         _in_box,
     ),
+    "point_outside": Spec(_point_outside_args, _point_outside),
     "strong_entries": Spec(lambda r: [_vec(r), 0.5], _strong_entries),
     "dls_search": Spec(_dls_search_args, outputs=(1, 6)),  # (its NumPy oracle: test_kernel_dls.py)
     "daqp_solve": Spec(_daqp_args, needs_daqp=True, skip_args=(6,)),

@@ -265,6 +265,41 @@ def test_scaled_error_rows_excess_bounds_gap_all_finite() -> None:
     assert kernels.all_finite(np.arange(4.0)[::2]) and not kernels.all_finite(np.array([0.0, np.inf]))
 
 
+def test_point_outside_is_the_tolerance_check_of_a_fixed_point() -> None:
+    """point_outside against its definition written out: bounds relaxed by 1e-9 (1 + |side|), rows C x
+    relaxed by 1e-9 (1 + |C x|), None for absent bounds or rows, infinite sides never bind, NaN neither
+    way."""
+    x = np.array([1.0, -2.0])
+    C = np.array([[1.0, 1.0], [2.0, 0.0]])
+    c = C @ x  # (−1, 2)
+    inf = np.full(2, np.inf)
+    assert not kernels.point_outside(x, x.copy(), x.copy(), C, c.copy(), c.copy(), 1e-9)
+    assert not kernels.point_outside(x, None, None, None, None, None, 1e-9)
+    assert not kernels.point_outside(x, -inf, inf, C, -inf, inf, 1e-9)
+    for i in range(2):  # just inside / just outside the relaxed side, per bound and per row
+        for sign, side in ((1.0, "lb"), (-1.0, "ub")):
+            bound = x.copy()
+            edge = 1e-9 * (1.0 + abs(x[i]))
+            bound[i] = x[i] + sign * 0.5 * edge
+            args = (bound, None) if side == "lb" else (None, bound)
+            assert not kernels.point_outside(x, *args, None, None, None, 1e-9)
+            bound[i] = x[i] + sign * 2.0 * edge
+            assert kernels.point_outside(x, *args, None, None, None, 1e-9)
+            rows = c.copy()
+            slack = 1e-9 * (1.0 + abs(c[i]))
+            rows[i] = c[i] + sign * 0.5 * slack
+            lo, hi = (rows, inf) if side == "lb" else (-inf, rows)
+            assert not kernels.point_outside(x, None, None, C, lo, hi, 1e-9)
+            rows[i] = c[i] + sign * 2.0 * slack
+            assert kernels.point_outside(x, None, None, C, lo, hi, 1e-9)
+    nan = np.array([np.nan, 0.0])
+    assert not kernels.point_outside(nan, np.zeros(2), np.zeros(2), None, None, None, 1e-9)
+    with pytest.raises(ValueError):
+        kernels.point_outside(x, np.zeros(3), None, None, None, None, 1e-9)
+    with pytest.raises(ValueError):
+        kernels.point_outside(x, None, None, C, np.zeros(1), np.zeros(2), 1e-9)
+
+
 # ------------------------------------------------------------------------------------------------ null space
 def _check_basis(Z: np.ndarray, fixed: np.ndarray) -> None:
     """Z: orthonormal columns spanning exactly the null space of the rows ``fixed``."""

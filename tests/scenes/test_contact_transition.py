@@ -149,3 +149,43 @@ def test_scene_file_bad_lift(talos, lift, field):
         load_scene_file(doc)
     expected = "contacts[0].lift" if field == "lift" else f"contacts[0].lift.{field}"
     assert info.value.field == expected
+
+
+@pytest.mark.parametrize("joint_limits", [False, True])
+@pytest.mark.parametrize("fz_max", [math.inf, 1500.0])
+def test_problem_bounds_during_and_outside_a_ramp(talos, joint_limits, fz_max):
+    """The bounds on x that update() hands out: the wrench bounds (f_z ≤ fz_max) outside a ramp — shared
+    read-only arrays when q̈ has no bounds, never editable through the problem —, and during a ramp the
+    unloading contact's f_z bound min(fz_max, f_0 (1 − k/N)) after k of N updates, the other entries
+    unchanged (with and without joint-limit bounds on q̈, with and without a finite fz_max)."""
+    robot, q0 = talos
+    scene = talos_scene(robot, dt=0.01, fz_max=fz_max, joint_limits=joint_limits)
+    _, w, _ = _standing(scene, robot, q0)
+    f0 = min(w[SOLES[1]][2], fz_max)
+    hqp = scene.update()
+    iz = hqp.variable_names.index(f"{SOLES[1]}:fz")
+    other = hqp.variable_names.index(f"{SOLES[0]}:fz")
+    lb0, ub0 = hqp.lb, hqp.ub
+    if fz_max == math.inf and not joint_limits:
+        assert lb0 is None and ub0 is None
+    else:
+        assert ub0[iz] == fz_max and ub0[other] == fz_max
+        if ub0.flags.writeable:  # (new arrays per update: joint-limit bounds)
+            ub0[iz] = 0.0
+            assert scene.update().ub[iz] == fz_max
+            ub0[iz] = fz_max
+        else:  # (the layout's arrays, shared by every problem)
+            with pytest.raises(ValueError):
+                ub0[iz] = 0.0
+    scene.set_contact_active(SOLES[1], False, transition=0.05)  # N = 5 updates
+    for k in range(1, 6):
+        robot.update(q0, np.zeros(robot.nv))
+        hqp = scene.update()
+        assert hqp.ub[iz] == pytest.approx(f0 * (1.0 - k / 5), abs=1e-9 * f0)
+        assert hqp.lb[iz] <= hqp.ub[iz]
+        assert hqp.ub[other] == fz_max
+        if ub0 is not None:  # every other bound as outside the ramp
+            keep = np.arange(hqp.ub.shape[0]) != iz
+            np.testing.assert_array_equal(hqp.ub[keep], ub0[keep])
+            np.testing.assert_array_equal(hqp.lb[keep], lb0[keep])
+        scene.solve(hqp)

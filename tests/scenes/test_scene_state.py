@@ -10,6 +10,8 @@ Oracles: the weighted rows written out here from Pinocchio's frame Jacobian (√
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -103,3 +105,52 @@ def test_handed_out_problems_are_independent(scene):
     dup = second.copy()
     dup.levels[0].regularization[0] = 2.0
     assert second.levels[0].regularization[0] == saved.levels[0].regularization[0]
+
+
+def _frame_terms(robot, q, v, frame):
+    """(J, J̇q̇) of ``frame`` (world axes at its origin) at (q, v), from raw Pinocchio on its own data."""
+    model = robot.model
+    data = model.createData()
+    fid = model.getFrameId(frame)
+    pin.forwardKinematics(model, data, q, v, np.zeros(model.nv))
+    J = pin.computeFrameJacobian(model, data, q, fid, LWA)
+    return J, pin.getFrameClassicalAcceleration(model, data, fid, LWA).vector
+
+
+def test_inactive_tasks_report_the_rows_of_their_update(scene):
+    """A task without rows (activation 0) is computed for its status when the status reads it — its A,
+    bias and y_solution = A q̈ + J̇q̇ are those of the state of the update, also when read after the robot
+    moved to another state; once active again, its rows are those of the new state (oracle: raw
+    Pinocchio's frame Jacobian and classical acceleration at each state)."""
+    robot = scene.robot
+    task = scene.get_task("ee")
+    task.set_activation(0.0)
+    rng = np.random.default_rng(71)
+    q1, v1 = robot.q, robot.v
+    scene.solve(scene.update())
+    qdd = scene.get_solver_output_raw()
+    J1, b1 = _frame_terms(robot, q1, v1, "lwr_ee")
+    clone = copy.deepcopy(scene)  # (a copy taken while the rows are deferred: its own robot, same values)
+    robot.update(*random_state(robot, rng))  # the robot moves on before anyone reads the status
+    np.testing.assert_allclose(clone.get_task("ee").A, J1, atol=1e-12)
+    np.testing.assert_allclose(clone.get_task("ee").bias, b1, atol=1e-10)
+    status = scene.update_tasks_status()["ee"]
+    assert status.state == "inactive"
+    np.testing.assert_allclose(status.y_solution, J1 @ qdd + b1, atol=1e-10)
+    np.testing.assert_allclose(task.A, J1, atol=1e-12)
+    np.testing.assert_allclose(task.bias, b1, atol=1e-10)
+    # read at the state of the update (the common case): the same values from the robot's caches
+    scene.solve(scene.update())
+    q2, v2 = robot.q, robot.v
+    J2, b2 = _frame_terms(robot, q2, v2, "lwr_ee")
+    np.testing.assert_allclose(task.A, J2, atol=1e-12)
+    np.testing.assert_allclose(task.bias, b2, atol=1e-10)
+    # inactive at one state, active at the next: the rows are the new state's, not the deferred ones
+    scene.update()
+    robot.update(*random_state(robot, rng))
+    task.set_activation(1.0)
+    A = scene.update().levels[0].A
+    J3, b3 = _frame_terms(robot, robot.q, robot.v, "lwr_ee")
+    np.testing.assert_allclose(A[:6], _ee_rows(scene), atol=1e-12)
+    np.testing.assert_allclose(task.A, J3, atol=1e-12)
+    np.testing.assert_allclose(task.bias, b3, atol=1e-10)

@@ -34,12 +34,15 @@ from ..scenes import InverseDynamicsScene, SurfaceContact
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
 from .footsteps import SIDES, yaw_of
-from .pattern import WalkingPattern, quintic
+from .pattern import Phase, WalkingPattern, quintic
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
 __all__ = ["MU", "SOLE_HALF_SIZE", "WalkingController"]
+
+#: :meth:`WalkingPattern.lipm`'s answer: the COM, DCM and ZMP of the plan as (x, y) float pairs
+Lipm = tuple[tuple[float, float], tuple[float, float], tuple[float, float]]
 
 #: Talos's soles: half sizes (X, Y) in m
 SOLE_HALF_SIZE = (0.1, 0.065)
@@ -126,12 +129,21 @@ class WalkingController:
         self._foot = {side: cast(CartesianTask, scene.get_task(f"{side}_foot")) for side in SIDES}
         self._bind_references()
         self._swinging: str | None = None
+        self._scheduled = math.nan  # the time of the last schedule() (s)
         #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
         self.push_recovery, self.dcm_gain, self.adapt_threshold = push_recovery, 3.0, 0.03
         self._nominal: WalkingPattern | None = None
+        self._nominal_version = -1  # the pattern's version when _nominal was copied from it
         self._adapting = False
         self._unloaded = -1  # the footstep whose swing foot is being unloaded
         self._swing_override: tuple[float, Callable[[float], tuple[np.ndarray, ...]]] | None = None
+        #: the swing foot's reference of the step (:meth:`_swing_reference`): placement, twist, acceleration
+        self._swing_M, self._swing_v, self._swing_a = np.eye(4), np.zeros(6), np.zeros(6)
+        self._swing_blocks = (self._swing_M[:3, :3], self._swing_M[:3, 3])  # (views: rotation, translation)
+        self._swing_pose = pin.SE3.Identity()  # the foot law's target (set_target copies it)
+        #: the stance sole of :meth:`_clamp_zmp` (cx, cy and its rotation's ground block) and its key
+        self._stance_key: tuple[float, int] | None = None
+        self._stance = (0.0, 0.0, 1.0, 0.0, 0.0, 1.0)
 
     def _bind_references(self) -> None:
         """The hot loop's references, validated once: the posture, base and swing-foot laws bound to
@@ -157,7 +169,11 @@ class WalkingController:
     # ------------------------------------------------------------------ contacts
     def schedule(self, t: float) -> None:
         """Apply the pattern's contact events at time t: unload the next swing foot over the double
-        support before its lift-off, land the swing foot when its swing ends (idempotent)."""
+        support before its lift-off, land the swing foot when its swing ends (idempotent: a second call
+        at the same t changes nothing, and returns at once)."""
+        if t == self._scheduled:
+            return
+        self._scheduled = t
         scene, pattern = self.scene, self.pattern
         ph = pattern.phase(t)
         active = scene.active_contact_frames
@@ -175,15 +191,16 @@ class WalkingController:
         if ph.kind == "single" and ph.swing is not None and self._swinging is None:
             self._swinging = ph.swing
             self._nominal, self._adapting, self._swing_override = pattern.copy(), False, None
+            self._nominal_version = pattern.version
             scene.set_contact_active(self.feet[ph.swing], False)  # (the ramp has ended: a no-op then)
             scene.set_task_activation(f"{ph.swing}_foot", 1.0)
 
     # ------------------------------------------------------------------ references
-    def _base_yaw(self, t: float, swing: Any) -> float:
+    def _base_yaw(self, t: float, ph: Phase, swing: str | None) -> float:
         """The base's heading (rad): the mean of the planted soles' and the swing sole's headings (the
-        planted soles' part is cached per phase and plan version)."""
+        planted soles' part is cached per phase and plan version; the swing sole's from
+        :attr:`_swing_M`)."""
         pattern = self.pattern
-        ph = pattern.phase(t)
         key = (ph.t0, ph.kind, pattern.version)
         if self._planted_key != key:
             yaws = [yaw_of(M.rotation) for M in pattern.planted(t).values()]
@@ -191,7 +208,7 @@ class WalkingController:
             self._planted_key = key
         s, c = self._planted_sum
         if swing is not None:
-            y = yaw_of(swing[1].rotation)
+            y = yaw_of(self._swing_M)
             s, c = s + math.sin(y), c + math.cos(y)
         return math.atan2(s, c)
 
@@ -202,39 +219,51 @@ class WalkingController:
         return pin.SE3(np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]), np.zeros(3))
 
     # ------------------------------------------------------------------ push recovery
-    def _write_com(self, t: float, x: np.ndarray, v: np.ndarray) -> None:
+    def _write_com(self, plan: Lipm, ph: Phase, x: list[float], v: list[float]) -> None:
         """The COM task's acceleration reference, written in place: ẍ*_{x,y} = ω²(x − p*) with the DCM
-        feedback below, ẍ*_z = ẍ_ref,z + k_p (z_ref − z) + k_d (ż_ref − ż) — the same
-        values as the COM law ``com_pd`` gives with its ground-plane gains 0 and K_ff = 1)."""
+        feedback p* = p_ref + (1 + k_ξ/ω)(ξ − ξ_ref), ξ = x + ẋ/ω the measured DCM (clamped into the stance
+        sole in single support: :meth:`_clamp_zmp`), ẍ*_z = ẍ_ref,z + k_p (z_ref − z) + k_d (ż_ref − ż) —
+        the same values as the COM law ``com_pd`` gives with its ground-plane gains 0 and K_ff = 1.
+
+        Args:
+            plan: the pattern's :meth:`~WalkingPattern.lipm` at the time. ph: its phase. x, v: the measured
+                COM position and velocity (world, m and m/s, as float lists).
+        """
         pattern = self.pattern
         w = pattern.omega
-        x_ref, v_ref, a_ref, zmp, dcm = pattern.sample(t)
+        _, (xi0, xi1), (p0, p1) = plan
         k = 1.0 + self.dcm_gain / w
-        px = zmp[0] + k * (x[0] + v[0] / w - dcm[0])
-        py = zmp[1] + k * (x[1] + v[1] / w - dcm[1])
-        p_star = self._clamp_zmp(t, np.array([px, py]))
+        px, py = self._clamp_zmp(ph, p0 + k * (x[0] + v[0] / w - xi0), p1 + k * (x[1] + v[1] / w - xi1))
         kp, kd = self._com_gains
         out = self._com_view
-        out[0] = w * w * (x[0] - p_star[0])
-        out[1] = w * w * (x[1] - p_star[1])
-        out[2] = a_ref[2] + kp * (x_ref[2] - x[2]) + kd * (v_ref[2] - v[2])
+        out[0] = w * w * (x[0] - px)
+        out[1] = w * w * (x[1] - py)
+        # (the plan's COM height is constant: z_ref = ground + z_c, ż_ref = z̈_ref = 0)
+        out[2] = kp * (pattern.ground + pattern.com_height - x[2]) + kd * (0.0 - v[2])
         self._com.stamp(self.scene.clock())
 
-    def _clamp_zmp(self, t: float, p: np.ndarray) -> np.ndarray:
-        """In single support, ``p`` clamped into the stance sole as the scene sees it (a ZMP the contact
-        can realise: the COM task then asks for what the feet can give)."""
-        ph = self.pattern.phase(t)
+    def _clamp_zmp(self, ph: Phase, px: float, py: float) -> tuple[float, float]:
+        """In single support, (px, py) clamped into the stance sole as the scene sees it (a ZMP the
+        contact can realise: the COM task then asks for what the feet can give): in the sole's axes
+        (R₂ its rotation's ground block, c its centre) ℓ = clip(R₂ᵀ(p − c), ±half size), p = c + R₂ℓ.
+        The sole is cached per phase and plan version."""
         if ph.kind != "single" or ph.stance is None:
-            return p
-        sole = self.pattern.foot_before(ph.step, ph.stance)
-        R = sole.rotation[:2, :2]
-        local = R.T @ (p - sole.translation[:2])
+            return px, py
+        key = (ph.t0, self.pattern.version)
+        if self._stance_key != key:
+            sole = self.pattern.foot_before(ph.step, ph.stance)
+            (r00, r01, _), (r10, r11, _), _ = sole.rotation.tolist()
+            cx, cy, _ = sole.translation.tolist()
+            self._stance = (cx, cy, r00, r01, r10, r11)
+            self._stance_key = key
+        cx, cy, r00, r01, r10, r11 = self._stance
         X, Y = self._inner
-        local = np.clip(local, [-X, -Y], [X, Y])
-        out: np.ndarray = sole.translation[:2] + R @ local
-        return out
+        dx, dy = px - cx, py - cy
+        lx = min(max(r00 * dx + r10 * dy, -X), X)
+        ly = min(max(r01 * dx + r11 * dy, -Y), Y)
+        return cx + (r00 * lx + r01 * ly), cy + (r10 * lx + r11 * ly)
 
-    def _adapt(self, t: float, x: np.ndarray, v: np.ndarray) -> None:
+    def _adapt(self, t: float, ph: Phase, plan: Lipm, x: list[float], v: list[float]) -> bool:
         """Capture-point footstep adaptation in single support (Englsberger 2015, sec. on step
         adjustment): with the stance ZMP fixed, a DCM error e = ξ − ξ_nom grows as e^{ω(t_td − t)} e
         until touch-down, so the swing foot lands that much beside its nominal footstep (clamped to the
@@ -242,23 +271,28 @@ class WalkingController:
         swing re-planned from the foot's measured state (a quintic to the new footstep).
 
         Args:
-            t: time (s). x, v: the measured COM position and velocity (world, m and m/s).
+            t: time (s). ph: the pattern's phase at t. plan: its :meth:`~WalkingPattern.lipm` at t. x, v:
+                the measured COM position and velocity (world, m and m/s, as float lists).
+
+        Returns:
+            True when the footstep (and with it the plan) moved.
         """
         pattern, robot = self.pattern, self.robot
-        ph = pattern.phase(t)
         if ph.kind != "single" or ph.swing is None or self._nominal is None:
-            return
+            return False
         w, left = pattern.omega, ph.t1 - t
-        err = (x[:2] + v[:2] / w) - self._nominal.dcm(t)
-        shift = math.exp(w * left) * err
-        if not self._adapting and float(np.linalg.norm(shift)) < self.adapt_threshold:
-            return
+        # (the plan at lift-off: the pattern itself while no footstep moved since, the same numbers)
+        n0, n1 = (plan if pattern.version == self._nominal_version else self._nominal.lipm(t))[1]
+        grow = math.exp(w * left)
+        shift = (grow * ((x[0] + v[0] / w) - n0), grow * ((x[1] + v[1] / w) - n1))
+        if not self._adapting and math.hypot(*shift) < self.adapt_threshold:
+            return False
         self._adapting = True
         nominal = self._nominal.steps[ph.step].placement
-        target = self._reachable(ph, nominal.translation[:2] + shift)
+        target = self._reachable(ph, nominal.translation[:2] + np.array(shift))
         current = pattern.steps[ph.step].placement.translation[:2]
         if float(np.linalg.norm(target - current)) < 2e-3 or left < 0.06:
-            return
+            return False
         pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
         frame = self.feet[ph.swing]
         ref = pattern.swing(t)
@@ -266,6 +300,7 @@ class WalkingController:
         pos, vel = robot.frame_placement(frame).translation, robot.frame_velocity(frame)[:3]
         goal = pattern.steps[ph.step].placement.translation
         self._swing_override = (t, quintic(pos.copy(), vel, acc, goal.copy(), left))
+        return True
 
     def _reachable(self, ph: Any, xy: np.ndarray) -> np.ndarray:
         """``xy`` clamped, in the stance sole's axes, to the reach box: forward [−0.3, 0.5] m, sideways
@@ -279,17 +314,21 @@ class WalkingController:
         out: np.ndarray = stance.translation[:2] + R @ local
         return out
 
-    def _swing_reference(self, t: float) -> tuple[str, pin.SE3, np.ndarray, np.ndarray] | None:
-        swing = self.pattern.swing(t)
-        if swing is None or self._swing_override is None:
-            return swing
+    def _swing_reference(self, t: float) -> str | None:
+        """The swing foot's reference at time t written into :attr:`_swing_M` (placement), ``_swing_v``
+        and ``_swing_a`` (6-vectors, world axes): the pattern's, with the ground-plane path of a re-planned
+        swing (:meth:`_adapt`; the height keeps the pattern's profile); returns the swinging side, or
+        None when both feet are planted."""
+        M, vel, acc = self._swing_M, self._swing_v, self._swing_a
+        side = self.pattern.swing_into(t, M, vel, acc)
+        if side is None or self._swing_override is None:
+            return side
         t0, path = self._swing_override
-        pos, vel, acc = path(t - t0)  # (ground plane; the height keeps the pattern's profile)
-        side, pose, twist, alpha = swing
-        pos = np.array([pos[0], pos[1], pose.translation[2]])
-        vel = np.concatenate(([vel[0], vel[1], twist[2]], twist[3:]))
-        acc = np.concatenate(([acc[0], acc[1], alpha[2]], alpha[3:]))
-        return side, pin.SE3(pose.rotation, pos), vel, acc
+        pos, pv, pa = path(t - t0)
+        M[0, 3], M[1, 3] = pos[0], pos[1]
+        vel[0], vel[1] = pv[0], pv[1]
+        acc[0], acc[1] = pa[0], pa[1]
+        return side
 
     def step(self, t: float) -> JointCommand:
         """References at the robot's current state and time t, then the scene's update and solve.
@@ -303,19 +342,22 @@ class WalkingController:
         self.schedule(t)
         scene, robot = self.scene, self.robot
         robot.precompute("dynamics")  # (the scene's update needs them: they give the COM terms too)
-        x, v = robot.com_position_view(), robot.com_velocity()  # (measured COM, m and m/s)
-        if self.push_recovery:
-            self._adapt(t, x, v)
-        self._write_com(t, x, v)
+        x, v = robot.com_position_view().tolist(), robot.com_velocity().tolist()  # (measured COM, m, m/s)
+        pattern = self.pattern
+        ph, plan = pattern.phase(t), pattern.lipm(t)
+        if self.push_recovery and self._adapt(t, ph, plan, x, v):
+            plan = pattern.lipm(t)  # (re-planned over the moved footstep)
+        self._write_com(plan, ph, x, v)
         swing = self._swing_reference(t)
-        yaw = self._base_yaw(t, swing)
+        yaw = self._base_yaw(t, ph, swing)
         if yaw != self._yaw:  # (a new target only when the heading moves: turning, or a swing that turns)
             self._base_law.set_target(self._base_target(yaw))
             self._yaw = yaw
         else:
             self._base_law.update()
         self._posture_law.update()
-        if swing is not None and self._swinging == swing[0]:
-            side, pose, twist, acc = swing
-            self._foot_law[side].set_target(pose, twist, acc)
+        if swing is not None and self._swinging == swing:
+            pose = self._swing_pose  # (the swing placement's blocks copied into one reused pin.SE3)
+            pose.rotation, pose.translation = self._swing_blocks
+            self._foot_law[swing].set_target(pose, self._swing_v, self._swing_a)
         return scene.solve(scene.update())

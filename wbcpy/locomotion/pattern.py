@@ -67,10 +67,11 @@ def _positive(value: Any, name: str, allow_zero: bool = False) -> float:
 def min_jerk(s: float) -> tuple[float, float, float]:
     """Minimum-jerk blend of s ∈ [0, 1] (clamped): value, d/ds, d²/ds²."""
     s = min(max(s, 0.0), 1.0)
+    s2 = s * s  # (Horner forms of 10s³ − 15s⁴ + 6s⁵ and its derivatives: exact 0 and 1 at the ends)
     return (
-        10 * s**3 - 15 * s**4 + 6 * s**5,
-        30 * s**2 - 60 * s**3 + 30 * s**4,
-        60 * s - 180 * s**2 + 120 * s**3,
+        s2 * s * (10.0 + s * (6.0 * s - 15.0)),
+        s2 * (30.0 + s * (30.0 * s - 60.0)),
+        s * (60.0 + s * (120.0 * s - 180.0)),
     )
 
 
@@ -205,14 +206,16 @@ class WalkingPattern:
             t += T
         phases.append(Phase("end", t, t + self.end_time))
         self.phases = phases
+        self._phase_ends = [ph.t1 for ph in phases]
+        #: the swing of :meth:`swing_into`: its constants (:meth:`_swing_ends`) and their (t0, version) key
+        self._swing_key: tuple[float, int] | None = None
+        self._swing_path: tuple[float, ...] = ()
         self.duration = t + self.end_time
 
     def phase(self, t: float) -> Phase:
-        """The phase at time t (clamped to [0, duration])."""
-        for ph in self.phases:
-            if t < ph.t1:
-                return ph
-        return self.phases[-1]
+        """The phase at time t (clamped to [0, duration]): the first whose end t1 is after t."""
+        phases = self.phases
+        return phases[min(bisect.bisect_right(self._phase_ends, t), len(phases) - 1)]
 
     def foot_before(self, k: int, side: str) -> pin.SE3:
         """Placement of ``side``'s sole before footstep k lands (the start or its last footstep)."""
@@ -345,7 +348,10 @@ class WalkingPattern:
         x = (p0 + 0.5 * C0 * grow + E0 * decay, p1 + 0.5 * C1 * grow + E1 * decay)
         return x, xi, (p0, p1)
 
-    def _state(self, t: float) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
+    def lipm(self, t: float) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float]]:
+        """The plan's ground-plane state at time t (clamped to [0, duration]) as float pairs (x, y): the COM
+        x, the DCM ξ and the ZMP p (world, m) — the values of :meth:`sample` without building arrays (the
+        walking controller reads them at every control step)."""
         t = min(max(float(t), 0.0), self.duration)
         if t < self.start_time:
             return self._start_com(t)
@@ -356,7 +362,7 @@ class WalkingPattern:
     def sample(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """COM position, velocity, acceleration (3 each, as :meth:`com`), ZMP and DCM (2 each) at time t,
         from one evaluation of the plan."""
-        (x0, x1), (xi0, xi1), (p0, p1) = self._state(t)
+        (x0, x1), (xi0, xi1), (p0, p1) = self.lipm(t)
         w = self.omega
         pos = np.array([x0, x1, self.ground + self.com_height])
         vel = np.array([w * (xi0 - x0), w * (xi1 - x1), 0.0])
@@ -370,37 +376,59 @@ class WalkingPattern:
 
     def zmp(self, t: float) -> np.ndarray:
         """The ZMP reference p (2,) at time t (world, m)."""
-        return np.array(self._state(t)[2])
+        return np.array(self.lipm(t)[2])
 
     def dcm(self, t: float) -> np.ndarray:
         """The DCM ξ = x + ẋ/ω (2,) at time t (world, m)."""
-        return np.array(self._state(t)[1])
+        return np.array(self.lipm(t)[1])
 
     # ------------------------------------------------------------------ swing feet
     def swing(self, t: float) -> tuple[str, pin.SE3, np.ndarray, np.ndarray] | None:
         """The swinging sole at time t: (side, placement, velocity, acceleration) with the velocity and
         acceleration as 6-vectors (linear over angular, world axes, m/s, rad/s, m/s², rad/s²); None when
         both feet are planted."""
+        M, vel, acc = np.eye(4), np.zeros(6), np.zeros(6)
+        side = self.swing_into(t, M, vel, acc)
+        if side is None:
+            return None
+        return side, pin.SE3(M[:3, :3], M[:3, 3]), vel, acc
+
+    def swing_into(self, t: float, M: np.ndarray, vel: np.ndarray, acc: np.ndarray) -> str | None:
+        """:meth:`swing` into the caller's arrays: the swinging side, with the sole's homogeneous placement
+        written into ``M`` (4×4, its last row left as it is), its velocity and acceleration into ``vel``
+        and ``acc`` (6 each); None, and nothing written, when both feet are planted.
+
+        The sole moves from its last placement a to its footstep b: p = p_a + m(s) (p_b − p_a) plus the
+        height h·bump(s), yaw ψ = ψ_a + m(s) Δψ (the shortest turn), s = (t − t_0)/T_s, m the minimum-jerk
+        blend; velocities and accelerations by the chain rule (1/T_s, 1/T_s² per derivative)."""
         ph = self.phase(t)
         if ph.kind != "single" or ph.swing is None:
             return None
-        a, b = self.foot_before(ph.step, ph.swing), self.steps[ph.step].placement
-        Ts = ph.t1 - ph.t0
-        s = (t - ph.t0) / Ts
+        key = (ph.t0, self.version)
+        if self._swing_key != key:
+            self._swing_path = self._swing_ends(ph)
+            self._swing_key = key
+        t0, Ts, ax, ay, az, dx, dy, dz_, ya, dyaw = self._swing_path
+        s = (t - t0) / Ts
         m, dm, ddm = min_jerk(s)
         z, dz, ddz = bump(s)
         h = self.step_height
-        pa, d = a.translation, b.translation - a.translation
-        ya = yaw_of(a.rotation)
-        dyaw = (yaw_of(b.rotation) - ya + math.pi) % (2 * math.pi) - math.pi
-        pos = pa + m * d
-        pos[2] += h * z
-        vel, acc = np.zeros(6), np.zeros(6)
-        vel[:3], acc[:3] = (dm / Ts) * d, (ddm / Ts**2) * d
-        vel[2] += h * dz / Ts
-        acc[2] += h * ddz / Ts**2
-        vel[5], acc[5] = dyaw * dm / Ts, dyaw * ddm / Ts**2
+        v1, a1 = dm / Ts, ddm / Ts**2
+        vel[0], vel[1], vel[2], vel[5] = v1 * dx, v1 * dy, v1 * dz_ + h * dz / Ts, dyaw * dm / Ts
+        acc[0], acc[1], acc[2], acc[5] = a1 * dx, a1 * dy, a1 * dz_ + h * ddz / Ts**2, dyaw * ddm / Ts**2
+        vel[3] = vel[4] = acc[3] = acc[4] = 0.0
         # the sole turns about the vertical (flat: a yaw rotation)
         c, sn = math.cos(yaw := ya + m * dyaw), math.sin(yaw)
-        rot = np.array([[c, -sn, 0.0], [sn, c, 0.0], [0.0, 0.0, 1.0]])
-        return ph.swing, pin.SE3(rot, pos), vel, acc
+        M[0, 0], M[0, 1], M[0, 2], M[0, 3] = c, -sn, 0.0, ax + m * dx
+        M[1, 0], M[1, 1], M[1, 2], M[1, 3] = sn, c, 0.0, ay + m * dy
+        M[2, 0], M[2, 1], M[2, 2], M[2, 3] = 0.0, 0.0, 1.0, az + m * dz_ + h * z
+        return ph.swing
+
+    def _swing_ends(self, ph: Phase) -> tuple[float, ...]:
+        """The constants of a single-support phase's swing (:meth:`swing_into`): t_0, T_s, the start
+        position p_a, the move p_b − p_a, the start yaw ψ_a and the turn Δψ ∈ [−π, π)."""
+        a, b = self.foot_before(ph.step, str(ph.swing)), self.steps[ph.step].placement
+        (ax, ay, az), (bx, by, bz) = a.translation.tolist(), b.translation.tolist()
+        ya = yaw_of(a.rotation)
+        dyaw = (yaw_of(b.rotation) - ya + math.pi) % (2 * math.pi) - math.pi
+        return ph.t0, ph.t1 - ph.t0, ax, ay, az, bx - ax, by - ay, bz - az, ya, dyaw

@@ -42,6 +42,7 @@ import time
 import numpy as np
 
 from .._kernels import lift_clip as _lift_clip
+from .._kernels import point_outside as _point_outside
 from .._kernels import regulariser_inert as _regulariser_inert
 from .._kernels import rows_excess as _rows_excess
 from .._kernels import strong_entries as _strong_entries
@@ -128,18 +129,11 @@ def _box_multipliers(sol: Solved, built: LevelQP) -> np.ndarray | None:
 
 
 def _check_point(ns: NullSpace, stack: ConstraintStack, split: FixedSplit) -> None:
-    """Every direction is fixed: x̄ must satisfy the inequality rows and bounds (else infeasible)."""
-    x = ns.point()
-    tol = 1e-9
-    with np.errstate(invalid="ignore"):
-        bad = split.lb is not None and bool((x < split.lb - tol * (1.0 + np.abs(split.lb))).any())
-        bad |= split.ub is not None and bool((x > split.ub + tol * (1.0 + np.abs(split.ub))).any())
-        if stack.rows is not None:
-            C, lo, hi = stack.rows
-            cx = C @ x
-            bad |= bool((cx < lo - tol * (1.0 + np.abs(cx))).any())
-            bad |= bool((cx > hi + tol * (1.0 + np.abs(cx))).any())
-    if bad:
+    """Every direction is fixed: x̄ must satisfy the inequality rows and bounds, to 1e-9 relative (else
+    infeasible): x̄ ≥ lb − 1e-9 (1 + |lb|), x̄ ≤ ub + 1e-9 (1 + |ub|) and lo − 1e-9 (1 + |C x̄|) ≤ C x̄ ≤
+    hi + 1e-9 (1 + |C x̄|), in one compiled pass (:func:`wbcpy._kernels.point_outside`)."""
+    C, lo, hi = stack.rows if stack.rows is not None else (None, None, None)
+    if _point_outside(ns.point(), split.lb, split.ub, C, lo, hi, 1e-9):
         raise InfeasibleConstantError()
 
 

@@ -123,8 +123,9 @@ class ScenePlan:
         Each level gets copies of the buffers (``A``, ``y``) and the shared read-only ``reg``. With
         ``last`` = (rows, targets, regularisation), the last level gets those rows after its own (in the
         same copy) and that regularisation instead (an inverse-dynamics scene's λ rows). The tasks that
-        contribute no rows compute their rows for their status. Without any active level the result is
-        one empty level (priority -1), so the problem still has the regularisation and the bounds.
+        contribute no rows compute their rows for their status, when it reads them
+        (``Task.defer_compute``: those of this state). Without any active level the result is one empty
+        level (priority -1), so the problem still has the regularisation and the bounds.
 
         Returns:
             (levels, their task priorities).
@@ -143,8 +144,8 @@ class ScenePlan:
                 )
             else:
                 levels.append(QPLevel(lp.A.copy(), lp.y.copy(), reg))
-        for task in self.inactive:  # no rows, but their status reports A x + bias
-            task.compute()
+        for task in self.inactive:  # no rows, but their status reports A x + bias: computed when read
+            task.defer_compute()
         if not levels:
             if last is not None:
                 return [QPLevel(last[0].copy(), last[1].copy(), last[2])], [-1]

@@ -96,7 +96,7 @@ _ContactSet = tuple[
 class _LayoutRows:
     """Constant arrays of one (layout, joint weights) pair, shared read-only by the levels handed out."""
 
-    __slots__ = ("last", "n", "nv", "reg", "reg_q", "wrench", "zeros_n", "zeros_w")
+    __slots__ = ("bounds", "last", "n", "nv", "reg", "reg_q", "wrench", "zeros_n", "zeros_w")
 
     def __init__(self, reg_q: np.ndarray, nv: int, n: int) -> None:
         self.reg_q, self.nv, self.n = reg_q, nv, n
@@ -111,6 +111,23 @@ class _LayoutRows:
         wrench[np.arange(mw), nv + np.arange(mw)] = 1.0
         self.wrench = _readonly(wrench)
         self.zeros_w = _readonly(np.zeros(mw))
+        self.bounds: tuple[np.ndarray | None, np.ndarray | None] | None = None
+
+    def wrench_only_bounds(
+        self, wrench_bounds: tuple[np.ndarray, np.ndarray] | None
+    ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(lb, ub) on x when q̈ has no bounds: −∞/+∞ on q̈, then the layout's wrench bounds (read-only,
+        built on first use); (None, None) without wrench bounds."""
+        if self.bounds is None:
+            if wrench_bounds is None:
+                self.bounds = (None, None)
+            else:
+                inf = np.full(self.nv, np.inf)
+                self.bounds = (
+                    _readonly(np.concatenate((-inf, wrench_bounds[0]))),
+                    _readonly(np.concatenate((inf, wrench_bounds[1]))),
+                )
+        return self.bounds
 
     def last_level(self, plan: ScenePlan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(λ rows, zero targets, diagonal r) of the plan's last task level (cached per plan): the
@@ -376,36 +393,38 @@ class InverseDynamicsScene(AccelerationScene):
             self._rows = _LayoutRows(self._reg, self.robot.nv, self._layout.n)
         return self._rows
 
-    def _ramped_bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The layout's wrench bounds with the unloading ramps' upper bounds on f_z."""
-        wb = self._wrench_bounds
-        if not self._unloading:
-            return wb
-        layout = self._layout
-        mw = layout.n - layout.nv
-        lo, hi = (
-            (wb[0].copy(), wb[1].copy()) if wb is not None else (np.full(mw, -np.inf), np.full(mw, np.inf))
-        )
-        for c, s in zip(layout.contacts, layout.slices, strict=True):
-            ramp = self._unloading.get(c.frame)
-            if ramp is not None:
-                iz = s.start - layout.nv + c.normal_index
-                hi[iz] = min(hi[iz], ramp.bound)
-                lo[iz] = min(lo[iz], hi[iz])
-        return lo, hi
-
     def _full_bounds(
         self, lb: np.ndarray | None, ub: np.ndarray | None
     ) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The bounds on x: ``lb, ub`` on q̈ (or None), then the wrench bounds."""
-        wb = self._ramped_bounds()
-        nv, mw = self.robot.nv, self._layout.n - self.robot.nv
-        if wb is None and lb is None:
-            return None, None
-        qlb = lb if lb is not None else np.full(nv, -np.inf)
-        qub = ub if ub is not None else np.full(nv, np.inf)
-        wlb, wub = wb if wb is not None else (np.full(mw, -np.inf), np.full(mw, np.inf))
-        return np.concatenate((qlb, wlb)), np.concatenate((qub, wub))
+        """The bounds on x: ``lb, ub`` on q̈ (or None), then the wrench bounds, with the unloading ramps'
+        upper bounds on f_z. Without bounds on q̈ and without a running ramp they are the layout's own
+        (read-only arrays shared by the problems handed out, like the regularisation: built once per
+        layout, :meth:`_LayoutRows.wrench_only_bounds`)."""
+        if lb is None and ub is None:
+            lo, hi = self._layout_rows().wrench_only_bounds(self._wrench_bounds)
+            if not self._unloading:
+                return lo, hi
+            n = self._layout.n
+            lo, hi = (
+                (lo.copy(), hi.copy())
+                if lo is not None and hi is not None
+                else (np.full(n, -np.inf), np.full(n, np.inf))
+            )
+        else:
+            wb = self._wrench_bounds
+            nv, mw = self.robot.nv, self._layout.n - self.robot.nv
+            qlb = lb if lb is not None else np.full(nv, -np.inf)
+            qub = ub if ub is not None else np.full(nv, np.inf)
+            wlb, wub = wb if wb is not None else (np.full(mw, -np.inf), np.full(mw, np.inf))
+            lo, hi = np.concatenate((qlb, wlb)), np.concatenate((qub, wub))
+        layout = self._layout
+        for c, sl in zip(layout.contacts, layout.slices, strict=True):
+            ramp = self._unloading.get(c.frame)
+            if ramp is not None:
+                iz = sl.start + c.normal_index
+                hi[iz] = min(hi[iz], ramp.bound)
+                lo[iz] = min(lo[iz], hi[iz])
+        return lo, hi
 
     def update(self) -> HierarchicalQP:
         """Build the hierarchical QP over (q̈, wrenches) from the robot's state and the references.

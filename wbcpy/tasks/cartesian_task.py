@@ -142,9 +142,10 @@ class CartesianTask(Task):
 
         Fixed root with world-aligned ref_frame axes (the common case: a frame relative to the world or
         to a fixed base): the rows are the robot's cached frame Jacobian and bias, written straight into
-        the level's buffer; :attr:`A` and :attr:`bias` are built from them only when read.
+        the level's buffer (the rows with a positive weight); :attr:`A` and :attr:`bias` are built from
+        them only when read.
         """
-        if not (self._direct and self._all_rows):
+        if not self._direct:
             self.compute()
             self.write_rows(A_out, y_out)
             return
@@ -154,7 +155,7 @@ class CartesianTask(Task):
         else:
             J, b = self.robot.frame_jacobian_bias_view(self.tip_id)
             self._src = (J, b)
-        self._write_all_rows(J, b, A_out, y_out)
+        self._write_rows_from(J, b, A_out, y_out)
 
     def _moving_root_rows(
         self, Jt: NDArray[np.float64], bt: NDArray[np.float64] | None

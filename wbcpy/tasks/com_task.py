@@ -59,10 +59,11 @@ class ComTask(Task):
         np.copyto(A, J)
         if self._velocity:
             b = self._bias  # zero
+            self._src = None
         else:
             b = robot.com_bias_view()
             self._src = (None, b)
-        self._write_all_rows(A, b, A_out, y_out)
+        self._write_rows_from(A, b, A_out, y_out)
 
     def position(self) -> NDArray[np.float64]:
         """Current COM position (3, m, world)."""

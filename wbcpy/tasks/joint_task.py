@@ -78,6 +78,9 @@ class JointTask(Task):
     def compute(self) -> None:
         """Selection rows are constant and the bias is zero: nothing to do."""
 
+    def defer_compute(self) -> None:
+        """Constant rows: nothing to compute, now or later."""
+
     def write_rows(self, A_out: NDArray[np.float64], y_out: NDArray[np.float64]) -> None:
         """Copy the precomputed weighted selection rows; y = √(a·w)·a_ref (bias is zero)."""
         np.copyto(A_out, self._WA)

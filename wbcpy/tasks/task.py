@@ -25,7 +25,7 @@ squared residual); :meth:`Task.write_rows` writes the square-root form √(activ
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -43,6 +43,11 @@ __all__ = ["TASK_LEVELS", "Task"]
 
 #: decision variables a task can work at (its scene's): joint accelerations or joint velocities
 TASK_LEVELS = ("acceleration", "velocity")
+
+
+#: :attr:`Task._src` of a task whose compute :meth:`Task.defer_compute` left for later (the state it
+#: belongs to is in ``Task._deferred``)
+_DEFERRED = ("deferred",)
 
 
 class Task:
@@ -77,9 +82,10 @@ class Task:
         nv = robot.nv
         self._A = np.zeros((self.n, nv))
         self._bias = np.zeros(self.n)
-        self._src: tuple[NDArray[np.float64] | None, NDArray[np.float64] | None] | None = (
-            None  # lazy (A, bias) sources
-        )
+        # lazy (A, bias): per-state arrays to copy from (fill_rows), or _DEFERRED (defer_compute: the state's
+        # id, q and v in _deferred)
+        self._src: tuple[Any, ...] | None = None
+        self._deferred: tuple[int, NDArray[np.float64], NDArray[np.float64]] | None = None
         self._version = 0  # bumped when the task's rows change shape or activity (weights, activation, …)
         self.reference: Reference | None = None
         self.reference_time: float | None = None
@@ -116,14 +122,49 @@ class Task:
         self._bias = value
 
     def _materialize(self) -> None:
-        """Copy the per-state arrays kept by :meth:`fill_rows` into :attr:`A` and :attr:`bias`."""
+        """Copy the per-state arrays kept by :meth:`fill_rows` into :attr:`A` and :attr:`bias`, or run the
+        compute :meth:`defer_compute` left for later."""
         src = self._src
-        if src is not None:
-            self._src = None
-            if src[0] is not None:
-                np.copyto(self._A, src[0])
-            if src[1] is not None:
-                np.copyto(self._bias, src[1])
+        if src is None:
+            return
+        self._src = None
+        if src is _DEFERRED:
+            deferred, self._deferred = self._deferred, None
+            if deferred is not None:
+                self._compute_deferred(*deferred)
+            return
+        if src[0] is not None:
+            np.copyto(self._A, src[0])
+        if src[1] is not None:
+            np.copyto(self._bias, src[1])
+
+    def defer_compute(self) -> None:
+        """:meth:`compute` for the robot's current state, run when :attr:`A` or :attr:`bias` is first
+        read (the scenes' call for the tasks that contribute no rows: only their status reads them).
+
+        The state is remembered (its id, q and v: the robot never writes to a published state's arrays);
+        read while the robot is still at it, the rows are computed from its per-state caches; read after
+        a state change, they are computed for the remembered state on a copy of the robot. Either way
+        :attr:`A` and :attr:`bias` are those of the state at this call, as after :meth:`compute`.
+        """
+        robot = self.robot
+        q, v, _ = robot.state_view("task rows")
+        self._deferred = (robot.state_id, q, v)
+        self._src = _DEFERRED
+
+    def _compute_deferred(self, sid: int, q: NDArray[np.float64], v: NDArray[np.float64]) -> None:
+        """:meth:`compute` at the state (id ``sid``, q, v) :meth:`defer_compute` remembered."""
+        robot = self.robot
+        if robot.state_id == sid:
+            self.compute()
+            return
+        at = robot.copy()  # (shared pin.Model, its own data)
+        at.update(q, v)
+        self.robot = at
+        try:
+            self.compute()
+        finally:
+            self.robot = robot
 
     # ------------------------------------------------------------------ configuration
     @property
@@ -201,6 +242,9 @@ class Task:
         self._n_rows = int(rows.size)
         self._all_rows = self._n_rows == self.n
         self._rows = rows
+        consecutive = rows.size > 0 and int(rows[-1]) - int(rows[0]) + 1 == rows.size
+        #: the active rows as a slice when consecutive (views, no copies), else their indices
+        self._row_take: slice | np.ndarray = slice(int(rows[0]), int(rows[-1]) + 1) if consecutive else rows
         self._sw = sw if self._all_rows else sw[rows]
         self._sw_col = self._sw[:, None].copy()
         self._unit = self._all_rows and bool((sw == 1.0).all())  # rows = A, y = a_ref − bias as they are
@@ -274,16 +318,21 @@ class Task:
             rows = self._rows
             _weighted_rows(A_out, y_out, self.A[rows], self._ref_acc[rows], self.bias[rows], self._sw)
 
-    def _write_all_rows(
+    def _write_rows_from(
         self,
         A: NDArray[np.float64],
         b: NDArray[np.float64],
         A_out: NDArray[np.float64],
         y_out: NDArray[np.float64],
     ) -> None:
-        """:meth:`write_rows` from rows ``A`` and bias ``b`` given directly, every row active (the
-        :meth:`fill_rows` fast path of subclasses): a plain copy when all weights are 1."""
-        _weighted_rows(A_out, y_out, A, self._ref_acc, b, None if self._unit else self._sw)
+        """:meth:`write_rows` from rows ``A`` and bias ``b`` given directly (the :meth:`fill_rows` fast
+        path of subclasses): a plain copy when every row is active with weight 1; the rows with w > 0
+        only (a slice when they are consecutive) otherwise."""
+        if self._all_rows:
+            _weighted_rows(A_out, y_out, A, self._ref_acc, b, None if self._unit else self._sw)
+            return
+        r = self._row_take
+        _weighted_rows(A_out, y_out, A[r], self._ref_acc[r], b[r], self._sw)
 
     def task_acceleration(self, qdd: NDArray[np.float64]) -> NDArray[np.float64]:
         """Task acceleration ``A q̈ + bias`` (n) for joint accelerations ``qdd`` (nv)."""

@@ -124,6 +124,9 @@ class WrenchTask(Task):
     def compute(self) -> None:
         """Constant rows, no bias: nothing to compute."""
 
+    def defer_compute(self) -> None:
+        """Constant rows: nothing to compute, now or later."""
+
     def write_rows(self, A_out: np.ndarray, y_out: np.ndarray) -> None:
         """The weighted selection rows over the wrench columns and the weighted targets."""
         np.copyto(A_out, self._WA)
