@@ -32,6 +32,8 @@ class JointPD(VectorPD[JointTask, JointReference]):
     """
 
     _reference_cls = JointReference
+    #: the law's target is a joint task's positions
+    joint_law = True
 
     def _task_state(self, task: JointTask) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return task.positions(), task.velocities()

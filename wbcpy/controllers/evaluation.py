@@ -1,0 +1,319 @@
+"""A control law evaluated for one task at the robot's current state: the one implementation behind both
+reference APIs.
+
+``law.reference(task, target)`` (the checked API, every input validated at every call) and
+``scene.bind(name, law, target)`` (:mod:`wbcpy.scenes.binding`, targets validated when set) both evaluate
+the law through a :class:`LawEvaluator`: the gains broadcast to the task's n axes once, the target
+validated when it is set, then at each state
+
+.. math::
+
+    r = K_p\\, e - K_d\\, \\dot x + c, \\qquad c = K_d \\dot x_d + K_{ff} \\ddot x_d
+
+for an acceleration law (:class:`~wbcpy.controllers.PDLaw`), or r = K_p e + c with c = K_ff ẋ_d for a
+velocity law (:class:`~wbcpy.controllers.VelocityLaw`), saturated with the law's limit (direction kept)
+and, for a Cartesian task, rotated from root into ``ref_frame`` axes. The errors are those of the laws:
+e = (p_d − p, log₃(R_d Rᵀ)) for poses, e = x_d − x otherwise. Each evaluation is one compiled kernel
+(:mod:`wbcpy._kernels`: ``pose_law``, ``joint_law``, ``vector_law``) reading the robot's per-state caches
+(frame placement and Jacobian, joint state, COM) without copying them.
+
+A Cartesian task whose root does not move and whose root and reference axes are the world's (a frame
+relative to a fixed base) is evaluated from the robot's cached world placement and Jacobian; other
+Cartesian tasks, and joint tasks with continuous joints, through the task's ``pose()``/``twist()``/
+``positions()`` (same values, more work).
+
+Nothing is trusted that was not validated: :meth:`LawEvaluator.set_target` validates a target completely
+(a ``pin.SE3`` with a proper, finite rotation; finite vectors of the task's size) before it changes
+anything, and the robot's state was validated by ``RobotModel.update``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pinocchio as pin
+from numpy.typing import NDArray
+
+from .._kernels import joint_law as _joint_law
+from .._kernels import pose_law as _pose_law
+from .._kernels import vector_law as _vector_law
+from .._support.validation import as_vector, optional_vector, se3_homogeneous
+from ..errors import ConfigError, InvalidValueError
+from ..tasks import CartesianTask, ComTask, JointTask, Task, task_type
+from ._gains import as_gain
+
+__all__ = ["CACHE_SIZE", "TARGET_NAMES", "LawEvaluator", "evaluator_for", "law_gains"]
+
+_EYE6 = np.eye(6)
+_EYE6.setflags(write=False)
+#: the names of a target and its feed-forward in error messages (a binding's; the laws name their own)
+TARGET_NAMES = ("target", "target_velocity", "target_acceleration")
+
+
+def _gain(gain: Any, n: int, name: str) -> NDArray[np.float64]:
+    """A law's gain (validated again: a law's attributes may have been reassigned) as n values."""
+    arr = as_gain(gain, name)
+    if arr.ndim == 1 and arr.shape[0] != n:
+        raise ConfigError(name, f"expected a scalar or {n} values, got {arr.shape[0]}")
+    return np.broadcast_to(arr, (n,)).astype(np.float64)
+
+
+def law_gains(law: Any) -> tuple[Any, ...]:
+    """The gain objects of ``law`` an evaluator was built from (kp, kd, kff, limit): an evaluator is
+    rebuilt when one of them is replaced (gains are read-only arrays: they change only by assignment)."""
+    velocity = not hasattr(law, "kd")
+    limit = law.max_velocity if velocity else law.max_acceleration
+    return (law.kp, None if velocity else law.kd, law.kff, limit)
+
+
+#: evaluators a law keeps for the tasks it was last applied to (:func:`evaluator_for`)
+CACHE_SIZE = 8
+
+
+def evaluator_for(law: Any, cache: dict[Task, LawEvaluator], task: Task) -> LawEvaluator:
+    """The evaluator of ``law`` for ``task`` from ``cache`` (the law's own), built on first use and again
+    when one of the law's gains was reassigned (at most :data:`CACHE_SIZE` tasks are kept).
+
+    Raises:
+        InvalidValueError: ``task`` is not a task.
+        ConfigError: a law that does not fit the task (see :class:`LawEvaluator`).
+    """
+    ev = cache.get(task)
+    if ev is not None and ev.current():
+        return ev
+    if not isinstance(task, Task):
+        raise InvalidValueError("task", "a scene task", type(task).__name__, reason="expected a task")
+    ev = LawEvaluator(law, task)
+    if len(cache) >= CACHE_SIZE:
+        cache.clear()
+    cache[task] = ev
+    return ev
+
+
+class LawEvaluator:
+    """A PD or velocity law evaluated for one task at the robot's current state (see the module docstring).
+
+    Args:
+        law: a :class:`~wbcpy.controllers.PDLaw` (acceleration reference) or a
+            :class:`~wbcpy.controllers.VelocityLaw` (velocity reference).
+        task: the task (its robot's state is read at every :meth:`evaluate`).
+        dynamics_first: compute the robot's dynamics before reading the COM (an inverse-dynamics scene
+            computes them at this state anyway: the COM terms then come with them).
+
+    Attributes:
+        law, task: as given. gains: the gain objects read (:func:`law_gains`).
+        velocity_level: True for a velocity law (no rate term, no acceleration feed-forward).
+        fast: True when the Cartesian or joint task is evaluated straight from the robot's caches.
+
+    Raises:
+        ConfigError: a law whose kind (pose or vector) or number of axes does not fit the task, gains of
+            the wrong size.
+    """
+
+    def __init__(self, law: Any, task: Task, dynamics_first: bool = False) -> None:
+        n = task.n
+        pose_law = bool(getattr(law, "pose_law", False))
+        is_pose = task_type(task.type).target == "pose"
+        axes = getattr(law, "_axes", None)
+        if pose_law != is_pose or (axes is not None and axes != n) or getattr(law, "joint_law", False) != (
+            isinstance(task, JointTask)
+        ):
+            raise ConfigError(
+                "law", f"{type(law).__name__} does not apply to task {task.name!r} ({task.type}, {n} rows)"
+            )
+        self.law, self.task = law, task
+        self.gains = law_gains(law)
+        kp, kd, kff, limit = self.gains
+        velocity_level = kd is None
+        self.velocity_level = velocity_level
+        self._kp = _gain(kp, n, "kp")
+        self._kd = np.zeros(n) if velocity_level else _gain(kd, n, "kd")
+        self._kff = _gain(kff, n, "kff")
+        self._limit = None if limit is None else _gain(limit, n, "limit")
+        self._e = np.zeros(n)
+        self._const = np.zeros(n)
+        self._const_zero = True
+        # the rate term (−K_d ẋ) of the acceleration laws; velocity laws have none
+        self._kd_rate = None if velocity_level else self._kd
+        # a law whose target is the reference itself (MomentumVelocityLaw: h* = K_ff h_d)
+        self._direct = bool(getattr(law, "target_is_reference", False))
+        self._dynamics_first = dynamics_first
+        self._setup_task(task)
+        self.target: Any = None
+        self._target_world: Any = None
+
+    def _setup_task(self, task: Any) -> None:
+        """Pick the evaluator of the law's error and rate for this task (decided once)."""
+        robot = task.robot
+        self._pose = task_type(task.type).target == "pose"
+        self.fast = False
+        self._to_ref = False
+        self._eval = self._com_error if isinstance(task, ComTask) else self._task_error
+        if isinstance(task, CartesianTask):
+            self._eval = self._checked_cartesian
+            self._to_ref = task.ref_id != task.root_id
+            if task.root_fixed:
+                frames = robot.model.frames
+                root = frames[task.root_id].placement
+                ref_fixed = frames[task.ref_id].parentJoint == 0  # (else its placement is not the world's)
+                ref = frames[task.ref_id].placement if self._to_ref else root
+                fast = not self._to_ref or (ref_fixed and bool(np.array_equal(ref.rotation, root.rotation)))
+                self.fast = fast and bool(np.array_equal(root.rotation, np.eye(3)))
+                self._root_translation = root.translation.copy()
+                self._root_offset = bool(np.any(self._root_translation))
+            if self.fast:
+                self._eval = self._world_cartesian
+                self._to_ref = False
+                self._tip = task.tip_id
+                self._placement, self._jacobian = robot.frame_placement_view, robot.frame_jacobian_view
+        elif isinstance(task, JointTask):
+            self.fast = not bool(np.any(task.continuous_mask))
+            self._eval = self._joint_error if self.fast else self._checked_joint
+            self._q_idx = np.ascontiguousarray(task.q_indices, dtype=np.intp)
+            self._v_idx = np.ascontiguousarray(task.v_indices, dtype=np.intp)
+        self._Md = np.eye(4)  # the target pose (fast Cartesian path: in world coordinates)
+
+    def current(self) -> bool:
+        """True while the law still holds the gain objects this evaluator was built from."""
+        law, (kp, kd, kff, limit) = self.law, self.gains
+        if law.kp is not kp or law.kff is not kff:
+            return False
+        if kd is None:
+            return law.max_velocity is limit
+        return law.kd is kd and law.max_acceleration is limit
+
+    # ------------------------------------------------------------------ target
+    def set_target(self, target: Any, velocity: Any = None, acceleration: Any = None,
+                   names: tuple[str, str, str] = TARGET_NAMES) -> None:  # fmt: skip
+        """Validate and set a new target (pose or vector) and feed-forward (velocity, acceleration).
+
+        Args:
+            target: a ``pin.SE3`` (Cartesian task: tip in root coordinates) or n values.
+            velocity, acceleration: optional feed-forward (n values; acceleration only with a PD law).
+            names: the arguments' names in error messages (target, velocity, acceleration).
+
+        Raises:
+            InvalidValueError: a malformed target (a non-rotation, NaN, a wrong size); nothing changes.
+            ConfigError: an acceleration feed-forward for a velocity law; nothing changes.
+        """
+        n = self.task.n
+        pose: np.ndarray | None = None
+        world: Any = None
+        if self._pose:
+            pose = se3_homogeneous(target, names[0])  # (a new 4×4 array)
+        else:
+            world = as_vector(target, n, names[0])
+        if self._direct:  # the target is the reference (K_p = 0): K_ff x_d as the constant term
+            if velocity is not None:
+                raise ConfigError(names[1], f"{type(self.law).__name__} takes only a target")
+            velocity, world = world, np.zeros(n)
+        const = self._feed_forward(velocity, acceleration, names)
+        # every input is valid: now change the evaluator
+        if pose is not None:
+            if not self.fast:
+                world = pin.SE3(pose)
+            elif self._root_offset:  # (the world-axes path reads the target's homogeneous matrix only)
+                pose[:3, 3] += self._root_translation
+            self._Md = pose
+        self.target = target
+        self._target_world = world  # (an array; a pin.SE3 for a Cartesian task off the fast path)
+        if const is not None:
+            np.copyto(self._const, const)
+            self._const_zero = False
+        elif not self._const_zero:
+            self._const.fill(0.0)
+            self._const_zero = True
+
+    def validated_target(self) -> Any:
+        """The validated target last set: a new array for a vector target (never changed in place by the
+        evaluator), None for a pose target."""
+        return None if self._pose else self._target_world
+
+    def _feed_forward(self, velocity: Any, acceleration: Any, names: tuple[str, str, str]) -> np.ndarray | None:
+        """The validated constant term of the law from the target's velocity (and acceleration):
+        K_ff ẋ_d for a velocity law, K_d ẋ_d + K_ff ẍ_d for an acceleration law; None when both are None.
+
+        Raises:
+            InvalidValueError: a malformed feed-forward.
+            ConfigError: an acceleration feed-forward for a velocity law.
+        """
+        if velocity is None and acceleration is None:
+            return None
+        n = self.task.n
+        vd = optional_vector(velocity, n, names[1])
+        if self.velocity_level:
+            if acceleration is not None:
+                raise ConfigError(names[2], "velocity laws take no acceleration feed-forward")
+            return None if vd is None else self._kff * vd
+        ad = optional_vector(acceleration, n, names[2])
+        const = None if vd is None else self._kd * vd
+        if ad is not None:
+            const = self._kff * ad if const is None else const + self._kff * ad
+        return const
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, out: NDArray[np.float64]) -> None:
+        """Write the law's reference for the robot's current state and the target set into ``out`` (n):
+        in the task's reference axes, saturated.
+
+        Raises:
+            StateNotSetError: the robot has no state.
+        """
+        self._eval(out)  # K_p e (− K_d ẋ) + K_d v_d + K_ff a_d, into out (compiled kernels)
+        if self._limit is not None:
+            ratio = float(np.max(np.abs(out) / self._limit))
+            if ratio > 1.0:
+                out /= ratio
+        if self._to_ref:
+            task: Any = self.task
+            out[:] = task.to_ref_axes(out)  # the law acts in root axes, references are in ref axes
+
+    def _world_cartesian(self, out: np.ndarray) -> None:
+        """Pose error from the robot's cached world placement; twist J v (world axes at the tip)."""
+        M = self._placement(self._tip).homogeneous
+        if self._kd_rate is None:
+            _pose_law(out, self._e, self._Md, None, M, None, None, None, self._kp, None, self._const)
+            return
+        robot: Any = self.task.robot
+        J, v = self._jacobian(self._tip), robot.v_view
+        _pose_law(out, self._e, self._Md, None, M, None, J, v, self._kp, self._kd_rate, self._const)
+
+    def _checked_cartesian(self, out: np.ndarray) -> None:
+        """Error and twist in root coordinates through the task's pose()/twist() (the law's axes)."""
+        task: Any = self.task
+        pose = task.pose()
+        target = self._target_world
+        twist = None if self._kd_rate is None else task.twist()
+        # (the pose law with an identity Jacobian applied to the relative twist)
+        _pose_law(out, self._e, target.rotation, target.translation, pose.rotation, pose.translation,
+                  None if twist is None else _EYE6, twist, self._kp, self._kd_rate, self._const)  # fmt: skip
+
+    def _joint_error(self, out: np.ndarray) -> None:
+        robot: Any = self.task.robot
+        rate = self._kd_rate is not None
+        _joint_law(out, self._target_world, robot.q_view, self._q_idx, robot.v_view if rate else None,
+                   self._v_idx if rate else None, self._kp, self._kd_rate, self._const)  # fmt: skip
+
+    def _checked_joint(self, out: np.ndarray) -> None:
+        task: Any = self.task
+        rate = None if self._kd_rate is None else task.velocities()
+        _vector_law(out, self._target_world, task.positions(), rate, self._kp, self._kd_rate, self._const)
+
+    def _com_error(self, out: np.ndarray) -> None:
+        robot: Any = self.task.robot
+        if self._dynamics_first:
+            robot.precompute("dynamics")
+        rate = None if self._kd_rate is None else robot.com_velocity()
+        _vector_law(out, self._target_world, robot.com_position_view(), rate, self._kp, self._kd_rate,
+                    self._const)  # fmt: skip
+
+    def _task_error(self, out: np.ndarray) -> None:
+        """Any vector task (a registered type): x and ẋ from the task's ``position()``/``velocity()``."""
+        task: Any = self.task
+        rate = None if self._kd_rate is None else np.asarray(task.velocity(), dtype=np.float64)
+        x = np.asarray(task.position(), dtype=np.float64)
+        _vector_law(out, self._target_world, x, rate, self._kp, self._kd_rate, self._const)
+
+    def __repr__(self) -> str:
+        return f"LawEvaluator({type(self.law).__name__}, task {self.task.name!r})"
