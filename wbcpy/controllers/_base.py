@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._support.validation import as_vector, optional_vector
 from ..tasks import Task, VectorReference
 from ._gains import as_gain, broadcast_gain, saturate
-from .evaluation import LawEvaluator, evaluator_for
+from .evaluation import GAIN_NAMES, LawEvaluator, evaluator_for
 
 __all__ = ["PDLaw", "VectorPD"]
 
@@ -60,6 +60,12 @@ class PDLaw:
             ConfigError: a law that does not fit the task.
         """
         return evaluator_for(self, self._evaluators, task)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set an attribute; assigning a gain drops the evaluators built from the old one."""
+        object.__setattr__(self, name, value)
+        if name in GAIN_NAMES and "_evaluators" in self.__dict__:
+            self._evaluators.clear()
 
     def __getstate__(self) -> dict[str, Any]:
         """The gains (copies and pickles leave the per-task evaluators behind)."""
@@ -157,13 +163,14 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
             ConfigError: a law that does not fit the task (its kind or number of axes), per-axis gains
                 of the wrong size.
         """
-        ev = self._evaluator(task)
+        ev = self._evaluators.get(task)
+        if ev is None:
+            ev = self._evaluator(task)
         ev.set_target(target_position, target_velocity, target_acceleration, _TARGET_NAMES)
         acc = np.empty(task.n)
         ev.evaluate(acc)
-        return self._reference_class(task)(
-            acc, position=ev.validated_target(), velocity=target_velocity, time=time
-        )
+        # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
+        return self._reference_class(task)(acc, ev.validated_target(), target_velocity, time)
 
     def _reference_class(self, task: _Task) -> type[_Ref]:
         """The reference class :meth:`reference` builds for ``task`` (:attr:`_reference_cls`)."""

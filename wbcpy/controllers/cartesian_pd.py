@@ -105,11 +105,13 @@ class CartesianPD(PDLaw):
                 malformed target twist or acceleration.
             ConfigError: a task that is not a Cartesian task.
         """
-        ev = self._evaluator(task)
+        ev = self._evaluators.get(task)
+        if ev is None:
+            ev = self._evaluator(task)
         ev.set_target(target_pose, target_twist, target_acceleration, _TARGET_NAMES)
         acc = np.empty(6)
         ev.evaluate(acc)
-        return CartesianReference(acc, pose=target_pose.copy(), time=time)
+        return CartesianReference(acc, target_pose.copy(), None, time)  # (acceleration, pose, twist, time)
 
 
 register_law("cart", "acceleration", CartesianPD)

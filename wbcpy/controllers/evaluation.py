@@ -37,14 +37,18 @@ from numpy.typing import NDArray
 
 from .._kernels import joint_law as _joint_law
 from .._kernels import pose_law as _pose_law
+from .._kernels import state_copy as _state_copy
+from .._kernels import transform_error as _transform_error
 from .._kernels import vector_law as _vector_law
-from .._support.validation import as_vector, optional_vector, se3_homogeneous
+from .._support.validation import ROTATION_TOL, as_vector, optional_vector, se3_homogeneous
 from ..errors import ConfigError, InvalidValueError
 from ..tasks import CartesianTask, ComTask, JointTask, Task, task_type
 from ._gains import as_gain
 
-__all__ = ["CACHE_SIZE", "TARGET_NAMES", "LawEvaluator", "evaluator_for", "law_gains"]
+__all__ = ["CACHE_SIZE", "GAIN_NAMES", "TARGET_NAMES", "LawEvaluator", "evaluator_for", "law_gains"]
 
+#: the largest finite float (a vector within ±_FINITE is finite)
+_FINITE = float(np.finfo(np.float64).max)
 _EYE6 = np.eye(6)
 _EYE6.setflags(write=False)
 #: the names of a target and its feed-forward in error messages (a binding's; the laws name their own)
@@ -60,8 +64,8 @@ def _gain(gain: Any, n: int, name: str) -> NDArray[np.float64]:
 
 
 def law_gains(law: Any) -> tuple[Any, ...]:
-    """The gain objects of ``law`` an evaluator was built from (kp, kd, kff, limit): an evaluator is
-    rebuilt when one of them is replaced (gains are read-only arrays: they change only by assignment)."""
+    """The gains of ``law`` (kp, kd, kff, limit; kd is None for a velocity law): an evaluator reads them
+    once (gains are read-only arrays, they change only by assignment)."""
     velocity = not hasattr(law, "kd")
     limit = law.max_velocity if velocity else law.max_acceleration
     return (law.kp, None if velocity else law.kd, law.kff, limit)
@@ -71,16 +75,20 @@ def law_gains(law: Any) -> tuple[Any, ...]:
 CACHE_SIZE = 8
 
 
+#: the attributes of a law that hold its gains (a law drops its evaluators when one is assigned)
+GAIN_NAMES = frozenset(("kp", "kd", "kff", "max_acceleration", "max_velocity"))
+
+
 def evaluator_for(law: Any, cache: dict[Task, LawEvaluator], task: Task) -> LawEvaluator:
-    """The evaluator of ``law`` for ``task`` from ``cache`` (the law's own), built on first use and again
-    when one of the law's gains was reassigned (at most :data:`CACHE_SIZE` tasks are kept).
+    """The evaluator of ``law`` for ``task`` from ``cache`` (the law's own, which it clears when a gain is
+    assigned: gains are read-only arrays), built on first use (at most :data:`CACHE_SIZE` tasks are kept).
 
     Raises:
         InvalidValueError: ``task`` is not a task.
         ConfigError: a law that does not fit the task (see :class:`LawEvaluator`).
     """
     ev = cache.get(task)
-    if ev is not None and ev.current():
+    if ev is not None:
         return ev
     if not isinstance(task, Task):
         raise InvalidValueError("task", "a scene task", type(task).__name__, reason="expected a task")
@@ -102,7 +110,7 @@ class LawEvaluator:
             computes them at this state anyway: the COM terms then come with them).
 
     Attributes:
-        law, task: as given. gains: the gain objects read (:func:`law_gains`).
+        law, task: as given. gains: the gains read (:func:`law_gains`) when it was built.
         velocity_level: True for a velocity law (no rate term, no acceleration feed-forward).
         fast: True when the Cartesian or joint task is evaluated straight from the robot's caches.
 
@@ -174,15 +182,6 @@ class LawEvaluator:
             self._v_idx = np.ascontiguousarray(task.v_indices, dtype=np.intp)
         self._Md = np.eye(4)  # the target pose (fast Cartesian path: in world coordinates)
 
-    def current(self) -> bool:
-        """True while the law still holds the gain objects this evaluator was built from."""
-        law, (kp, kd, kff, limit) = self.law, self.gains
-        if law.kp is not kp or law.kff is not kff:
-            return False
-        if kd is None:
-            return law.max_velocity is limit
-        return law.kd is kd and law.max_acceleration is limit
-
     # ------------------------------------------------------------------ target
     def set_target(self, target: Any, velocity: Any = None, acceleration: Any = None,
                    names: tuple[str, str, str] = TARGET_NAMES) -> None:  # fmt: skip
@@ -201,9 +200,17 @@ class LawEvaluator:
         pose: np.ndarray | None = None
         world: Any = None
         if self._pose:
-            pose = se3_homogeneous(target, names[0])  # (a new 4×4 array)
+            if type(target) is pin.SE3:  # (se3_homogeneous's compiled check, inlined)
+                pose = target.homogeneous  # (a new 4×4 array)
+                err, det = _transform_error(pose)
+                if not (err <= ROTATION_TOL and det > 0.0):
+                    se3_homogeneous(target, names[0])  # raises, saying what is wrong
+            else:
+                pose = se3_homogeneous(target, names[0])
         else:
-            world = as_vector(target, n, names[0])
+            world = _state_copy(target, n, _FINITE)  # (as_vector's compiled pass, inlined)
+            if world is None:
+                world = as_vector(target, n, names[0])  # another layout, or raises naming the target
         if self._direct:  # the target is the reference (K_p = 0): K_ff x_d as the constant term
             if velocity is not None:
                 raise ConfigError(names[1], f"{type(self.law).__name__} takes only a target")

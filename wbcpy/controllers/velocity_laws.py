@@ -33,7 +33,7 @@ from ..tasks import CartesianReference, ComReference, JointReference, VectorRefe
 from ..tasks import task_type as registered_type
 from ._gains import as_gain, broadcast_gain, saturate
 from .cartesian_pd import pose_error
-from .evaluation import LawEvaluator, evaluator_for
+from .evaluation import GAIN_NAMES, LawEvaluator, evaluator_for
 
 if TYPE_CHECKING:
     from ..tasks import CartesianTask, ComTask, JointTask, Task
@@ -88,6 +88,12 @@ class VelocityLaw:
             ConfigError: a law that does not fit the task.
         """
         return evaluator_for(self, self._evaluators, task)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set an attribute; assigning a gain drops the evaluators built from the old one."""
+        object.__setattr__(self, name, value)
+        if name in GAIN_NAMES and "_evaluators" in self.__dict__:
+            self._evaluators.clear()
 
     def __getstate__(self) -> dict[str, Any]:
         """The gains (copies and pickles leave the per-task evaluators behind)."""
@@ -156,13 +162,14 @@ class _VectorVelocityLaw(VelocityLaw):
             InvalidValueError: a malformed target or target velocity. ConfigError: a law that does not
                 fit the task.
         """
-        ev = self._evaluator(task)
+        ev = self._evaluators.get(task)
+        if ev is None:
+            ev = self._evaluator(task)
         ev.set_target(target_position, target_velocity, None, _TARGET_NAMES)
         vel = np.empty(task.n)
         ev.evaluate(vel)
-        out: VectorReference = registered_type(task.type).reference_class(
-            velocity=vel, position=ev.validated_target(), time=time
-        )
+        # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
+        out: VectorReference = registered_type(task.type).reference_class(None, ev.validated_target(), vel, time)
         return out
 
 
@@ -250,11 +257,13 @@ class CartesianVelocityLaw(VelocityLaw):
             InvalidValueError: a target pose that is not a finite ``pin.SE3`` with a proper rotation, a
                 malformed target twist. ConfigError: not a Cartesian task.
         """
-        ev = self._evaluator(task)
+        ev = self._evaluators.get(task)
+        if ev is None:
+            ev = self._evaluator(task)
         ev.set_target(target_pose, target_twist, None, _POSE_NAMES)
         twist = np.empty(6)
         ev.evaluate(twist)
-        return CartesianReference(twist=twist, pose=target_pose.copy(), time=time)
+        return CartesianReference(None, target_pose.copy(), twist, time)  # (acceleration, pose, twist, time)
 
 
 class TaskVelocityLaw(_VectorVelocityLaw):
