@@ -382,7 +382,8 @@ def _talos(n: int) -> None:
     targets = {wbc.name: (tsid.name, 1.5), checked.name: (wbc.name, 1.3)}
     med = _table("Talos (ratio: to TSID standing)", [tsid, wbc, checked], n, tsid.name, targets)
     if wbc.name in med and checked.name in med:
-        print(f"{checked.name} / {wbc.name}: {med[checked.name] / med[wbc.name]:.2f}× (checked/bound, target ≤ 1.3×)")
+        ratio = med[checked.name] / med[wbc.name]
+        print(f"{checked.name} / {wbc.name}: {ratio:.2f}× (checked/bound, target ≤ 1.3×)")
     print()
 
 

@@ -19,7 +19,7 @@ from _scene_helpers import lwr4, random_state, relative_angular_velocity
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wbcpy.controllers import CartesianPD, CartesianVelocityLaw, ComPD, JointPD, LawEvaluator
+from wbcpy.controllers import CartesianPD, CartesianVelocityLaw, ComPD, JointPD
 from wbcpy.errors import ConfigError, InvalidValueError
 from wbcpy.scenes import AccelerationScene, VelocityScene
 from wbcpy.tasks import CartesianReference, TaskConfig
@@ -246,4 +246,3 @@ def test_velocity_law_reference_against_raw_pinocchio():
     np.testing.assert_allclose(ref.twist, expected, atol=1e-9)
     assert ref.acceleration is None
     scene.set_reference("moving_ref", ref)
-

@@ -10,10 +10,11 @@ validated when it is set, then at each state
 
     r = K_p\\, e - K_d\\, \\dot x + c, \\qquad c = K_d \\dot x_d + K_{ff} \\ddot x_d
 
-for an acceleration law (:class:`~wbcpy.controllers.PDLaw`), or r = K_p e + c with c = K_ff ẋ_d for a
-velocity law (:class:`~wbcpy.controllers.VelocityLaw`), saturated with the law's limit (direction kept)
-and, for a Cartesian task, rotated from root into ``ref_frame`` axes. The errors are those of the laws:
-e = (p_d − p, log₃(R_d Rᵀ)) for poses, e = x_d − x otherwise. Each evaluation is one compiled kernel
+for an acceleration law (a PD law: :class:`~wbcpy.controllers.CartesianPD`, ``JointPD``, ``ComPD``...),
+or r = K_p e + c with c = K_ff ẋ_d for a velocity law (:class:`~wbcpy.controllers.VelocityLaw`),
+saturated with the law's limit (direction kept) and, for a Cartesian task, rotated from root into
+``ref_frame`` axes. The errors are those of the laws: e = (p_d − p, log₃(R_d Rᵀ)) for poses, e = x_d − x
+otherwise. Each evaluation is one compiled kernel
 (:mod:`wbcpy._kernels`: ``pose_law``, ``joint_law``, ``vector_law``) reading the robot's per-state caches
 (frame placement and Jacobian, joint state, COM) without copying them.
 
@@ -103,7 +104,7 @@ class LawEvaluator:
     """A PD or velocity law evaluated for one task at the robot's current state (see the module docstring).
 
     Args:
-        law: a :class:`~wbcpy.controllers.PDLaw` (acceleration reference) or a
+        law: a PD law (acceleration reference: ``CartesianPD``, ``JointPD``, ``ComPD``...) or a
             :class:`~wbcpy.controllers.VelocityLaw` (velocity reference).
         task: the task (its robot's state is read at every :meth:`evaluate`).
         dynamics_first: compute the robot's dynamics before reading the COM (an inverse-dynamics scene
@@ -124,8 +125,10 @@ class LawEvaluator:
         pose_law = bool(getattr(law, "pose_law", False))
         is_pose = task_type(task.type).target == "pose"
         axes = getattr(law, "_axes", None)
-        if pose_law != is_pose or (axes is not None and axes != n) or getattr(law, "joint_law", False) != (
-            isinstance(task, JointTask)
+        if (
+            pose_law != is_pose
+            or (axes is not None and axes != n)
+            or getattr(law, "joint_law", False) != (isinstance(task, JointTask))
         ):
             raise ConfigError(
                 "law", f"{type(law).__name__} does not apply to task {task.name!r} ({task.type}, {n} rows)"
@@ -237,7 +240,9 @@ class LawEvaluator:
         evaluator), None for a pose target."""
         return None if self._pose else self._target_world
 
-    def _feed_forward(self, velocity: Any, acceleration: Any, names: tuple[str, str, str]) -> np.ndarray | None:
+    def _feed_forward(
+        self, velocity: Any, acceleration: Any, names: tuple[str, str, str]
+    ) -> np.ndarray | None:
         """The validated constant term of the law from the target's velocity (and acceleration):
         K_ff ẋ_d for a velocity law, K_d ẋ_d + K_ff ẍ_d for an acceleration law; None when both are None.
 

@@ -21,7 +21,7 @@ one value per axis (K_p in 1/s); ``max_velocity`` optionally scales the output s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 import pinocchio as pin
@@ -169,7 +169,9 @@ class _VectorVelocityLaw(VelocityLaw):
         vel = np.empty(task.n)
         ev.evaluate(vel)
         # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
-        out: VectorReference = registered_type(task.type).reference_class(None, ev.validated_target(), vel, time)
+        out: VectorReference = registered_type(task.type).reference_class(
+            None, ev.validated_target(), vel, time
+        )
         return out
 
 
@@ -192,8 +194,8 @@ class JointVelocityLaw(_VectorVelocityLaw):
         Raises:
             InvalidValueError: a malformed target or target velocity. ConfigError: not a joint task.
         """
-        out: JointReference = self._vector_reference(task, target_position, target_velocity, time)
-        return out
+        out = self._vector_reference(task, target_position, target_velocity, time)
+        return cast(JointReference, out)
 
 
 class ComVelocityLaw(_VectorVelocityLaw):
@@ -213,8 +215,8 @@ class ComVelocityLaw(_VectorVelocityLaw):
         Raises:
             InvalidValueError: a malformed target or target velocity. ConfigError: not a 3-row vector task.
         """
-        out: ComReference = self._vector_reference(task, target_position, target_velocity, time)
-        return out
+        out = self._vector_reference(task, target_position, target_velocity, time)
+        return cast(ComReference, out)
 
 
 class CartesianVelocityLaw(VelocityLaw):

@@ -245,7 +245,10 @@ class ReferenceCheck:
             level = self._level
             article = "an" if level[0] in "aeiou" else "a"
             raise InvalidValueError(
-                f"{label}.{self._tracked}", "a vector", None, reason=f"required: {article} {level} scene tracks it"
+                f"{label}.{self._tracked}",
+                "a vector",
+                None,
+                reason=f"required: {article} {level} scene tracks it",
             )
         labels = self._labels
         given = ref.acceleration
