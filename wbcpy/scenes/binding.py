@@ -96,10 +96,6 @@ class ReferenceBinding:
         self.set_target(target, target_velocity, target_acceleration)
 
     @property
-    def _fast(self) -> bool:
-        return self.evaluator.fast
-
-    @property
     def target(self) -> Any:
         """The target last set (as given)."""
         return self.evaluator.target
