@@ -108,11 +108,9 @@ class PDLaw:
 class VectorPD(PDLaw, Generic[_Task, _Ref]):
     """PD law on a vector state x (n = :attr:`_axes`, or any size when that is None): e = x_d − x.
 
-    Subclasses set :attr:`_reference_cls` and read the task's state in :meth:`_task_state`.
+    :meth:`reference` evaluates the law for a task through its :class:`~wbcpy.controllers.LawEvaluator`
+    and builds the task type's reference class (:mod:`wbcpy.tasks.registry`).
     """
-
-    #: the reference type :meth:`reference` builds
-    _reference_cls: type[_Ref]
 
     def compute(
         self,
@@ -138,10 +136,6 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
         return self._law(xd - x, v, vd, ad)
 
     update = compute  # alias (ARC-OPT controllers call it update)
-
-    def _task_state(self, task: _Task) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """The task's current (position, velocity)."""
-        raise NotImplementedError
 
     def reference(
         self,
@@ -170,8 +164,5 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
         acc = np.empty(task.n)
         ev.evaluate(acc)
         # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
-        return self._reference_class(task)(acc, ev.validated_target(), target_velocity, time)
-
-    def _reference_class(self, task: _Task) -> type[_Ref]:
-        """The reference class :meth:`reference` builds for ``task`` (:attr:`_reference_cls`)."""
-        return self._reference_cls
+        ref: _Ref = ev.reference_class(acc, ev.target_vector, target_velocity, time)  # (the type's class)
+        return ref

@@ -72,6 +72,21 @@ def law_gains(law: Any) -> tuple[Any, ...]:
     return (law.kp, None if velocity else law.kd, law.kff, limit)
 
 
+def _pose_matrix(target: Any, name: str) -> np.ndarray:
+    """The homogeneous matrix (a new 4×4 array) of a valid pose target: :func:`se3_homogeneous` with its
+    compiled check first.
+
+    Raises:
+        InvalidValueError: not a ``pin.SE3``, non-finite, or not a proper rotation.
+    """
+    if type(target) is pin.SE3:
+        pose: np.ndarray = target.homogeneous
+        err, det = _transform_error(pose)
+        if err <= ROTATION_TOL and det > 0.0:
+            return pose
+    return se3_homogeneous(target, name)  # (a subclass of pin.SE3, or raises saying what is wrong)
+
+
 #: evaluators a law keeps for the tasks it was last applied to (:func:`evaluator_for`)
 CACHE_SIZE = 8
 
@@ -113,6 +128,10 @@ class LawEvaluator:
     Attributes:
         law, task: as given. gains: the gains read (:func:`law_gains`) when it was built.
         velocity_level: True for a velocity law (no rate term, no acceleration feed-forward).
+        target: the target last set, as given (None before the first).
+        target_vector: the validated vector target last set, a new array the evaluator never changes in
+            place (None for a pose target).
+        reference_class: the task type's reference class (:mod:`wbcpy.tasks.registry`).
         fast: True when the Cartesian or joint task is evaluated straight from the robot's caches.
 
     Raises:
@@ -152,7 +171,9 @@ class LawEvaluator:
         self._dynamics_first = dynamics_first
         self._setup_task(task)
         self.target: Any = None
+        self.target_vector: Any = None
         self._target_world: Any = None
+        self.reference_class: Any = task_type(task.type).reference_class
 
     def _setup_task(self, task: Any) -> None:
         """Pick the evaluator of the law's error and rate for this task (decided once)."""
@@ -203,13 +224,7 @@ class LawEvaluator:
         pose: np.ndarray | None = None
         world: Any = None
         if self._pose:
-            if type(target) is pin.SE3:  # (se3_homogeneous's compiled check, inlined)
-                pose = target.homogeneous  # (a new 4×4 array)
-                err, det = _transform_error(pose)
-                if not (err <= ROTATION_TOL and det > 0.0):
-                    se3_homogeneous(target, names[0])  # raises, saying what is wrong
-            else:
-                pose = se3_homogeneous(target, names[0])
+            pose = _pose_matrix(target, names[0])
         else:
             world = _state_copy(target, n, _FINITE)  # (as_vector's compiled pass, inlined)
             if world is None:
@@ -218,7 +233,11 @@ class LawEvaluator:
             if velocity is not None:
                 raise ConfigError(names[1], f"{type(self.law).__name__} takes only a target")
             velocity, world = world, np.zeros(n)
-        const = self._feed_forward(velocity, acceleration, names)
+        const = (
+            None
+            if velocity is None and acceleration is None
+            else self._feed_forward(velocity, acceleration, names)
+        )
         # every input is valid: now change the evaluator
         if pose is not None:
             if not self.fast:
@@ -228,6 +247,7 @@ class LawEvaluator:
             self._Md = pose
         self.target = target
         self._target_world = world  # (an array; a pin.SE3 for a Cartesian task off the fast path)
+        self.target_vector = None if pose is not None else world
         if const is not None:
             np.copyto(self._const, const)
             self._const_zero = False
@@ -235,23 +255,16 @@ class LawEvaluator:
             self._const.fill(0.0)
             self._const_zero = True
 
-    def validated_target(self) -> Any:
-        """The validated target last set: a new array for a vector target (never changed in place by the
-        evaluator), None for a pose target."""
-        return None if self._pose else self._target_world
-
     def _feed_forward(
         self, velocity: Any, acceleration: Any, names: tuple[str, str, str]
     ) -> np.ndarray | None:
         """The validated constant term of the law from the target's velocity (and acceleration):
-        K_ff ẋ_d for a velocity law, K_d ẋ_d + K_ff ẍ_d for an acceleration law; None when both are None.
+        K_ff ẋ_d for a velocity law, K_d ẋ_d + K_ff ẍ_d for an acceleration law (one of them is given).
 
         Raises:
             InvalidValueError: a malformed feed-forward.
             ConfigError: an acceleration feed-forward for a velocity law.
         """
-        if velocity is None and acceleration is None:
-            return None
         n = self.task.n
         vd = optional_vector(velocity, n, names[1])
         if self.velocity_level:

@@ -169,9 +169,7 @@ class _VectorVelocityLaw(VelocityLaw):
         vel = np.empty(task.n)
         ev.evaluate(vel)
         # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
-        out: VectorReference = registered_type(task.type).reference_class(
-            None, ev.validated_target(), vel, time
-        )
+        out: VectorReference = registered_type(task.type).reference_class(None, ev.target_vector, vel, time)
         return out
 
 
