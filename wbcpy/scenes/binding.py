@@ -92,6 +92,7 @@ class ReferenceBinding:
         # the scene's update computes the dynamics at this state anyway: computed first, they give the
         # COM terms too (Workspace.com_terms), instead of a kinematics pass of their own
         self.evaluator = LawEvaluator(law, task, dynamics_first=bool(scene.needs_dynamics))
+        self._evaluate, self._clock = self.evaluator.evaluate, scene.clock  # (bound once: the hot path)
         self._view: Any = None  # the task reference's target array (_ensure_reference)
         self.set_target(target, target_velocity, target_acceleration)
 
@@ -125,8 +126,8 @@ class ReferenceBinding:
     # ------------------------------------------------------------------ hot path
     def update(self) -> None:
         """Evaluate the law at the robot's current state and write it into the task's reference."""
-        self.evaluator.evaluate(self._view)  # (compiled kernels, in the task's reference axes)
-        self.task.reference_time = self.scene.clock()  # (Task.stamp, inlined on this hot path)
+        self._evaluate(self._view)  # (compiled kernels, in the task's reference axes)
+        self.task.reference_time = self._clock()  # (Task.stamp, inlined on this hot path)
 
     def __repr__(self) -> str:
         return f"ReferenceBinding({self.task.name!r}, {type(self.law).__name__})"
