@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import sys
 
 import numpy as np
 import pinocchio as pin
@@ -246,3 +247,41 @@ def test_velocity_law_reference_against_raw_pinocchio():
     np.testing.assert_allclose(ref.twist, expected, atol=1e-9)
     assert ref.acceleration is None
     scene.set_reference("moving_ref", ref)
+
+
+def test_threads_sharing_a_law_get_their_own_targets():
+    """``reference`` validates into locals (the evaluator is only read): threads evaluating one law for one
+    task with different targets each get the reference of their own target (a target kept in the
+    evaluator between validation and evaluation mixed them: 58 of 20,000 wrong)."""
+    import threading
+
+    robot = lwr4()
+    rng = np.random.default_rng(12)
+    scene = _scene(robot)
+    q, v = random_state(robot, rng)
+    robot.update(q, v)
+    task = scene.get_task("joints")
+    law = JointPD(kp=[3.0, 5.0, 7.0], kd=1.0)
+    idx = [robot.joint_v_index(n) for n in task.config.joint_names]
+    targets = [rng.normal(size=3) for _ in range(4)]
+    expected = [law.kp * (t - q[idx]) - v[idx] for t in targets]
+    errors: list[str] = []
+
+    def run(k: int) -> None:
+        for _ in range(5000):
+            got = law.reference(task, targets[k]).acceleration
+            if not np.allclose(got, expected[k], atol=1e-12):
+                errors.append(f"thread {k}: {got} != {expected[k]}")
+                return
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (thread switches inside reference(), where a shared state would mix)
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, errors[:2]

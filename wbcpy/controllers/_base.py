@@ -160,9 +160,10 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
         ev = self._evaluators.get(task)
         if ev is None:
             ev = self._evaluator(task)
-        ev.set_target(target_position, target_velocity, target_acceleration, _TARGET_NAMES)
+        # (validated into locals: the evaluator is only read, so threads may share the law)
+        target, const = ev.validated(target_position, target_velocity, target_acceleration, _TARGET_NAMES)
         acc = np.empty(task.n)
-        ev.evaluate(acc)
+        ev.evaluate(acc, target, const)
         # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
-        ref: _Ref = ev.reference_class(acc, ev.target_vector, target_velocity, time)  # (the type's class)
+        ref: _Ref = ev.reference_class(acc, target, target_velocity, time)  # (the type's class)
         return ref

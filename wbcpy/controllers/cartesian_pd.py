@@ -108,9 +108,10 @@ class CartesianPD(PDLaw):
         ev = self._evaluators.get(task)
         if ev is None:
             ev = self._evaluator(task)
-        ev.set_target(target_pose, target_twist, target_acceleration, _TARGET_NAMES)
+        # (validated into locals: the evaluator is only read, so threads may share the law)
+        target, const = ev.validated(target_pose, target_twist, target_acceleration, _TARGET_NAMES)
         acc = np.empty(6)
-        ev.evaluate(acc)
+        ev.evaluate(acc, target, const)
         return CartesianReference(acc, target_pose.copy(), None, time)  # (acceleration, pose, twist, time)
 
 

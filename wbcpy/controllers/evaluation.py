@@ -30,6 +30,7 @@ anything, and the robot's state was validated by ``RobotModel.update``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -128,9 +129,7 @@ class LawEvaluator:
     Attributes:
         law, task: as given. gains: the gains read (:func:`law_gains`) when it was built.
         velocity_level: True for a velocity law (no rate term, no acceleration feed-forward).
-        target: the target last set, as given (None before the first).
-        target_vector: the validated vector target last set, a new array the evaluator never changes in
-            place (None for a pose target).
+        target: the target of the last :meth:`set_target`, as given (None before the first).
         reference_class: the task type's reference class (:mod:`wbcpy.tasks.registry`).
         fast: True when the Cartesian or joint task is evaluated straight from the robot's caches.
 
@@ -161,9 +160,9 @@ class LawEvaluator:
         self._kd = np.zeros(n) if velocity_level else _gain(kd, n, "kd")
         self._kff = _gain(kff, n, "kff")
         self._limit = None if limit is None else _gain(limit, n, "limit")
-        self._e = np.zeros(n)
-        self._const = np.zeros(n)
-        self._const_zero = True
+        self._e = np.zeros(n)  # (scratch of the pose kernel, written and read within one call)
+        self._zero = np.zeros(n)  # the constant term without feed-forward, shared and read-only
+        self._zero.setflags(write=False)
         # the rate term (−K_d ẋ) of the acceleration laws; velocity laws have none
         self._kd_rate = None if velocity_level else self._kd
         # a law whose target is the reference itself (MomentumVelocityLaw: h* = K_ff h_d)
@@ -171,8 +170,8 @@ class LawEvaluator:
         self._dynamics_first = dynamics_first
         self._setup_task(task)
         self.target: Any = None
-        self.target_vector: Any = None
-        self._target_world: Any = None
+        self._target: Any = None  # the last set_target's target and constant term (see validated)
+        self._c: Any = self._zero
         self.reference_class: Any = task_type(task.type).reference_class
 
     def _setup_task(self, task: Any) -> None:
@@ -181,7 +180,9 @@ class LawEvaluator:
         self._pose = task_type(task.type).target == "pose"
         self.fast = False
         self._to_ref = False
-        self._eval = self._com_error if isinstance(task, ComTask) else self._task_error
+        self._eval: Callable[[np.ndarray, Any, np.ndarray], None] = (
+            self._com_error if isinstance(task, ComTask) else self._task_error
+        )
         if isinstance(task, CartesianTask):
             self._eval = self._checked_cartesian
             self._to_ref = task.ref_id != task.root_id
@@ -204,56 +205,64 @@ class LawEvaluator:
             self._eval = self._joint_error if self.fast else self._checked_joint
             self._q_idx = np.ascontiguousarray(task.q_indices, dtype=np.intp)
             self._v_idx = np.ascontiguousarray(task.v_indices, dtype=np.intp)
-        self._Md = np.eye(4)  # the target pose (fast Cartesian path: in world coordinates)
 
     # ------------------------------------------------------------------ target
-    def set_target(self, target: Any, velocity: Any = None, acceleration: Any = None,
-                   names: tuple[str, str, str] = TARGET_NAMES) -> None:  # fmt: skip
-        """Validate and set a new target (pose or vector) and feed-forward (velocity, acceleration).
+    def validated(self, target: Any, velocity: Any = None, acceleration: Any = None,
+                  names: tuple[str, str, str] = TARGET_NAMES) -> tuple[Any, NDArray[np.float64]]:  # fmt: skip
+        """A target and its feed-forward validated, as :meth:`evaluate` takes them; changes nothing.
 
         Args:
             target: a ``pin.SE3`` (Cartesian task: tip in root coordinates) or n values.
             velocity, acceleration: optional feed-forward (n values; acceleration only with a PD law).
             names: the arguments' names in error messages (target, velocity, acceleration).
 
+        Returns:
+            (the target as the evaluation reads it — a new array of n values for a vector target, the
+            4×4 world pose on the world-axes Cartesian path, a ``pin.SE3`` otherwise —, the constant
+            term c of the law: a new array, or a shared read-only zero without feed-forward).
+
         Raises:
-            InvalidValueError: a malformed target (a non-rotation, NaN, a wrong size); nothing changes.
-            ConfigError: an acceleration feed-forward for a velocity law; nothing changes.
+            InvalidValueError: a malformed target (a non-rotation, NaN, a wrong size) or feed-forward.
+            ConfigError: an acceleration feed-forward for a velocity law.
         """
-        n = self.task.n
-        pose: np.ndarray | None = None
-        world: Any = None
         if self._pose:
-            pose = _pose_matrix(target, names[0])
-        else:
-            world = _state_copy(target, n, _FINITE)  # (as_vector's compiled pass, inlined)
-            if world is None:
-                world = as_vector(target, n, names[0])  # another layout, or raises naming the target
+            pose = _pose_matrix(target, names[0])  # (a new 4×4 array)
+            const = self._const_term(velocity, acceleration, names)
+            if not self.fast:
+                return pin.SE3(pose), const
+            if self._root_offset:  # (the world-axes path reads the target's homogeneous matrix only)
+                pose[:3, 3] += self._root_translation
+            return pose, const
+        n = self.task.n
+        world = _state_copy(target, n, _FINITE)  # (as_vector's compiled pass, inlined)
+        if world is None:
+            world = as_vector(target, n, names[0])  # another layout, or raises naming the target
         if self._direct:  # the target is the reference (K_p = 0): K_ff x_d as the constant term
             if velocity is not None:
                 raise ConfigError(names[1], f"{type(self.law).__name__} takes only a target")
-            velocity, world = world, np.zeros(n)
-        const = (
-            None
-            if velocity is None and acceleration is None
-            else self._feed_forward(velocity, acceleration, names)
-        )
-        # every input is valid: now change the evaluator
-        if pose is not None:
-            if not self.fast:
-                world = pin.SE3(pose)
-            elif self._root_offset:  # (the world-axes path reads the target's homogeneous matrix only)
-                pose[:3, 3] += self._root_translation
-            self._Md = pose
+            return np.zeros(n), self._const_term(world, acceleration, names)
+        if velocity is None and acceleration is None:
+            return world, self._zero
+        return world, self._const_term(velocity, acceleration, names)
+
+    def set_target(self, target: Any, velocity: Any = None, acceleration: Any = None) -> None:
+        """Validate and keep a new target and feed-forward (:meth:`validated`): :meth:`evaluate` without
+        a target reads these.
+
+        Raises:
+            InvalidValueError, ConfigError: as :meth:`validated`; nothing changes.
+        """
+        self._target, self._c = self.validated(target, velocity, acceleration)
         self.target = target
-        self._target_world = world  # (an array; a pin.SE3 for a Cartesian task off the fast path)
-        self.target_vector = None if pose is not None else world
-        if const is not None:
-            np.copyto(self._const, const)
-            self._const_zero = False
-        elif not self._const_zero:
-            self._const.fill(0.0)
-            self._const_zero = True
+
+    def _const_term(
+        self, velocity: Any, acceleration: Any, names: tuple[str, str, str]
+    ) -> NDArray[np.float64]:
+        """:meth:`_feed_forward`, or the shared zero without feed-forward."""
+        if velocity is None and acceleration is None:
+            return self._zero
+        const = self._feed_forward(velocity, acceleration, names)
+        return self._zero if const is None else const
 
     def _feed_forward(
         self, velocity: Any, acceleration: Any, names: tuple[str, str, str]
@@ -278,14 +287,22 @@ class LawEvaluator:
         return const
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, out: NDArray[np.float64]) -> None:
-        """Write the law's reference for the robot's current state and the target set into ``out`` (n):
-        in the task's reference axes, saturated.
+    def evaluate(self, out: NDArray[np.float64], target: Any = None, const: Any = None) -> None:
+        """Write the law's reference for the robot's current state into ``out`` (n): in the task's
+        reference axes, saturated.
+
+        Args:
+            out: the destination (n).
+            target, const: a target and constant term from :meth:`validated` (both or neither); without
+                them, those of the last :meth:`set_target`. The evaluator's own state is only read: a
+                law's ``reference`` may evaluate the same task from several threads.
 
         Raises:
             StateNotSetError: the robot has no state.
         """
-        self._eval(out)  # K_p e (− K_d ẋ) + K_d v_d + K_ff a_d, into out (compiled kernels)
+        if target is None:
+            target, const = self._target, self._c
+        self._eval(out, target, const)  # K_p e (− K_d ẋ) + K_d v_d + K_ff a_d (compiled kernels)
         if self._limit is not None:
             ratio = float(np.max(np.abs(out) / self._limit))
             if ratio > 1.0:
@@ -294,51 +311,49 @@ class LawEvaluator:
             task: Any = self.task
             out[:] = task.to_ref_axes(out)  # the law acts in root axes, references are in ref axes
 
-    def _world_cartesian(self, out: np.ndarray) -> None:
+    def _world_cartesian(self, out: np.ndarray, Md: np.ndarray, const: np.ndarray) -> None:
         """Pose error from the robot's cached world placement; twist J v (world axes at the tip)."""
         M = self._placement(self._tip).homogeneous
         if self._kd_rate is None:
-            _pose_law(out, self._e, self._Md, None, M, None, None, None, self._kp, None, self._const)
+            _pose_law(out, self._e, Md, None, M, None, None, None, self._kp, None, const)
             return
         robot: Any = self.task.robot
         J, v = self._jacobian(self._tip), robot.v_view
-        _pose_law(out, self._e, self._Md, None, M, None, J, v, self._kp, self._kd_rate, self._const)
+        _pose_law(out, self._e, Md, None, M, None, J, v, self._kp, self._kd_rate, const)
 
-    def _checked_cartesian(self, out: np.ndarray) -> None:
+    def _checked_cartesian(self, out: np.ndarray, target: pin.SE3, const: np.ndarray) -> None:
         """Error and twist in root coordinates through the task's pose()/twist() (the law's axes)."""
         task: Any = self.task
         pose = task.pose()
-        target = self._target_world
         twist = None if self._kd_rate is None else task.twist()
         # (the pose law with an identity Jacobian applied to the relative twist)
         _pose_law(out, self._e, target.rotation, target.translation, pose.rotation, pose.translation,
-                  None if twist is None else _EYE6, twist, self._kp, self._kd_rate, self._const)  # fmt: skip
+                  None if twist is None else _EYE6, twist, self._kp, self._kd_rate, const)  # fmt: skip
 
-    def _joint_error(self, out: np.ndarray) -> None:
+    def _joint_error(self, out: np.ndarray, target: np.ndarray, const: np.ndarray) -> None:
         robot: Any = self.task.robot
         rate = self._kd_rate is not None
-        _joint_law(out, self._target_world, robot.q_view, self._q_idx, robot.v_view if rate else None,
-                   self._v_idx if rate else None, self._kp, self._kd_rate, self._const)  # fmt: skip
+        _joint_law(out, target, robot.q_view, self._q_idx, robot.v_view if rate else None,
+                   self._v_idx if rate else None, self._kp, self._kd_rate, const)  # fmt: skip
 
-    def _checked_joint(self, out: np.ndarray) -> None:
+    def _checked_joint(self, out: np.ndarray, target: np.ndarray, const: np.ndarray) -> None:
         task: Any = self.task
         rate = None if self._kd_rate is None else task.velocities()
-        _vector_law(out, self._target_world, task.positions(), rate, self._kp, self._kd_rate, self._const)
+        _vector_law(out, target, task.positions(), rate, self._kp, self._kd_rate, const)
 
-    def _com_error(self, out: np.ndarray) -> None:
+    def _com_error(self, out: np.ndarray, target: np.ndarray, const: np.ndarray) -> None:
         robot: Any = self.task.robot
         if self._dynamics_first:
             robot.precompute("dynamics")
         rate = None if self._kd_rate is None else robot.com_velocity()
-        _vector_law(out, self._target_world, robot.com_position_view(), rate, self._kp, self._kd_rate,
-                    self._const)  # fmt: skip
+        _vector_law(out, target, robot.com_position_view(), rate, self._kp, self._kd_rate, const)
 
-    def _task_error(self, out: np.ndarray) -> None:
+    def _task_error(self, out: np.ndarray, target: np.ndarray, const: np.ndarray) -> None:
         """Any vector task (a registered type): x and ẋ from the task's ``position()``/``velocity()``."""
         task: Any = self.task
         rate = None if self._kd_rate is None else np.asarray(task.velocity(), dtype=np.float64)
         x = np.asarray(task.position(), dtype=np.float64)
-        _vector_law(out, self._target_world, x, rate, self._kp, self._kd_rate, self._const)
+        _vector_law(out, target, x, rate, self._kp, self._kd_rate, const)
 
     def __repr__(self) -> str:
         return f"LawEvaluator({type(self.law).__name__}, task {self.task.name!r})"

@@ -165,11 +165,12 @@ class _VectorVelocityLaw(VelocityLaw):
         ev = self._evaluators.get(task)
         if ev is None:
             ev = self._evaluator(task)
-        ev.set_target(target_position, target_velocity, None, _TARGET_NAMES)
+        # (validated into locals: the evaluator is only read, so threads may share the law)
+        target, const = ev.validated(target_position, target_velocity, None, _TARGET_NAMES)
         vel = np.empty(task.n)
-        ev.evaluate(vel)
+        ev.evaluate(vel, target, const)
         # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
-        out: VectorReference = registered_type(task.type).reference_class(None, ev.target_vector, vel, time)
+        out: VectorReference = registered_type(task.type).reference_class(None, target, vel, time)
         return out
 
 
@@ -260,9 +261,10 @@ class CartesianVelocityLaw(VelocityLaw):
         ev = self._evaluators.get(task)
         if ev is None:
             ev = self._evaluator(task)
-        ev.set_target(target_pose, target_twist, None, _POSE_NAMES)
+        # (validated into locals: the evaluator is only read, so threads may share the law)
+        target, const = ev.validated(target_pose, target_twist, None, _POSE_NAMES)
         twist = np.empty(6)
-        ev.evaluate(twist)
+        ev.evaluate(twist, target, const)
         return CartesianReference(None, target_pose.copy(), twist, time)  # (acceleration, pose, twist, time)
 
 
