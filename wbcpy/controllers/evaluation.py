@@ -23,9 +23,12 @@ relative to a fixed base) is evaluated from the robot's cached world placement a
 Cartesian tasks, and joint tasks with continuous joints, through the task's ``pose()``/``twist()``/
 ``positions()`` (same values, more work).
 
-Nothing is trusted that was not validated: :meth:`LawEvaluator.set_target` validates a target completely
-(a ``pin.SE3`` with a proper, finite rotation; finite vectors of the task's size) before it changes
-anything, and the robot's state was validated by ``RobotModel.update``.
+Nothing is trusted that was not validated: :meth:`LawEvaluator.validated` checks a target and its
+feed-forward completely (a ``pin.SE3`` with a proper, finite rotation; finite vectors of the task's size)
+and changes nothing; the robot's state was validated by ``RobotModel.update``. A law's ``reference``
+validates into locals and evaluates with them, so the evaluator it keeps per task is only read there
+(threads may share a law); a binding keeps its target in its evaluator (:meth:`LawEvaluator.set_target`),
+like the rest of a control loop's state.
 """
 
 from __future__ import annotations
