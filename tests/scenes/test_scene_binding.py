@@ -1,7 +1,8 @@
 """Reference bindings (scene.bind): the hot-loop API gives the references of the checked API.
 
-Oracle: the controllers' checked ``reference(task, target)`` (itself tested against closed forms in
-test_controllers.py) and the law written out in the test from raw Pinocchio quantities.
+Both APIs evaluate the law through one ``LawEvaluator`` (issue 26): the comparisons here check the
+plumbing (stamps, reference arrays, the scene's solve); the values are checked against the law written out
+from raw Pinocchio quantities here, in test_controllers.py and in controllers/test_one_reference_path.py.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def test_fast_cartesian_path_against_raw_pinocchio():
     twist = pin.getFrameVelocity(model, data, fid, pin.LOCAL_WORLD_ALIGNED).vector
     e = np.concatenate([target.translation - M.translation, pin.log3(target.rotation @ M.rotation.T)])
     np.testing.assert_allclose(scene.get_task("ee").reference.acceleration, 100 * e - 20 * twist, atol=1e-10)
-    assert binding._fast
+    assert binding.evaluator.fast
 
 
 def test_velocity_bindings_equal_the_checked_references():
@@ -187,4 +188,4 @@ def test_binding_on_a_humanoid(example_robot, cls):
         np.testing.assert_allclose(
             scene.get_task(name).reference.acceleration, expected, rtol=1e-11, atol=1e-11
         )
-    assert bindings["lf"]._fast and not bindings["rf"]._fast
+    assert bindings["lf"].evaluator.fast and not bindings["rf"].evaluator.fast

@@ -14,12 +14,16 @@ same errors e; :class:`MomentumVelocityLaw` gives a velocity scene's momentum ta
 A task type registered later (:mod:`wbcpy.tasks.registry`) whose target is a vector takes the generic
 laws :class:`TaskPD` and :class:`TaskVelocityLaw` (:mod:`~wbcpy.controllers.task_laws`), unless it
 registers its own; :func:`law_for` names the law a task type takes at a scene level.
+
+Every law's ``reference(task, target)`` and every scene binding evaluate the law through a
+:class:`LawEvaluator` (:mod:`~wbcpy.controllers.evaluation`): one implementation of both reference APIs.
 """
 
 from __future__ import annotations
 
 from .cartesian_pd import CartesianPD, pose_error
 from .com_pd import ComPD
+from .evaluation import LawEvaluator
 from .joint_pd import JointPD
 from .momentum_pd import MomentumPD, MomentumVelocityLaw
 from .task_laws import TaskPD, law_for, laws_taken
@@ -38,6 +42,7 @@ __all__ = [
     "ComVelocityLaw",
     "JointPD",
     "JointVelocityLaw",
+    "LawEvaluator",
     "MomentumPD",
     "MomentumVelocityLaw",
     "TaskPD",

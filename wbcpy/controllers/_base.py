@@ -7,7 +7,7 @@ COM position), where e = x_d − x.
 
 from __future__ import annotations
 
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -15,12 +15,14 @@ from numpy.typing import ArrayLike, NDArray
 from .._support.validation import as_vector, optional_vector
 from ..tasks import Task, VectorReference
 from ._gains import as_gain, broadcast_gain, saturate
+from .evaluation import GAIN_NAMES, LawEvaluator, evaluator_for
 
 __all__ = ["PDLaw", "VectorPD"]
 
 _Task = TypeVar("_Task", bound=Task)
 #: the references a vector PD law builds (their fields: acceleration, position, velocity, time)
 _Ref = TypeVar("_Ref", bound=VectorReference)
+_TARGET_NAMES = ("target_position", "target_velocity", "target_acceleration")
 
 
 class PDLaw:
@@ -48,6 +50,32 @@ class PDLaw:
                 gain = getattr(self, name)
                 if gain is not None:
                     broadcast_gain(gain, self._axes, name)
+        self._evaluators: dict[Task, LawEvaluator] = {}
+
+    def _evaluator(self, task: Task) -> LawEvaluator:
+        """The law's evaluator for ``task`` (:mod:`~wbcpy.controllers.evaluation`: the implementation
+        :meth:`reference` shares with scene bindings), kept between calls.
+
+        Raises:
+            ConfigError: a law that does not fit the task.
+        """
+        return evaluator_for(self, self._evaluators, task)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set an attribute; assigning a gain drops the evaluators built from the old one."""
+        object.__setattr__(self, name, value)
+        if name in GAIN_NAMES and "_evaluators" in self.__dict__:
+            self._evaluators.clear()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The gains (copies and pickles leave the per-task evaluators behind)."""
+        state = self.__dict__.copy()
+        state.pop("_evaluators", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._evaluators = {}
 
     def _law(
         self,
@@ -80,11 +108,9 @@ class PDLaw:
 class VectorPD(PDLaw, Generic[_Task, _Ref]):
     """PD law on a vector state x (n = :attr:`_axes`, or any size when that is None): e = x_d − x.
 
-    Subclasses set :attr:`_reference_cls` and read the task's state in :meth:`_task_state`.
+    :meth:`reference` evaluates the law for a task through its :class:`~wbcpy.controllers.LawEvaluator`
+    and builds the task type's reference class (:mod:`wbcpy.tasks.registry`).
     """
-
-    #: the reference type :meth:`reference` builds
-    _reference_cls: type[_Ref]
 
     def compute(
         self,
@@ -111,10 +137,6 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
 
     update = compute  # alias (ARC-OPT controllers call it update)
 
-    def _task_state(self, task: _Task) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """The task's current (position, velocity)."""
-        raise NotImplementedError
-
     def reference(
         self,
         task: _Task,
@@ -123,14 +145,25 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
         target_acceleration: ArrayLike | None = None,
         time: float | None = None,
     ) -> _Ref:
-        """A reference for ``task`` from the robot's current state (it also stores the target position,
-        the target velocity and the time)."""
-        position, velocity = self._task_state(task)
-        acc = self.compute(position, velocity, target_position, target_velocity, target_acceleration)
-        return self._reference_class(task)(
-            acc, position=np.array(target_position, dtype=float), velocity=target_velocity, time=time
-        )
+        """A reference for ``task`` from the robot's current state (it also stores a validated copy of the
+        target position, the target velocity and the time).
 
-    def _reference_class(self, task: _Task) -> type[_Ref]:
-        """The reference class :meth:`reference` builds for ``task`` (:attr:`_reference_cls`)."""
-        return self._reference_cls
+        The law is evaluated as a scene binding evaluates it (:mod:`~wbcpy.controllers.evaluation`: the
+        same compiled kernel on the robot's cached state), every input validated at every call.
+
+        Raises:
+            InvalidValueError: a malformed target or feed-forward (named ``target_position``,
+                ``target_velocity``, ``target_acceleration``).
+            ConfigError: a law that does not fit the task (its kind or number of axes), per-axis gains
+                of the wrong size.
+        """
+        ev = self._evaluators.get(task)
+        if ev is None:
+            ev = self._evaluator(task)
+        # (validated into locals: the evaluator is only read, so threads may share the law)
+        target, const = ev.validated(target_position, target_velocity, target_acceleration, _TARGET_NAMES)
+        acc = np.empty(task.n)
+        ev.evaluate(acc, target, const)
+        # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
+        ref: _Ref = ev.reference_class(acc, target, target_velocity, time)  # (the type's class)
+        return ref

@@ -18,7 +18,7 @@ def as_gain(value: ArrayLike, name: str, allow_none: Literal[False] = False) -> 
 @overload
 def as_gain(value: ArrayLike | None, name: str, allow_none: Literal[True]) -> NDArray[np.float64] | None: ...
 def as_gain(value: ArrayLike | None, name: str, allow_none: bool = False) -> NDArray[np.float64] | None:
-    """A gain as a float array (scalar → 0-d), finite and ≥ 0 (> 0 for a saturation limit).
+    """A gain as a new read-only float array (scalar → 0-d), finite and ≥ 0 (> 0 for a saturation limit).
 
     Raises:
         ConfigError: naming the gain, for NaN/inf, negative values, or input that is not real numbers
@@ -38,6 +38,7 @@ def as_gain(value: ArrayLike | None, name: str, allow_none: bool = False) -> NDA
         raise ConfigError(name, f"must be finite and ≥ 0 (scalar or per axis), got {short_repr(value)}")
     if allow_none and (arr <= 0).any():
         raise ConfigError(name, f"a saturation limit must be > 0, got {short_repr(value)}")
+    arr.setflags(write=False)  # a law's gains change by assignment only (evaluators see the new object)
     return arr
 
 

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CartesianPD", "pose_error"]
 
+_TARGET_NAMES = ("target_pose", "target_twist", "target_acceleration")
+
 
 def _se3(x: object, name: str) -> pin.SE3:
     if isinstance(x, pin.SE3):
@@ -62,6 +64,8 @@ class CartesianPD(PDLaw):
     """
 
     _axes = 6
+    #: the law's target is a pose (a Cartesian task's)
+    pose_law = True
 
     def compute(
         self,
@@ -89,9 +93,26 @@ class CartesianPD(PDLaw):
         target_acceleration: ArrayLike | None = None,
         time: float | None = None,
     ) -> CartesianReference:
-        """A :class:`CartesianReference` for ``task`` (root coordinates in, ref_frame axes out)."""
-        a_root = self.compute(task.pose(), task.twist(), target_pose, target_twist, target_acceleration)
-        return CartesianReference(task.to_ref_axes(a_root), pose=pin.SE3(target_pose), time=time)
+        """A :class:`CartesianReference` for ``task`` (root coordinates in, ref_frame axes out; a copy of
+        the target pose is kept as ``pose``).
+
+        The law is evaluated as a scene binding evaluates it (:mod:`~wbcpy.controllers.evaluation`: the
+        same compiled kernel on the robot's cached placement and Jacobian), every input validated at
+        every call.
+
+        Raises:
+            InvalidValueError: a target pose that is not a finite ``pin.SE3`` with a proper rotation, a
+                malformed target twist or acceleration.
+            ConfigError: a task that is not a Cartesian task.
+        """
+        ev = self._evaluators.get(task)
+        if ev is None:
+            ev = self._evaluator(task)
+        # (validated into locals: the evaluator is only read, so threads may share the law)
+        target, const = ev.validated(target_pose, target_twist, target_acceleration, _TARGET_NAMES)
+        acc = np.empty(6)
+        ev.evaluate(acc, target, const)
+        return CartesianReference(acc, target_pose.copy(), None, time)  # (acceleration, pose, twist, time)
 
 
 register_law("cart", "acceleration", CartesianPD)

@@ -9,9 +9,6 @@ world axes, gains scalar or per axis (3), optional direction-keeping saturation.
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.typing import NDArray
-
 from ..tasks import ComReference, ComTask, register_law
 from ._base import VectorPD
 
@@ -31,10 +28,6 @@ class ComPD(VectorPD[ComTask, ComReference]):
     """
 
     _axes = 3
-    _reference_cls = ComReference
-
-    def _task_state(self, task: ComTask) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        return task.position(), task.velocity()
 
 
 register_law("com", "acceleration", ComPD)

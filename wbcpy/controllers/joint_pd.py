@@ -10,9 +10,6 @@ gains scalar or per joint; with ``max_acceleration`` the output is scaled (direc
 
 from __future__ import annotations
 
-import numpy as np
-from numpy.typing import NDArray
-
 from ..tasks import JointReference, JointTask, register_law
 from ._base import VectorPD
 
@@ -31,10 +28,8 @@ class JointPD(VectorPD[JointTask, JointReference]):
         max_acceleration: optional saturation per joint (rad/s²), scalar or per joint.
     """
 
-    _reference_cls = JointReference
-
-    def _task_state(self, task: JointTask) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        return task.positions(), task.velocities()
+    #: the law's target is a joint task's positions
+    joint_law = True
 
 
 register_law("jnt", "acceleration", JointPD)

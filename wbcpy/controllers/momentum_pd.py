@@ -44,17 +44,12 @@ class MomentumPD(VectorPD[MomentumTask, MomentumReference]):
     """
 
     _axes = 6
-    _reference_cls = MomentumReference
 
     def __init__(
         self, kd: ArrayLike = 10.0, kp: ArrayLike = 0.0, kff: ArrayLike = 1.0, max_acceleration: Any = None
     ) -> None:
         """Gains as in the class docstring."""
         super().__init__(kp=kp, kd=kd, kff=kff, max_acceleration=max_acceleration)
-
-    def _task_state(self, task: MomentumTask) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        h = task.position()
-        return h, h
 
     def reference(  # type: ignore[override]
         self,

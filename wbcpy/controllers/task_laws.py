@@ -13,9 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
-
 from ..tasks import Task, VectorReference, task_type
 from ._base import VectorPD
 from .velocity_laws import TaskVelocityLaw
@@ -29,15 +26,6 @@ class TaskPD(VectorPD[Task, VectorReference]):
     Gains are scalars or one value per task row; ``max_acceleration`` optionally scales the output so
     that |a_i| ≤ max_i (direction kept). :meth:`reference` builds the task type's reference class.
     """
-
-    def _task_state(self, task: Task) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        vector: Any = task
-        return np.asarray(vector.position(), dtype=float), np.asarray(vector.velocity(), dtype=float)
-
-    def _reference_class(self, task: Task) -> type[VectorReference]:
-        """The task type's registered reference class (:mod:`wbcpy.tasks.registry`)."""
-        cls: type[VectorReference] = task_type(task.type).reference_class
-        return cls
 
 
 #: the generic law of a vector task type per scene level

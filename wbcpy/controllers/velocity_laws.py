@@ -21,7 +21,7 @@ one value per axis (K_p in 1/s); ``max_velocity`` optionally scales the output s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 import pinocchio as pin
@@ -33,11 +33,15 @@ from ..tasks import CartesianReference, ComReference, JointReference, VectorRefe
 from ..tasks import task_type as registered_type
 from ._gains import as_gain, broadcast_gain, saturate
 from .cartesian_pd import pose_error
+from .evaluation import GAIN_NAMES, LawEvaluator, evaluator_for
 
 if TYPE_CHECKING:
     from ..tasks import CartesianTask, ComTask, JointTask, Task
 
 __all__ = ["CartesianVelocityLaw", "ComVelocityLaw", "JointVelocityLaw", "TaskVelocityLaw", "VelocityLaw"]
+
+_TARGET_NAMES = ("target_position", "target_velocity", "target_acceleration")
+_POSE_NAMES = ("target_pose", "target_twist", "target_acceleration")
 
 
 def _finite_pose(value: object, name: str) -> pin.SE3:
@@ -74,6 +78,32 @@ class VelocityLaw:
                 gain = getattr(self, name)
                 if gain is not None:
                     broadcast_gain(gain, self._axes, name)
+        self._evaluators: dict[Task, LawEvaluator] = {}
+
+    def _evaluator(self, task: Task) -> LawEvaluator:
+        """The law's evaluator for ``task`` (:mod:`~wbcpy.controllers.evaluation`: the implementation the
+        laws' ``reference`` shares with scene bindings), kept between calls.
+
+        Raises:
+            ConfigError: a law that does not fit the task.
+        """
+        return evaluator_for(self, self._evaluators, task)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set an attribute; assigning a gain drops the evaluators built from the old one."""
+        object.__setattr__(self, name, value)
+        if name in GAIN_NAMES and "_evaluators" in self.__dict__:
+            self._evaluators.clear()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The gains (copies and pickles leave the per-task evaluators behind)."""
+        state = self.__dict__.copy()
+        state.pop("_evaluators", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._evaluators = {}
 
     def law(self, error: ArrayLike, target_velocity: ArrayLike | None = None) -> NDArray[np.float64]:
         """K_ff ẋ_d + K_p e (n = len(e) values, a new array), saturated.
@@ -121,16 +151,34 @@ class _VectorVelocityLaw(VelocityLaw):
 
     update = compute  # alias (ARC-OPT controllers call it update)
 
-    def _reference_of(
-        self, x: NDArray[np.float64], target_position: ArrayLike, target_velocity: ArrayLike | None
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """(velocity reference, validated target) for the current state x (trusted: the task's)."""
-        xd = as_vector(target_position, x.shape[0], "target_position")
-        return self._apply(xd - x, target_velocity), xd
+    def _vector_reference(
+        self, task: Task, target_position: ArrayLike, target_velocity: ArrayLike | None, time: float | None
+    ) -> VectorReference:
+        """The task type's reference (``velocity``, and the validated target as ``position``) at the
+        robot's current state, evaluated as a scene binding evaluates it
+        (:mod:`~wbcpy.controllers.evaluation`).
+
+        Raises:
+            InvalidValueError: a malformed target or target velocity. ConfigError: a law that does not
+                fit the task.
+        """
+        ev = self._evaluators.get(task)
+        if ev is None:
+            ev = self._evaluator(task)
+        # (validated into locals: the evaluator is only read, so threads may share the law)
+        target, const = ev.validated(target_position, target_velocity, None, _TARGET_NAMES)
+        vel = np.empty(task.n)
+        ev.evaluate(vel, target, const)
+        # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
+        out: VectorReference = registered_type(task.type).reference_class(None, target, vel, time)
+        return out
 
 
 class JointVelocityLaw(_VectorVelocityLaw):
     """q̇_ref = K_ff q̇_d + K_p (q_d − q) of a ``jnt`` task's joints (rad/s; gains scalar or per joint)."""
+
+    #: the law's target is a joint task's positions
+    joint_law = True
 
     def reference(
         self,
@@ -140,9 +188,13 @@ class JointVelocityLaw(_VectorVelocityLaw):
         time: float | None = None,
     ) -> JointReference:
         """A :class:`JointReference` (``velocity``) for ``task`` from the robot's current joint positions;
-        the target position is stored as ``position``."""
-        vel, xd = self._reference_of(task.positions(), target_position, target_velocity)
-        return JointReference(velocity=vel, position=xd, time=time)
+        the target position is stored as ``position``.
+
+        Raises:
+            InvalidValueError: a malformed target or target velocity. ConfigError: not a joint task.
+        """
+        out = self._vector_reference(task, target_position, target_velocity, time)
+        return cast(JointReference, out)
 
 
 class ComVelocityLaw(_VectorVelocityLaw):
@@ -157,9 +209,13 @@ class ComVelocityLaw(_VectorVelocityLaw):
         target_velocity: ArrayLike | None = None,
         time: float | None = None,
     ) -> ComReference:
-        """A :class:`ComReference` (``velocity``) for ``task`` from the robot's current COM position."""
-        vel, xd = self._reference_of(task.position(), target_position, target_velocity)
-        return ComReference(velocity=vel, position=xd, time=time)
+        """A :class:`ComReference` (``velocity``) for ``task`` from the robot's current COM position.
+
+        Raises:
+            InvalidValueError: a malformed target or target velocity. ConfigError: not a 3-row vector task.
+        """
+        out = self._vector_reference(task, target_position, target_velocity, time)
+        return cast(ComReference, out)
 
 
 class CartesianVelocityLaw(VelocityLaw):
@@ -170,6 +226,8 @@ class CartesianVelocityLaw(VelocityLaw):
     """
 
     _axes = 6
+    #: the law's target is a pose (a Cartesian task's)
+    pose_law = True
 
     def compute(
         self, pose: pin.SE3, target_pose: pin.SE3, target_twist: ArrayLike | None = None
@@ -193,12 +251,21 @@ class CartesianVelocityLaw(VelocityLaw):
     ) -> CartesianReference:
         """A :class:`CartesianReference` (``twist``) for ``task``: the pose of the tip in root coordinates
         and the target (pose, twist) in root coordinates in, the twist rotated into ``ref_frame`` axes;
-        a copy of the target pose is kept as ``pose``."""
-        target = _finite_pose(target_pose, "target_pose")
-        twist = self._apply(pose_error(target, task.pose()), target_twist)
-        if task.ref_id != task.root_id:
-            twist = task.to_ref_axes(twist)
-        return CartesianReference(twist=twist, pose=target.copy(), time=time)
+        a copy of the target pose is kept as ``pose``. Evaluated as a scene binding evaluates it
+        (:mod:`~wbcpy.controllers.evaluation`).
+
+        Raises:
+            InvalidValueError: a target pose that is not a finite ``pin.SE3`` with a proper rotation, a
+                malformed target twist. ConfigError: not a Cartesian task.
+        """
+        ev = self._evaluators.get(task)
+        if ev is None:
+            ev = self._evaluator(task)
+        # (validated into locals: the evaluator is only read, so threads may share the law)
+        target, const = ev.validated(target_pose, target_twist, None, _POSE_NAMES)
+        twist = np.empty(6)
+        ev.evaluate(twist, target, const)
+        return CartesianReference(None, target_pose.copy(), twist, time)  # (acceleration, pose, twist, time)
 
 
 class TaskVelocityLaw(_VectorVelocityLaw):
@@ -212,15 +279,13 @@ class TaskVelocityLaw(_VectorVelocityLaw):
         time: float | None = None,
     ) -> VectorReference:
         """The reference (``velocity``) for ``task`` from its current value, as the type's reference class;
-        the target position is stored as ``position``."""
-        vector: Any = task
-        vel, xd = self._reference_of(
-            np.asarray(vector.position(), dtype=float), target_position, target_velocity
-        )
-        out: VectorReference = registered_type(task.type).reference_class(
-            velocity=vel, position=xd, time=time
-        )
-        return out
+        the target position is stored as ``position``.
+
+        Raises:
+            InvalidValueError: a malformed target or target velocity. ConfigError: a law that does not
+                fit the task.
+        """
+        return self._vector_reference(task, target_position, target_velocity, time)
 
 
 register_law("jnt", "velocity", JointVelocityLaw)

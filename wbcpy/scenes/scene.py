@@ -254,10 +254,13 @@ class Scene:
             ReferenceTypeError: wrong reference class for the task type (also a TypeError).
             InvalidValueError: wrong size, NaN/inf, or an invalid time stamp.
         """
-        task = self._task(task_name)
+        try:
+            task = self._by_name[task_name]  # (Scene._task, inlined: the checked API's hot path)
+        except (KeyError, TypeError):
+            raise UnknownNameError("task", task_name, self._by_name) from None
         ref = task.validate_reference(reference)
-        stamp = self._clock() if ref.time is None else ref.time
-        task.set_reference(ref, float(stamp))
+        stamp = ref.time
+        task.set_reference(ref, float(self._clock()) if stamp is None else stamp)
 
     def bind(self, task_name: str, law: Any, target: Any, target_velocity: Any = None,
              target_acceleration: Any = None) -> ReferenceBinding:  # fmt: skip

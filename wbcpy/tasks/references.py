@@ -30,16 +30,22 @@ import numpy as np
 import pinocchio as pin
 from numpy.typing import ArrayLike
 
+from .._kernels import state_copy as _state_copy
+from .._kernels import transform_error as _transform_error
 from .._support.config_fields import checked_fields
-from .._support.validation import as_vector, check_finite, optional_vector
+from .._support.validation import as_vector, check_finite
 from ..errors import InvalidValueError
 from .registry import task_type as registered_type
+
+#: the largest finite float: |x| ≤ _FINITE holds exactly for the finite entries
+_FINITE = float(np.finfo(np.float64).max)
 
 __all__ = [
     "CartesianReference",
     "ComReference",
     "JointReference",
     "Reference",
+    "ReferenceCheck",
     "ReferenceTypeError",
     "VectorReference",
     "WrenchReference",
@@ -190,34 +196,89 @@ def validate_reference(
         InvalidValueError: the required field missing, a wrong size, NaN or inf in any given field, or an
             invalid time stamp.
     """
-    cls = registered_type(task_type).reference_class
-    if not isinstance(ref, cls):
-        raise ReferenceTypeError(
-            f"reference of task {task_name!r}",
-            cls.__name__,
-            type(ref).__name__,
-            reason=f"a {task_type} task takes a {cls.__name__}, got {type(ref).__name__}",
-        )
-    label = f"{task_name}.reference"
-    tracked = tracked_field(task_type, level)
-    if getattr(ref, tracked) is None:
-        article = "an" if level[0] in "aeiou" else "a"
-        raise InvalidValueError(
-            f"{label}.{tracked}", "a vector", None, reason=f"required: {article} {level} scene tracks it"
-        )
-    acc = optional_vector(ref.acceleration, n, f"{label}.acceleration")
-    stamp = _time(ref.time, f"{label}.time")
-    if isinstance(ref, CartesianReference):
-        pose = ref.pose
-        if pose is not None:
-            if not isinstance(pose, pin.SE3):
-                raise InvalidValueError(
-                    f"{label}.pose", "pin.SE3", type(pose).__name__, reason="not a pin.SE3"
-                )
-            check_finite(pose.homogeneous, f"{label}.pose")
-            pose = pose.copy()
-        return CartesianReference(acc, pose, optional_vector(ref.twist, 6, f"{label}.twist"), stamp)
-    pos = optional_vector(ref.position, n, f"{label}.position")
-    vel = optional_vector(ref.velocity, n, f"{label}.velocity")
-    out: VectorReference = cls(acc, pos, vel, stamp)
-    return out
+    return ReferenceCheck(task_type, n, task_name, level).validated(ref)
+
+
+def _vector(x: Any, n: int, name: str) -> Any:
+    """``as_vector`` (a new finite float64 vector of n values) with its compiled pass inlined."""
+    fast = _state_copy(x, n, _FINITE)  # a finite float64 vector of the right size: one compiled pass
+    return as_vector(x, n, name) if fast is None else fast
+
+
+class ReferenceCheck:
+    """The checks :func:`validate_reference` makes for one task, decided once (a task keeps one: its
+    ``set_reference`` is on the control loop's hot path).
+
+    Args:
+        task_type, n, task_name, level: as for :func:`validate_reference`.
+
+    Raises:
+        ConfigKeyError: an unknown task type.
+    """
+
+    __slots__ = ("_cartesian", "_cls", "_label", "_labels", "_level", "_n", "_name", "_task_type", "_tracked")
+
+    def __init__(self, task_type: str, n: int, task_name: str, level: str = "acceleration") -> None:
+        self._cls = registered_type(task_type).reference_class
+        self._cartesian = issubclass(self._cls, CartesianReference)
+        self._tracked = tracked_field(task_type, level)
+        self._n, self._task_type, self._level = n, task_type, level
+        self._name, self._label = task_name, f"{task_name}.reference"
+        # (the names of the fields in error messages, built once)
+        self._labels = tuple(f"{self._label}.{f}" for f in ("acceleration", "position", "velocity", "twist"))
+
+    def validated(self, ref: Any) -> Reference:
+        """A validated copy of ``ref`` (see :func:`validate_reference`); every array is new.
+
+        Raises:
+            ReferenceTypeError, InvalidValueError: as :func:`validate_reference`.
+        """
+        cls, label, n = self._cls, self._label, self._n
+        if not isinstance(ref, cls):
+            raise ReferenceTypeError(
+                f"reference of task {self._name!r}",
+                cls.__name__,
+                type(ref).__name__,
+                reason=f"a {self._task_type} task takes a {cls.__name__}, got {type(ref).__name__}",
+            )
+        if getattr(ref, self._tracked) is None:
+            level = self._level
+            article = "an" if level[0] in "aeiou" else "a"
+            raise InvalidValueError(
+                f"{label}.{self._tracked}",
+                "a vector",
+                None,
+                reason=f"required: {article} {level} scene tracks it",
+            )
+        labels = self._labels
+        given = ref.acceleration
+        acc = None if given is None else _state_copy(given, n, _FINITE)  # (one compiled pass, or None)
+        if acc is None and given is not None:
+            acc = as_vector(given, n, labels[0])  # another layout, or raises naming the field
+        t = ref.time
+        stamp = None if t is None else _time(t, f"{label}.time")
+        if self._cartesian:
+            pose, twist = ref.pose, ref.twist
+            if pose is not None:
+                pose = _pose(pose, label)
+            if twist is not None:
+                twist = _vector(twist, 6, labels[3])
+            return CartesianReference(acc, pose, twist, stamp)
+        pos, vel = ref.position, ref.velocity
+        if pos is not None:
+            pos = _vector(pos, n, labels[1])
+        if vel is not None:
+            vel = _vector(vel, n, labels[2])
+        out: VectorReference = cls(acc, pos, vel, stamp)
+        return out
+
+
+def _pose(pose: Any, label: str) -> pin.SE3:
+    """A copy of a reference's (informative) pose, a finite ``pin.SE3``."""
+    if not isinstance(pose, pin.SE3):
+        raise InvalidValueError(f"{label}.pose", "pin.SE3", type(pose).__name__, reason="not a pin.SE3")
+    h = pose.homogeneous
+    if not math.isfinite(_transform_error(h)[0]):  # (inf or NaN for a non-finite entry of the top rows)
+        check_finite(h, f"{label}.pose")  # raises, naming the entries
+    copy: pin.SE3 = pose.copy()
+    return copy

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._kernels import weighted_rows as _weighted_rows
 from ..errors import ConfigError
 from .config import TaskConfig
-from .references import Reference, tracked_field, validate_reference
+from .references import Reference, ReferenceCheck, tracked_field
 from .status import TaskStatus
 
 if TYPE_CHECKING:
@@ -90,6 +90,7 @@ class Task:
         self.reference: Reference | None = None
         self.reference_time: float | None = None
         self._ref_acc = np.zeros(self.n)
+        self._ref_check = ReferenceCheck(self.type, self.n, self.name, level)
         w = np.ones(self.n) if config.weights is None else np.array(config.weights, dtype=float)
         w.setflags(write=False)
         self._weights = w
@@ -253,7 +254,7 @@ class Task:
     # ------------------------------------------------------------------ references
     def validate_reference(self, ref: object) -> Reference:
         """Return a validated copy of ``ref`` (see :func:`~wbcpy.tasks.references.validate_reference`)."""
-        return validate_reference(self.type, self.n, ref, self.name, self.level)
+        return self._ref_check.validated(ref)
 
     def set_reference(self, ref: Reference, stamp: float) -> None:
         """Store a reference already validated by :meth:`validate_reference`, stamped ``stamp``."""
