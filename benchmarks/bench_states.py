@@ -61,6 +61,8 @@ TARGET = 1.5
 #: minimising its smallest singular value (L-BFGS-B from random starts); σ_min is printed at run time
 PANDA_SINGULAR = np.array([0.4655, 0.0, 1.541, -2.7536, 2.515, 1.2939, -2.286])
 LIFTED = SOLES[1]
+#: --checked: references through set_reference (the checked API) instead of bindings
+CHECKED = False
 
 
 def _noop() -> None:
@@ -246,7 +248,7 @@ def _moved(pose: pin.SE3, offset: np.ndarray) -> pin.SE3:
 def panda_family() -> list[State]:
     tsid = TsidPandaReach()
     tsid.setup()
-    w = bench_loop.WbcpyPandaReach(levels=1)
+    w = bench_loop.WbcpyPandaReach(levels=1, checked=CHECKED)
     w.setup()
     robot, scene, model = w.robot, w.scene, w.robot.model
     bindings = getattr(w, "bindings", None)
@@ -363,7 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checked", action="store_true", help="references through set_reference")
     parser.add_argument("--only", choices=sorted(FAMILIES), action="append", help="families to run")
     args = parser.parse_args(argv)
-    for module in (bench_contact, bench_loop, bench_velocity):
+    global CHECKED
+    CHECKED = args.checked
+    for module in (bench_contact, bench_velocity):
         module.CHECKED = args.checked
     api = "set_reference (checked)" if args.checked else "bindings"
     ok = True
