@@ -185,8 +185,13 @@ def solve_levels(
         InfeasibleBoundsError: inconsistent bounds (from :class:`~wbcpy.qp.fixed.FixedSplit`).
         LevelFailedError: a level could not be solved or is infeasible.
     """
-    loop = _Loop(FixedSplit(hqp.lb, hqp.ub, hqp.n), rank_tol)
+    split0 = FixedSplit(hqp.lb, hqp.ub, hqp.n)
     levels = hqp.levels
+    if len(levels) == 1:
+        one = _one_plain_level(levels[0], split0, solver)
+        if one is not None:
+            return one
+    loop = _Loop(split0, rank_tol)
     last = _last_level_to_solve(levels)
     records: list[StatusRecord] = []
     constrained = False  # (some level has equality or inequality rows: the answer is checked against them)
@@ -222,6 +227,26 @@ def solve_levels(
     if bad is not None:
         raise LevelFailedError(bad[0], bad[1], records)
     return x, tuple(records)
+
+
+def _one_plain_level(level: QPLevel, split: FixedSplit, solver: LevelSolver,
+                     ) -> tuple[np.ndarray, tuple[StatusRecord, ...]] | None:  # fmt: skip
+    """The loop below for the most common problem of a scene — one level with task rows, bounds on both
+    sides, no constraint rows and no fixed variable — when the compiled level settles it: the same call
+    (:meth:`LevelSolver.solve_fused_level` on level 0 of x̄ = 0, Z = I) and the same record, without the
+    loop's null space, constraint stack and split. None: take the loop."""
+    if (level.E is not None or level.C is not None or split.fixed is not None or split.lb is None
+            or split.ub is None or not level.A.shape[0]):  # fmt: skip
+        return None
+    t0 = _clock()
+    fused = solver.solve_fused_level(level.A, level.y, level.regularization, None, None, None, split.lb,
+                                     split.ub, 0)  # fmt: skip
+    if fused is None:
+        return None
+    sol, x = fused[0], fused[3]
+    record = (sol.solver, sol.status, sol.iterations, _clock() - t0, 0, 0, split.nf, sol.primal, sol.dual,
+              sol.fallback)  # fmt: skip
+    return x, (record,)
 
 
 def _violated_constraints(hqp: HierarchicalQP, x: np.ndarray, tol: float) -> tuple[int, str] | None:
