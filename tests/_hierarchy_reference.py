@@ -323,25 +323,50 @@ def reference(hqp: HierarchicalQP) -> Reference:
             AN = A @ N
             Hw = AN.T @ AN + N.T @ (r[:, None] * N)
             gw = AN.T @ (A @ x0 - y) + N.T @ (r * x0)
-            # (the sides relaxed by 1e-10 of their scale: quadprog declares some feasible but degenerate
-            # levels inconsistent — many constraints active at one vertex — and the costs move by
-            # ~1e-10 only; a contradiction of the infeasible problems is of size 1)
-            hw = h - G @ x0 - 1e-10 * (1.0 + np.abs(h))
-            GN = G @ N
-            # rows constant on the level's affine set (a constraint the higher levels' rows fix): checked
-            # at x0 and dropped, as their sides leave no interior for the methods below
-            const = np.linalg.norm(GN, axis=1) <= 1e-9 * (1.0 + np.linalg.norm(G, axis=1))
-            if (hw[const] > 1e-8 * (1.0 + np.abs(h[const]))).any():
-                return Reference(False, None, None, p)
-            GN, hw = GN[~const], hw[~const]
-            w = _prox_level(Hw, gw, GN, hw)
+            w = _level_in_null_space(Hw, gw, G, h, x0, N, p)
             if w is None:
                 return Reference(False, None, None, p)
             x = x0 + N @ w
-            _check_kkt(Hw, gw, GN, hw, w, p)
         eq_rows.append(A)
         eq_rhs.append(A @ x)
     return Reference(True, x, level_costs(hqp, x))
+
+
+#: outward moves of the inequality sides tried in turn, relative to 1 + |side| (see _level_in_null_space)
+RELAX = (0.0, 1e-10)
+
+
+def _level_in_null_space(Hw: np.ndarray, gw: np.ndarray, G: np.ndarray, h: np.ndarray, x0: np.ndarray,
+                         N: np.ndarray, p: int) -> np.ndarray | None:  # fmt: skip
+    """argmin ½wᵀHw + gᵀw s.t. G (x0 + N w) ≥ h, checked (:func:`_check_kkt`); None when infeasible.
+
+    The sides as they are first; then moved outwards by 1e-10 of their scale: quadprog declares some
+    feasible but degenerate levels inconsistent (many constraints active at one vertex), and a
+    contradiction of the infeasible problems is of size 1. Not the relaxed sides first: at a degenerate
+    vertex the relaxation moves the level's optimum by far more than 1e-10 (seed 844 of the campaign:
+    x by 1e-5, the level's cost by 1.4e-8 of itself, the next level's by 8.7e-6)."""
+    GN0 = G @ N
+    # rows constant on the level's affine set (a constraint the higher levels' rows fix): checked at x0
+    # and dropped, as their sides leave no interior for the methods below
+    const = np.linalg.norm(GN0, axis=1) <= 1e-9 * (1.0 + np.linalg.norm(G, axis=1))
+    failure: ReferenceFailedError | None = None
+    for k, relax in enumerate(RELAX):
+        hw = h - G @ x0 - relax * (1.0 + np.abs(h))
+        if (hw[const] > 1e-8 * (1.0 + np.abs(h[const]))).any():
+            return None
+        GN, hwk = GN0[~const], hw[~const]
+        try:
+            w = _prox_level(Hw, gw, GN, hwk)
+            if w is None:
+                if k + 1 < len(RELAX):
+                    continue
+                return None
+            _check_kkt(Hw, gw, GN, hwk, w, p)
+            return w
+        except ReferenceFailedError as exc:
+            failure = exc
+    assert failure is not None
+    raise failure
 
 
 def _check_kkt(H: np.ndarray, g: np.ndarray, G: np.ndarray, h: np.ndarray, w: np.ndarray, p: int) -> None:
