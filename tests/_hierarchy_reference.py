@@ -18,6 +18,7 @@ value, or an inequality row whose side lies beyond what the box allows.
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg as sla
 from scipy.optimize import lsq_linear
 
 from wbcpy.qp import HierarchicalQP, QPLevel
@@ -350,6 +351,7 @@ def _level_in_null_space(Hw: np.ndarray, gw: np.ndarray, G: np.ndarray, h: np.nd
     # and dropped, as their sides leave no interior for the methods below
     const = np.linalg.norm(GN0, axis=1) <= 1e-9 * (1.0 + np.linalg.norm(G, axis=1))
     failure: ReferenceFailedError | None = None
+    hw0 = h - G @ x0
     for k, relax in enumerate(RELAX):
         hw = h - G @ x0 - relax * (1.0 + np.abs(h))
         if (hw[const] > 1e-8 * (1.0 + np.abs(h[const]))).any():
@@ -361,12 +363,35 @@ def _level_in_null_space(Hw: np.ndarray, gw: np.ndarray, G: np.ndarray, h: np.nd
                 if k + 1 < len(RELAX):
                     continue
                 return None
-            _check_kkt(Hw, gw, GN, hwk, w, p)
+            if relax:  # (back onto the sides as they are)
+                w = _polish(Hw, gw, GN, hw0[~const], hwk, w, p)
+            _check_kkt(Hw, gw, GN, hw0[~const], w, p)
             return w
         except ReferenceFailedError as exc:
             failure = exc
     assert failure is not None
     raise failure
+
+
+def _polish(H: np.ndarray, g: np.ndarray, G: np.ndarray, h: np.ndarray, h_relaxed: np.ndarray, w: np.ndarray,
+            p: int) -> np.ndarray:  # fmt: skip
+    """The optimum on the sides as they are, from the answer w of the relaxed sides (crossover): the rows
+    w has active (within 1e-9 of their relaxed side) held as equalities at their true sides, the
+    equality-constrained problem solved by least squares on its KKT system. At a degenerate vertex
+    the relaxation moves the optimum by far more than itself (seed 238 of the campaign: sides moved by
+    1e-10 of their scale lowered level 1's cost by 1.1e-6 of itself); raises ReferenceFailedError when
+    the point found misses the true sides (then :func:`_check_kkt` judges the rest)."""
+    act = np.flatnonzero(G @ w - h_relaxed <= 1e-9 * (1.0 + np.abs(h_relaxed)))
+    if act.size:  # (a linearly independent subset of the active rows: pivoted QR of their transpose)
+        _, R, piv = sla.qr(G[act].T, mode="economic", pivoting=True)
+        d = np.abs(np.diag(R))
+        act = act[piv[: int(np.count_nonzero(d > 1e-10 * d[0]))]]
+    Ga, k = G[act], H.shape[0]
+    K = np.block([[H, Ga.T], [Ga, np.zeros((act.size, act.size))]])
+    wp = np.linalg.lstsq(K, np.concatenate([-g, h[act]]), rcond=1e-13)[0][:k]
+    if (G @ wp - h < -1e-11 * (1.0 + np.abs(h))).any():
+        raise ReferenceFailedError(f"level {p}: the relaxed level's active set misses the true sides")
+    return wp
 
 
 def _check_kkt(H: np.ndarray, g: np.ndarray, G: np.ndarray, h: np.ndarray, w: np.ndarray, p: int) -> None:
