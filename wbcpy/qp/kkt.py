@@ -20,7 +20,10 @@ of its strong ones:
 * stationarity: |(Hx + g + Aᵀy + Cᵀz + z_box)_i| ≤ tol · (|g_i| + (|H||x|)_i + (|Aᵀ||y|)_i + …);
 * primal feasibility: each violation ≤ tol · (1 + (|C||x|)_i + |bound_i|);
 * dual feasibility and complementarity: a multiplier whose term is significant in the stationarity
-  scale must sit on an active side with the matching sign.
+  scale must sit on an active side with the matching sign;
+* resolution: the multipliers' terms may not be so large that their rounding alone exceeds the
+  tolerance on the gradient's own scale (terms that cancel each other at a vertex whose active rows are
+  dependent to rounding would make the relative stationarity test pass anything; ``unresolved``).
 
 For a QP with bounds only, the natural residual x − clip(x − (Hx + g), lb, ub) is zero exactly at the
 optimum (it measures stationarity, feasibility and the signs of the bound multipliers at once) and needs
