@@ -380,9 +380,8 @@ class LevelSolver:
                     _relaxed(v, sign) for v, sign in zip(sides, (-1.0, 1.0, -1.0, 1.0), strict=True)
                 )
                 best, w, done = self._prox_steps(q, b, H, rel * scale, w, sides, best)
-            if done and best is not None and best[1] is not None and not self._loose_dual(best[1].dual):
-                break  # (else — a failed first step, or a step that failed before a tight iterate —: the
-                # next δ from the last iterate)
+            if done and self._settled(best):  # (else — a failed first step, or a step that failed before
+                break  # a tight iterate —: the next δ from the last iterate)
         b.reset()
         if best is None:  # (the backend failed on the first strictly convex step: its own note says why)
             return None
@@ -392,6 +391,10 @@ class LevelSolver:
             return found
         notes.append(f"{who} proximal: no certified iterate, nor refined")
         return None
+
+    def _settled(self, best: _Iterate | None) -> bool:
+        """A certified proximal iterate that is not loose (:meth:`_loose_dual`)."""
+        return best is not None and best[1] is not None and not self._loose_dual(best[1].dual)
 
     def _prox_steps(self, q: StdQP, b: Backend[Any], H: np.ndarray, delta: float, w: np.ndarray,
                     sides: tuple[np.ndarray | None, ...],
