@@ -295,9 +295,11 @@ def _clarabel(Hw: np.ndarray, gw: np.ndarray, G: np.ndarray, h: np.ndarray) -> n
     return w
 
 
-def reference(hqp: HierarchicalQP) -> Reference:
+def reference(hqp: HierarchicalQP, max_violation: float = 1e-10) -> Reference:
     """Level by level: level p minimises its cost over the bounds, the constraints of levels ≤ p and
-    A_h x = A_h x*_h (h < p), in the null space of those equalities (and of the fixed variables)."""
+    A_h x = A_h x*_h (h < p), in the null space of those equalities (and of the fixed variables). An
+    answer more than ``max_violation`` (relative, :func:`violation`) outside the constraints raises
+    ReferenceFailedError."""
     n = hqp.n
     lb = hqp.lb if hqp.lb is not None else np.full(n, -np.inf)
     ub = hqp.ub if hqp.ub is not None else np.full(n, np.inf)
@@ -331,6 +333,9 @@ def reference(hqp: HierarchicalQP) -> Reference:
             x = x0 + N @ w
         eq_rows.append(A)
         eq_rhs.append(A @ x)
+    off = violation(hqp, x)
+    if off > max_violation:  # (degenerate problems whose cost moves by 1e-6 per 1e-10 of a side: seed 2385)
+        raise ReferenceFailedError(f"the reference's answer is {off:.3g} outside the constraints")
     return Reference(True, x, level_costs(hqp, x))
 
 
