@@ -44,6 +44,26 @@ def test_certificate_accepts_the_optimum_and_rejects_each_kind_of_error():
     assert not certify(q_eq, x + 1e-3, np.array([0.5]), None, None, 1e-6).ok
 
 
+@pytest.mark.parametrize("bounds", [False, True])
+def test_certificate_rejects_multipliers_beyond_double_precision(bounds: bool) -> None:
+    """min ½‖x‖² − x₁ s.t. x₁ + x₂ ≤ 0 and −x₁ − x₂ ≤ 0 (an implicit equality): optimum (½, −½) in closed
+    form. At the wrong point 0 the multipliers (1e12 + ½, 1e12) cancel each other down to residual
+    (−½, ½), only 2.5e-13 of their own magnitudes: a relative test passes it, although its rounding alone
+    (ρ·2e12 = 0.01) exceeds the tolerance on the gradient's scale. Such a certificate proves nothing and
+    fails (``unresolved``); the optimum with its multipliers (½, 0) passes. Rows only (the hierarchy
+    levels' certificate) and with inactive bounds (the general one)."""
+    H, g = np.eye(2), np.array([-1.0, 0.0])
+    C, lo, hi = np.array([[1.0, 1.0], [-1.0, -1.0]]), np.full(2, -np.inf), np.zeros(2)
+    lb, ub = (np.full(2, -10.0), np.full(2, 10.0)) if bounds else (None, None)
+    q = StdQP(H, g, C=C, lbC=lo, ubC=hi, lb=lb, ub=ub)
+    zb = np.zeros(2) if bounds else None
+    bad = certify(q, np.zeros(2), None, np.array([1e12 + 0.5, 1e12]), zb, 1e-6)
+    assert not bad.ok and bad.unresolved
+    assert bad.dual <= 1e-6  # (the relative residual itself passes: only the resolution test catches it)
+    good = certify(q, np.array([0.5, -0.5]), None, np.array([0.5, 0.0]), zb, 1e-6)
+    assert good.ok and not good.unresolved
+
+
 def test_certificate_is_componentwise():
     """A weak row's error hides in a norm-wise test behind a strong row; not in the componentwise one."""
     A = np.diag([1e6, 1e-3])

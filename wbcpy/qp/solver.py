@@ -72,12 +72,13 @@ class QPSolver:
             in :attr:`statuses`.
         via_qpsolvers: force the generic ``qpsolvers.solve_problem`` path even when a dedicated adapter
             exists (for comparison; slower).
-        tighten: refine an exact backend's answer whose certificate passes with a residual above 1e-4 of
-            ``kkt_tol`` (and run proximal iterations on it), so that the rows' optimum the levels below
-            keep is exact to rounding (default True: a semidefinite level's loose answer moved lower
-            levels' costs by 1e-6 relative). The scenes turn it off for their own solvers: their levels
-            are strictly convex (λ > 0), their answers certified to ``kkt_tol`` and checked exact against
-            independent oracles, and refining every DAQP answer in Python tripled the contact step.
+        tighten: refine an exact backend's answer whose certificate passes with a residual above 1e-6 of
+            ``kkt_tol`` (and run proximal iterations on it, then the fallbacks while it stays that loose),
+            so that the rows' optimum the levels below keep is exact to rounding (default True: a
+            semidefinite or λ = 1e-8 level's loose answer moved lower levels' costs by 1e-6 relative).
+            The scenes turn it off for their own DAQP solvers: their levels are strictly convex (λ > 0),
+            their answers certified to ``kkt_tol`` and checked exact against independent oracles, and
+            refining every DAQP answer in Python tripled the contact step.
         **solver_options: backend options overriding wbcpy's tuned defaults (e.g. ``eps_abs=1e-8``).
 
     Raises:
