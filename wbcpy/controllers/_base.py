@@ -7,7 +7,7 @@ COM position), where e = x_d − x.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._support.validation import as_vector, optional_vector
 from ..tasks import Task, VectorReference
 from ._gains import as_gain, broadcast_gain, saturate
-from .evaluation import GAIN_NAMES, LawEvaluator, evaluator_for
+from .evaluation import EvaluatedLaw, LawEvaluator
 
 __all__ = ["PDLaw", "VectorPD"]
 
@@ -25,7 +25,7 @@ _Ref = TypeVar("_Ref", bound=VectorReference)
 _TARGET_NAMES = ("target_position", "target_velocity", "target_acceleration")
 
 
-class PDLaw:
+class PDLaw(EvaluatedLaw):
     """Gains and the feedback law a = K_ff a_d + K_d (v_d − v) + K_p e, with optional saturation.
 
     Attributes:
@@ -51,31 +51,6 @@ class PDLaw:
                 if gain is not None:
                     broadcast_gain(gain, self._axes, name)
         self._evaluators: dict[Task, LawEvaluator] = {}
-
-    def _evaluator(self, task: Task) -> LawEvaluator:
-        """The law's evaluator for ``task`` (:mod:`~wbcpy.controllers.evaluation`: the implementation
-        :meth:`reference` shares with scene bindings), kept between calls.
-
-        Raises:
-            ConfigError: a law that does not fit the task.
-        """
-        return evaluator_for(self, self._evaluators, task)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        """Set an attribute; assigning a gain drops the evaluators built from the old one."""
-        object.__setattr__(self, name, value)
-        if name in GAIN_NAMES and "_evaluators" in self.__dict__:
-            self._evaluators.clear()
-
-    def __getstate__(self) -> dict[str, Any]:
-        """The gains (copies and pickles leave the per-task evaluators behind)."""
-        state = self.__dict__.copy()
-        state.pop("_evaluators", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._evaluators = {}
 
     def _law(
         self,

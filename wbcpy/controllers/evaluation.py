@@ -50,7 +50,15 @@ from ..errors import ConfigError, InvalidValueError
 from ..tasks import CartesianTask, ComTask, JointTask, Task, task_type
 from ._gains import as_gain
 
-__all__ = ["CACHE_SIZE", "GAIN_NAMES", "TARGET_NAMES", "LawEvaluator", "evaluator_for", "law_gains"]
+__all__ = [
+    "CACHE_SIZE",
+    "GAIN_NAMES",
+    "TARGET_NAMES",
+    "EvaluatedLaw",
+    "LawEvaluator",
+    "evaluator_for",
+    "law_gains",
+]
 
 #: the largest finite float (a vector within ±_FINITE is finite)
 _FINITE = float(np.finfo(np.float64).max)
@@ -117,6 +125,39 @@ def evaluator_for(law: Any, cache: dict[Task, LawEvaluator], task: Task) -> LawE
         cache.clear()
     cache[task] = ev
     return ev
+
+
+class EvaluatedLaw:
+    """What the PD and velocity laws share: one :class:`LawEvaluator` per task, built on first use
+    (:func:`evaluator_for`) and dropped when a gain is assigned; copies and pickles leave them behind.
+    Subclasses set ``self._evaluators = {}`` in their constructor."""
+
+    _evaluators: dict[Task, LawEvaluator]
+
+    def _evaluator(self, task: Task) -> LawEvaluator:
+        """The law's evaluator for ``task`` (the implementation the laws' ``reference`` shares with scene
+        bindings), kept between calls.
+
+        Raises:
+            ConfigError: a law that does not fit the task.
+        """
+        return evaluator_for(self, self._evaluators, task)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set an attribute; assigning a gain drops the evaluators built from the old one."""
+        object.__setattr__(self, name, value)
+        if name in GAIN_NAMES and "_evaluators" in self.__dict__:
+            self._evaluators.clear()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The gains (copies and pickles leave the per-task evaluators behind)."""
+        state = self.__dict__.copy()
+        state.pop("_evaluators", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._evaluators = {}
 
 
 class LawEvaluator:

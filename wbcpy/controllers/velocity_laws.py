@@ -21,7 +21,7 @@ one value per axis (K_p in 1/s); ``max_velocity`` optionally scales the output s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
 import pinocchio as pin
@@ -33,7 +33,7 @@ from ..tasks import CartesianReference, ComReference, JointReference, VectorRefe
 from ..tasks import task_type as registered_type
 from ._gains import as_gain, broadcast_gain, saturate
 from .cartesian_pd import pose_error
-from .evaluation import GAIN_NAMES, LawEvaluator, evaluator_for
+from .evaluation import EvaluatedLaw, LawEvaluator
 
 if TYPE_CHECKING:
     from ..tasks import CartesianTask, ComTask, JointTask, Task
@@ -53,7 +53,7 @@ def _finite_pose(value: object, name: str) -> pin.SE3:
     return value
 
 
-class VelocityLaw:
+class VelocityLaw(EvaluatedLaw):
     """Gains and the law ẋ_ref = K_ff ẋ_d + K_p e, with optional direction-keeping saturation.
 
     Args:
@@ -79,31 +79,6 @@ class VelocityLaw:
                 if gain is not None:
                     broadcast_gain(gain, self._axes, name)
         self._evaluators: dict[Task, LawEvaluator] = {}
-
-    def _evaluator(self, task: Task) -> LawEvaluator:
-        """The law's evaluator for ``task`` (:mod:`~wbcpy.controllers.evaluation`: the implementation the
-        laws' ``reference`` shares with scene bindings), kept between calls.
-
-        Raises:
-            ConfigError: a law that does not fit the task.
-        """
-        return evaluator_for(self, self._evaluators, task)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        """Set an attribute; assigning a gain drops the evaluators built from the old one."""
-        object.__setattr__(self, name, value)
-        if name in GAIN_NAMES and "_evaluators" in self.__dict__:
-            self._evaluators.clear()
-
-    def __getstate__(self) -> dict[str, Any]:
-        """The gains (copies and pickles leave the per-task evaluators behind)."""
-        state = self.__dict__.copy()
-        state.pop("_evaluators", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._evaluators = {}
 
     def law(self, error: ArrayLike, target_velocity: ArrayLike | None = None) -> NDArray[np.float64]:
         """K_ff ẋ_d + K_p e (n = len(e) values, a new array), saturated.
