@@ -83,6 +83,16 @@ class State:
     samples: list[np.ndarray] = field(default_factory=list)
 
 
+def _weights(scene, weights: dict[str, list[float]]) -> Callable[[], None]:
+    """A state's ``enter`` (or ``leave``) that sets the tasks' weights ``{task: weights}``."""
+
+    def enter() -> None:
+        for name, w in weights.items():
+            scene.set_task_weights(name, w)
+
+    return enter
+
+
 def time_family(states: list[State], repeat: int, block: int, warmup: int = 20) -> None:
     """Fill each state's ``samples`` (µs per step) with ``repeat`` samples taken in interleaved blocks."""
     clock = time.perf_counter_ns
@@ -189,11 +199,7 @@ def talos_family() -> list[State]:
         still()
 
     def weights(com: float, posture: float) -> Callable[[], None]:
-        def enter() -> None:
-            scene.set_task_weights("com", [com] * 3)
-            scene.set_task_weights("posture", [posture] * n)
-
-        return enter
+        return _weights(scene, {"com": [com] * 3, "posture": [posture] * n})
 
     def put_back() -> None:
         scene.set_contact_active(LIFTED, True)
@@ -286,11 +292,7 @@ def panda_family() -> list[State]:
     nv = model.nv
 
     def weights(ee: float, posture: float) -> Callable[[], None]:
-        def enter() -> None:
-            scene.set_task_weights("ee", [ee] * 6)
-            scene.set_task_weights("posture", [posture] * nv)
-
-        return enter
+        return _weights(scene, {"ee": [ee] * 6, "posture": [posture] * nv})
 
     out = [State("TSID reaching", tsid.step), State("reaching", w.step, peer=("TSID reaching", 2.0))]
     named = (("standing still", still), ("joint at its limit", limit), ("arm at a singularity", singular))
@@ -329,11 +331,7 @@ def velocity_family() -> list[State]:
     nv = model.nv
 
     def weights(ee: float, posture: float) -> Callable[[], None]:
-        def enter() -> None:
-            scene.set_task_weights("ee", [ee] * 6)
-            scene.set_task_weights("post", [posture] * nv)
-
-        return enter
+        return _weights(scene, {"ee": [ee] * 6, "post": [posture] * nv})
 
     posture = bench_velocity.POSTURE_COST**2
 
