@@ -255,7 +255,7 @@ def test_weights_over_twelve_decades_are_exact_and_take_one_qr(talos) -> None:
     """COM weight 1e6 over posture 1e-6 (twelve decades): DAQP's proximal iterations crawl (40–160 per
     step) and stop within rounding of H (q̈ 1e-4 off). The compiled level then takes the unconstrained
     least-squares minimiser (a QR of the level's rows, the wrench split nearest DAQP's, then the last
-    answer's) where it meets the friction cones, and tries it first from then on. Every step's q̈ is the
+    answer's) where it meets the friction cones, and tries it first on the next steps. Every step's q̈ is the
     optimum of the contact rows alone (a lower bound of the cost, computed independently) with wrenches
     inside the cones (the oracle's certificate): the exact optimum. (The oracle's own proximal solver
     does not converge at twelve decades.) Without the compiled level (a daqp not bound directly) DAQP's
@@ -284,3 +284,49 @@ def test_weights_over_twelve_decades_are_exact_and_take_one_qr(talos) -> None:
         assert max(cert.equality, cert.inequality, cert.cone) <= 1e-8 * mg, cert
     if daqp_direct.bound():  # (the compiled level takes it; the Python path refines DAQP's answer instead)
         assert all("least-squares" in s for s in statuses), statuses
+
+
+@pytest.mark.skipif(not daqp_direct.bound(), reason="no compiled level: this daqp is not bound directly")
+def test_after_a_twelve_decade_episode_daqp_answers_again(talos) -> None:
+    """The least-squares minimiser goes first only while DAQP crawls. During a twelve-decade episode
+    DAQP is tried again after LS_PROBE_FIRST steps, then at doubling intervals (it still crawls: few
+    tries); once the weights are ordinary again, DAQP answers within the interval reached and keeps
+    answering (issue 26: the slower QR used to stay first for good, 1.13× TSID's step afterwards). Each
+    answer is checked as in the twelve-decade test (the contact rows' optimum, wrenches inside the
+    cones) — the path is only a choice of speed."""
+    from _contact_oracle import talos_standing
+
+    from wbcpy.qp.backends.active_set import LS_PROBE_FIRST, LS_PROBE_MAX
+
+    robot, q = talos
+    model = robot.model
+    rng = np.random.default_rng(5)
+    scene = talos_scene(robot, weights=(1e6, 1e-6))
+
+    def step(weights: tuple[float, float]) -> tuple[str, int]:
+        v = 0.02 * rng.standard_normal(model.nv)
+        com, post = 0.2 * rng.standard_normal(3), 0.1 * rng.standard_normal(model.nv - 6)
+        solve_talos(scene, robot, q, v, com, post)
+        problem = talos_standing(model, q, v, com, post, weights=weights, regularization=1e-8)
+        best = _equality_optimum(problem)
+        np.testing.assert_allclose(scene.get_solver_output_raw(), best, rtol=0,
+                                   atol=1e-8 * (1 + np.abs(best).max()))  # fmt: skip
+        wrenches = scene.get_contact_wrenches()
+        cert = problem.certificate(scene.get_solver_output_raw(), [wrenches[f] for f in SOLES])
+        assert max(cert.equality, cert.inequality, cert.cone) <= 1e-8 * robot.total_mass * G0, cert
+        level = scene.update_tasks_status().levels[0]
+        return level.status, level.iterations
+
+    episode = [step((1e6, 1e-6)) for _ in range(60)]
+    assert all("least-squares" in s for s, _ in episode), episode
+    daqp_runs = [k for k, (_, iterations) in enumerate(episode) if iterations > 0]
+    # DAQP at the first step, then after 8, 16 and 32 minimiser steps: 4 runs in 60 steps
+    assert daqp_runs[:2] == [0, LS_PROBE_FIRST + 1] and len(daqp_runs) <= 4, daqp_runs
+    n = model.nv - 6
+    scene.set_task_weights("com", [1.0] * 3)
+    scene.set_task_weights("posture", [1e-3] * n)
+    reached = min(LS_PROBE_FIRST * 2 ** (len(daqp_runs) - 1), LS_PROBE_MAX)  # (the interval set last)
+    after = [step((1.0, 1e-3)) for _ in range(reached + 4)]
+    first_daqp = next(k for k, (s, _) in enumerate(after) if "least-squares" not in s)
+    assert first_daqp <= reached, after
+    assert all("least-squares" not in s for s, _ in after[first_daqp:]), after

@@ -46,8 +46,9 @@ whose weights span twelve decades unsolved — certified the same way and named 
 run"). Where DAQP crawls — ten or more proximal iterations to an answer without active constraint that
 passes only within rounding, the weak directions of such a level — the level's unconstrained
 least-squares minimiser (a pivoted QR of its rows, the one nearest DAQP's answer on a semidefinite
-level) is certified instead when it meets the constraints, and tried first on the level's next solves
-(status "unconstrained least-squares minimiser"). Whatever the compiled call does not settle goes to
+level) is certified instead when it meets the constraints, and tried first on the level's next solves,
+with DAQP tried again at doubling intervals while it still crawls (status "unconstrained least-squares
+minimiser"). Whatever the compiled call does not settle goes to
 :meth:`LevelSolver.solve`, which decides.
 """
 

@@ -344,7 +344,9 @@ class InverseDynamicsScene(AccelerationScene):
         self._rows: _LayoutRows | None = kept[3]
         self._plan = kept[4]
         self._contact_sets: dict[tuple[str, ...], _ContactSet] | None = sets
-        for t in self._wrench_tasks():
+        #: the configured wrench tasks (the tasks change only by configure(), which calls this method)
+        self._wrench: list[WrenchTask] = self._wrench_tasks()
+        for t in self._wrench:
             contact = next(c for c in self._contacts if c.frame == t.frame)
             t.bind(contact, self._layout.columns(t.frame))
 
@@ -468,9 +470,9 @@ class InverseDynamicsScene(AccelerationScene):
                 "hqp", (n,), x.shape, reason="not a problem of this scene's last update()"
             )
         T, h_a, layout = self._torque_rows
-        tau = T @ x
+        tau = T.dot(x)  # (ndarray.dot: a third of the matmul operator's dispatch cost, same product)
         tau += h_a
-        for t in self._wrench_tasks():
+        for t in self._wrench:
             cols = layout.columns(t.frame)
             t.solution = None if cols is None else x[cols].copy()
         self._qdd = x[: layout.nv]  # (a view: x is the solver's new array, kept by the scene alone)
