@@ -147,6 +147,8 @@ class ContactConstraints:
             self._cone[k : k + U.shape[0], s] = U
             k += U.shape[0]
         self._cone_lo, self._cone_hi = np.full(m_cone, -np.inf), np.zeros(m_cone)
+        for a in (self._cone, self._cone_lo, self._cone_hi):  # (handed out as they are: see update)
+            a.setflags(write=False)
         if effort_limit is not None:
             lim = np.asarray(effort_limit, dtype=float)
             limited = np.flatnonzero(np.isfinite(lim))
@@ -193,7 +195,9 @@ class ContactConstraints:
     def update(
         self,
     ) -> tuple[Array | None, Array | None, Array | None, Array | None, Array | None, Array, Array]:
-        """The constraints at the robot's current state: ``(E, f, C, lbC, ubC, T, h_a)``, new arrays.
+        """The constraints at the robot's current state: ``(E, f, C, lbC, ubC, T, h_a)``, new arrays —
+        except C, lbC, ubC without effort limits: the cone rows and their sides never change, and are
+        handed out as the same read-only arrays (like the scene's regularisation and wrench bounds).
 
         E/f or C/lbC/ubC are None when empty (no free-flyer and no contact; no cone and no limit).
         """
@@ -214,6 +218,6 @@ class ContactConstraints:
             C = np.concatenate((self._cone, Tl))
             lo = np.concatenate((self._cone_lo, -self._lim - hl))
             hi = np.concatenate((self._cone_hi, self._lim - hl))
-        elif self._cone.shape[0]:
-            C, lo, hi = self._cone.copy(), self._cone_lo.copy(), self._cone_hi.copy()
+        elif self._cone.shape[0]:  # constant rows: the read-only arrays themselves, shared by every problem
+            C, lo, hi = self._cone, self._cone_lo, self._cone_hi
         return E, f, C, lo, hi, T, h_a
