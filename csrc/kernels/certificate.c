@@ -1,5 +1,6 @@
 /* Residuals of the KKT certificate (wbcpy/qp/kkt.py): natural residuals of bounds and rows, and the
  * componentwise stationarity error. A NaN anywhere makes the residual NaN (the certificate fails). */
+#include <float.h>
 #include <math.h>
 
 #include "kernels.h"
@@ -177,35 +178,87 @@ PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * scale (in place), then returns max scale and max_i |c_i − clip(c_i + κ_i z_i, lo_i, hi_i)| / (1 + |c_i|),
  * c = C x, κ_i = (1 + |c_i|) max_j |C_ij| / scale_j: feasibility, the sign of each multiplier and
  * complementarity in one number (see wbcpy.qp.kkt._certify_rows). */
+/* the rows' chunk processed with one stack buffer (C x and the scales' reciprocals) */
+#define ROWS_CHUNK 64
+
+/* max_j |a_j| / sf_j over a row a (stride cs, n entries), NaN when a quotient is NaN: the value of the
+ * plain loop of divisions, which it does only where they can matter. The products p_j = |a_j| inv_j
+ * (inv_j = 1/sf_j) are within 3 units of rounding u of the quotients q_j, so the largest quotient's
+ * product is at least max p (1 − 8 ε) (ε = 2u) and only the entries with p_j above that are divided.
+ * Outside [1e-290, 1e290] (overflow or subnormal products, an all-zero row) every entry is divided. */
+static double row_sigma(const double *a, Py_ssize_t cs, Py_ssize_t n, const double *sf, const double *inv)
+{
+    double best = 0.0;
+    int nan = 0;
+    for (Py_ssize_t j = 0; inv && j < n; j++) {
+        double p = fabs(a[j * cs]) * inv[j];
+        nan |= isnan(p);
+        best = p > best ? p : best;
+    }
+    if (nan)
+        return NAN;
+    double sigma = 0.0;
+    if (inv && best >= 1e-290 && best <= 1e290) {
+        double cut = best * (1.0 - 8.0 * DBL_EPSILON);
+        for (Py_ssize_t j = 0; j < n; j++) {
+            if (fabs(a[j * cs]) * inv[j] >= cut) {
+                double weight = fabs(a[j * cs]) / sf[j];
+                sigma = weight > sigma ? weight : sigma;
+            }
+        }
+        return sigma;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) {
+        double weight = fabs(a[j * cs]) / sf[j];
+        sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
+    }
+    return sigma;
+}
+
 double wk_rows_core(const wk_mat *C, const double *lo, const double *hi, const double *x, const double *z,
                     double *t, double *s, double *smax_out)
 {
     Py_ssize_t m = C->rows, n = C->cols;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        double zi = z[i], ai = fabs(zi);
-        if (zi == 0.0)
-            continue;
-        for (Py_ssize_t j = 0; j < n; j++) {
-            double c = WK_AT(*C, i, j);
-            t[j] += c * zi;
-            s[j] += fabs(c) * ai;
-        }
-    }
+    wk_tmatvec(C, z, 1, t, s);
     double worst = 0.0, smax = 0.0;
     for (Py_ssize_t j = 0; j < n; j++)
         smax = nan_max(smax, s[j]);
-    for (Py_ssize_t i = 0; i < m; i++) {
-        double c = 0.0, sigma = 0.0;
-        for (Py_ssize_t j = 0; j < n; j++) {
-            double a = WK_AT(*C, i, j);
-            c += a * x[j];
-            double weight = fabs(a) / (s[j] + WK_FLOOR);
-            sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
-        }
-        double ac = 1.0 + fabs(c), w = c + sigma * ac * z[i];
-        double clipped = isnan(w) ? NAN : clip_max_min(w, lo[i], hi[i]);
-        worst = nan_max(worst, fabs(c - clipped) / ac);
+    /* the scales with their floor and (when they fit the stack buffer) their reciprocals */
+    double stack[2 * ROWS_CHUNK], cx[ROWS_CHUNK];
+    double *sf = n <= ROWS_CHUNK ? stack : PyMem_Malloc((size_t)(2 * n) * sizeof(double));
+    double *inv = sf ? sf + n : NULL;
+    int finite = 1;
+    for (Py_ssize_t j = 0; sf && j < n; j++) {
+        sf[j] = s[j] + WK_FLOOR;
+        inv[j] = 1.0 / sf[j];
+        finite &= isfinite(inv[j]) && inv[j] > 0.0;
     }
+    if (!finite)
+        inv = NULL; /* (a scale 0, negative, infinite or NaN: every entry divided) */
+    for (Py_ssize_t i0 = 0; i0 < m; i0 += ROWS_CHUNK) {
+        Py_ssize_t rows = m - i0 < ROWS_CHUNK ? m - i0 : ROWS_CHUNK;
+        wk_mat part = {C->data + i0 * C->rs, rows, n, C->rs, C->cs};
+        wk_rows_dot(&part, x, NULL, cx);
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            Py_ssize_t i = i0 + r;
+            const double *a = C->data + i * C->rs;
+            double sigma;
+            if (sf) {
+                sigma = row_sigma(a, C->cs, n, sf, inv);
+            } else { /* (no memory for the reciprocals: every entry divided, as row_sigma's last loop) */
+                sigma = 0.0;
+                for (Py_ssize_t j = 0; j < n; j++) {
+                    double weight = fabs(a[j * C->cs]) / (s[j] + WK_FLOOR);
+                    sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
+                }
+            }
+            double c = cx[r], ac = 1.0 + fabs(c), w = c + sigma * ac * z[i];
+            double clipped = isnan(w) ? NAN : clip_max_min(w, lo[i], hi[i]);
+            worst = nan_max(worst, fabs(c - clipped) / ac);
+        }
+    }
+    if (sf != stack)
+        PyMem_Free(sf);
     *smax_out = smax;
     return worst;
 }

@@ -128,6 +128,11 @@ int wk_ls_gradient_core(const wk_mat *AZ, const double *e0, const double *r, con
 /* the arguments (AZ, e0, r, Z, xbar, w) of the least-squares kernels: 0, or -1 with an exception set */
 int wk_ls_args(PyObject *const *args, wk_mat *AZ, const double **e0, const double **r, wk_mat *Z,
                const double **xbar, const double **w);
+/* out[i] = init[i] + Σ_j M_ij x_j for every row of M (init NULL: 0; init may be out), each sum in j order
+ * from its initial value: the rounding of one plain loop per row, four rows interleaved */
+void wk_rows_dot(const wk_mat *M, const double *x, const double *init, double *out);
+/* t[j] += Σ_i M_ij v_i and (s not NULL) s[j] += Σ_i |M_ij||v_i|, in i order; skip: rows with v_i = 0 left out */
+void wk_tmatvec(const wk_mat *M, const double *v, int skip, double *t, double *s);
 /* C (m × k, row-major) = A B of strided A (m × n) and B (n × k): loops that skip A's zeros, BLAS dgemm when
  * A turns out dense (more than a quarter nonzero) and the product is large and contiguous */
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C);

@@ -2,6 +2,7 @@
  * gradient of the least-squares cost with its componentwise scale (the KKT certificate's stationarity
  * test, wbcpy/qp/kkt.py). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,26 @@
 
 /* below this many multiply-adds the loops beat a BLAS call */
 #define WK_BLAS_MIN_WORK 4096
+/* nonzero entries gathered per pass of apply_gathered */
+#define WK_GATHER 64
+/* entries of an output row kept in registers by apply_gathered and wk_tmatvec */
+#define WK_BLOCK 8
+
+/* row[0..8) are all ±0: one test on the eight bit patterns ORed, which costs less than eight
+ * floating-point comparisons (a NaN is not zero, as for a == 0.0) */
+static inline uint64_t bits(const double *p)
+{
+    uint64_t b;
+    memcpy(&b, p, sizeof(b));
+    return b;
+}
+
+static inline int zero8(const double *row)
+{
+    uint64_t any = bits(row) | bits(row + 1) | bits(row + 2) | bits(row + 3) | bits(row + 4) | bits(row + 5) |
+                   bits(row + 6) | bits(row + 7);
+    return (any << 1) == 0;
+}
 
 /* scratch memory: a stack buffer when it is small enough, else the heap */
 typedef struct {
@@ -74,12 +95,20 @@ static int dense(const wk_mat *A)
 
 Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i)
 {
-    Py_ssize_t col = -1;
-    for (Py_ssize_t j = 0; j < A->cols; j++) {
-        if (WK_AT(*A, i, j) != 0.0) {
-            if (col >= 0)
-                return -2;
-            col = j;
+    Py_ssize_t col = -1, j = 0, n = A->cols;
+    const double *row = A->data + i * A->rs;
+    while (j < n) {
+        if (A->cs == 1 && j + 8 <= n && zero8(row + j)) { /* (contiguous row: eight zeros skipped at once) */
+            j += 8;
+            continue;
+        }
+        Py_ssize_t end = (A->cs == 1 && j + 8 <= n) ? j + 8 : j + 1;
+        for (; j < end; j++) {
+            if (row[j * A->cs] != 0.0) {
+                if (col >= 0)
+                    return -2;
+                col = j;
+            }
         }
     }
     return col;
@@ -154,6 +183,73 @@ PyObject *wk_normal_equations(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_RETURN_NONE;
 }
 
+void wk_rows_dot(const wk_mat *M, const double *x, const double *init, double *out)
+{
+    Py_ssize_t m = M->rows, n = M->cols, rs = M->rs, cs = M->cs, i = 0;
+    for (; i + 4 <= m; i += 4) { /* (four independent sums: their additions overlap in the pipeline) */
+        const double *r0 = M->data + i * rs, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;
+        double s0 = init ? init[i] : 0.0, s1 = init ? init[i + 1] : 0.0;
+        double s2 = init ? init[i + 2] : 0.0, s3 = init ? init[i + 3] : 0.0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            double xj = x[j];
+            s0 += r0[j * cs] * xj;
+            s1 += r1[j * cs] * xj;
+            s2 += r2[j * cs] * xj;
+            s3 += r3[j * cs] * xj;
+        }
+        out[i] = s0, out[i + 1] = s1, out[i + 2] = s2, out[i + 3] = s3;
+    }
+    for (; i < m; i++) {
+        const double *row = M->data + i * rs;
+        double s = init ? init[i] : 0.0;
+        for (Py_ssize_t j = 0; j < n; j++)
+            s += row[j * cs] * x[j];
+        out[i] = s;
+    }
+}
+
+/* t[j] += Σ_i M_ij v_i and (s not NULL) s[j] += Σ_i |M_ij||v_i|, sums in i order (the rounding of one
+ * pass per row adding into t and s); skip: the rows with v_i = 0 left out. Contiguous rows of M: t and s
+ * in blocks of WK_BLOCK entries held in registers over all rows (loaded and stored once per block) */
+void wk_tmatvec(const wk_mat *M, const double *v, int skip, double *t, double *s)
+{
+    Py_ssize_t m = M->rows, k = M->cols, j = 0;
+    for (; M->cs == 1 && j + WK_BLOCK <= k; j += WK_BLOCK) {
+        double at[WK_BLOCK], as[WK_BLOCK];
+        for (int q = 0; q < WK_BLOCK; q++) {
+            at[q] = t[j + q];
+            as[q] = s ? s[j + q] : 0.0;
+        }
+        for (Py_ssize_t i = 0; i < m; i++) {
+            double vi = v[i], ai = fabs(vi);
+            if (skip && vi == 0.0)
+                continue;
+            const double *restrict row = M->data + i * M->rs + j;
+            for (int q = 0; q < WK_BLOCK; q++)
+                at[q] += row[q] * vi;
+            if (s)
+                for (int q = 0; q < WK_BLOCK; q++)
+                    as[q] += fabs(row[q]) * ai;
+        }
+        for (int q = 0; q < WK_BLOCK; q++) {
+            t[j + q] = at[q];
+            if (s)
+                s[j + q] = as[q];
+        }
+    }
+    for (Py_ssize_t i = 0; i < m && j < k; i++) {
+        double vi = v[i], ai = fabs(vi);
+        if (skip && vi == 0.0)
+            continue;
+        for (Py_ssize_t c = j; c < k; c++) {
+            double a = WK_AT(*M, i, c);
+            t[c] += a * vi;
+            if (s)
+                s[c] += fabs(a) * ai;
+        }
+    }
+}
+
 int wk_ls_gradient_core(const wk_mat *AZ, const double *e0, const double *r, const wk_mat *Z, const double *xbar,
                         const double *w, double *t, double *scale)
 {
@@ -163,45 +259,19 @@ int wk_ls_gradient_core(const wk_mat *AZ, const double *e0, const double *r, con
     if (e == NULL)
         return -1;
     double *u = e + m;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        double sum = e0[i];
-        for (Py_ssize_t j = 0; j < k; j++)
-            sum += WK_AT(*AZ, i, j) * w[j];
-        e[i] = sum;
-    }
+    wk_rows_dot(AZ, w, e0, e);
     for (Py_ssize_t j = 0; j < k; j++)
         t[j] = scale[j] = 0.0;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        double ei = e[i], ai = fabs(ei);
-        for (Py_ssize_t j = 0; j < k; j++) {
-            double a = WK_AT(*AZ, i, j);
-            t[j] += a * ei;
-            scale[j] += fabs(a) * ai;
-        }
-    }
+    wk_tmatvec(AZ, e, 0, t, scale);
     if (r != NULL) {
+        if (Z->data)
+            wk_rows_dot(Z, w, NULL, u);
         for (Py_ssize_t i = 0; i < n; i++) {
-            double x;
-            if (Z->data) {
-                x = 0.0;
-                for (Py_ssize_t j = 0; j < k; j++)
-                    x += WK_AT(*Z, i, j) * w[j];
-            } else {
-                x = w[i];
-            }
+            double x = Z->data ? u[i] : w[i];
             u[i] = r[i] * (xbar == NULL ? x : x + xbar[i]);
         }
         if (Z->data) {
-            for (Py_ssize_t i = 0; i < n; i++) {
-                double ui = u[i], ai = fabs(ui);
-                if (ui == 0.0)
-                    continue;
-                for (Py_ssize_t j = 0; j < k; j++) {
-                    double z = WK_AT(*Z, i, j);
-                    t[j] += z * ui;
-                    scale[j] += fabs(z) * ai;
-                }
-            }
+            wk_tmatvec(Z, u, 1, t, scale);
         } else {
             for (Py_ssize_t j = 0; j < k; j++) {
                 t[j] += u[j];
@@ -265,12 +335,66 @@ static inline void add_row(double *restrict c, double a, const wk_mat *B, Py_ssi
     }
 }
 
-/* C_i += A_il B_l over the nonzero A_il of row i (contiguous rows of A: four entries tested at once, so
- * that the zeros of selection and cone rows cost one predictable branch per four); the count of nonzero
- * entries met */
+
+/* c += Σ_q a_q B_{l_q} over the nq gathered entries, in q order for every entry of c (the rounding of nq
+ * add_row calls), B with contiguous rows: c in blocks of WK_BLOCK entries held in registers while the
+ * entries are added, so that c is loaded and stored once per block, not once per entry */
+static void apply_gathered(double *restrict c, const double *a, const Py_ssize_t *l, int nq, const wk_mat *B,
+                           int k)
+{
+    int j = 0;
+    for (; j + WK_BLOCK <= k; j += WK_BLOCK) {
+        double acc[WK_BLOCK];
+        for (int t = 0; t < WK_BLOCK; t++)
+            acc[t] = c[j + t];
+        for (int q = 0; q < nq; q++) {
+            const double *restrict b = B->data + l[q] * B->rs + j;
+            double aq = a[q];
+            for (int t = 0; t < WK_BLOCK; t++)
+                acc[t] += aq * b[t];
+        }
+        for (int t = 0; t < WK_BLOCK; t++)
+            c[j + t] = acc[t];
+    }
+    for (; j < k; j++) {
+        double acc = c[j];
+        for (int q = 0; q < nq; q++)
+            acc += a[q] * B->data[l[q] * B->rs + j];
+        c[j] = acc;
+    }
+}
+
+/* C_i += A_il B_l over the nonzero A_il of row i, in l order (contiguous rows of A: four entries tested at
+ * once, so that the zeros of selection and cone rows cost one predictable branch per four; contiguous
+ * rows of B: the entries gathered and added by apply_gathered); the count of nonzero entries met */
 static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B, double *c, int k)
 {
     Py_ssize_t n = A->cols, nnz = 0, l = 0;
+    if (A->cs == 1 && B->cs == 1) {
+        const double *row = A->data + i * A->rs;
+        double a[WK_GATHER];
+        Py_ssize_t at[WK_GATHER];
+        int nq = 0;
+        while (l < n) {
+            if (l + 8 <= n && zero8(row + l)) {
+                l += 8;
+                continue;
+            }
+            for (Py_ssize_t end = l + 8 <= n ? l + 8 : n; l < end; l++) {
+                if (row[l] != 0.0) {
+                    a[nq] = row[l];
+                    at[nq++] = l;
+                }
+            }
+            if (nq > WK_GATHER - 8) {
+                apply_gathered(c, a, at, nq, B, k);
+                nnz += nq;
+                nq = 0;
+            }
+        }
+        apply_gathered(c, a, at, nq, B, k);
+        return nnz + nq;
+    }
     if (A->cs == 1) {
         const double *row = A->data + i * A->rs;
         for (; l + 4 <= n; l += 4) {
@@ -540,14 +664,14 @@ PyObject *wk_lift_clip(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 void wk_lift_clip_core(const wk_mat *Z, Py_ssize_t n, Py_ssize_t k, const double *w, const double *xbar,
                        const double *lb, const double *ub, double *x)
 {
+    if (Z->data)
+        wk_rows_dot(Z, w, xbar, x);
     for (Py_ssize_t i = 0; i < n; i++) {
-        double s = xbar ? xbar[i] : 0.0;
-        if (Z->data) {
-            for (Py_ssize_t j = 0; j < k; j++)
-                s += WK_AT(*Z, i, j) * w[j];
-        } else {
-            s += w[i];
-        }
+        double s;
+        if (Z->data)
+            s = x[i];
+        else
+            s = (xbar ? xbar[i] : 0.0) + w[i];
         if (lb && s < lb[i]) /* (np.maximum, then np.minimum: NaN stays NaN) */
             s = lb[i];
         if (ub && s > ub[i])
