@@ -183,34 +183,49 @@ PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 /* max_j |a_j| / sf_j over a row a (stride cs, n entries), NaN when a quotient is NaN: the value of the
  * plain loop of divisions, which it does only where they can matter. The products p_j = |a_j| inv_j
- * (inv_j = 1/sf_j) are within 3 units of rounding u of the quotients q_j, so the largest quotient's
- * product is at least max p (1 − 8 ε) (ε = 2u) and only the entries with p_j above that are divided.
- * Outside [1e-290, 1e290] (overflow or subnormal products, an all-zero row) every entry is divided. */
-static double row_sigma(const double *a, Py_ssize_t cs, Py_ssize_t n, const double *sf, const double *inv)
+ * (inv_j = 1/sf_j; scratch p, n entries) are within 3 units of rounding u of the quotients q_j, so the
+ * largest quotient's product is at least max p (1 − 8 ε) (ε = 2u) and only the entries with p_j above
+ * that are divided. Outside [1e-290, 1e290] (overflow or subnormal products, an all-zero row) and
+ * without reciprocals (inv NULL) every entry is divided. */
+static double row_sigma(const double *a, Py_ssize_t cs, Py_ssize_t n, const double *sf, const double *inv,
+                        double *p)
 {
-    double best = 0.0;
-    int nan = 0;
-    for (Py_ssize_t j = 0; inv && j < n; j++) {
-        double p = fabs(a[j * cs]) * inv[j];
-        nan |= isnan(p);
-        best = p > best ? p : best;
-    }
-    if (nan)
-        return NAN;
     double sigma = 0.0;
-    if (inv && best >= 1e-290 && best <= 1e290) {
-        double cut = best * (1.0 - 8.0 * DBL_EPSILON);
+    if (inv == NULL) {
         for (Py_ssize_t j = 0; j < n; j++) {
-            if (fabs(a[j * cs]) * inv[j] >= cut) {
-                double weight = fabs(a[j * cs]) / sf[j];
-                sigma = weight > sigma ? weight : sigma;
-            }
+            double weight = fabs(a[j * cs]) / sf[j];
+            sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
         }
         return sigma;
     }
-    for (Py_ssize_t j = 0; j < n; j++) {
-        double weight = fabs(a[j * cs]) / sf[j];
-        sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
+    for (Py_ssize_t j = 0; j < n; j++)
+        p[j] = fabs(a[j * cs]) * inv[j];
+    /* (max and the NaN test in four independent chains: a maximum does not depend on the order) */
+    double b[4] = {0.0, 0.0, 0.0, 0.0};
+    int nan[4] = {0, 0, 0, 0};
+    Py_ssize_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        for (int q = 0; q < 4; q++) {
+            nan[q] |= p[j + q] != p[j + q];
+            b[q] = p[j + q] > b[q] ? p[j + q] : b[q];
+        }
+    }
+    for (; j < n; j++) {
+        nan[0] |= p[j] != p[j];
+        b[0] = p[j] > b[0] ? p[j] : b[0];
+    }
+    if (nan[0] | nan[1] | nan[2] | nan[3])
+        return NAN;
+    double best = b[0] > b[1] ? b[0] : b[1], best2 = b[2] > b[3] ? b[2] : b[3];
+    best = best > best2 ? best : best2;
+    if (!(best >= 1e-290 && best <= 1e290))
+        return row_sigma(a, cs, n, sf, NULL, p);
+    double cut = best * (1.0 - 8.0 * DBL_EPSILON);
+    for (j = 0; j < n; j++) {
+        if (p[j] >= cut) {
+            double weight = fabs(a[j * cs]) / sf[j];
+            sigma = weight > sigma ? weight : sigma;
+        }
     }
     return sigma;
 }
@@ -224,9 +239,9 @@ double wk_rows_core(const wk_mat *C, const double *lo, const double *hi, const d
     for (Py_ssize_t j = 0; j < n; j++)
         smax = nan_max(smax, s[j]);
     /* the scales with their floor and (when they fit the stack buffer) their reciprocals */
-    double stack[2 * ROWS_CHUNK], cx[ROWS_CHUNK];
-    double *sf = n <= ROWS_CHUNK ? stack : PyMem_Malloc((size_t)(2 * n) * sizeof(double));
-    double *inv = sf ? sf + n : NULL;
+    double stack[3 * ROWS_CHUNK], cx[ROWS_CHUNK];
+    double *sf = n <= ROWS_CHUNK ? stack : PyMem_Malloc((size_t)(3 * n) * sizeof(double));
+    double *inv = sf ? sf + n : NULL, *p = sf ? sf + 2 * n : NULL;
     int finite = 1;
     for (Py_ssize_t j = 0; sf && j < n; j++) {
         sf[j] = s[j] + WK_FLOOR;
@@ -244,7 +259,7 @@ double wk_rows_core(const wk_mat *C, const double *lo, const double *hi, const d
             const double *a = C->data + i * C->rs;
             double sigma;
             if (sf) {
-                sigma = row_sigma(a, C->cs, n, sf, inv);
+                sigma = row_sigma(a, C->cs, n, sf, inv, p);
             } else { /* (no memory for the reciprocals: every entry divided, as row_sigma's last loop) */
                 sigma = 0.0;
                 for (Py_ssize_t j = 0; j < n; j++) {

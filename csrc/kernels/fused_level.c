@@ -359,12 +359,8 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     double *e = buf, *H = e + m, *g = H + k * k, *s = g + k, *l = s + k, *h = l + mr, *lam = h + mr;
     double *mag = lam + mr, *scratch = mag + k, *AZd = scratch + m, *M = AZd + (on_z ? m * k : 0), *CZ = M + (on_z ? mr * k : 0), *Cx = CZ + mc * k;
     double *w = PyArray_DATA(wo), *t = PyArray_DATA(to);
-    wk_mat AZ = A;
-    if (on_z) {
-        wk_matmul(&A, &Z, AZd);
-        AZ = (wk_mat){AZd, m, k, k, 1};
-    }
-    if (wk_level_terms(&A, &AZ, &Z, y, r, xbar, e, H, g) < 0)
+    wk_mat AZ = on_z ? (wk_mat){AZd, m, k, k, 1} : A;
+    if (wk_level_build(&A, &Z, y, r, xbar, AZd, e, H, g) < 0)
         goto done;
     Py_ssize_t rows = n, nc = 0, nb = 0;
     if (on_z) {

@@ -143,9 +143,11 @@ void wk_matmul_dense(const wk_mat *A, const wk_mat *B, double *C);
  * 0, or -1 with an exception set */
 int wk_level_args(PyObject *const *args, wk_mat *A, const double **y, const double **r, wk_mat *Z,
                   const double **xbar);
-/* e, H, g of level_equations into the caller's arrays (Z->data NULL: identity, AZ = A); 0, or -1 (no memory) */
-int wk_level_terms(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *y, const double *r,
-                   const double *xbar, double *e, double *H, double *g);
+/* AZ = A Z (into AZ, m × k row-major; not written when Z->data is NULL: the identity, AZ = A), e = A x̄ − y,
+ * H = (AZ)ᵀAZ + Zᵀ diag(r) Z and g = (AZ)ᵀe + Zᵀ(r∘x̄) of level_equations (xbar NULL: 0), into the
+ * caller's arrays; 0, or -1 with MemoryError set */
+int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const double *r, const double *xbar,
+                   double *AZ, double *e, double *H, double *g);
 /* the natural residual of natural_residual (lb, ub, zb NULL: absent); its max scale in *smax_out */
 double wk_natural_core(Py_ssize_t n, const double *x, const double *t, const double *s, const double *lb,
                        const double *ub, const double *zb, double *smax_out);

@@ -367,9 +367,11 @@ static void apply_gathered(double *restrict c, const double *a, const Py_ssize_t
 /* C_i += A_il B_l over the nonzero A_il of row i, in l order (contiguous rows of A: four entries tested at
  * once, so that the zeros of selection and cone rows cost one predictable branch per four; contiguous
  * rows of B: the entries gathered and added by apply_gathered); the count of nonzero entries met */
-static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B, double *c, int k)
+static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B, double *c, int k,
+                                 Py_ssize_t *first)
 {
     Py_ssize_t n = A->cols, nnz = 0, l = 0;
+    *first = -1;
     if (A->cs == 1 && B->cs == 1) {
         const double *row = A->data + i * A->rs;
         double a[WK_GATHER];
@@ -386,6 +388,8 @@ static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B,
                     at[nq++] = l;
                 }
             }
+            if (nq > 0 && *first < 0)
+                *first = at[0];
             if (nq > WK_GATHER - 8) {
                 apply_gathered(c, a, at, nq, B, k);
                 nnz += nq;
@@ -403,7 +407,7 @@ static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B,
             for (Py_ssize_t t = l; t < l + 4; t++)
                 if (row[t] != 0.0) {
                     add_row(c, row[t], B, t, k);
-                    nnz++;
+                    *first = nnz++ ? *first : t;
                 }
         }
     }
@@ -411,7 +415,7 @@ static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B,
         double a = WK_AT(*A, i, l);
         if (a != 0.0) {
             add_row(c, a, B, l, k);
-            nnz++;
+            *first = nnz++ ? *first : l;
         }
     }
     return nnz;
@@ -436,18 +440,31 @@ static int blas_product(const wk_mat *A, const wk_mat *B, double *C)
     return 1;
 }
 
-void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
+/* C = A B of wk_matmul and, with pattern (m entries), wk_single_entry's answer for every row of A (found
+ * by the same pass over A's entries) */
+static void matmul_pattern(const wk_mat *A, const wk_mat *B, double *C, Py_ssize_t *pattern)
 {
     int m = (int)A->rows, k = (int)B->cols;
     /* the loops skip A's zeros (selection rows, cone rows) and win below a density of about a quarter;
      * a product that turns out denser is left to BLAS as soon as that is known */
-    Py_ssize_t cap = A->rows * A->cols, nnz = 0;
+    Py_ssize_t cap = A->rows * A->cols, nnz = 0, first;
     memset(C, 0, (size_t)m * (size_t)k * sizeof(double));
     for (int i = 0; i < m; i++) {
-        nnz += add_sparse_row(A, i, B, C + (Py_ssize_t)i * k, k);
-        if (4 * nnz > cap && blas_product(A, B, C))
+        Py_ssize_t row = add_sparse_row(A, i, B, C + (Py_ssize_t)i * k, k, &first);
+        nnz += row;
+        if (pattern)
+            pattern[i] = row == 0 ? -1 : row == 1 ? first : -2;
+        if (4 * nnz > cap && blas_product(A, B, C)) {
+            for (Py_ssize_t r = i + 1; pattern && r < m; r++)
+                pattern[r] = wk_single_entry(A, r);
             return;
+        }
     }
+}
+
+void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
+{
+    matmul_pattern(A, B, C, NULL);
 }
 
 void wk_matmul_dense(const wk_mat *A, const wk_mat *B, double *C)
@@ -466,105 +483,149 @@ static PyArrayObject *product(const wk_mat *A, const wk_mat *B)
     return out;
 }
 
-/* H = (AZ)ᵀAZ + Zᵀ diag(r) Z on a null space Z (n × k, orthonormal columns).
- *
- * A row of A with one nonzero entry a, at column l (a selection row: joint-task rows, regulariser rows),
- * has the row a Z_l in AZ: its term a² Z_lᵀZ_l joins the diagonal weights, d = r + Σ a² per column.
- * Then H = GᵀG with G = [the other rows of AZ; √d_l Z_l for d_l > 0]: one Gram matrix of
- * (m_dense + #{d_l > 0}) rows instead of one of m rows plus one of #{r_l > 0} rows (a contact scene's
- * task level: 3 COM rows and 38 selection rows, 41 rows instead of 73). When d is uniform, Zᵀ diag(d) Z
- * = d₀ I and G holds the other rows only. */
-static int level_hessian(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *r, double *H)
+/* the most frequent value of d[0..n) among the first four distinct values met (ties: the first met) */
+static double frequent_value(const double *d, Py_ssize_t n)
 {
-    Py_ssize_t m = A->rows, n = A->cols, k = Z->cols;
-    double *d = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
-    Py_ssize_t *dense = PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(Py_ssize_t));
-    double *G = NULL;
-    if (d == NULL || dense == NULL)
-        goto nomem;
-    memcpy(d, r, (size_t)n * sizeof(double));
-    Py_ssize_t m_dense = 0;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        Py_ssize_t at = wk_single_entry(A, i);
-        if (at >= 0) {
-            double a = WK_AT(*A, i, at);
-            d[at] += a * a;
-        } else if (at == -2) {
-            dense[m_dense++] = i;
-        }
+    double value[4];
+    Py_ssize_t count[4] = {0, 0, 0, 0};
+    int distinct = 0;
+    for (Py_ssize_t l = 0; l < n; l++) {
+        int q = 0;
+        while (q < distinct && value[q] != d[l])
+            q++;
+        if (q == distinct && distinct < 4)
+            value[distinct++] = d[l];
+        if (q < distinct)
+            count[q]++;
     }
-    int uniform = n > 0;
-    for (Py_ssize_t l = 1; l < n && uniform; l++)
-        uniform = d[l] == d[0];
-    Py_ssize_t rows = m_dense;
-    for (Py_ssize_t l = 0; l < n && !uniform; l++)
-        rows += d[l] > 0.0;
-    G = PyMem_Malloc((size_t)(rows * k > 0 ? rows * k : 1) * sizeof(double));
-    if (G == NULL)
-        goto nomem;
-    for (Py_ssize_t i = 0; i < m_dense; i++)
-        for (Py_ssize_t j = 0; j < k; j++)
-            G[i * k + j] = WK_AT(*AZ, dense[i], j);
-    Py_ssize_t row = m_dense;
-    for (Py_ssize_t l = 0; l < n && !uniform; l++) {
-        if (!(d[l] > 0.0))
-            continue;
-        double s = sqrt(d[l]);
-        for (Py_ssize_t j = 0; j < k; j++)
-            G[row * k + j] = s * WK_AT(*Z, l, j);
-        row++;
-    }
-    wk_mat Gm = {G, rows, k, k, 1};
-    wk_gram(&Gm, H);
-    if (uniform)
-        for (Py_ssize_t j = 0; j < k; j++)
-            H[j * k + j] += d[0];
-    PyMem_Free(d);
-    PyMem_Free(dense);
-    PyMem_Free(G);
-    return 0;
-nomem:
-    PyMem_Free(d);
-    PyMem_Free(dense);
-    PyErr_NoMemory();
-    return -1;
+    int best = 0;
+    for (int q = 1; q < distinct; q++)
+        best = count[q] > count[best] ? q : best;
+    return distinct ? value[best] : 0.0;
 }
 
-/* e = A x̄ − y, H = (AZ)ᵀAZ + Zᵀ diag(r) Z, g = (AZ)ᵀe + Zᵀ(r∘x̄) of level_equations, into the caller's
- * arrays (Z->data NULL: the identity, AZ = A; xbar NULL: 0); 0, or -1 with MemoryError set */
-int wk_level_terms(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *y, const double *r,
-                   const double *xbar, double *e, double *H, double *g)
+/* H (k × k) = Σ_i σ_i G_iᵀG_i over the rows of G (R × k, row-major), σ_i = +1 for the first npos rows and
+ * −1 for the others; G2: scratch of R × k entries (used when some σ_i = −1). All σ_i = +1: wk_gram. */
+static void signed_gram(const double *G, Py_ssize_t R, Py_ssize_t k, Py_ssize_t npos, double *G2, double *H)
+{
+    wk_mat Gm = {(double *)G, R, k, k, 1};
+    if (npos == R) {
+        wk_gram(&Gm, H);
+        return;
+    }
+    memcpy(G2, G, (size_t)(npos * k) * sizeof(double));
+    for (Py_ssize_t i = npos * k; i < R * k; i++)
+        G2[i] = -G[i];
+    wk_mat Gt = {(double *)G, k, R, 1, k}, G2m = {G2, R, k, k, 1};
+    wk_matmul_dense(&Gt, &G2m, H);
+}
+
+/* H = (AZ)ᵀAZ + Zᵀ diag(r) Z on a null space Z (n × k, orthonormal columns); pattern: wk_single_entry's
+ * answer per row of A; scratch: 2 n + m + 2 (m + n) k entries.
+ *
+ * A row of A with one nonzero entry a, at column l (a selection row: joint-task rows, regulariser rows),
+ * has the row a Z_l in AZ: its term a² Z_lᵀZ_l joins the diagonal weights, d = r + Σ a² per column, and
+ * H = Σ_dense (AZ_i)ᵀAZ_i + Σ_l d_l Z_lᵀZ_l. With c the most frequent weight (frequent_value) and
+ * ZᵀZ = I, Σ_l d_l Z_lᵀZ_l = c I + Σ_{d_l ≠ c} (d_l − c) Z_lᵀZ_l: H = c I + G₊ᵀG₊ − G₋ᵀG₋ with
+ * G₊ = [the other rows of AZ; √(d_l − c) Z_l for d_l > c] and G₋ = [√(c − d_l) Z_l for d_l < c]. c is
+ * taken when it leaves fewer rows than c = 0 (G = [the other rows; √d_l Z_l for d_l > 0]): a contact
+ * scene's task level (3 COM rows, 32 posture rows of weight w², 6 base regulariser rows and 12 wrench
+ * columns without weight) has 3 + 6 + 12 = 21 rows instead of 3 + 38 (and 73 without the folding);
+ * a uniform d has none but the other rows. The rounding of ZᵀZ = I (a few ε) enters H as c·O(ε), the
+ * rounding the Gram matrix of the √d_l Z_l rows has too; the certificate, formed from A Z and Z, not
+ * from H, judges the answer either way. */
+static void level_hessian(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *r,
+                          const Py_ssize_t *pattern, double *scratch, double *H)
+{
+    Py_ssize_t m = A->rows, n = A->cols, k = Z->cols;
+    double *d = scratch, *G = d + n, *G2 = G + (m + n) * k;
+    memcpy(d, r, (size_t)n * sizeof(double));
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (pattern[i] >= 0) {
+            double a = WK_AT(*A, i, pattern[i]);
+            d[pattern[i]] += a * a;
+        }
+    }
+    double c = frequent_value(d, n);
+    Py_ssize_t zeros = 0, other = 0, npos = 0;
+    for (Py_ssize_t l = 0; l < n; l++) {
+        zeros += !(d[l] > 0.0);
+        other += d[l] != c;
+    }
+    if (!(c > 0.0) || other >= n - zeros)
+        c = 0.0; /* (the plain rows √d_l Z_l, d_l > 0, and no G₋) */
+    Py_ssize_t rows = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (pattern[i] == -2) {
+            for (Py_ssize_t j = 0; j < k; j++)
+                G[rows * k + j] = WK_AT(*AZ, i, j);
+            rows++;
+        }
+    }
+    for (int sign = 1; sign >= (c > 0.0 ? -1 : 1); sign -= 2) { /* (the rows of G₊, then those of G₋) */
+        for (Py_ssize_t l = 0; l < n; l++) {
+            double w = sign > 0 ? d[l] - c : c - d[l];
+            if (!(w > 0.0))
+                continue;
+            double s = sqrt(w);
+            for (Py_ssize_t j = 0; j < k; j++)
+                G[rows * k + j] = s * WK_AT(*Z, l, j);
+            rows++;
+        }
+        if (sign > 0)
+            npos = rows;
+    }
+    signed_gram(G, rows, k, npos, G2, H);
+    if (c != 0.0)
+        for (Py_ssize_t j = 0; j < k; j++)
+            H[j * k + j] += c;
+}
+
+int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const double *r, const double *xbar,
+                   double *AZd, double *e, double *H, double *g)
 {
     Py_ssize_t m = A->rows, n = A->cols, k = Z->data ? Z->cols : n;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        double s = -y[i];
-        for (Py_ssize_t j = 0; xbar && j < n; j++)
-            s += WK_AT(*A, i, j) * xbar[j];
-        e[i] = s;
+    size_t words = (size_t)(m + 2 * n) + (Z->data ? (size_t)(2 * (m + n) * k) : 0);
+    double *scratch = PyMem_Malloc((words > 0 ? words : 1) * sizeof(double));
+    if (scratch == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t *pattern = (Py_ssize_t *)(scratch + n); /* (m entries; u: the first n) */
+    double *u = scratch, *hs = scratch + n + m;
+    wk_mat AZ = *A;
+    if (Z->data) {
+        matmul_pattern(A, Z, AZd, pattern);
+        AZ = (wk_mat){AZd, m, k, k, 1};
+    }
+    for (Py_ssize_t i = 0; i < m; i++)
+        e[i] = -y[i];
+    if (xbar) {
+        wk_mat Am = *A;
+        wk_rows_dot(&Am, xbar, e, e);
     }
     if (!Z->data) { /* AᵀA + diag(r) */
-        wk_gram(AZ, H);
+        wk_gram(A, H);
         for (Py_ssize_t j = 0; j < k; j++)
             H[j * k + j] += r[j];
-    } else if (level_hessian(A, AZ, Z, r, H) < 0) {
-        return -1;
+    } else {
+        level_hessian(A, &AZ, Z, r, pattern, hs, H);
     }
     for (Py_ssize_t j = 0; j < k; j++)
         g[j] = 0.0;
-    for (Py_ssize_t i = 0; i < m; i++)
-        for (Py_ssize_t j = 0; j < k; j++)
-            g[j] += WK_AT(*AZ, i, j) * e[i];
-    for (Py_ssize_t l = 0; xbar && l < n; l++) {
-        double u = r[l] * xbar[l];
-        if (u == 0.0)
-            continue;
+    wk_tmatvec(&AZ, e, 0, g, NULL);
+    if (xbar) {
+        for (Py_ssize_t l = 0; l < n; l++)
+            u[l] = r[l] * xbar[l];
         if (Z->data) {
-            for (Py_ssize_t j = 0; j < k; j++)
-                g[j] += WK_AT(*Z, l, j) * u;
+            wk_tmatvec(Z, u, 1, g, NULL);
         } else {
-            g[l] += u;
+            for (Py_ssize_t l = 0; l < n; l++)
+                if (u[l] != 0.0)
+                    g[l] += u[l];
         }
     }
+    PyMem_Free(scratch);
     return 0;
 }
 
@@ -596,12 +657,11 @@ PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t n
         return NULL;
     Py_ssize_t m = A.rows, k = Z.data ? Z.cols : A.cols;
     PyObject *AZo;
-    wk_mat AZ = A;
     if (Z.data) {
-        AZo = (PyObject *)product(&A, &Z);
+        npy_intp dz[2] = {m, k};
+        AZo = PyArray_SimpleNew(2, dz, NPY_DOUBLE);
         if (AZo == NULL)
             return NULL;
-        wk_matrix(AZo, m, k, 0, "AZ", &AZ);
     } else {
         AZo = args[0];
         Py_INCREF(AZo);
@@ -617,7 +677,8 @@ PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t n
         Py_DECREF(AZo);
         return NULL;
     }
-    if (wk_level_terms(&A, &AZ, &Z, y, r, xbar, PyArray_DATA(eo), PyArray_DATA(Ho), PyArray_DATA(go)) < 0) {
+    double *AZd = Z.data ? PyArray_DATA((PyArrayObject *)AZo) : NULL;
+    if (wk_level_build(&A, &Z, y, r, xbar, AZd, PyArray_DATA(eo), PyArray_DATA(Ho), PyArray_DATA(go)) < 0) {
         Py_DECREF(eo);
         Py_DECREF(Ho);
         Py_DECREF(go);
