@@ -2,6 +2,9 @@
  * componentwise stationarity error. A NaN anywhere makes the residual NaN (the certificate fails). */
 #include <float.h>
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "kernels.h"
 
@@ -180,6 +183,54 @@ PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * complementarity in one number (see wbcpy.qp.kkt._certify_rows). */
 /* the rows' chunk processed with one stack buffer (C x and the scales' reciprocals) */
 #define ROWS_CHUNK 64
+/* rows shorter than this take the plain loop of rows_core (the reciprocals do not pay off) */
+#define ROWS_SHORT 16
+
+/* p_j = |a_j| inv_j for the n entries of a row a (stride cs) into p, their maximum into *best (≥ 0);
+ * nonzero when a p_j is NaN. The maximum does not depend on the order it is taken in: SSE2 takes it two
+ * entries at a time on contiguous rows, four independent chains elsewhere. */
+static int products_max(const double *a, Py_ssize_t cs, Py_ssize_t n, const double *inv, double *p,
+                        double *best)
+{
+    Py_ssize_t j = 0;
+    double b[4] = {0.0, 0.0, 0.0, 0.0};
+    int nan = 0;
+#ifdef __SSE2__
+    if (cs == 1) {
+        const __m128d magnitude = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+        __m128d b0 = _mm_setzero_pd(), b1 = _mm_setzero_pd(), unordered = _mm_setzero_pd();
+        for (; j + 4 <= n; j += 4) {
+            __m128d p0 = _mm_mul_pd(_mm_and_pd(_mm_loadu_pd(a + j), magnitude), _mm_loadu_pd(inv + j));
+            __m128d p1 = _mm_mul_pd(_mm_and_pd(_mm_loadu_pd(a + j + 2), magnitude), _mm_loadu_pd(inv + j + 2));
+            _mm_storeu_pd(p + j, p0);
+            _mm_storeu_pd(p + j + 2, p1);
+            unordered = _mm_or_pd(unordered, _mm_cmpunord_pd(p0, p1));
+            b0 = _mm_max_pd(b0, p0);
+            b1 = _mm_max_pd(b1, p1);
+        }
+        nan = _mm_movemask_pd(unordered) != 0;
+        _mm_storeu_pd(b, b0);
+        _mm_storeu_pd(b + 2, b1);
+    }
+#endif
+    for (; j + 4 <= n; j += 4) {
+        for (int q = 0; q < 4; q++) {
+            double v = fabs(a[(j + q) * cs]) * inv[j + q];
+            p[j + q] = v;
+            nan |= v != v;
+            b[q] = v > b[q] ? v : b[q];
+        }
+    }
+    for (; j < n; j++) {
+        double v = fabs(a[j * cs]) * inv[j];
+        p[j] = v;
+        nan |= v != v;
+        b[0] = v > b[0] ? v : b[0];
+    }
+    double b01 = b[0] > b[1] ? b[0] : b[1], b23 = b[2] > b[3] ? b[2] : b[3];
+    *best = b01 > b23 ? b01 : b23;
+    return nan;
+}
 
 /* max_j |a_j| / sf_j over a row a (stride cs, n entries), NaN when a quotient is NaN: the value of the
  * plain loop of divisions, which it does only where they can matter. The products p_j = |a_j| inv_j
@@ -198,30 +249,13 @@ static double row_sigma(const double *a, Py_ssize_t cs, Py_ssize_t n, const doub
         }
         return sigma;
     }
-    for (Py_ssize_t j = 0; j < n; j++)
-        p[j] = fabs(a[j * cs]) * inv[j];
-    /* (max and the NaN test in four independent chains: a maximum does not depend on the order) */
-    double b[4] = {0.0, 0.0, 0.0, 0.0};
-    int nan[4] = {0, 0, 0, 0};
-    Py_ssize_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-        for (int q = 0; q < 4; q++) {
-            nan[q] |= p[j + q] != p[j + q];
-            b[q] = p[j + q] > b[q] ? p[j + q] : b[q];
-        }
-    }
-    for (; j < n; j++) {
-        nan[0] |= p[j] != p[j];
-        b[0] = p[j] > b[0] ? p[j] : b[0];
-    }
-    if (nan[0] | nan[1] | nan[2] | nan[3])
+    double best;
+    if (products_max(a, cs, n, inv, p, &best))
         return NAN;
-    double best = b[0] > b[1] ? b[0] : b[1], best2 = b[2] > b[3] ? b[2] : b[3];
-    best = best > best2 ? best : best2;
     if (!(best >= 1e-290 && best <= 1e290))
         return row_sigma(a, cs, n, sf, NULL, p);
     double cut = best * (1.0 - 8.0 * DBL_EPSILON);
-    for (j = 0; j < n; j++) {
+    for (Py_ssize_t j = 0; j < n; j++) {
         if (p[j] >= cut) {
             double weight = fabs(a[j * cs]) / sf[j];
             sigma = weight > sigma ? weight : sigma;
@@ -238,6 +272,22 @@ double wk_rows_core(const wk_mat *C, const double *lo, const double *hi, const d
     double worst = 0.0, smax = 0.0;
     for (Py_ssize_t j = 0; j < n; j++)
         smax = nan_max(smax, s[j]);
+    if (n < ROWS_SHORT) { /* (short rows: C x and the divisions in one pass per row) */
+        for (Py_ssize_t i = 0; i < m; i++) {
+            double c = 0.0, sigma = 0.0;
+            for (Py_ssize_t j = 0; j < n; j++) {
+                double a = WK_AT(*C, i, j);
+                c += a * x[j];
+                double weight = fabs(a) / (s[j] + WK_FLOOR);
+                sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
+            }
+            double ac = 1.0 + fabs(c), w = c + sigma * ac * z[i];
+            double clipped = isnan(w) ? NAN : clip_max_min(w, lo[i], hi[i]);
+            worst = nan_max(worst, fabs(c - clipped) / ac);
+        }
+        *smax_out = smax;
+        return worst;
+    }
     /* the scales with their floor and (when they fit the stack buffer) their reciprocals */
     double stack[3 * ROWS_CHUNK], cx[ROWS_CHUNK];
     double *sf = n <= ROWS_CHUNK ? stack : PyMem_Malloc((size_t)(3 * n) * sizeof(double));

@@ -51,14 +51,9 @@ static int level_rows(const wk_mat *C, const double *lo, const double *hi, const
     Py_ssize_t k = Z->cols;
     *nc = *nb = 0;
     if (C->data) {
-        wk_matmul(C, Z, CZ);
+        wk_matmul_vec(C, Z, xbar, CZ, Cx); /* (C Z and C x̄ of two products, in one pass over C) */
         wk_mat CZm = {CZ, C->rows, k, k, 1};
-        const double *v = NULL;
-        if (xbar) {
-            wk_mat X = {(double *)xbar, C->cols, 1, 1, 1};
-            wk_matmul(C, &X, Cx);
-            v = Cx;
-        }
+        const double *v = xbar ? Cx : NULL;
         if ((*nc = wk_kept_core(&CZm, v, lo, hi, 1, c_rows)) < 0)
             return -1;
         wk_kept_copy(&CZm, v, lo, hi, c_rows, *nc, M, l, h);

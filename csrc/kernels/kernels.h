@@ -136,6 +136,9 @@ void wk_tmatvec(const wk_mat *M, const double *v, int skip, double *t, double *s
 /* C (m × k, row-major) = A B of strided A (m × n) and B (n × k): loops that skip A's zeros, BLAS dgemm when
  * A turns out dense (more than a quarter nonzero) and the product is large and contiguous */
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C);
+/* wk_matmul(A, B) into C and, with x (A->cols entries; NULL: none), A x into Ax (m), as wk_matmul gives it
+ * for x as a one-column matrix, from the same pass over A's entries */
+void wk_matmul_vec(const wk_mat *A, const wk_mat *B, const double *x, double *C, double *Ax);
 /* wk_matmul for an A known to be dense: BLAS whenever the product is large and contiguous */
 void wk_matmul_dense(const wk_mat *A, const wk_mat *B, double *C);
 

@@ -356,23 +356,34 @@ static void apply_gathered(double *restrict c, const double *a, const Py_ssize_t
         for (int t = 0; t < WK_BLOCK; t++)
             c[j + t] = acc[t];
     }
-    for (; j < k; j++) {
-        double acc = c[j];
-        for (int q = 0; q < nq; q++)
-            acc += a[q] * B->data[l[q] * B->rs + j];
-        c[j] = acc;
+    for (int q = 0; q < nq && j < k; q++) { /* (the last k − j entries: one short loop per entry) */
+        const double *restrict b = B->data + l[q] * B->rs;
+        double aq = a[q];
+        for (int t = j; t < k; t++)
+            c[t] += aq * b[t];
     }
 }
 
-/* C_i += A_il B_l over the nonzero A_il of row i, in l order (contiguous rows of A: four entries tested at
- * once, so that the zeros of selection and cone rows cost one predictable branch per four; contiguous
- * rows of B: the entries gathered and added by apply_gathered); the count of nonzero entries met */
+/* Σ_q a_q x_{at_q} added to *sx in q order (x NULL: nothing) */
+static inline void gathered_dot(const double *a, const Py_ssize_t *at, int nq, const double *x, double *sx)
+{
+    for (int q = 0; x && q < nq; q++)
+        *sx += a[q] * x[at[q]];
+}
+
+/* C_i += A_il B_l over the nonzero A_il of row i, in l order, and (x not NULL) *ax = Σ_l A_il x_l over the
+ * same entries from 0 (the numbers of the product A x as a one-column B). Contiguous rows of A and of B
+ * and k ≥ WK_BLOCK: eight zeros skipped per test (zero8), the nonzero entries gathered without a branch
+ * per entry and added by apply_gathered; otherwise one add_row per nonzero entry (four zeros skipped per
+ * test on contiguous rows). The count of nonzero entries met; the first one's column in *first (-1:
+ * none). */
 static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B, double *c, int k,
-                                 Py_ssize_t *first)
+                                 Py_ssize_t *first, const double *x, double *ax)
 {
     Py_ssize_t n = A->cols, nnz = 0, l = 0;
+    double sx = 0.0;
     *first = -1;
-    if (A->cs == 1 && B->cs == 1) {
+    if (A->cs == 1 && B->cs == 1 && k >= WK_BLOCK) {
         const double *row = A->data + i * A->rs;
         double a[WK_GATHER];
         Py_ssize_t at[WK_GATHER];
@@ -382,21 +393,26 @@ static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B,
                 l += 8;
                 continue;
             }
-            for (Py_ssize_t end = l + 8 <= n ? l + 8 : n; l < end; l++) {
-                if (row[l] != 0.0) {
-                    a[nq] = row[l];
-                    at[nq++] = l;
-                }
+            for (Py_ssize_t end = l + 8 <= n ? l + 8 : n; l < end; l++) { /* (no branch per entry) */
+                a[nq] = row[l];
+                at[nq] = l;
+                nq += row[l] != 0.0;
             }
             if (nq > 0 && *first < 0)
                 *first = at[0];
             if (nq > WK_GATHER - 8) {
                 apply_gathered(c, a, at, nq, B, k);
+                gathered_dot(a, at, nq, x, &sx);
                 nnz += nq;
                 nq = 0;
             }
         }
-        apply_gathered(c, a, at, nq, B, k);
+        if (nq > 0) {
+            apply_gathered(c, a, at, nq, B, k);
+            gathered_dot(a, at, nq, x, &sx);
+        }
+        if (x)
+            *ax = sx;
         return nnz + nq;
     }
     if (A->cs == 1) {
@@ -407,6 +423,7 @@ static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B,
             for (Py_ssize_t t = l; t < l + 4; t++)
                 if (row[t] != 0.0) {
                     add_row(c, row[t], B, t, k);
+                    sx += x ? row[t] * x[t] : 0.0;
                     *first = nnz++ ? *first : t;
                 }
         }
@@ -415,9 +432,12 @@ static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B,
         double a = WK_AT(*A, i, l);
         if (a != 0.0) {
             add_row(c, a, B, l, k);
+            sx += x ? a * x[l] : 0.0;
             *first = nnz++ ? *first : l;
         }
     }
+    if (x)
+        *ax = sx;
     return nnz;
 }
 
@@ -440,9 +460,11 @@ static int blas_product(const wk_mat *A, const wk_mat *B, double *C)
     return 1;
 }
 
-/* C = A B of wk_matmul and, with pattern (m entries), wk_single_entry's answer for every row of A (found
- * by the same pass over A's entries) */
-static void matmul_pattern(const wk_mat *A, const wk_mat *B, double *C, Py_ssize_t *pattern)
+/* C = A B of wk_matmul and, with pattern (m entries), wk_single_entry's answer for every row of A, and
+ * with x (n entries) Ax = A x as wk_matmul gives it for x as a one-column matrix: all from the same pass
+ * over A's entries */
+static void matmul_pattern(const wk_mat *A, const wk_mat *B, double *C, Py_ssize_t *pattern, const double *x,
+                           double *Ax)
 {
     int m = (int)A->rows, k = (int)B->cols;
     /* the loops skip A's zeros (selection rows, cone rows) and win below a density of about a quarter;
@@ -450,21 +472,31 @@ static void matmul_pattern(const wk_mat *A, const wk_mat *B, double *C, Py_ssize
     Py_ssize_t cap = A->rows * A->cols, nnz = 0, first;
     memset(C, 0, (size_t)m * (size_t)k * sizeof(double));
     for (int i = 0; i < m; i++) {
-        Py_ssize_t row = add_sparse_row(A, i, B, C + (Py_ssize_t)i * k, k, &first);
+        Py_ssize_t row = add_sparse_row(A, i, B, C + (Py_ssize_t)i * k, k, &first, x, Ax ? Ax + i : NULL);
         nnz += row;
         if (pattern)
             pattern[i] = row == 0 ? -1 : row == 1 ? first : -2;
         if (4 * nnz > cap && blas_product(A, B, C)) {
             for (Py_ssize_t r = i + 1; pattern && r < m; r++)
                 pattern[r] = wk_single_entry(A, r);
+            if (x) { /* (the rest of A x by the loops of a one-column product) */
+                wk_mat X = {(double *)x, A->cols, 1, 1, 1};
+                wk_mat rest = {A->data + (i + 1) * A->rs, m - i - 1, A->cols, A->rs, A->cs};
+                wk_matmul(&rest, &X, Ax + i + 1);
+            }
             return;
         }
     }
 }
 
+void wk_matmul_vec(const wk_mat *A, const wk_mat *B, const double *x, double *C, double *Ax)
+{
+    matmul_pattern(A, B, C, NULL, x, Ax);
+}
+
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
 {
-    matmul_pattern(A, B, C, NULL);
+    matmul_pattern(A, B, C, NULL, NULL, NULL);
 }
 
 void wk_matmul_dense(const wk_mat *A, const wk_mat *B, double *C)
@@ -595,7 +627,7 @@ int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const doub
     double *u = scratch, *hs = scratch + n + m;
     wk_mat AZ = *A;
     if (Z->data) {
-        matmul_pattern(A, Z, AZd, pattern);
+        matmul_pattern(A, Z, AZd, pattern, NULL, NULL);
         AZ = (wk_mat){AZd, m, k, k, 1};
     }
     for (Py_ssize_t i = 0; i < m; i++)
