@@ -131,6 +131,9 @@ int wk_ls_args(PyObject *const *args, wk_mat *AZ, const double **e0, const doubl
 /* out[i] = init[i] + Σ_j M_ij x_j for every row of M (init NULL: 0; init may be out), each sum in j order
  * from its initial value: the rounding of one plain loop per row, four rows interleaved */
 void wk_rows_dot(const wk_mat *M, const double *x, const double *init, double *out);
+/* 1 when every row of M has sqrt(Σ_j M_ij²) > floor (NaN counts as longer), the sum in j order from 0 as
+ * wk_kept_core forms it; 0 otherwise */
+int wk_rows_longer(const wk_mat *M, double floor);
 /* t[j] += Σ_i M_ij v_i and (s not NULL) s[j] += Σ_i |M_ij||v_i|, in i order; skip: rows with v_i = 0 left out */
 void wk_tmatvec(const wk_mat *M, const double *v, int skip, double *t, double *s);
 /* C (m × k, row-major) = A B of strided A (m × n) and B (n × k): loops that skip A's zeros, BLAS dgemm when

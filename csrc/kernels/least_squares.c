@@ -208,6 +208,32 @@ void wk_rows_dot(const wk_mat *M, const double *x, const double *init, double *o
     }
 }
 
+int wk_rows_longer(const wk_mat *M, double floor)
+{
+    Py_ssize_t m = M->rows, n = M->cols, rs = M->rs, cs = M->cs, i = 0;
+    for (; i + 4 <= m; i += 4) { /* (four rows' sums interleaved, each in j order) */
+        const double *r0 = M->data + i * rs, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            s0 += r0[j * cs] * r0[j * cs];
+            s1 += r1[j * cs] * r1[j * cs];
+            s2 += r2[j * cs] * r2[j * cs];
+            s3 += r3[j * cs] * r3[j * cs];
+        }
+        if (sqrt(s0) <= floor || sqrt(s1) <= floor || sqrt(s2) <= floor || sqrt(s3) <= floor)
+            return 0;
+    }
+    for (; i < m; i++) {
+        const double *row = M->data + i * rs;
+        double s = 0.0;
+        for (Py_ssize_t j = 0; j < n; j++)
+            s += row[j * cs] * row[j * cs];
+        if (sqrt(s) <= floor)
+            return 0;
+    }
+    return 1;
+}
+
 /* t[j] += Σ_i M_ij v_i and (s not NULL) s[j] += Σ_i |M_ij||v_i|, sums in i order (the rounding of one
  * pass per row adding into t and s); skip: the rows with v_i = 0 left out. Contiguous rows of M: t and s
  * in blocks of WK_BLOCK entries held in registers over all rows (loaded and stored once per block) */
@@ -632,9 +658,17 @@ int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const doub
     }
     for (Py_ssize_t i = 0; i < m; i++)
         e[i] = -y[i];
-    if (xbar) {
-        wk_mat Am = *A;
-        wk_rows_dot(&Am, xbar, e, e);
+    if (xbar && Z->data) { /* (A x̄ on A's pattern: a selection row's one entry, the other rows whole) */
+        for (Py_ssize_t i = 0; i < m; i++) {
+            if (pattern[i] >= 0) {
+                e[i] += WK_AT(*A, i, pattern[i]) * xbar[pattern[i]];
+            } else if (pattern[i] == -2) {
+                wk_mat row = {A->data + i * A->rs, 1, n, A->rs, A->cs};
+                wk_rows_dot(&row, xbar, e + i, e + i);
+            }
+        }
+    } else if (xbar) {
+        wk_rows_dot(A, xbar, e, e);
     }
     if (!Z->data) { /* AᵀA + diag(r) */
         wk_gram(A, H);
