@@ -186,7 +186,7 @@ PyObject *wk_normal_equations(PyObject *self, PyObject *const *args, Py_ssize_t 
 void wk_rows_dot(const wk_mat *M, const double *x, const double *init, double *out)
 {
     Py_ssize_t m = M->rows, n = M->cols, rs = M->rs, cs = M->cs, i = 0;
-    for (; i + 4 <= m; i += 4) { /* (four independent sums: their additions overlap in the pipeline) */
+    for (; n >= 16 && i + 4 <= m; i += 4) { /* (four independent sums: their additions overlap) */
         const double *r0 = M->data + i * rs, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;
         double s0 = init ? init[i] : 0.0, s1 = init ? init[i + 1] : 0.0;
         double s2 = init ? init[i + 2] : 0.0, s3 = init ? init[i + 3] : 0.0;
@@ -240,7 +240,7 @@ int wk_rows_longer(const wk_mat *M, double floor)
 void wk_tmatvec(const wk_mat *M, const double *v, int skip, double *t, double *s)
 {
     Py_ssize_t m = M->rows, k = M->cols, j = 0;
-    for (; M->cs == 1 && j + WK_BLOCK <= k; j += WK_BLOCK) {
+    for (; M->cs == 1 && k >= 2 * WK_BLOCK && j + WK_BLOCK <= k; j += WK_BLOCK) { /* (short rows: below) */
         double at[WK_BLOCK], as[WK_BLOCK];
         for (int q = 0; q < WK_BLOCK; q++) {
             at[q] = t[j + q];
@@ -263,15 +263,19 @@ void wk_tmatvec(const wk_mat *M, const double *v, int skip, double *t, double *s
                 s[j + q] = as[q];
         }
     }
-    for (Py_ssize_t i = 0; i < m && j < k; i++) {
+    for (Py_ssize_t i = 0; i < m && j < k; i++) { /* (the columns left: one pass per row) */
         double vi = v[i], ai = fabs(vi);
         if (skip && vi == 0.0)
             continue;
-        for (Py_ssize_t c = j; c < k; c++) {
-            double a = WK_AT(*M, i, c);
-            t[c] += a * vi;
-            if (s)
+        if (s) {
+            for (Py_ssize_t c = j; c < k; c++) {
+                double a = WK_AT(*M, i, c);
+                t[c] += a * vi;
                 s[c] += fabs(a) * ai;
+            }
+        } else {
+            for (Py_ssize_t c = j; c < k; c++)
+                t[c] += WK_AT(*M, i, c) * vi;
         }
     }
 }
@@ -644,7 +648,8 @@ int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const doub
 {
     Py_ssize_t m = A->rows, n = A->cols, k = Z->data ? Z->cols : n;
     size_t words = (size_t)(m + 2 * n) + (Z->data ? (size_t)(2 * (m + n) * k) : 0);
-    double *scratch = PyMem_Malloc((words > 0 ? words : 1) * sizeof(double));
+    double stack[256]; /* (small levels: no allocation) */
+    double *scratch = words <= 256 ? stack : PyMem_Malloc(words * sizeof(double));
     if (scratch == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -691,7 +696,8 @@ int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const doub
                     g[l] += u[l];
         }
     }
-    PyMem_Free(scratch);
+    if (scratch != stack)
+        PyMem_Free(scratch);
     return 0;
 }
 
