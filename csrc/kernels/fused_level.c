@@ -13,7 +13,10 @@
  *
  * DAQP's C solver (a cold start, as daqp_solve) solves it. These are the functions of the Python path on
  * the same numbers in the same order, so the answer is the same bit for bit, without the StdQP, the
- * backend's inputs and the certificate objects between them. A certificate that fails its strict test is
+ * backend's inputs and the certificate objects between them: wk_level_build is level_equations' (A Z,
+ * e, H from the most frequent diagonal weight, g), C Z and C x̄ come from one pass over C with the
+ * numbers of the two products project and matmul give, and kept_rows' length test is left out only
+ * where wk_rows_longer (the same norms) shows it would drop no row. A certificate that fails its strict test is
  * tried again with kkt.py's rounding allowance on the magnitudes the level was formed from
  * (level_qp._LeastSquares.magnitude; kkt._marginal_dual_error): passing there is "marginal", which an exact
  * backend's answer is accepted with (level_solver._loose); the caller is told (the flag in the result).
