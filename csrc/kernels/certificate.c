@@ -1,6 +1,10 @@
 /* Residuals of the KKT certificate (wbcpy/qp/kkt.py): natural residuals of bounds and rows, and the
  * componentwise stationarity error. A NaN anywhere makes the residual NaN (the certificate fails). */
+#include <float.h>
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "kernels.h"
 
@@ -177,35 +181,149 @@ PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * scale (in place), then returns max scale and max_i |c_i − clip(c_i + κ_i z_i, lo_i, hi_i)| / (1 + |c_i|),
  * c = C x, κ_i = (1 + |c_i|) max_j |C_ij| / scale_j: feasibility, the sign of each multiplier and
  * complementarity in one number (see wbcpy.qp.kkt._certify_rows). */
+/* the rows' chunk processed with one stack buffer (C x and the scales' reciprocals) */
+#define ROWS_CHUNK 64
+/* rows shorter than this take the plain loop of rows_core (the reciprocals do not pay off) */
+#define ROWS_SHORT 16
+
+/* p_j = |a_j| inv_j for the n entries of a row a (stride cs) into p, their maximum into *best (≥ 0);
+ * nonzero when a p_j is NaN. The maximum does not depend on the order it is taken in: SSE2 takes it two
+ * entries at a time on contiguous rows, four independent chains elsewhere. */
+static int products_max(const double *a, Py_ssize_t cs, Py_ssize_t n, const double *inv, double *p,
+                        double *best)
+{
+    Py_ssize_t j = 0;
+    double b[4] = {0.0, 0.0, 0.0, 0.0};
+    int nan = 0;
+#ifdef __SSE2__
+    if (cs == 1) {
+        const __m128d magnitude = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+        __m128d b0 = _mm_setzero_pd(), b1 = _mm_setzero_pd(), unordered = _mm_setzero_pd();
+        for (; j + 4 <= n; j += 4) {
+            __m128d p0 = _mm_mul_pd(_mm_and_pd(_mm_loadu_pd(a + j), magnitude), _mm_loadu_pd(inv + j));
+            __m128d p1 = _mm_mul_pd(_mm_and_pd(_mm_loadu_pd(a + j + 2), magnitude), _mm_loadu_pd(inv + j + 2));
+            _mm_storeu_pd(p + j, p0);
+            _mm_storeu_pd(p + j + 2, p1);
+            unordered = _mm_or_pd(unordered, _mm_cmpunord_pd(p0, p1));
+            b0 = _mm_max_pd(b0, p0);
+            b1 = _mm_max_pd(b1, p1);
+        }
+        nan = _mm_movemask_pd(unordered) != 0;
+        _mm_storeu_pd(b, b0);
+        _mm_storeu_pd(b + 2, b1);
+    }
+#endif
+    for (; j + 4 <= n; j += 4) {
+        for (int q = 0; q < 4; q++) {
+            double v = fabs(a[(j + q) * cs]) * inv[j + q];
+            p[j + q] = v;
+            nan |= v != v;
+            b[q] = v > b[q] ? v : b[q];
+        }
+    }
+    for (; j < n; j++) {
+        double v = fabs(a[j * cs]) * inv[j];
+        p[j] = v;
+        nan |= v != v;
+        b[0] = v > b[0] ? v : b[0];
+    }
+    double b01 = b[0] > b[1] ? b[0] : b[1], b23 = b[2] > b[3] ? b[2] : b[3];
+    *best = b01 > b23 ? b01 : b23;
+    return nan;
+}
+
+/* max_j |a_j| / sf_j over a row a (stride cs, n entries), NaN when a quotient is NaN: the value of the
+ * plain loop of divisions, which it does only where they can matter. The products p_j = |a_j| inv_j
+ * (inv_j = 1/sf_j; scratch p, n entries) are within 3 units of rounding u of the quotients q_j, so the
+ * largest quotient's product is at least max p (1 − 8 ε) (ε = 2u) and only the entries with p_j above
+ * that are divided. Outside [1e-290, 1e290] (overflow or subnormal products, an all-zero row) and
+ * without reciprocals (inv NULL) every entry is divided. */
+static double row_sigma(const double *a, Py_ssize_t cs, Py_ssize_t n, const double *sf, const double *inv,
+                        double *p)
+{
+    double sigma = 0.0;
+    if (inv == NULL) {
+        for (Py_ssize_t j = 0; j < n; j++) {
+            double weight = fabs(a[j * cs]) / sf[j];
+            sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
+        }
+        return sigma;
+    }
+    double best;
+    if (products_max(a, cs, n, inv, p, &best))
+        return NAN;
+    if (!(best >= 1e-290 && best <= 1e290))
+        return row_sigma(a, cs, n, sf, NULL, p);
+    double cut = best * (1.0 - 8.0 * DBL_EPSILON);
+    for (Py_ssize_t j = 0; j < n; j++) {
+        if (p[j] >= cut) {
+            double weight = fabs(a[j * cs]) / sf[j];
+            sigma = weight > sigma ? weight : sigma;
+        }
+    }
+    return sigma;
+}
+
 double wk_rows_core(const wk_mat *C, const double *lo, const double *hi, const double *x, const double *z,
                     double *t, double *s, double *smax_out)
 {
     Py_ssize_t m = C->rows, n = C->cols;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        double zi = z[i], ai = fabs(zi);
-        if (zi == 0.0)
-            continue;
-        for (Py_ssize_t j = 0; j < n; j++) {
-            double c = WK_AT(*C, i, j);
-            t[j] += c * zi;
-            s[j] += fabs(c) * ai;
-        }
-    }
+    wk_tmatvec(C, z, 1, t, s);
     double worst = 0.0, smax = 0.0;
     for (Py_ssize_t j = 0; j < n; j++)
         smax = nan_max(smax, s[j]);
-    for (Py_ssize_t i = 0; i < m; i++) {
-        double c = 0.0, sigma = 0.0;
-        for (Py_ssize_t j = 0; j < n; j++) {
-            double a = WK_AT(*C, i, j);
-            c += a * x[j];
-            double weight = fabs(a) / (s[j] + WK_FLOOR);
-            sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
+    if (n < ROWS_SHORT) { /* (short rows: C x and the divisions in one pass per row) */
+        for (Py_ssize_t i = 0; i < m; i++) {
+            double c = 0.0, sigma = 0.0;
+            for (Py_ssize_t j = 0; j < n; j++) {
+                double a = WK_AT(*C, i, j);
+                c += a * x[j];
+                double weight = fabs(a) / (s[j] + WK_FLOOR);
+                sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
+            }
+            double ac = 1.0 + fabs(c), w = c + sigma * ac * z[i];
+            double clipped = isnan(w) ? NAN : clip_max_min(w, lo[i], hi[i]);
+            worst = nan_max(worst, fabs(c - clipped) / ac);
         }
-        double ac = 1.0 + fabs(c), w = c + sigma * ac * z[i];
-        double clipped = isnan(w) ? NAN : clip_max_min(w, lo[i], hi[i]);
-        worst = nan_max(worst, fabs(c - clipped) / ac);
+        *smax_out = smax;
+        return worst;
     }
+    /* the scales with their floor and (when they fit the stack buffer) their reciprocals */
+    double stack[3 * ROWS_CHUNK], cx[ROWS_CHUNK];
+    double *sf = n <= ROWS_CHUNK ? stack : PyMem_Malloc((size_t)(3 * n) * sizeof(double));
+    double *inv = sf ? sf + n : NULL, *p = sf ? sf + 2 * n : NULL;
+    int finite = 1;
+    for (Py_ssize_t j = 0; sf && j < n; j++) {
+        sf[j] = s[j] + WK_FLOOR;
+        inv[j] = 1.0 / sf[j];
+        finite &= isfinite(inv[j]) && inv[j] > 0.0;
+    }
+    if (!finite)
+        inv = NULL; /* (a scale 0, negative, infinite or NaN: every entry divided) */
+    for (Py_ssize_t i0 = 0; i0 < m; i0 += ROWS_CHUNK) {
+        Py_ssize_t rows = m - i0 < ROWS_CHUNK ? m - i0 : ROWS_CHUNK;
+        wk_mat part = {C->data + i0 * C->rs, rows, n, C->rs, C->cs};
+        wk_rows_dot(&part, x, NULL, cx);
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            Py_ssize_t i = i0 + r;
+            const double *a = C->data + i * C->rs;
+            double sigma;
+            if (sf) {
+                sigma = row_sigma(a, C->cs, n, sf, inv, p);
+            } else { /* (no memory for the reciprocals: every entry divided, as row_sigma's last loop) */
+                sigma = 0.0;
+                for (Py_ssize_t j = 0; j < n; j++) {
+                    double weight = fabs(a[j * C->cs]) / (s[j] + WK_FLOOR);
+                    sigma = (isnan(weight) || weight > sigma) ? weight : sigma;
+                }
+            }
+            double c = cx[r], ac = 1.0 + fabs(c), w = c + sigma * ac * z[i];
+            double clipped = isnan(w) ? NAN : clip_max_min(w, lo[i], hi[i]);
+            worst = nan_max(worst, fabs(c - clipped) / ac);
+        }
+    }
+    if (sf != stack)
+        PyMem_Free(sf);
     *smax_out = smax;
     return worst;
 }

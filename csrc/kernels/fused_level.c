@@ -13,7 +13,10 @@
  *
  * DAQP's C solver (a cold start, as daqp_solve) solves it. These are the functions of the Python path on
  * the same numbers in the same order, so the answer is the same bit for bit, without the StdQP, the
- * backend's inputs and the certificate objects between them. A certificate that fails its strict test is
+ * backend's inputs and the certificate objects between them: wk_level_build is level_equations' (A Z,
+ * e, H from the most frequent diagonal weight, g), C Z and C x̄ come from one pass over C with the
+ * numbers of the two products project and matmul give, and kept_rows' length test is left out only
+ * where wk_rows_longer (the same norms) shows it would drop no row. A certificate that fails its strict test is
  * tried again with kkt.py's rounding allowance on the magnitudes the level was formed from
  * (level_qp._LeastSquares.magnitude; kkt._marginal_dual_error): passing there is "marginal", which an exact
  * backend's answer is accepted with (level_solver._loose); the caller is told (the flag in the result).
@@ -31,6 +34,8 @@
 #define SLOW_ITERATIONS 10
 /* DAQP's zero_tol of the second run on an answer that fails its certificate (retry_pass) */
 #define RETRY_ZERO_TOL 1e-14
+/* the norm up to which wk_kept_core (drop) treats a row as constant on the free directions (kept_rows) */
+#define CONSTANT_ROW 1e-9
 
 static int all_finite(Py_ssize_t n, const double *v)
 {
@@ -51,15 +56,13 @@ static int level_rows(const wk_mat *C, const double *lo, const double *hi, const
     Py_ssize_t k = Z->cols;
     *nc = *nb = 0;
     if (C->data) {
-        wk_matmul(C, Z, CZ);
+        wk_matmul_vec(C, Z, xbar, CZ, Cx); /* (C Z and C x̄ of two products, in one pass over C) */
         wk_mat CZm = {CZ, C->rows, k, k, 1};
-        const double *v = NULL;
-        if (xbar) {
-            wk_mat X = {(double *)xbar, C->cols, 1, 1, 1};
-            wk_matmul(C, &X, Cx);
-            v = Cx;
-        }
-        if ((*nc = wk_kept_core(&CZm, v, lo, hi, 1, c_rows)) < 0)
+        const double *v = xbar ? Cx : NULL;
+        /* (rows all longer than kept_rows' constant-row length: its test would drop none, and is left
+         * out; rows_longer forms the same norms, four rows at a time) */
+        int drop = !wk_rows_longer(&CZm, CONSTANT_ROW);
+        if ((*nc = wk_kept_core(&CZm, v, lo, hi, drop, c_rows)) < 0)
             return -1;
         wk_kept_copy(&CZm, v, lo, hi, c_rows, *nc, M, l, h);
     }
@@ -345,26 +348,25 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     Py_ssize_t mr = on_z ? mc + n : n; /* (most rows DAQP may see) */
     npy_intp dk[1] = {k};
     PyArrayObject *wo = (PyArrayObject *)PyArray_SimpleNew(1, dk, NPY_DOUBLE);
-    PyArrayObject *to = wo ? (PyArrayObject *)PyArray_SimpleNew(1, dk, NPY_DOUBLE) : NULL;
-    size_t nd = (size_t)(2 * m + k * k + 3 * k + 3 * mr) + (on_z ? (size_t)(m * k + mr * k + mc * k + mc) : 0);
-    double *buf = to ? PyMem_Malloc((nd > 0 ? nd : 1) * sizeof(double)) : NULL;
-    npy_intp *idx = buf ? PyMem_Malloc((size_t)(mr + 1) * sizeof(npy_intp)) : NULL;
-    int *sense = idx ? PyMem_Calloc((size_t)(mr + 1), sizeof(int)) : NULL; /* (0: an inequality) */
+    PyArrayObject *to = (wo && !on_z) ? (PyArrayObject *)PyArray_SimpleNew(1, dk, NPY_DOUBLE) : NULL;
+    /* one block: the doubles, then the kept rows' indices (mr + 1) and DAQP's senses (mr + 1) */
+    size_t nd = (size_t)(2 * m + k * k + 4 * k + 3 * mr) + (on_z ? (size_t)(m * k + mr * k + mc * k + mc) : 0);
+    size_t bytes = nd * sizeof(double) + (size_t)(mr + 1) * (sizeof(npy_intp) + sizeof(int));
+    double *buf = (wo && (to || on_z)) ? PyMem_Malloc(bytes) : NULL;
     PyObject *out = NULL;
-    if (sense == NULL) {
-        if (to != NULL)
+    if (buf == NULL) {
+        if (wo != NULL && (to || on_z))
             PyErr_NoMemory();
         goto done;
     }
+    npy_intp *idx = (npy_intp *)(buf + nd);
+    int *sense = (int *)(idx + mr + 1);
+    memset(sense, 0, (size_t)(mr + 1) * sizeof(int)); /* (0: an inequality) */
     double *e = buf, *H = e + m, *g = H + k * k, *s = g + k, *l = s + k, *h = l + mr, *lam = h + mr;
     double *mag = lam + mr, *scratch = mag + k, *AZd = scratch + m, *M = AZd + (on_z ? m * k : 0), *CZ = M + (on_z ? mr * k : 0), *Cx = CZ + mc * k;
-    double *w = PyArray_DATA(wo), *t = PyArray_DATA(to);
-    wk_mat AZ = A;
-    if (on_z) {
-        wk_matmul(&A, &Z, AZd);
-        AZ = (wk_mat){AZd, m, k, k, 1};
-    }
-    if (wk_level_terms(&A, &AZ, &Z, y, r, xbar, e, H, g) < 0)
+    double *w = PyArray_DATA(wo), *t = to ? PyArray_DATA(to) : Cx + mc; /* (t: scratch on a null space) */
+    wk_mat AZ = on_z ? (wk_mat){AZd, m, k, k, 1} : A;
+    if (wk_level_build(&A, &Z, y, r, xbar, AZd, e, H, g) < 0)
         goto done;
     Py_ssize_t rows = n, nc = 0, nb = 0;
     if (on_z) {
@@ -430,8 +432,6 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     wo = NULL;
 done:
-    PyMem_Free(sense);
-    PyMem_Free(idx);
     PyMem_Free(buf);
     Py_XDECREF(wo);
     Py_XDECREF(to);

@@ -128,9 +128,20 @@ int wk_ls_gradient_core(const wk_mat *AZ, const double *e0, const double *r, con
 /* the arguments (AZ, e0, r, Z, xbar, w) of the least-squares kernels: 0, or -1 with an exception set */
 int wk_ls_args(PyObject *const *args, wk_mat *AZ, const double **e0, const double **r, wk_mat *Z,
                const double **xbar, const double **w);
+/* out[i] = init[i] + Σ_j M_ij x_j for every row of M (init NULL: 0; init may be out), each sum in j order
+ * from its initial value: the rounding of one plain loop per row, four rows interleaved */
+void wk_rows_dot(const wk_mat *M, const double *x, const double *init, double *out);
+/* 1 when every row of M has sqrt(Σ_j M_ij²) > floor (NaN counts as longer), the sum in j order from 0 as
+ * wk_kept_core forms it; 0 otherwise */
+int wk_rows_longer(const wk_mat *M, double floor);
+/* t[j] += Σ_i M_ij v_i and (s not NULL) s[j] += Σ_i |M_ij||v_i|, in i order; skip: rows with v_i = 0 left out */
+void wk_tmatvec(const wk_mat *M, const double *v, int skip, double *t, double *s);
 /* C (m × k, row-major) = A B of strided A (m × n) and B (n × k): loops that skip A's zeros, BLAS dgemm when
  * A turns out dense (more than a quarter nonzero) and the product is large and contiguous */
 void wk_matmul(const wk_mat *A, const wk_mat *B, double *C);
+/* wk_matmul(A, B) into C and, with x (A->cols entries; NULL: none), A x into Ax (m), as wk_matmul gives it
+ * for x as a one-column matrix, from the same pass over A's entries */
+void wk_matmul_vec(const wk_mat *A, const wk_mat *B, const double *x, double *C, double *Ax);
 /* wk_matmul for an A known to be dense: BLAS whenever the product is large and contiguous */
 void wk_matmul_dense(const wk_mat *A, const wk_mat *B, double *C);
 
@@ -138,9 +149,11 @@ void wk_matmul_dense(const wk_mat *A, const wk_mat *B, double *C);
  * 0, or -1 with an exception set */
 int wk_level_args(PyObject *const *args, wk_mat *A, const double **y, const double **r, wk_mat *Z,
                   const double **xbar);
-/* e, H, g of level_equations into the caller's arrays (Z->data NULL: identity, AZ = A); 0, or -1 (no memory) */
-int wk_level_terms(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *y, const double *r,
-                   const double *xbar, double *e, double *H, double *g);
+/* AZ = A Z (into AZ, m × k row-major; not written when Z->data is NULL: the identity, AZ = A), e = A x̄ − y,
+ * H = (AZ)ᵀAZ + Zᵀ diag(r) Z and g = (AZ)ᵀe + Zᵀ(r∘x̄) of level_equations (xbar NULL: 0), into the
+ * caller's arrays; 0, or -1 with MemoryError set */
+int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const double *r, const double *xbar,
+                   double *AZ, double *e, double *H, double *g);
 /* the natural residual of natural_residual (lb, ub, zb NULL: absent); its max scale in *smax_out */
 double wk_natural_core(Py_ssize_t n, const double *x, const double *t, const double *s, const double *lb,
                        const double *ub, const double *zb, double *smax_out);

@@ -2,6 +2,7 @@
  * gradient of the least-squares cost with its componentwise scale (the KKT certificate's stationarity
  * test, wbcpy/qp/kkt.py). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,26 @@
 
 /* below this many multiply-adds the loops beat a BLAS call */
 #define WK_BLAS_MIN_WORK 4096
+/* nonzero entries gathered per pass of apply_gathered */
+#define WK_GATHER 64
+/* entries of an output row kept in registers by apply_gathered and wk_tmatvec */
+#define WK_BLOCK 8
+
+/* row[0..8) are all ±0: one test on the eight bit patterns ORed, which costs less than eight
+ * floating-point comparisons (a NaN is not zero, as for a == 0.0) */
+static inline uint64_t bits(const double *p)
+{
+    uint64_t b;
+    memcpy(&b, p, sizeof(b));
+    return b;
+}
+
+static inline int zero8(const double *row)
+{
+    uint64_t any = bits(row) | bits(row + 1) | bits(row + 2) | bits(row + 3) | bits(row + 4) | bits(row + 5) |
+                   bits(row + 6) | bits(row + 7);
+    return (any << 1) == 0;
+}
 
 /* scratch memory: a stack buffer when it is small enough, else the heap */
 typedef struct {
@@ -74,12 +95,20 @@ static int dense(const wk_mat *A)
 
 Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i)
 {
-    Py_ssize_t col = -1;
-    for (Py_ssize_t j = 0; j < A->cols; j++) {
-        if (WK_AT(*A, i, j) != 0.0) {
-            if (col >= 0)
-                return -2;
-            col = j;
+    Py_ssize_t col = -1, j = 0, n = A->cols;
+    const double *row = A->data + i * A->rs;
+    while (j < n) {
+        if (A->cs == 1 && j + 8 <= n && zero8(row + j)) { /* (contiguous row: eight zeros skipped at once) */
+            j += 8;
+            continue;
+        }
+        Py_ssize_t end = (A->cs == 1 && j + 8 <= n) ? j + 8 : j + 1;
+        for (; j < end; j++) {
+            if (row[j * A->cs] != 0.0) {
+                if (col >= 0)
+                    return -2;
+                col = j;
+            }
         }
     }
     return col;
@@ -154,6 +183,103 @@ PyObject *wk_normal_equations(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_RETURN_NONE;
 }
 
+void wk_rows_dot(const wk_mat *M, const double *x, const double *init, double *out)
+{
+    Py_ssize_t m = M->rows, n = M->cols, rs = M->rs, cs = M->cs, i = 0;
+    for (; n >= 16 && i + 4 <= m; i += 4) { /* (four independent sums: their additions overlap) */
+        const double *r0 = M->data + i * rs, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;
+        double s0 = init ? init[i] : 0.0, s1 = init ? init[i + 1] : 0.0;
+        double s2 = init ? init[i + 2] : 0.0, s3 = init ? init[i + 3] : 0.0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            double xj = x[j];
+            s0 += r0[j * cs] * xj;
+            s1 += r1[j * cs] * xj;
+            s2 += r2[j * cs] * xj;
+            s3 += r3[j * cs] * xj;
+        }
+        out[i] = s0, out[i + 1] = s1, out[i + 2] = s2, out[i + 3] = s3;
+    }
+    for (; i < m; i++) {
+        const double *row = M->data + i * rs;
+        double s = init ? init[i] : 0.0;
+        for (Py_ssize_t j = 0; j < n; j++)
+            s += row[j * cs] * x[j];
+        out[i] = s;
+    }
+}
+
+int wk_rows_longer(const wk_mat *M, double floor)
+{
+    Py_ssize_t m = M->rows, n = M->cols, rs = M->rs, cs = M->cs, i = 0;
+    for (; i + 4 <= m; i += 4) { /* (four rows' sums interleaved, each in j order) */
+        const double *r0 = M->data + i * rs, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            s0 += r0[j * cs] * r0[j * cs];
+            s1 += r1[j * cs] * r1[j * cs];
+            s2 += r2[j * cs] * r2[j * cs];
+            s3 += r3[j * cs] * r3[j * cs];
+        }
+        if (sqrt(s0) <= floor || sqrt(s1) <= floor || sqrt(s2) <= floor || sqrt(s3) <= floor)
+            return 0;
+    }
+    for (; i < m; i++) {
+        const double *row = M->data + i * rs;
+        double s = 0.0;
+        for (Py_ssize_t j = 0; j < n; j++)
+            s += row[j * cs] * row[j * cs];
+        if (sqrt(s) <= floor)
+            return 0;
+    }
+    return 1;
+}
+
+/* t[j] += Σ_i M_ij v_i and (s not NULL) s[j] += Σ_i |M_ij||v_i|, sums in i order (the rounding of one
+ * pass per row adding into t and s); skip: the rows with v_i = 0 left out. Contiguous rows of M: t and s
+ * in blocks of WK_BLOCK entries held in registers over all rows (loaded and stored once per block) */
+void wk_tmatvec(const wk_mat *M, const double *v, int skip, double *t, double *s)
+{
+    Py_ssize_t m = M->rows, k = M->cols, j = 0;
+    for (; M->cs == 1 && k >= 2 * WK_BLOCK && j + WK_BLOCK <= k; j += WK_BLOCK) { /* (short rows: below) */
+        double at[WK_BLOCK], as[WK_BLOCK];
+        for (int q = 0; q < WK_BLOCK; q++) {
+            at[q] = t[j + q];
+            as[q] = s ? s[j + q] : 0.0;
+        }
+        for (Py_ssize_t i = 0; i < m; i++) {
+            double vi = v[i], ai = fabs(vi);
+            if (skip && vi == 0.0)
+                continue;
+            const double *restrict row = M->data + i * M->rs + j;
+            for (int q = 0; q < WK_BLOCK; q++)
+                at[q] += row[q] * vi;
+            if (s)
+                for (int q = 0; q < WK_BLOCK; q++)
+                    as[q] += fabs(row[q]) * ai;
+        }
+        for (int q = 0; q < WK_BLOCK; q++) {
+            t[j + q] = at[q];
+            if (s)
+                s[j + q] = as[q];
+        }
+    }
+    for (Py_ssize_t i = 0; i < m && j < k; i++) { /* (the columns left: one pass per row) */
+        double vi = v[i], ai = fabs(vi);
+        if (skip && vi == 0.0)
+            continue;
+        if (s) {
+            for (Py_ssize_t c = j; c < k; c++) {
+                double a = WK_AT(*M, i, c);
+                t[c] += a * vi;
+                s[c] += fabs(a) * ai;
+            }
+        } else {
+            for (Py_ssize_t c = j; c < k; c++)
+                t[c] += WK_AT(*M, i, c) * vi;
+        }
+    }
+}
+
 int wk_ls_gradient_core(const wk_mat *AZ, const double *e0, const double *r, const wk_mat *Z, const double *xbar,
                         const double *w, double *t, double *scale)
 {
@@ -163,45 +289,19 @@ int wk_ls_gradient_core(const wk_mat *AZ, const double *e0, const double *r, con
     if (e == NULL)
         return -1;
     double *u = e + m;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        double sum = e0[i];
-        for (Py_ssize_t j = 0; j < k; j++)
-            sum += WK_AT(*AZ, i, j) * w[j];
-        e[i] = sum;
-    }
+    wk_rows_dot(AZ, w, e0, e);
     for (Py_ssize_t j = 0; j < k; j++)
         t[j] = scale[j] = 0.0;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        double ei = e[i], ai = fabs(ei);
-        for (Py_ssize_t j = 0; j < k; j++) {
-            double a = WK_AT(*AZ, i, j);
-            t[j] += a * ei;
-            scale[j] += fabs(a) * ai;
-        }
-    }
+    wk_tmatvec(AZ, e, 0, t, scale);
     if (r != NULL) {
+        if (Z->data)
+            wk_rows_dot(Z, w, NULL, u);
         for (Py_ssize_t i = 0; i < n; i++) {
-            double x;
-            if (Z->data) {
-                x = 0.0;
-                for (Py_ssize_t j = 0; j < k; j++)
-                    x += WK_AT(*Z, i, j) * w[j];
-            } else {
-                x = w[i];
-            }
+            double x = Z->data ? u[i] : w[i];
             u[i] = r[i] * (xbar == NULL ? x : x + xbar[i]);
         }
         if (Z->data) {
-            for (Py_ssize_t i = 0; i < n; i++) {
-                double ui = u[i], ai = fabs(ui);
-                if (ui == 0.0)
-                    continue;
-                for (Py_ssize_t j = 0; j < k; j++) {
-                    double z = WK_AT(*Z, i, j);
-                    t[j] += z * ui;
-                    scale[j] += fabs(z) * ai;
-                }
-            }
+            wk_tmatvec(Z, u, 1, t, scale);
         } else {
             for (Py_ssize_t j = 0; j < k; j++) {
                 t[j] += u[j];
@@ -265,12 +365,86 @@ static inline void add_row(double *restrict c, double a, const wk_mat *B, Py_ssi
     }
 }
 
-/* C_i += A_il B_l over the nonzero A_il of row i (contiguous rows of A: four entries tested at once, so
- * that the zeros of selection and cone rows cost one predictable branch per four); the count of nonzero
- * entries met */
-static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B, double *c, int k)
+
+/* c += Σ_q a_q B_{l_q} over the nq gathered entries, in q order for every entry of c (the rounding of nq
+ * add_row calls), B with contiguous rows: c in blocks of WK_BLOCK entries held in registers while the
+ * entries are added, so that c is loaded and stored once per block, not once per entry */
+static void apply_gathered(double *restrict c, const double *a, const Py_ssize_t *l, int nq, const wk_mat *B,
+                           int k)
+{
+    int j = 0;
+    for (; j + WK_BLOCK <= k; j += WK_BLOCK) {
+        double acc[WK_BLOCK];
+        for (int t = 0; t < WK_BLOCK; t++)
+            acc[t] = c[j + t];
+        for (int q = 0; q < nq; q++) {
+            const double *restrict b = B->data + l[q] * B->rs + j;
+            double aq = a[q];
+            for (int t = 0; t < WK_BLOCK; t++)
+                acc[t] += aq * b[t];
+        }
+        for (int t = 0; t < WK_BLOCK; t++)
+            c[j + t] = acc[t];
+    }
+    for (int q = 0; q < nq && j < k; q++) { /* (the last k − j entries: one short loop per entry) */
+        const double *restrict b = B->data + l[q] * B->rs;
+        double aq = a[q];
+        for (int t = j; t < k; t++)
+            c[t] += aq * b[t];
+    }
+}
+
+/* Σ_q a_q x_{at_q} added to *sx in q order (x NULL: nothing) */
+static inline void gathered_dot(const double *a, const Py_ssize_t *at, int nq, const double *x, double *sx)
+{
+    for (int q = 0; x && q < nq; q++)
+        *sx += a[q] * x[at[q]];
+}
+
+/* C_i += A_il B_l over the nonzero A_il of row i, in l order, and (x not NULL) *ax = Σ_l A_il x_l over the
+ * same entries from 0 (the numbers of the product A x as a one-column B). Contiguous rows of A and of B
+ * and k ≥ WK_BLOCK: eight zeros skipped per test (zero8), the nonzero entries gathered without a branch
+ * per entry and added by apply_gathered; otherwise one add_row per nonzero entry (four zeros skipped per
+ * test on contiguous rows). The count of nonzero entries met; the first one's column in *first (-1:
+ * none). */
+static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B, double *c, int k,
+                                 Py_ssize_t *first, const double *x, double *ax)
 {
     Py_ssize_t n = A->cols, nnz = 0, l = 0;
+    double sx = 0.0;
+    *first = -1;
+    if (A->cs == 1 && B->cs == 1 && k >= WK_BLOCK) {
+        const double *row = A->data + i * A->rs;
+        double a[WK_GATHER];
+        Py_ssize_t at[WK_GATHER];
+        int nq = 0;
+        while (l < n) {
+            if (l + 8 <= n && zero8(row + l)) {
+                l += 8;
+                continue;
+            }
+            for (Py_ssize_t end = l + 8 <= n ? l + 8 : n; l < end; l++) { /* (no branch per entry) */
+                a[nq] = row[l];
+                at[nq] = l;
+                nq += row[l] != 0.0;
+            }
+            if (nq > 0 && *first < 0)
+                *first = at[0];
+            if (nq > WK_GATHER - 8) {
+                apply_gathered(c, a, at, nq, B, k);
+                gathered_dot(a, at, nq, x, &sx);
+                nnz += nq;
+                nq = 0;
+            }
+        }
+        if (nq > 0) {
+            apply_gathered(c, a, at, nq, B, k);
+            gathered_dot(a, at, nq, x, &sx);
+        }
+        if (x)
+            *ax = sx;
+        return nnz + nq;
+    }
     if (A->cs == 1) {
         const double *row = A->data + i * A->rs;
         for (; l + 4 <= n; l += 4) {
@@ -279,7 +453,8 @@ static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B,
             for (Py_ssize_t t = l; t < l + 4; t++)
                 if (row[t] != 0.0) {
                     add_row(c, row[t], B, t, k);
-                    nnz++;
+                    sx += x ? row[t] * x[t] : 0.0;
+                    *first = nnz++ ? *first : t;
                 }
         }
     }
@@ -287,9 +462,12 @@ static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B,
         double a = WK_AT(*A, i, l);
         if (a != 0.0) {
             add_row(c, a, B, l, k);
-            nnz++;
+            sx += x ? a * x[l] : 0.0;
+            *first = nnz++ ? *first : l;
         }
     }
+    if (x)
+        *ax = sx;
     return nnz;
 }
 
@@ -312,18 +490,43 @@ static int blas_product(const wk_mat *A, const wk_mat *B, double *C)
     return 1;
 }
 
-void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
+/* C = A B of wk_matmul and, with pattern (m entries), wk_single_entry's answer for every row of A, and
+ * with x (n entries) Ax = A x as wk_matmul gives it for x as a one-column matrix: all from the same pass
+ * over A's entries */
+static void matmul_pattern(const wk_mat *A, const wk_mat *B, double *C, Py_ssize_t *pattern, const double *x,
+                           double *Ax)
 {
     int m = (int)A->rows, k = (int)B->cols;
     /* the loops skip A's zeros (selection rows, cone rows) and win below a density of about a quarter;
      * a product that turns out denser is left to BLAS as soon as that is known */
-    Py_ssize_t cap = A->rows * A->cols, nnz = 0;
+    Py_ssize_t cap = A->rows * A->cols, nnz = 0, first;
     memset(C, 0, (size_t)m * (size_t)k * sizeof(double));
     for (int i = 0; i < m; i++) {
-        nnz += add_sparse_row(A, i, B, C + (Py_ssize_t)i * k, k);
-        if (4 * nnz > cap && blas_product(A, B, C))
+        Py_ssize_t row = add_sparse_row(A, i, B, C + (Py_ssize_t)i * k, k, &first, x, Ax ? Ax + i : NULL);
+        nnz += row;
+        if (pattern)
+            pattern[i] = row == 0 ? -1 : row == 1 ? first : -2;
+        if (4 * nnz > cap && blas_product(A, B, C)) {
+            for (Py_ssize_t r = i + 1; pattern && r < m; r++)
+                pattern[r] = wk_single_entry(A, r);
+            if (x) { /* (the rest of A x by the loops of a one-column product) */
+                wk_mat X = {(double *)x, A->cols, 1, 1, 1};
+                wk_mat rest = {A->data + (i + 1) * A->rs, m - i - 1, A->cols, A->rs, A->cs};
+                wk_matmul(&rest, &X, Ax + i + 1);
+            }
             return;
+        }
     }
+}
+
+void wk_matmul_vec(const wk_mat *A, const wk_mat *B, const double *x, double *C, double *Ax)
+{
+    matmul_pattern(A, B, C, NULL, x, Ax);
+}
+
+void wk_matmul(const wk_mat *A, const wk_mat *B, double *C)
+{
+    matmul_pattern(A, B, C, NULL, NULL, NULL);
 }
 
 void wk_matmul_dense(const wk_mat *A, const wk_mat *B, double *C)
@@ -342,105 +545,159 @@ static PyArrayObject *product(const wk_mat *A, const wk_mat *B)
     return out;
 }
 
-/* H = (AZ)ᵀAZ + Zᵀ diag(r) Z on a null space Z (n × k, orthonormal columns).
- *
- * A row of A with one nonzero entry a, at column l (a selection row: joint-task rows, regulariser rows),
- * has the row a Z_l in AZ: its term a² Z_lᵀZ_l joins the diagonal weights, d = r + Σ a² per column.
- * Then H = GᵀG with G = [the other rows of AZ; √d_l Z_l for d_l > 0]: one Gram matrix of
- * (m_dense + #{d_l > 0}) rows instead of one of m rows plus one of #{r_l > 0} rows (a contact scene's
- * task level: 3 COM rows and 38 selection rows, 41 rows instead of 73). When d is uniform, Zᵀ diag(d) Z
- * = d₀ I and G holds the other rows only. */
-static int level_hessian(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *r, double *H)
+/* the most frequent value of d[0..n) among the first four distinct values met (ties: the first met) */
+static double frequent_value(const double *d, Py_ssize_t n)
 {
-    Py_ssize_t m = A->rows, n = A->cols, k = Z->cols;
-    double *d = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
-    Py_ssize_t *dense = PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(Py_ssize_t));
-    double *G = NULL;
-    if (d == NULL || dense == NULL)
-        goto nomem;
-    memcpy(d, r, (size_t)n * sizeof(double));
-    Py_ssize_t m_dense = 0;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        Py_ssize_t at = wk_single_entry(A, i);
-        if (at >= 0) {
-            double a = WK_AT(*A, i, at);
-            d[at] += a * a;
-        } else if (at == -2) {
-            dense[m_dense++] = i;
-        }
+    double value[4];
+    Py_ssize_t count[4] = {0, 0, 0, 0};
+    int distinct = 0;
+    for (Py_ssize_t l = 0; l < n; l++) {
+        int q = 0;
+        while (q < distinct && value[q] != d[l])
+            q++;
+        if (q == distinct && distinct < 4)
+            value[distinct++] = d[l];
+        if (q < distinct)
+            count[q]++;
     }
-    int uniform = n > 0;
-    for (Py_ssize_t l = 1; l < n && uniform; l++)
-        uniform = d[l] == d[0];
-    Py_ssize_t rows = m_dense;
-    for (Py_ssize_t l = 0; l < n && !uniform; l++)
-        rows += d[l] > 0.0;
-    G = PyMem_Malloc((size_t)(rows * k > 0 ? rows * k : 1) * sizeof(double));
-    if (G == NULL)
-        goto nomem;
-    for (Py_ssize_t i = 0; i < m_dense; i++)
-        for (Py_ssize_t j = 0; j < k; j++)
-            G[i * k + j] = WK_AT(*AZ, dense[i], j);
-    Py_ssize_t row = m_dense;
-    for (Py_ssize_t l = 0; l < n && !uniform; l++) {
-        if (!(d[l] > 0.0))
-            continue;
-        double s = sqrt(d[l]);
-        for (Py_ssize_t j = 0; j < k; j++)
-            G[row * k + j] = s * WK_AT(*Z, l, j);
-        row++;
-    }
-    wk_mat Gm = {G, rows, k, k, 1};
-    wk_gram(&Gm, H);
-    if (uniform)
-        for (Py_ssize_t j = 0; j < k; j++)
-            H[j * k + j] += d[0];
-    PyMem_Free(d);
-    PyMem_Free(dense);
-    PyMem_Free(G);
-    return 0;
-nomem:
-    PyMem_Free(d);
-    PyMem_Free(dense);
-    PyErr_NoMemory();
-    return -1;
+    int best = 0;
+    for (int q = 1; q < distinct; q++)
+        best = count[q] > count[best] ? q : best;
+    return distinct ? value[best] : 0.0;
 }
 
-/* e = A x̄ − y, H = (AZ)ᵀAZ + Zᵀ diag(r) Z, g = (AZ)ᵀe + Zᵀ(r∘x̄) of level_equations, into the caller's
- * arrays (Z->data NULL: the identity, AZ = A; xbar NULL: 0); 0, or -1 with MemoryError set */
-int wk_level_terms(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *y, const double *r,
-                   const double *xbar, double *e, double *H, double *g)
+/* H (k × k) = Σ_i σ_i G_iᵀG_i over the rows of G (R × k, row-major), σ_i = +1 for the first npos rows and
+ * −1 for the others; G2: scratch of R × k entries (used when some σ_i = −1). All σ_i = +1: wk_gram. */
+static void signed_gram(const double *G, Py_ssize_t R, Py_ssize_t k, Py_ssize_t npos, double *G2, double *H)
+{
+    wk_mat Gm = {(double *)G, R, k, k, 1};
+    if (npos == R) {
+        wk_gram(&Gm, H);
+        return;
+    }
+    memcpy(G2, G, (size_t)(npos * k) * sizeof(double));
+    for (Py_ssize_t i = npos * k; i < R * k; i++)
+        G2[i] = -G[i];
+    wk_mat Gt = {(double *)G, k, R, 1, k}, G2m = {G2, R, k, k, 1};
+    wk_matmul_dense(&Gt, &G2m, H);
+}
+
+/* H = (AZ)ᵀAZ + Zᵀ diag(r) Z on a null space Z (n × k, orthonormal columns); pattern: wk_single_entry's
+ * answer per row of A; scratch: 2 n + m + 2 (m + n) k entries.
+ *
+ * A row of A with one nonzero entry a, at column l (a selection row: joint-task rows, regulariser rows),
+ * has the row a Z_l in AZ: its term a² Z_lᵀZ_l joins the diagonal weights, d = r + Σ a² per column, and
+ * H = Σ_dense (AZ_i)ᵀAZ_i + Σ_l d_l Z_lᵀZ_l. With c the most frequent weight (frequent_value) and
+ * ZᵀZ = I, Σ_l d_l Z_lᵀZ_l = c I + Σ_{d_l ≠ c} (d_l − c) Z_lᵀZ_l: H = c I + G₊ᵀG₊ − G₋ᵀG₋ with
+ * G₊ = [the other rows of AZ; √(d_l − c) Z_l for d_l > c] and G₋ = [√(c − d_l) Z_l for d_l < c]. c is
+ * taken when it leaves fewer rows than c = 0 (G = [the other rows; √d_l Z_l for d_l > 0]): a contact
+ * scene's task level (3 COM rows, 32 posture rows of weight w², 6 base regulariser rows and 12 wrench
+ * columns without weight) has 3 + 6 + 12 = 21 rows instead of 3 + 38 (and 73 without the folding);
+ * a uniform d has none but the other rows. The rounding of ZᵀZ = I (a few ε) enters H as c·O(ε), the
+ * rounding the Gram matrix of the √d_l Z_l rows has too; the certificate, formed from A Z and Z, not
+ * from H, judges the answer either way. */
+static void level_hessian(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, const double *r,
+                          const Py_ssize_t *pattern, double *scratch, double *H)
+{
+    Py_ssize_t m = A->rows, n = A->cols, k = Z->cols;
+    double *d = scratch, *G = d + n, *G2 = G + (m + n) * k;
+    memcpy(d, r, (size_t)n * sizeof(double));
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (pattern[i] >= 0) {
+            double a = WK_AT(*A, i, pattern[i]);
+            d[pattern[i]] += a * a;
+        }
+    }
+    double c = frequent_value(d, n);
+    Py_ssize_t zeros = 0, other = 0, npos = 0;
+    for (Py_ssize_t l = 0; l < n; l++) {
+        zeros += !(d[l] > 0.0);
+        other += d[l] != c;
+    }
+    if (!(c > 0.0) || other >= n - zeros)
+        c = 0.0; /* (the plain rows √d_l Z_l, d_l > 0, and no G₋) */
+    Py_ssize_t rows = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (pattern[i] == -2) {
+            for (Py_ssize_t j = 0; j < k; j++)
+                G[rows * k + j] = WK_AT(*AZ, i, j);
+            rows++;
+        }
+    }
+    for (int sign = 1; sign >= (c > 0.0 ? -1 : 1); sign -= 2) { /* (the rows of G₊, then those of G₋) */
+        for (Py_ssize_t l = 0; l < n; l++) {
+            double w = sign > 0 ? d[l] - c : c - d[l];
+            if (!(w > 0.0))
+                continue;
+            double s = sqrt(w);
+            for (Py_ssize_t j = 0; j < k; j++)
+                G[rows * k + j] = s * WK_AT(*Z, l, j);
+            rows++;
+        }
+        if (sign > 0)
+            npos = rows;
+    }
+    signed_gram(G, rows, k, npos, G2, H);
+    if (c != 0.0)
+        for (Py_ssize_t j = 0; j < k; j++)
+            H[j * k + j] += c;
+}
+
+int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const double *r, const double *xbar,
+                   double *AZd, double *e, double *H, double *g)
 {
     Py_ssize_t m = A->rows, n = A->cols, k = Z->data ? Z->cols : n;
-    for (Py_ssize_t i = 0; i < m; i++) {
-        double s = -y[i];
-        for (Py_ssize_t j = 0; xbar && j < n; j++)
-            s += WK_AT(*A, i, j) * xbar[j];
-        e[i] = s;
+    size_t words = (size_t)(m + 2 * n) + (Z->data ? (size_t)(2 * (m + n) * k) : 0);
+    double stack[256]; /* (small levels: no allocation) */
+    double *scratch = words <= 256 ? stack : PyMem_Malloc(words * sizeof(double));
+    if (scratch == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t *pattern = (Py_ssize_t *)(scratch + n); /* (m entries; u: the first n) */
+    double *u = scratch, *hs = scratch + n + m;
+    wk_mat AZ = *A;
+    if (Z->data) {
+        matmul_pattern(A, Z, AZd, pattern, NULL, NULL);
+        AZ = (wk_mat){AZd, m, k, k, 1};
+    }
+    for (Py_ssize_t i = 0; i < m; i++)
+        e[i] = -y[i];
+    if (xbar && Z->data) { /* (A x̄ on A's pattern: a selection row's one entry, the other rows whole) */
+        for (Py_ssize_t i = 0; i < m; i++) {
+            if (pattern[i] >= 0) {
+                e[i] += WK_AT(*A, i, pattern[i]) * xbar[pattern[i]];
+            } else if (pattern[i] == -2) {
+                wk_mat row = {A->data + i * A->rs, 1, n, A->rs, A->cs};
+                wk_rows_dot(&row, xbar, e + i, e + i);
+            }
+        }
+    } else if (xbar) {
+        wk_rows_dot(A, xbar, e, e);
     }
     if (!Z->data) { /* AᵀA + diag(r) */
-        wk_gram(AZ, H);
+        wk_gram(A, H);
         for (Py_ssize_t j = 0; j < k; j++)
             H[j * k + j] += r[j];
-    } else if (level_hessian(A, AZ, Z, r, H) < 0) {
-        return -1;
+    } else {
+        level_hessian(A, &AZ, Z, r, pattern, hs, H);
     }
     for (Py_ssize_t j = 0; j < k; j++)
         g[j] = 0.0;
-    for (Py_ssize_t i = 0; i < m; i++)
-        for (Py_ssize_t j = 0; j < k; j++)
-            g[j] += WK_AT(*AZ, i, j) * e[i];
-    for (Py_ssize_t l = 0; xbar && l < n; l++) {
-        double u = r[l] * xbar[l];
-        if (u == 0.0)
-            continue;
+    wk_tmatvec(&AZ, e, 0, g, NULL);
+    if (xbar) {
+        for (Py_ssize_t l = 0; l < n; l++)
+            u[l] = r[l] * xbar[l];
         if (Z->data) {
-            for (Py_ssize_t j = 0; j < k; j++)
-                g[j] += WK_AT(*Z, l, j) * u;
+            wk_tmatvec(Z, u, 1, g, NULL);
         } else {
-            g[l] += u;
+            for (Py_ssize_t l = 0; l < n; l++)
+                if (u[l] != 0.0)
+                    g[l] += u[l];
         }
     }
+    if (scratch != stack)
+        PyMem_Free(scratch);
     return 0;
 }
 
@@ -472,12 +729,11 @@ PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t n
         return NULL;
     Py_ssize_t m = A.rows, k = Z.data ? Z.cols : A.cols;
     PyObject *AZo;
-    wk_mat AZ = A;
     if (Z.data) {
-        AZo = (PyObject *)product(&A, &Z);
+        npy_intp dz[2] = {m, k};
+        AZo = PyArray_SimpleNew(2, dz, NPY_DOUBLE);
         if (AZo == NULL)
             return NULL;
-        wk_matrix(AZo, m, k, 0, "AZ", &AZ);
     } else {
         AZo = args[0];
         Py_INCREF(AZo);
@@ -493,7 +749,8 @@ PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t n
         Py_DECREF(AZo);
         return NULL;
     }
-    if (wk_level_terms(&A, &AZ, &Z, y, r, xbar, PyArray_DATA(eo), PyArray_DATA(Ho), PyArray_DATA(go)) < 0) {
+    double *AZd = Z.data ? PyArray_DATA((PyArrayObject *)AZo) : NULL;
+    if (wk_level_build(&A, &Z, y, r, xbar, AZd, PyArray_DATA(eo), PyArray_DATA(Ho), PyArray_DATA(go)) < 0) {
         Py_DECREF(eo);
         Py_DECREF(Ho);
         Py_DECREF(go);
@@ -540,14 +797,14 @@ PyObject *wk_lift_clip(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 void wk_lift_clip_core(const wk_mat *Z, Py_ssize_t n, Py_ssize_t k, const double *w, const double *xbar,
                        const double *lb, const double *ub, double *x)
 {
+    if (Z->data)
+        wk_rows_dot(Z, w, xbar, x);
     for (Py_ssize_t i = 0; i < n; i++) {
-        double s = xbar ? xbar[i] : 0.0;
-        if (Z->data) {
-            for (Py_ssize_t j = 0; j < k; j++)
-                s += WK_AT(*Z, i, j) * w[j];
-        } else {
-            s += w[i];
-        }
+        double s;
+        if (Z->data)
+            s = x[i];
+        else
+            s = (xbar ? xbar[i] : 0.0) + w[i];
         if (lb && s < lb[i]) /* (np.maximum, then np.minimum: NaN stays NaN) */
             s = lb[i];
         if (ub && s > ub[i])

@@ -199,6 +199,60 @@ def test_ls_gradient_and_its_scale() -> None:
     np.testing.assert_allclose(t2, A.T @ (A @ xbar - y), atol=1e-12)
 
 
+@given(
+    n=st.integers(1, 40), k=st.integers(1, 20), seed=st.integers(0, 2**31),
+    pattern=st.sampled_from(["posture", "selection", "dense", "long"]),
+)  # fmt: skip
+@settings(max_examples=60, deadline=None)
+def test_level_equations_with_a_most_frequent_weight(n: int, k: int, pattern: str, seed: int) -> None:
+    """Selection rows of one weight on most columns, other weights on a few, none on some (a contact
+    level's posture, base regulariser and wrench columns): H against Zᵀ(AᵀA + diag r)Z formed by NumPy,
+    whichever way the kernel groups the diagonal weights."""
+    rng = np.random.default_rng(seed)
+    k = min(k, n)
+    cols = rng.permutation(n)
+    common, other = cols[: (3 * n) // 4], cols[(3 * n) // 4 : (7 * n) // 8]
+    rows = [rng.normal(size=(int(rng.integers(0, 4)), n))]
+    sel = np.zeros((len(common) + len(other), n))
+    sel[np.arange(len(common)), common] = 0.3 * rng.choice([-1.0, 1.0], len(common))
+    sel[len(common) + np.arange(len(other)), other] = rng.uniform(0.1, 2.0, len(other))
+    rows.append(sel)
+    if pattern == "long":  # (a dense row longer than the kernel's gathering buffer)
+        rows.append(rng.normal(size=(2, n)) * (rng.random((2, n)) < 0.9))
+    A = rng.permutation(np.vstack(rows))
+    r = np.zeros(n)
+    r[cols[(3 * n) // 4 :]] = {"posture": 1e-8, "selection": 0.0, "dense": 1e-3, "long": 1e-8}[pattern]
+    y, xbar = rng.normal(size=A.shape[0]), rng.normal(size=n)
+    Z = np.linalg.qr(rng.normal(size=(n, n)))[0][:, :k]
+    AZ, e, H, g = kernels.level_equations(A, y, r, Z, xbar)
+    np.testing.assert_allclose(AZ, A @ Z, atol=1e-12)
+    np.testing.assert_allclose(e, A @ xbar - y, atol=1e-12)
+    ref = Z.T @ (A.T @ A + np.diag(r)) @ Z
+    np.testing.assert_allclose(H, ref, atol=1e-12 * (1.0 + np.abs(ref).max()))
+    np.testing.assert_allclose(g, Z.T @ (A.T @ (A @ xbar - y) + r * xbar), atol=1e-10)
+
+
+@given(
+    m=st.integers(0, 12), n=st.integers(0, 150), k=st.integers(1, 40), density=st.floats(0.0, 1.0),
+    layout=st.sampled_from(["C", "F", "strided"]), seed=st.integers(0, 2**31),
+)  # fmt: skip
+@settings(max_examples=120, deadline=None)
+def test_matmul_is_exact_on_small_integers(
+    m: int, n: int, k: int, density: float, layout: str, seed: int
+) -> None:
+    """Small integer entries make every sum exact in any order: the product that skips A's zeros (groups
+    of eight, entries gathered 56 at a time on long rows, the per-entry loop for short output rows, BLAS
+    for dense products) is NumPy's product bit for bit."""
+    rng = np.random.default_rng(seed)
+    A = rng.integers(-9, 10, (m, n)).astype(float) * (rng.random((m, n)) < density)
+    B = rng.integers(-9, 10, (n, k)).astype(float)
+    if layout == "F":
+        A, B = np.asfortranarray(A), np.asfortranarray(B)
+    elif layout == "strided":
+        B = np.repeat(B, 2, axis=1)[:, ::2]
+    assert np.array_equal(kernels.matmul(A, B), A @ B)
+
+
 # ------------------------------------------------------------------------------------------------ residuals
 def _natural(x, t, s, lb, ub):  # the formula of wbcpy.qp.kkt.certify_box, in NumPy
     ax = 1.0 + np.abs(x)
@@ -298,6 +352,45 @@ def test_point_outside_is_the_tolerance_check_of_a_fixed_point() -> None:
         kernels.point_outside(x, np.zeros(3), None, None, None, None, 1e-9)
     with pytest.raises(ValueError):
         kernels.point_outside(x, None, None, C, np.zeros(1), np.zeros(2), 1e-9)
+
+
+def _quotient_rows(
+    rng: np.random.Generator, m: int, n: int, ties: bool, scale: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(C, s) of m rows: random, or (ties) every row's quotients |C_ij| / (s_j + |C_ij|) within a few ulp
+    of 0.4 over scales spanning six decades (products by reciprocals then order them differently)."""
+    C = rng.normal(size=(m, n)) * scale
+    s = np.abs(rng.normal(size=n)) * scale
+    if not ties:
+        s[rng.random(n) < 0.1] = 0.0
+        return C, s
+    total = rng.uniform(0.5, 2.0, n) * scale * 10.0 ** rng.integers(-3, 4, n)
+    C = 0.4 * total * (1.0 + rng.integers(-3, 4, (m, n)) * 2.0**-52) * rng.choice([-1.0, 1.0], (m, n))
+    return C, total
+
+
+@given(
+    m=st.integers(1, 30), n=st.integers(1, 70), ties=st.booleans(), seed=st.integers(0, 2**31),
+    scale=st.sampled_from([1e-300, 1e-12, 1.0, 1e280]),
+)  # fmt: skip
+@settings(max_examples=100, deadline=None)
+def test_rows_residual_weights_are_the_exact_quotients(
+    m: int, n: int, ties: bool, scale: float, seed: int
+) -> None:
+    """At x = 0 with the multiplier 1 on row i alone (no sides), the residual is row i's weight
+    σ_i = max_j |C_ij| / (s_j + |C_ij| + 1e-300) itself: the kernel divides only near its largest
+    product (reciprocals), yet gives the quotient NumPy's division gives, bit for bit — also for
+    quotients within a few units of rounding of each other, zero scales and overflow."""
+    C, s = _quotient_rows(np.random.default_rng(seed), m, n, ties, scale)
+    lo, hi = np.full(m, -np.inf), np.full(m, np.inf)
+    for i in range(m):
+        s_i = s - np.abs(C[i]) if ties else s  # (ties: s_j + |C_ij| is the row's chosen scale)
+        z = np.zeros(m)
+        z[i] = 1.0
+        with np.errstate(over="ignore"):
+            sigma = np.max(np.abs(C[i]) / (s_i + np.abs(C[i]) + 1e-300))
+        res, _ = kernels.rows_residual(C, lo, hi, np.zeros(n), z, np.zeros(n), s_i.copy())
+        assert res == sigma
 
 
 # ------------------------------------------------------------------------------------------------ null space

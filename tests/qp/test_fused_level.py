@@ -384,3 +384,43 @@ def test_least_squares_start_of_the_wrong_size_is_refused() -> None:
     for bad in (np.zeros(5), np.zeros((6, 1)), np.zeros(6, dtype=np.float32), np.zeros(6).astype(">f8")):
         with pytest.raises((TypeError, ValueError), match="ls_start"):
             _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(), 1e-6, bad)
+
+
+def _posture_level(rng: np.random.Generator, n: int) -> HierarchicalQP:
+    """A contact-like level on n variables: equality rows (a null space), 3 dense task rows, selection
+    rows of one common weight on most variables (a posture task) and of other weights on a few, λ on
+    every variable, and friction-cone-like rows on the last four variables that hold at a point inside."""
+    x_in = rng.uniform(-0.5, 0.5, n)
+    E = rng.standard_normal((int(rng.integers(1, n // 3 + 1)), n))
+    posture = rng.choice(n, size=n - 4, replace=False)
+    others = rng.choice(n, size=2, replace=False)
+    A = np.vstack([rng.standard_normal((3, n)), np.zeros((n - 2, n))])
+    A[3 + np.arange(n - 4), posture] = 0.3  # (weight 0.09 on n − 4 columns: the most frequent one)
+    A[n - 1 + np.arange(2), others] = rng.uniform(0.5, 2.0, 2)
+    C = np.zeros((6, n))
+    C[:, n - 4 :] = rng.standard_normal((6, 4))
+    lbC, ubC = np.full(6, -np.inf), C @ x_in + rng.uniform(0.0, 0.2, 6)
+    y = rng.standard_normal(A.shape[0])
+    level = QPLevel(A, y, np.full(n, 1e-6), E=E, f=E @ x_in, C=C, lbC=lbC, ubC=ubC)
+    return HierarchicalQP([level], [f"x{i}" for i in range(n)])
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(8, 24), seed=st.integers(0, 2**31))
+def test_level_with_a_most_frequent_weight_is_its_optimum(n: int, seed: int) -> None:
+    """The Hessian on the null space formed from the most frequent diagonal weight (c I minus the other
+    columns' terms): the compiled level equals the Python path bit for bit, and both are quadprog's
+    optimum of the same strictly convex QP (E x = f, C x ≤ ubC) within 1e-6."""
+    quadprog = pytest.importorskip("quadprog")
+    hqp = _posture_level(np.random.default_rng(seed), n)
+    with pytest.MonkeyPatch.context() as mp:
+        x, rec, calls, x_py, rec_py = _solve_both(hqp, mp)
+    assert calls == [True]
+    np.testing.assert_array_equal(x, x_py)
+    _same_records(rec, rec_py)
+    level = hqp.levels[0]
+    G = level.A.T @ level.A + np.diag(level.regularization)
+    rows = np.vstack([level.E, -level.C])
+    sides = np.concatenate([level.f, -level.ubC])
+    ref = quadprog.solve_qp(G, level.A.T @ level.y, rows.T, sides, level.E.shape[0])[0]
+    np.testing.assert_allclose(x, ref, atol=1e-6 * (1.0 + np.abs(ref).max()))
