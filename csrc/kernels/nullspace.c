@@ -187,9 +187,13 @@ typedef struct {
     void *block;
 } ns_work;
 
-/* one block for every array of a call with m rows, n columns, k free directions (mb ≤ m rows kept);
- * 0, or -1 (no memory) */
-static int ns_alloc(ns_work *w, Py_ssize_t m, Py_ssize_t n, int k, int with_z, int with_f)
+/* a small call's workspace lives on the stack (this many doubles), a larger one in one heap block */
+#define NS_STACK 1024
+
+/* one block for every array of a call with m rows, n columns, k free directions (mb ≤ m rows kept): the
+ * stack buffer `local` (NS_STACK doubles) when it is large enough, else the heap (w->block, freed by the
+ * caller); 0, or -1 (no memory) */
+static int ns_alloc(ns_work *w, Py_ssize_t m, Py_ssize_t n, int k, int with_z, int with_f, double *local)
 {
     size_t mm = (size_t)m, nn = (size_t)n, kk = (size_t)k, p = kk < mm ? kk : mm;
     /* dgeqp3 needs 3 mb + 1 (blocked: 2 mb + (mb + 1) nb), dormqr n nb for n columns; with nb = 64 both
@@ -217,8 +221,9 @@ static int ns_alloc(ns_work *w, Py_ssize_t m, Py_ssize_t n, int k, int with_z, i
     size_t total = 0;
     for (int i = 0; i < 17; i++)
         total += sizes[i];
-    double *d = PyMem_Malloc(total * sizeof(double) + (mm + 1) * sizeof(int) + 1);
-    w->block = d;
+    size_t bytes = total * sizeof(double) + (mm + 1) * sizeof(int);
+    double *d = bytes <= NS_STACK * sizeof(double) ? local : PyMem_Malloc(bytes);
+    w->block = d == local ? NULL : d;
     if (d == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -667,7 +672,8 @@ PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
     int k = (int)(Z.data ? Z.cols : n);
     ns_work w;
-    if (ns_alloc(&w, m, n, k, Z.data != NULL, f != NULL) < 0)
+    double local[NS_STACK];
+    if (ns_alloc(&w, m, n, k, Z.data != NULL, f != NULL, local) < 0)
         return NULL;
     PyObject *out = NULL;
     double bad = 0.0;
