@@ -171,6 +171,32 @@ static void reflect_columns(const double *v, int k, int i, double tau, double *C
     }
 }
 
+/* d[c] −= Σ_{l<nl} coef[l] X[l·ld + c] (c < len): a combination of rows of X, four rows per pass over d
+ * (each pass one vectorised loop over c) */
+static void subtract_rows(double *d, const double *coef, const double *X, int nl, int ld, int len)
+{
+    int l = 0;
+    for (; l + 4 <= nl; l += 4) {
+        const double *x0 = X + (size_t)l * ld, *x1 = x0 + ld, *x2 = x1 + ld, *x3 = x2 + ld;
+        double g0 = coef[l], g1 = coef[l + 1], g2 = coef[l + 2], g3 = coef[l + 3];
+        for (int c = 0; c < len; c++)
+            d[c] -= (g0 * x0[c] + g1 * x1[c]) + (g2 * x2[c] + g3 * x3[c]);
+    }
+    if (l + 2 <= nl) {
+        const double *x0 = X + (size_t)l * ld, *x1 = x0 + ld;
+        double g0 = coef[l], g1 = coef[l + 1];
+        for (int c = 0; c < len; c++)
+            d[c] -= g0 * x0[c] + g1 * x1[c];
+        l += 2;
+    }
+    if (l < nl) {
+        const double *x0 = X + (size_t)l * ld;
+        double g0 = coef[l];
+        for (int c = 0; c < len; c++)
+            d[c] -= g0 * x0[c];
+    }
+}
+
 /* ------------------------------------------------------------------------------------- the workspace */
 
 typedef struct {
@@ -178,7 +204,7 @@ typedef struct {
     double *rows;  /* the normalised rows (mb × n, row-major); M itself when Z is None */
     double *f;     /* their targets (mb), or NULL */
     double *M;     /* (rows Z)ᵀ, column-major k × mb, then its QR: R above the diagonal, reflectors below */
-    double *tau, *vn, *vn0, *e, *u, *step, *dots, *V, *G, *T, *W, *Q2, *work;
+    double *tau, *vn, *vn0, *e, *u, *step, *dots, *V, *G, *W, *Q2, *work;
     int *jpvt;
     double fmax;   /* max |f| of the normalised rows */
     Py_ssize_t mb; /* rows kept */
@@ -199,7 +225,7 @@ static int ns_alloc(ns_work *w, Py_ssize_t m, Py_ssize_t n, int k, int with_z, i
     /* dgeqp3 needs 3 mb + 1 (blocked: 2 mb + (mb + 1) nb), dormqr n nb for n columns; with nb = 64 both
      * run blocked, and no workspace query is needed */
     w->lwork = kk * mm > SMALL_QR ? (int)(2 * mm + (mm + 1) * 64 + (kk + 1) * 64 + 64) : 0;
-    size_t sizes[17] = {
+    size_t sizes[16] = {
         mm,                       /* norms */
         with_z ? mm * nn : 0,     /* rows */
         with_f ? mm : 0,          /* f */
@@ -213,13 +239,12 @@ static int ns_alloc(ns_work *w, Py_ssize_t m, Py_ssize_t n, int k, int with_z, i
         mm + kk,                  /* dots: one per column of a reflection */
         kk * p,                   /* V */
         p * p,                    /* G */
-        p * p,                    /* T */
-        p * kk,                   /* W */
+        p * (kk + 1),             /* W */
         kk * kk,                  /* Q2 */
         (size_t)w->lwork,         /* work */
     };
     size_t total = 0;
-    for (int i = 0; i < 17; i++)
+    for (int i = 0; i < 16; i++)
         total += sizes[i];
     size_t bytes = total * sizeof(double) + (mm + 1) * sizeof(int);
     double *d = bytes <= NS_STACK * sizeof(double) ? local : PyMem_Malloc(bytes);
@@ -228,9 +253,9 @@ static int ns_alloc(ns_work *w, Py_ssize_t m, Py_ssize_t n, int k, int with_z, i
         PyErr_NoMemory();
         return -1;
     }
-    double **ptr[17] = {&w->norms, &w->rows, &w->f, &w->M, &w->tau, &w->vn, &w->vn0, &w->e, &w->u,
-                        &w->step,  &w->dots, &w->V, &w->G, &w->T,   &w->W,  &w->Q2,  &w->work};
-    for (int i = 0; i < 17; i++) {
+    double **ptr[16] = {&w->norms, &w->rows, &w->f,  &w->M, &w->tau, &w->vn, &w->vn0, &w->e,
+                        &w->u,     &w->step, &w->dots, &w->V, &w->G,   &w->W,  &w->Q2,  &w->work};
+    for (int i = 0; i < 16; i++) {
         *ptr[i] = sizes[i] ? d : NULL;
         d += sizes[i];
     }
@@ -463,17 +488,22 @@ static double move(ns_work *w, int k, int rank, const double *e)
     return worst > 1e-9 * (1.0 + w->fmax) ? worst : 0.0;
 }
 
-/* ------------------------------------------------------------------- the compact WY form of Q (BLAS) */
+/* ------------------------------------------------------------------------ the compact WY form of Q */
 
-/* Q = H_0 ⋯ H_{p−1} = I − V T Vᵀ (LAPACK dlarft, forward and columnwise) for the p = min(k, mb) reflectors:
- * V (k × p, column-major) the unit lower trapezoidal reflectors copied out of M, G = VᵀV (dgemm), and the
- * upper triangular T (p × p, column-major) by dlarft's recurrence T[0:i, i] = −τ_i T[0:i, 0:i] G[0:i, i],
- * T_ii = τ_i, each column of the product as a sum of T's columns. A reflector with τ = 0 (the identity)
- * gives a zero row and column of T. Used once the products are large enough for BLAS (WY_MIN_WORK): then
- * Q₂ and Q₁ u are a few matrix products instead of p rank-1 updates each. */
+/* Q = H_0 ⋯ H_{p−1} = I − V T Vᵀ (LAPACK dlarft, forward and columnwise) for the p = min(k, mb) reflectors
+ * (V: k × p, unit lower trapezoidal, T: p × p upper triangular), without forming T: its inverse is
+ * T⁻¹ = diag(1/τ) + striu(VᵀV) (the inverse of dlarft's recurrence T[0:i, i] = −τ_i T[0:i, 0:i] V[:, 0:i]ᵀ v_i;
+ * Joffrain et al., "Accumulating Householder transformations, revisited", 2006), so that products with T
+ * are triangular solves. wy_factor copies V out of M and forms G = VᵀV (dgemm); wy_solve then gives
+ * X = T [y, V₂ᵀ] (p × (1 + kk), row-major; V₂ = rows rank… of V, kk = k − rank, y = V[0:rank, :]ᵀ u or 0)
+ * by back substitution, rows of 1 + kk entries at a time:
+ *     X_i = τ_i (B_i − Σ_{l>i} G_il X_l),   X_i = 0 when τ_i = 0 (that reflector is the identity).
+ * Then Q [u; 0] = [u; 0] − V X[:, 0] and Q₂ = Q [0; I] = [0; I] − V X[:, 1:] (one dgemm). Used once the
+ * products are large enough for BLAS (WY_MIN_WORK), where the reflectors one by one would be p rank-1
+ * updates of every column. */
 static void wy_factor(ns_work *w, int k, int p)
 {
-    double *V = w->V, *G = w->G, *T = w->T, one = 1.0, zero = 0.0;
+    double *V = w->V, one = 1.0, zero = 0.0;
     for (int j = 0; j < p; j++) {
         double *vj = V + (size_t)j * k;
         const double *mj = w->M + (size_t)j * k;
@@ -482,55 +512,51 @@ static void wy_factor(ns_work *w, int k, int p)
         memcpy(vj + j + 1, mj + j + 1, (size_t)(k - j - 1) * sizeof(double));
     }
     char tr = 'T', no = 'N';
-    wk_dgemm(&tr, &no, &p, &p, &k, &one, V, &k, V, &k, &zero, G, &p);
-    memset(T, 0, (size_t)p * p * sizeof(double));
-    for (int i = 0; i < p; i++) { /* T row-major: T_ji = −τ_i Σ_{j≤l<i} T_jl G_li, short dot products */
-        double tau = w->tau[i];
-        const double *gi = G + (size_t)i * p;
-        for (int j = 0; tau != 0.0 && j < i; j++) {
-            const double *tj = T + (size_t)j * p;
-            double s = 0.0;
-            for (int l = j; l < i; l++)
-                s += tj[l] * gi[l];
-            T[(size_t)j * p + i] = -tau * s;
-        }
-        T[(size_t)i * p + i] = tau;
-    }
+    wk_dgemm(&tr, &no, &p, &p, &k, &one, V, &k, V, &k, &zero, w->G, &p);
 }
 
-/* Q [u; 0] = [u; 0] − V T y, y = V[0:rank, :]ᵀ u (zero beyond rank: V is zero above its diagonal), into
- * step (k entries) */
-static void wy_step(ns_work *w, int k, int p, int rank, double *step)
+/* X = T [y, V₂ᵀ] into w->W (see wy_factor); y from u when x̄ moves (with_u), else 0 */
+static void wy_solve(ns_work *w, int k, int p, int rank, int with_u)
 {
-    const double *V = w->V, *T = w->T, *u = w->u;
-    double *y = w->dots, *z = w->dots + p;
-    for (int j = 0; j < rank; j++)
-        y[j] = u[j] + dot(V + (size_t)j * k + j + 1, u + j + 1, rank - j - 1);
-    for (int j = 0; j < p; j++) { /* z = T[:, 0:rank] y (T row-major, upper) */
-        double s = 0.0;
-        for (int l = j; l < rank; l++)
-            s += T[(size_t)j * p + l] * y[l];
-        z[j] = s;
-    }
-    memcpy(step, u, (size_t)rank * sizeof(double));
-    memset(step + rank, 0, (size_t)(k - rank) * sizeof(double));
-    for (int j = 0; j < p; j++) { /* step −= V z, column by column (V[j:, j]) */
-        const double *vj = V + (size_t)j * k;
-        double zj = z[j];
-        for (int a = j; a < k; a++)
-            step[a] -= vj[a] * zj;
+    const double *V = w->V, *G = w->G, *u = w->u;
+    int ld = k - rank + 1;
+    double *X = w->W;
+    for (int i = p - 1; i >= 0; i--) {
+        double *xi = X + (size_t)i * ld, tau = w->tau[i];
+        if (tau == 0.0) {
+            memset(xi, 0, (size_t)ld * sizeof(double));
+            continue;
+        }
+        const double *vi = V + (size_t)i * k;
+        xi[0] = with_u && i < rank ? u[i] + dot(vi + i + 1, u + i + 1, rank - i - 1) : 0.0; /* y_i */
+        memcpy(xi + 1, vi + rank, (size_t)(ld - 1) * sizeof(double));                   /* V[rank:, i] */
+        subtract_rows(xi, G + (size_t)i * p + i + 1, xi + ld, p - i - 1, ld, ld);
+        for (int c = 0; c < ld; c++)
+            xi[c] *= tau;
     }
 }
 
-/* Q₂ = Q [0; I] = [0; I] − V T V₂ᵀ (V₂ = rows rank… of V) into P (k × kk, kk = k − rank, row-major): W =
- * T V₂ᵀ (p × kk), then Pᵀ = [0; I]ᵀ − Wᵀ Vᵀ, two dgemm calls */
+/* Q [u; 0] = [u; 0] − V X[:, 0] into step (k entries), column by column of V (V[j:, j]) */
+static void wy_step(const ns_work *w, int k, int p, int rank, double *step)
+{
+    int ld = k - rank + 1;
+    memcpy(step, w->u, (size_t)rank * sizeof(double));
+    memset(step + rank, 0, (size_t)(k - rank) * sizeof(double));
+    for (int j = 0; j < p; j++) {
+        const double *restrict vj = w->V + (size_t)j * k;
+        double *restrict st = step, zj = w->W[(size_t)j * ld];
+        for (int a = j; a < k; a++)
+            st[a] -= vj[a] * zj;
+    }
+}
+
+/* Q₂ = [0; I] − V X[:, 1:] into P (k × kk, row-major): Pᵀ = [0; I]ᵀ − X[:, 1:]ᵀ Vᵀ, one dgemm */
 static void wy_basis(ns_work *w, int k, int p, int rank, double *P)
 {
-    int kk = k - rank;
-    double one = 1.0, zero = 0.0, minus_one = -1.0;
-    char tr = 'T';
-    wk_dgemm(&tr, &tr, &p, &kk, &p, &one, w->T, &p, w->V + rank, &k, &zero, w->W, &p); /* (T row-major) */
-    wk_dgemm(&tr, &tr, &kk, &k, &p, &minus_one, w->W, &p, w->V, &k, &zero, P, &kk);
+    int kk = k - rank, ld = kk + 1;
+    double zero = 0.0, minus_one = -1.0;
+    char tr = 'T', no = 'N';
+    wk_dgemm(&no, &tr, &kk, &k, &p, &minus_one, w->W + 1, &ld, w->V, &k, &zero, P, &kk);
     for (int c = 0; c < kk; c++)
         P[(size_t)(rank + c) * kk + c] += 1.0;
 }
@@ -628,8 +654,10 @@ static PyObject *update(PyObject *const *args, const wk_mat *Z, const double *f,
     double residual = f ? move(w, k, rank, w->e) : 0.0;
     /* the WY form once Q₂'s products are worth BLAS */
     int wy = rank && w->small && 2 * (k - rank) >= p && (double)k * (k - rank) * p >= WY_MIN_WORK;
-    if (wy)
+    if (wy) {
         wy_factor(w, k, p);
+        wy_solve(w, k, p, rank, f != NULL);
+    }
     PyObject *Znew = args[2], *xnew = args[3], *out = NULL;
     Py_INCREF(Znew);
     Py_INCREF(xnew);
