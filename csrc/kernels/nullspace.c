@@ -4,7 +4,9 @@
  *
  * Rows S (m × n) are scaled to unit length (rows shorter than 1e-12·max(1, longest) are dropped), then
  * M = (S Z)ᵀ (k × m) is factorised by column-pivoted Householder QR (pivoted_qr for small matrices,
- * LAPACK dgeqp3 otherwise), M P = Q R; Q stays in reflector form and is applied where needed (apply_q).
+ * LAPACK dgeqp3 otherwise), M P = Q R; Q stays in reflector form and is applied where needed: by the
+ * compact WY form Q = I − V T Vᵀ through BLAS once Q₂ is large enough (wy_factor), by the reflectors one
+ * by one otherwise (apply_q).
  * The rank is the number of |R_ii| above rank_tol. With targets f (S x = f: equality
  * constraints) x̄ moves by the least change within the free directions that meets them,
  * x̄' = x̄ + Z Q₁ u with R₁ᵀ u = (f − S x̄)[P]; the rows that R₁ does not span must then be met already
@@ -18,9 +20,11 @@
  * Entries must be finite (ValueError otherwise, also for a row whose norm overflows a double); a row
  * whose sum of squares overflows is measured scaled by its largest entry.
  *
- * One call allocates one workspace. The sums run in four (or two per column) partial sums, so that
- * their additions do not wait for each other: the results differ from a left-to-right sum in the last
- * bits only.
+ * One call allocates one workspace (on the stack when small). The sums of a single vector run in four
+ * partial sums, a reflector's dot products eight columns side by side, so that additions do not wait for
+ * each other; without Z the normalised rows are M itself and their squared norms (the pivoting's
+ * starting values) are 1, so equal ones are taken in row order. Results differ from a left-to-right sum
+ * in the last bits only.
  */
 #include <float.h>
 #include <math.h>
@@ -28,8 +32,8 @@
 
 #include "kernels.h"
 
-/* up to this many entries of M (k × mb) the QR is written out (pivoted_qr, then wy_basis or
- * apply_small_q); above, LAPACK's blocked dgeqp3 / dormqr. */
+/* up to this many entries of M (k × mb) the QR is written out (pivoted_qr, then the WY form or the
+ * reflectors); above, LAPACK's blocked dgeqp3 / dormqr. */
 #define SMALL_QR 4096
 /* Q₂ by the compact WY form (BLAS) from this many multiply-adds (k · kk · min(k, mb)) on, when at least
  * half as many directions are left (kk) as there are reflectors (its Gram matrix costs p² k); by the
@@ -221,26 +225,26 @@ typedef struct {
  * caller); 0, or -1 (no memory) */
 static int ns_alloc(ns_work *w, Py_ssize_t m, Py_ssize_t n, int k, int with_z, int with_f, double *local)
 {
-    size_t mm = (size_t)m, nn = (size_t)n, kk = (size_t)k, p = kk < mm ? kk : mm;
+    size_t mm = (size_t)m, nn = (size_t)n, kd = (size_t)k, p = kd < mm ? kd : mm;
     /* dgeqp3 needs 3 mb + 1 (blocked: 2 mb + (mb + 1) nb), dormqr n nb for n columns; with nb = 64 both
      * run blocked, and no workspace query is needed */
-    w->lwork = kk * mm > SMALL_QR ? (int)(2 * mm + (mm + 1) * 64 + (kk + 1) * 64 + 64) : 0;
+    w->lwork = kd * mm > SMALL_QR ? (int)(2 * mm + (mm + 1) * 64 + (kd + 1) * 64 + 64) : 0;
     size_t sizes[16] = {
         mm,                       /* norms */
         with_z ? mm * nn : 0,     /* rows */
         with_f ? mm : 0,          /* f */
-        kk * mm,                  /* M (Z None: k = n, the rows) */
+        kd * mm,                  /* M (Z None: k = n, the rows) */
         p,                        /* tau */
         mm,                       /* vn */
         mm,                       /* vn0 */
         mm,                       /* e */
         p,                        /* u */
-        kk,                       /* step */
-        mm + kk,                  /* dots: one per column of a reflection */
-        kk * p,                   /* V */
+        kd,                       /* step */
+        mm + kd,                  /* dots: one per column of a reflection */
+        kd * p,                   /* V */
         p * p,                    /* G */
-        p * (kk + 1),             /* W */
-        kk * kk,                  /* Q2 */
+        p * (kd + 1),             /* W: p × (k − rank + 1) */
+        kd * kd,                  /* Q2: k × (k − rank) */
         (size_t)w->lwork,         /* work */
     };
     size_t total = 0;
