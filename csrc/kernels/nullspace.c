@@ -540,18 +540,17 @@ static void wy_solve(ns_work *w, int k, int p, int rank, int with_u)
     }
 }
 
-/* Q [u; 0] = [u; 0] − V X[:, 0] into step (k entries), column by column of V (V[j:, j]) */
-static void wy_step(const ns_work *w, int k, int p, int rank, double *step)
+/* Q [u; 0] = [u; 0] − V X[:, 0] into step (k entries): the combination of V's columns four at a time over
+ * all k rows (V is zero above its diagonal) */
+static void wy_step(ns_work *w, int k, int p, int rank, double *step)
 {
     int ld = k - rank + 1;
+    double *z = w->dots;
+    for (int j = 0; j < p; j++)
+        z[j] = w->W[(size_t)j * ld];
     memcpy(step, w->u, (size_t)rank * sizeof(double));
     memset(step + rank, 0, (size_t)(k - rank) * sizeof(double));
-    for (int j = 0; j < p; j++) {
-        const double *restrict vj = w->V + (size_t)j * k;
-        double *restrict st = step, zj = w->W[(size_t)j * ld];
-        for (int a = j; a < k; a++)
-            st[a] -= vj[a] * zj;
-    }
+    subtract_rows(step, z, w->V, p, k, k);
 }
 
 /* Q₂ = [0; I] − V X[:, 1:] into P (k × kk, row-major): Pᵀ = [0; I]ᵀ − X[:, 1:]ᵀ Vᵀ, one dgemm */
