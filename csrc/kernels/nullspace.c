@@ -519,24 +519,44 @@ static void wy_factor(ns_work *w, int k, int p)
     wk_dgemm(&tr, &no, &p, &p, &k, &one, V, &k, V, &k, &zero, w->G, &p);
 }
 
-/* X = T [y, V₂ᵀ] into w->W (see wy_factor); y from u when x̄ moves (with_u), else 0 */
-static void wy_solve(ns_work *w, int k, int p, int rank, int with_u)
+/* rows i_hi − 1 … i_lo of the back substitution X_i = τ_i (B_i − Σ_{i<l<i_hi} G_il X_l) in place (X holds
+ * B there; rows from i_hi on are already subtracted) */
+static void wy_solve_rows(ns_work *w, int p, int ld, int i_lo, int i_hi)
 {
-    const double *V = w->V, *G = w->G, *u = w->u;
-    int ld = k - rank + 1;
     double *X = w->W;
-    for (int i = p - 1; i >= 0; i--) {
+    for (int i = i_hi - 1; i >= i_lo; i--) {
         double *xi = X + (size_t)i * ld, tau = w->tau[i];
         if (tau == 0.0) {
             memset(xi, 0, (size_t)ld * sizeof(double));
             continue;
         }
-        const double *vi = V + (size_t)i * k;
-        xi[0] = with_u && i < rank ? u[i] + dot(vi + i + 1, u + i + 1, rank - i - 1) : 0.0; /* y_i */
-        memcpy(xi + 1, vi + rank, (size_t)(ld - 1) * sizeof(double));                   /* V[rank:, i] */
-        subtract_rows(xi, G + (size_t)i * p + i + 1, xi + ld, p - i - 1, ld, ld);
+        subtract_rows(xi, w->G + (size_t)i * p + i + 1, xi + ld, i_hi - i - 1, ld, ld);
         for (int c = 0; c < ld; c++)
             xi[c] *= tau;
+    }
+}
+
+/* X = T [y, V₂ᵀ] into w->W (see wy_factor); y from u when x̄ moves (with_u), else 0. From p = 8 reflectors on
+ * the system is solved in two halves: the lower one, then one dgemm takes it out of the upper one's
+ * right-hand sides, then the upper one. */
+static void wy_solve(ns_work *w, int k, int p, int rank, int with_u)
+{
+    const double *V = w->V, *u = w->u;
+    int ld = k - rank + 1, h = p >= 8 ? p / 2 : 0, rest = p - h;
+    double *X = w->W;
+    for (int i = 0; i < p; i++) { /* B_i = [y_i, V[rank:, i]], y = V[0:rank, :]ᵀ u */
+        double *xi = X + (size_t)i * ld;
+        const double *vi = V + (size_t)i * k;
+        xi[0] = with_u && i < rank ? u[i] + dot(vi + i + 1, u + i + 1, rank - i - 1) : 0.0;
+        memcpy(xi + 1, vi + rank, (size_t)(ld - 1) * sizeof(double));
+    }
+    wy_solve_rows(w, p, ld, h, p);
+    if (h > 0) { /* column-major: X[0:h]ᵀ (ld × h) −= X[h:]ᵀ (ld × rest) G[0:h, h:]ᵀ */
+        char no = 'N', tr = 'T';
+        double one = 1.0, minus_one = -1.0;
+        wk_dgemm(&no, &tr, &ld, &h, &rest, &minus_one, X + (size_t)h * ld, &ld, w->G + (size_t)h * p, &p, &one, X,
+                 &ld);
+        wy_solve_rows(w, p, ld, 0, h);
     }
 }
 

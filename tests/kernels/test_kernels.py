@@ -443,6 +443,36 @@ def test_nullspace_update_unit_rows_leave_the_unselected_coordinates() -> None:
         np.testing.assert_allclose(x, expected, atol=1e-15)
 
 
+def _unit_and_dense_rows(rng: np.random.Generator, unit_first: bool) -> np.ndarray:
+    """18 × 50 rows: nine unit rows and nine orthonormal dense rows zero on the unit rows' coordinates.
+    Unit rows first: e_0 … e_8, pivoted at steps 0 … 8. Otherwise the dense rows (supported on coordinates
+    0 … 8 and 18 …) come first and keep the pivoting's starting norm 1 (orthonormal: the downdates are
+    below rounding), so they are pivoted first and e_9 … e_17 at steps 9 … 17. Either way each unit row's
+    reflector is the identity (τ = 0): in the upper or the lower half of the WY form's blocked solve."""
+    dense = np.zeros((9, 50))
+    coords = [*range(9, 50)] if unit_first else [*range(9), *range(18, 50)]
+    dense[:, coords] = np.linalg.qr(rng.normal(size=(len(coords), 9)))[0].T
+    units = np.eye(50)[:9] if unit_first else np.eye(50)[9:18]
+    return np.vstack((units, dense) if unit_first else (dense, units))
+
+
+@pytest.mark.parametrize("unit_first", [True, False])
+def test_nullspace_update_identity_reflectors_among_others(unit_first: bool) -> None:
+    """Rows whose reflectors are partly the identity (τ = 0), 18 × 50 (the WY form): Z' and x̄' against
+    SciPy's null space and lstsq, and x̄' takes the unit rows' targets."""
+    rng = np.random.default_rng(7)
+    S = _unit_and_dense_rows(rng, unit_first)
+    f = rng.normal(size=18)
+    Z, x, r, res = kernels.nullspace_update(S, f, None, None, 1e-9)
+    ref = sla.null_space(S)
+    assert r == 18 and res == 0.0
+    np.testing.assert_allclose(Z.T @ Z, np.eye(32), atol=1e-12)
+    np.testing.assert_allclose(Z @ Z.T, ref @ ref.T, atol=1e-10)
+    np.testing.assert_allclose(x, np.linalg.lstsq(S, f, rcond=None)[0], atol=1e-10)
+    units = np.flatnonzero(np.count_nonzero(S, axis=1) == 1)
+    np.testing.assert_allclose(x[np.argmax(S[units], axis=1)], f[units], atol=1e-13)
+
+
 def test_kept_rows() -> None:
     M = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0], [1e-12, 0.0]])
     v = np.array([0.5, 0.2, 0.0, 3.0])
