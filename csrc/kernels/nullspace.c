@@ -4,7 +4,9 @@
  *
  * Rows S (m × n) are scaled to unit length (rows shorter than 1e-12·max(1, longest) are dropped), then
  * M = (S Z)ᵀ (k × m) is factorised by column-pivoted Householder QR (pivoted_qr for small matrices,
- * LAPACK dgeqp3 otherwise), M P = Q R; Q stays in reflector form and is applied where needed (apply_q).
+ * LAPACK dgeqp3 otherwise), M P = Q R; Q stays in reflector form and is applied where needed: by the
+ * compact WY form Q = I − V T Vᵀ through BLAS once Q₂ is large enough (wy_factor), by the reflectors one
+ * by one otherwise (apply_q).
  * The rank is the number of |R_ii| above rank_tol. With targets f (S x = f: equality
  * constraints) x̄ moves by the least change within the free directions that meets them,
  * x̄' = x̄ + Z Q₁ u with R₁ᵀ u = (f − S x̄)[P]; the rows that R₁ does not span must then be met already
@@ -15,6 +17,14 @@
  * Z None is the identity (k = n), xbar None is 0. Z' / xbar' are new arrays, or the arguments themselves
  * when they do not change. residual is 0 unless the equalities are inconsistent: then the largest
  * violation (relative test: > 1e-9 (1 + max |f|) on the normalised rows), nothing else is meaningful.
+ * Entries must be finite (ValueError otherwise, also for a row whose norm overflows a double); a row
+ * whose sum of squares overflows is measured scaled by its largest entry.
+ *
+ * One call allocates one workspace (on the stack when small). The sums of a single vector run in four
+ * partial sums, a reflector's dot products eight columns side by side, so that additions do not wait for
+ * each other; without Z the normalised rows are M itself and their squared norms (the pivoting's
+ * starting values) are 1, so equal ones are taken in row order. Results differ from a left-to-right sum
+ * in the last bits only.
  */
 #include <float.h>
 #include <math.h>
@@ -22,54 +32,320 @@
 
 #include "kernels.h"
 
-typedef struct {
-    double *rows; /* normalised rows (mb × n, row-major) */
-    double *f;    /* their targets (mb), or NULL */
-    double fmax;  /* max |f| of the normalised rows */
-    Py_ssize_t mb;
-} unit_rows;
+/* up to this many entries of M (k × mb) the QR is written out (pivoted_qr, then the WY form or the
+ * reflectors); above, LAPACK's blocked dgeqp3 / dormqr. */
+#define SMALL_QR 4096
+/* Q₂ by the compact WY form (BLAS) from this many multiply-adds (k · kk · min(k, mb)) on, when at least
+ * half as many directions are left (kk) as there are reflectors (its Gram matrix costs p² k); by the
+ * reflectors one by one otherwise */
+#define WY_MIN_WORK 2048.0
 
-/* the rows of S scaled to unit norm, tiny ones dropped; returns -1 (no memory), 0, or 1 when every row
- * is tiny while a target is not (above 1e-9 (1 + |f|): an inconsistent equation 0 = f; *bad holds
- * max |f|) */
-static int normalise(const wk_mat *S, const double *f, unit_rows *out, double *bad)
+/* ------------------------------------------------------------------------------------ small kernels */
+
+/* Σ x_j² of n entries x[j · stride] in four partial sums (independent chains) */
+static double strided_sum_squares(const double *x, Py_ssize_t n, Py_ssize_t stride)
 {
-    Py_ssize_t m = S->rows, n = S->cols;
-    double *norms = PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(double));
-    out->rows = PyMem_Malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(double));
-    out->f = f ? PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(double)) : NULL;
-    if (norms == NULL || out->rows == NULL || (f && out->f == NULL)) {
-        PyMem_Free(norms);
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    Py_ssize_t a = 0;
+    for (; a + 4 <= n; a += 4) {
+        const double *y = x + a * stride;
+        s0 += y[0] * y[0];
+        s1 += y[stride] * y[stride];
+        s2 += y[2 * stride] * y[2 * stride];
+        s3 += y[3 * stride] * y[3 * stride];
+    }
+    for (; a < n; a++)
+        s0 += x[a * stride] * x[a * stride];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* Σ x_j² of n contiguous entries in four partial sums (independent chains) */
+static double sum_squares(const double *x, Py_ssize_t n)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    Py_ssize_t a = 0;
+    for (; a + 4 <= n; a += 4) {
+        s0 += x[a] * x[a];
+        s1 += x[a + 1] * x[a + 1];
+        s2 += x[a + 2] * x[a + 2];
+        s3 += x[a + 3] * x[a + 3];
+    }
+    for (; a < n; a++)
+        s0 += x[a] * x[a];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* Σ x_j y_j of n contiguous entries in four partial sums */
+static double dot(const double *x, const double *y, Py_ssize_t n)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    Py_ssize_t a = 0;
+    for (; a + 4 <= n; a += 4) {
+        s0 += x[a] * y[a];
+        s1 += x[a + 1] * y[a + 1];
+        s2 += x[a + 2] * y[a + 2];
+        s3 += x[a + 3] * y[a + 3];
+    }
+    for (; a < n; a++)
+        s0 += x[a] * y[a];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* vᵀc = c[i] + Σ_{a>i} v[a] c[a] for a reflector v stored below row i (its unit entry at row i implicit)
+ * and a column c of k rows, in four partial sums */
+static double reflector_dot(const double *v, int k, int i, const double *c)
+{
+    return c[i] + dot(v + i + 1, c + i + 1, k - i - 1);
+}
+
+/* reflector_dot for the eight columns c0 + j·ld (j < 8) at once, one sum each in row order (eight
+ * independent chains) */
+static void reflector_dots8(const double *v, int k, int i, const double *c0, int ld, double s[8])
+{
+    const double *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld, *c4 = c3 + ld, *c5 = c4 + ld, *c6 = c5 + ld,
+                 *c7 = c6 + ld;
+    double a0 = c0[i], a1 = c1[i], a2 = c2[i], a3 = c3[i], a4 = c4[i], a5 = c5[i], a6 = c6[i], a7 = c7[i];
+    for (int a = i + 1; a < k; a++) {
+        double va = v[a];
+        a0 += va * c0[a];
+        a1 += va * c1[a];
+        a2 += va * c2[a];
+        a3 += va * c3[a];
+        a4 += va * c4[a];
+        a5 += va * c5[a];
+        a6 += va * c6[a];
+        a7 += va * c7[a];
+    }
+    s[0] = a0, s[1] = a1, s[2] = a2, s[3] = a3, s[4] = a4, s[5] = a5, s[6] = a6, s[7] = a7;
+}
+
+/* the same for four columns */
+static void reflector_dots4(const double *v, int k, int i, const double *c0, int ld, double s[4])
+{
+    const double *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    double a0 = c0[i], a1 = c1[i], a2 = c2[i], a3 = c3[i];
+    for (int a = i + 1; a < k; a++) {
+        double va = v[a];
+        a0 += va * c0[a];
+        a1 += va * c1[a];
+        a2 += va * c2[a];
+        a3 += va * c3[a];
+    }
+    s[0] = a0, s[1] = a1, s[2] = a2, s[3] = a3;
+}
+
+/* s_j = reflector_dot(v, k, i, C + j·ld) for j < n: eight columns at a time, then four, then one */
+static void reflector_dots(const double *v, int k, int i, const double *C, int ld, int n, double *s)
+{
+    int j = 0;
+    for (; j + 8 <= n; j += 8)
+        reflector_dots8(v, k, i, C + (size_t)j * ld, ld, s + j);
+    for (; j + 4 <= n; j += 4)
+        reflector_dots4(v, k, i, C + (size_t)j * ld, ld, s + j);
+    for (; j < n; j++)
+        s[j] = reflector_dot(v, k, i, C + (size_t)j * ld);
+}
+
+/* H_i = I − τ v vᵀ (v = [1; v(i+1:)], rows i… of k) applied to the ncols columns of the column-major
+ * array C (k rows each); s: scratch for ncols dot products */
+static void reflect_columns(const double *v, int k, int i, double tau, double *C, int ncols, double *s)
+{
+    reflector_dots(v, k, i, C, k, ncols, s);
+    int c = 0;
+    for (; c + 4 <= ncols; c += 4) {
+        double *c0 = C + (size_t)c * k, *c1 = c0 + k, *c2 = c1 + k, *c3 = c2 + k;
+        double t0 = tau * s[c], t1 = tau * s[c + 1], t2 = tau * s[c + 2], t3 = tau * s[c + 3];
+        c0[i] -= t0;
+        c1[i] -= t1;
+        c2[i] -= t2;
+        c3[i] -= t3;
+        for (int a = i + 1; a < k; a++) {
+            double va = v[a];
+            c0[a] -= t0 * va;
+            c1[a] -= t1 * va;
+            c2[a] -= t2 * va;
+            c3[a] -= t3 * va;
+        }
+    }
+    for (; c < ncols; c++) {
+        double *cj = C + (size_t)c * k, t = tau * s[c];
+        cj[i] -= t;
+        for (int a = i + 1; a < k; a++)
+            cj[a] -= t * v[a];
+    }
+}
+
+/* d[c] −= Σ_{l<nl} coef[l] X[l·ld + c] (c < len): a combination of rows of X, four rows per pass over d
+ * (each pass one vectorised loop over c) */
+static void subtract_rows(double *d, const double *coef, const double *X, int nl, int ld, int len)
+{
+    int l = 0;
+    for (; l + 4 <= nl; l += 4) {
+        const double *x0 = X + (size_t)l * ld, *x1 = x0 + ld, *x2 = x1 + ld, *x3 = x2 + ld;
+        double g0 = coef[l], g1 = coef[l + 1], g2 = coef[l + 2], g3 = coef[l + 3];
+        for (int c = 0; c < len; c++)
+            d[c] -= (g0 * x0[c] + g1 * x1[c]) + (g2 * x2[c] + g3 * x3[c]);
+    }
+    if (l + 2 <= nl) {
+        const double *x0 = X + (size_t)l * ld, *x1 = x0 + ld;
+        double g0 = coef[l], g1 = coef[l + 1];
+        for (int c = 0; c < len; c++)
+            d[c] -= g0 * x0[c] + g1 * x1[c];
+        l += 2;
+    }
+    if (l < nl) {
+        const double *x0 = X + (size_t)l * ld;
+        double g0 = coef[l];
+        for (int c = 0; c < len; c++)
+            d[c] -= g0 * x0[c];
+    }
+}
+
+/* ------------------------------------------------------------------------------------- the workspace */
+
+typedef struct {
+    double *norms; /* m: the rows' norms */
+    double *rows;  /* the normalised rows (mb × n, row-major); M itself when Z is None */
+    double *f;     /* their targets (mb), or NULL */
+    double *M;     /* (rows Z)ᵀ, column-major k × mb, then its QR: R above the diagonal, reflectors below */
+    double *tau, *vn, *vn0, *e, *u, *step, *dots, *V, *G, *W, *Q2, *work;
+    int *jpvt;
+    double fmax;   /* max |f| of the normalised rows */
+    Py_ssize_t mb; /* rows kept */
+    int lwork;     /* LAPACK's workspace (0 when the QR is always written out) */
+    int small;     /* this call's QR is written out */
+    void *block;
+} ns_work;
+
+/* a small call's workspace lives on the stack (this many doubles), a larger one in one heap block */
+#define NS_STACK 1024
+
+/* one block for every array of a call with m rows, n columns, k free directions (mb ≤ m rows kept): the
+ * stack buffer `local` (NS_STACK doubles) when it is large enough, else the heap (w->block, freed by the
+ * caller); 0, or -1 (no memory) */
+static int ns_alloc(ns_work *w, Py_ssize_t m, Py_ssize_t n, int k, int with_z, int with_f, double *local)
+{
+    size_t mm = (size_t)m, nn = (size_t)n, kd = (size_t)k, p = kd < mm ? kd : mm;
+    /* dgeqp3 needs 3 mb + 1 (blocked: 2 mb + (mb + 1) nb), dormqr n nb for n columns; with nb = 64 both
+     * run blocked, and no workspace query is needed */
+    w->lwork = kd * mm > SMALL_QR ? (int)(2 * mm + (mm + 1) * 64 + (kd + 1) * 64 + 64) : 0;
+    size_t sizes[16] = {
+        mm,                       /* norms */
+        with_z ? mm * nn : 0,     /* rows */
+        with_f ? mm : 0,          /* f */
+        kd * mm,                  /* M (Z None: k = n, the rows) */
+        p,                        /* tau */
+        mm,                       /* vn */
+        mm,                       /* vn0 */
+        mm,                       /* e */
+        p,                        /* u */
+        kd,                       /* step */
+        mm + kd,                  /* dots: one per column of a reflection */
+        kd * p,                   /* V */
+        p * p,                    /* G */
+        p * (kd + 1),             /* W: p × (k − rank + 1) */
+        kd * kd,                  /* Q2: k × (k − rank) */
+        (size_t)w->lwork,         /* work */
+    };
+    size_t total = 0;
+    for (int i = 0; i < 16; i++)
+        total += sizes[i];
+    size_t bytes = total * sizeof(double) + (mm + 1) * sizeof(int);
+    double *d = bytes <= NS_STACK * sizeof(double) ? local : PyMem_Malloc(bytes);
+    w->block = d == local ? NULL : d;
+    if (d == NULL) {
         PyErr_NoMemory();
         return -1;
     }
+    double **ptr[16] = {&w->norms, &w->rows, &w->f,  &w->M, &w->tau, &w->vn, &w->vn0, &w->e,
+                        &w->u,     &w->step, &w->dots, &w->V, &w->G,   &w->W,  &w->Q2,  &w->work};
+    for (int i = 0; i < 16; i++) {
+        *ptr[i] = sizes[i] ? d : NULL;
+        d += sizes[i];
+    }
+    if (!with_z)
+        w->rows = w->M;
+    w->jpvt = (int *)d;
+    return 0;
+}
+
+/* ----------------------------------------------------------------------------------------- the rows */
+
+/* the norm of row i of S, or −1 when an entry is NaN or infinite (a sum of squares that overflows is
+ * taken again with the row scaled by its largest entry) */
+static double row_norm(const wk_mat *S, Py_ssize_t i)
+{
+    const double *x = S->data + i * S->rs;
+    Py_ssize_t n = S->cols, cs = S->cs;
+    double s = cs == 1 ? sum_squares(x, n) : strided_sum_squares(x, n, cs); /* (the same sums) */
+    if (isfinite(s))
+        return sqrt(s);
+    double big = 0.0, t = 0.0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        double a = fabs(x[j * cs]);
+        if (!isfinite(a))
+            return -1.0;
+        big = a > big ? a : big;
+    }
+    for (Py_ssize_t j = 0; j < n; j++)
+        t += (x[j * cs] / big) * (x[j * cs] / big);
+    return big * sqrt(t);
+}
+
+/* row i of S divided by its norm r into out (by one division when 1/r is a normal number) */
+static void scaled_row(const wk_mat *S, Py_ssize_t i, double r, double *out)
+{
+    const double *x = S->data + i * S->rs;
+    Py_ssize_t n = S->cols, cs = S->cs;
+    double inv = 1.0 / r;
+    if (inv >= DBL_MIN && cs == 1) {
+        for (Py_ssize_t j = 0; j < n; j++)
+            out[j] = x[j] * inv;
+    } else if (inv >= DBL_MIN) {
+        for (Py_ssize_t j = 0; j < n; j++)
+            out[j] = x[j * cs] * inv;
+    } else {
+        for (Py_ssize_t j = 0; j < n; j++)
+            out[j] = x[j * cs] / r;
+    }
+}
+
+/* the rows of S scaled to unit norm, tiny ones dropped, into w->rows (w->mb of them, targets w->f), and
+ * their squared norms after scaling into w->vn0 (the QR's column norms when Z is None); -1 with
+ * ValueError (a NaN or inf entry, or a row whose norm overflows), 0, or 1 when every row is tiny while a
+ * target is not (above 1e-9 (1 + |f|): an inconsistent equation 0 = f; *bad holds max |f|) */
+static int normalise(const wk_mat *S, const double *f, ns_work *w, double *bad)
+{
+    Py_ssize_t m = S->rows, n = S->cols, mb = 0;
     double longest = 0.0, fmax_all = 0.0;
     for (Py_ssize_t i = 0; i < m; i++) {
-        double s = 0.0;
-        for (Py_ssize_t j = 0; j < n; j++)
-            s += WK_AT(*S, i, j) * WK_AT(*S, i, j);
-        norms[i] = sqrt(s);
-        longest = norms[i] > longest ? norms[i] : longest;
+        double r = row_norm(S, i);
+        if (!(r >= 0.0 && r < INFINITY)) {
+            PyErr_SetString(PyExc_ValueError, r < 0.0 ? "nullspace_update: S or f: NaN or inf entry"
+                                                      : "nullspace_update: a row of S is too long (its norm "
+                                                        "overflows a double)");
+            return -1;
+        }
+        w->norms[i] = r;
+        longest = r > longest ? r : longest;
         if (f && fabs(f[i]) > fmax_all)
             fmax_all = fabs(f[i]);
     }
     double floor = 1e-12 * (longest > 1.0 ? longest : 1.0);
-    Py_ssize_t mb = 0;
-    out->fmax = 0.0;
+    w->fmax = 0.0;
     for (Py_ssize_t i = 0; i < m; i++) {
-        if (!(norms[i] > floor))
+        if (!(w->norms[i] > floor))
             continue;
-        double inv = 1.0 / norms[i]; /* (one division per row) */
-        for (Py_ssize_t j = 0; j < n; j++)
-            out->rows[mb * n + j] = WK_AT(*S, i, j) * inv;
+        double *out = w->rows + mb * n;
+        scaled_row(S, i, w->norms[i], out);
+        w->vn0[mb] = 1.0; /* (the norm of the scaled row, to rounding) */
         if (f) {
-            out->f[mb] = f[i] / norms[i];
-            out->fmax = fabs(out->f[mb]) > out->fmax ? fabs(out->f[mb]) : out->fmax;
+            w->f[mb] = f[i] / w->norms[i];
+            w->fmax = fabs(w->f[mb]) > w->fmax ? fabs(w->f[mb]) : w->fmax;
         }
         mb++;
     }
-    PyMem_Free(norms);
-    out->mb = mb;
+    w->mb = mb;
     if (mb == 0 && f && fmax_all > 1e-9 * (1.0 + fmax_all)) {
         *bad = fmax_all;
         return 1;
@@ -90,90 +366,21 @@ static PyArrayObject *new_vector(Py_ssize_t n)
     return (PyArrayObject *)PyArray_SimpleNew(1, dims, NPY_DOUBLE);
 }
 
-typedef struct {
-    double *M, *tau, *work, *e, *u, *vn;
-    int *jpvt, lwork; /* (work NULL: the small-matrix path, no LAPACK) */
-} qr_work;
-
-static void qr_free(qr_work *w)
-{
-    PyMem_Free(w->M);
-    PyMem_Free(w->tau);
-    PyMem_Free(w->work);
-    PyMem_Free(w->e);
-    PyMem_Free(w->u);
-    PyMem_Free(w->jpvt);
-    PyMem_Free(w->vn);
-}
-
-/* up to this many entries of M (k × mb) the QR is written out (pivoted_qr, then wy_basis or
- * apply_small_q); above, LAPACK's blocked dgeqp3 / dormqr. Measured with the OpenBLAS of SciPy's wheels
- * (µs, LAPACK → written out): 6 × 9: 1.6 → 0.7; 12 × 38: 6.9 → 5.3; 18 × 50: 13.3 → 11.3;
- * 40 × 100: 70 → 68. */
-#define SMALL_QR 4096
-/* Q₂ by the compact WY form (one matrix product) from this many multiply-adds of that product on */
-#define WY_MIN_WORK 4096.0
-
-/* the squared norm of col[i:k] */
-static double tail_norm2(const double *col, int i, int k)
-{
-    double s = 0.0;
-    for (int a = i; a < k; a++)
-        s += col[a] * col[a];
-    return s;
-}
-
-/* H_i = I − τ v vᵀ (v = [1; v(i+1:)], rows i… of k) applied to the nc ≤ 4 columns col[0…nc−1] (col[j] for
- * j ≥ nc repeats col[0]): their dot products run side by side, each in its own order (the same rounding
- * as one column alone) */
-static void reflect(const double *v, int k, int i, double tau, double *const col[4], int nc)
-{
-    double s0 = col[0][i], s1 = col[1][i], s2 = col[2][i], s3 = col[3][i];
-    for (int a = i + 1; a < k; a++) {
-        double va = v[a];
-        s0 += va * col[0][a];
-        s1 += va * col[1][a];
-        s2 += va * col[2][a];
-        s3 += va * col[3][a];
-    }
-    double sv[4] = {s0 * tau, s1 * tau, s2 * tau, s3 * tau};
-    for (int j = 0; j < nc; j++) {
-        double *cj = col[j], sj = sv[j];
-        cj[i] -= sj;
-        for (int a = i + 1; a < k; a++)
-            cj[a] -= sj * v[a];
-    }
-}
-
-/* up to four columns c, c+1, … (below c1) of the column-major array X (k rows) as reflect takes them */
-static int column_group(double *X, int k, int c, int c1, double *col[4])
-{
-    int nc = c1 - c < 4 ? c1 - c : 4;
-    for (int j = 0; j < 4; j++)
-        col[j] = X + (size_t)(c + (j < nc ? j : 0)) * k;
-    return nc;
-}
-
-/* H_i applied to columns c0 … c1−1 of M (v = [1; M(i+1:, i)], τ) */
-static void reflect_columns(double *M, int k, int i, double tau, int c0, int c1)
-{
-    double *col[4];
-    for (int c = c0; c < c1; c += 4)
-        reflect(M + (size_t)i * k, k, i, tau, col, column_group(M, k, c, c1, col));
-}
+/* -------------------------------------------------------------------------------------------- the QR */
 
 /* Column-pivoted Householder QR of the column-major k × mb array M, in place (LAPACK dgeqp3's output
  * convention, unblocked, as its dlaqp2): step i moves the column with the largest norm below row i (the
  * first of equal ones) to position i (jpvt, 1-based, records the order) and reflects it onto R_ii e_i
- * with H_i = I − τ_i v vᵀ, v = [1; M(i+1:, i)] (dlarfg: R_ii = −sign(α)‖x‖). The partial norms are
- * downdated, and recomputed when cancellation has eaten half their digits (dlaqp2's test). */
-static void pivoted_qr(double *M, int k, int mb, int *jpvt, double *tau, double *vn, double *vn0)
+ * with H_i = I − τ_i v vᵀ, v = [1; M(i+1:, i)] (dlarfg: R_ii = −sign(α)‖x‖). vn0 holds the columns'
+ * squared norms on entry. The partial norms are downdated, and recomputed when cancellation has eaten
+ * half their digits (dlaqp2's test). */
+static void pivoted_qr(double *M, int k, int mb, int *jpvt, double *tau, double *vn, double *vn0, double *dots)
 {
     int kmin = k < mb ? k : mb;
     const double tol = sqrt(DBL_EPSILON);
     for (int c = 0; c < mb; c++) {
         jpvt[c] = c + 1;
-        vn[c] = vn0[c] = tail_norm2(M + (size_t)c * k, 0, k);
+        vn[c] = vn0[c];
     }
     for (int i = 0; i < kmin; i++) {
         int best = i;
@@ -192,7 +399,7 @@ static void pivoted_qr(double *M, int k, int mb, int *jpvt, double *tau, double 
             jpvt[best] = t;
             vn[best] = vn[i], vn0[best] = vn0[i];
         }
-        double *v = M + (size_t)i * k, alpha = v[i], tail = tail_norm2(v, i + 1, k);
+        double *v = M + (size_t)i * k, alpha = v[i], tail = sum_squares(v + i + 1, k - i - 1);
         tau[i] = 0.0;
         if (tail != 0.0) {
             double beta = -copysign(sqrt(alpha * alpha + tail), alpha), scale = 1.0 / (alpha - beta);
@@ -200,45 +407,37 @@ static void pivoted_qr(double *M, int k, int mb, int *jpvt, double *tau, double 
             for (int a = i + 1; a < k; a++)
                 v[a] *= scale;
             v[i] = beta;
-            reflect_columns(M, k, i, tau[i], i + 1, mb);
+            reflect_columns(v, k, i, tau[i], M + (size_t)(i + 1) * k, mb - i - 1, dots);
         }
         for (int c = i + 1; c < mb; c++) { /* the norms below row i + 1 */
             double r = M[(size_t)c * k + i];
             vn[c] -= r * r;
             if (!(vn[c] > tol * vn0[c]))
-                vn[c] = vn0[c] = tail_norm2(M + (size_t)c * k, i + 1, k);
+                vn[c] = vn0[c] = sum_squares(M + (size_t)c * k + i + 1, k - i - 1);
         }
     }
 }
 
-/* M (k × mb, column-major) = (rows Z)ᵀ, then its pivoted QR (R in the upper triangle, Q as reflectors) */
-static int factorise(const unit_rows *r, const wk_mat *Z, Py_ssize_t n, int k, qr_work *w)
+/* M (k × mb, column-major) = (rows Z)ᵀ, then its pivoted QR (R in the upper triangle, Q as reflectors);
+ * 0, or -1 with an exception set (dgeqp3 failed) */
+static int factorise(const wk_mat *Z, Py_ssize_t n, int k, ns_work *w)
 {
-    int mb = (int)r->mb, kmin = k < mb ? k : mb, info = 0, small = (size_t)k * (size_t)mb <= SMALL_QR;
-    w->M = PyMem_Calloc((size_t)k * (size_t)mb + 1, sizeof(double));
-    w->tau = PyMem_Calloc((size_t)kmin + 1, sizeof(double));
-    w->jpvt = PyMem_Calloc((size_t)mb + 1, sizeof(int));
-    w->vn = PyMem_Calloc(2 * (size_t)mb + 1, sizeof(double));
-    /* workspace: dgeqp3 needs 3 mb + 1 (blocked: 2 mb + (mb + 1) nb), dormqr n nb for n columns; with
-     * nb = 64 both run blocked, and no workspace query is needed */
-    w->lwork = small ? 0 : 2 * mb + (mb + 1) * 64 + (k + 1) * 64 + 64;
-    w->work = small ? NULL : PyMem_Malloc((size_t)w->lwork * sizeof(double));
-    if (w->M == NULL || w->tau == NULL || w->jpvt == NULL || w->vn == NULL || (!small && w->work == NULL)) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    /* the column-major k × mb array M = (rows Z)ᵀ is the row-major mb × k array rows Z */
+    int mb = (int)w->mb, info = 0;
+    w->small = (size_t)k * (size_t)mb <= SMALL_QR;
+    /* the column-major k × mb array M = (rows Z)ᵀ is the row-major mb × k array rows Z; without Z the
+     * rows are M already, and vn0 their squared norms */
     if (Z->data) {
-        wk_mat R = {r->rows, mb, n, n, 1};
+        wk_mat R = {w->rows, mb, n, n, 1};
         wk_matmul(&R, Z, w->M);
-    } else {
-        memcpy(w->M, r->rows, (size_t)mb * (size_t)n * sizeof(double));
+        for (int c = 0; c < mb; c++)
+            w->vn0[c] = sum_squares(w->M + (size_t)c * k, k);
     }
-    if (small) {
-        pivoted_qr(w->M, k, mb, w->jpvt, w->tau, w->vn, w->vn + mb);
+    if (w->small) {
+        pivoted_qr(w->M, k, mb, w->jpvt, w->tau, w->vn, w->vn0, w->dots);
         return 0;
     }
     int lda = k > 1 ? k : 1;
+    memset(w->jpvt, 0, (size_t)mb * sizeof(int)); /* (dgeqp3: 0 = a free column) */
     wk_dgeqp3(&k, &mb, w->M, &lda, w->jpvt, w->tau, w->work, &w->lwork, &info);
     if (info != 0) {
         PyErr_Format(PyExc_ArithmeticError, "dgeqp3 failed (info %d)", info);
@@ -247,30 +446,22 @@ static int factorise(const unit_rows *r, const wk_mat *Z, Py_ssize_t n, int k, q
     return 0;
 }
 
-/* C := Q C = H_0 H_1 … C for the column-major k × ncols array C (the reflectors of M, last one first),
- * four columns at a time: their dot products run side by side (each in its own order, as one column
- * alone would: the same rounding) */
-static void apply_small_q(const qr_work *w, int k, int mb, double *C, int ncols)
-{
-    int kmin = k < mb ? k : mb;
-    double *col[4];
-    for (int c0 = 0; c0 < ncols; c0 += 4) {
-        int nc = column_group(C, k, c0, ncols, col);
-        for (int i = kmin - 1; i >= 0; i--)
-            if (w->tau[i] != 0.0)
-                reflect(w->M + (size_t)i * k, k, i, w->tau[i], col, nc);
-    }
-}
-
-/* C := Q C for the column-major k × ncols array C; 0, or -1 with an exception set (dormqr failed) */
-static int apply_q(qr_work *w, int k, int mb, double *C, int ncols)
+/* C := Q C = H_0 H_1 … C for the column-major k × ncols array C; 0, or -1 with an exception set (dormqr
+ * failed). Written out: the reflectors one by one, last first, each on the columns it changes (column
+ * c of [0; I] below row rank + c … is untouched by the reflectors after it: `first` > 0 says C is
+ * [0; I] from row `first` on, so that reflector j starts at column j − first) */
+static int apply_q(ns_work *w, int k, int mb, double *C, int ncols, int first)
 {
     char side = 'L', trans = 'N';
     int kmin = k < mb ? k : mb, lda = k > 1 ? k : 1, info = 0;
     if (ncols == 0 || kmin == 0)
         return 0;
-    if (w->work == NULL) {
-        apply_small_q(w, k, mb, C, ncols);
+    if (w->small) {
+        for (int i = kmin - 1; i >= 0; i--) {
+            int c0 = first > 0 && i > first ? i - first : 0;
+            if (w->tau[i] != 0.0 && c0 < ncols)
+                reflect_columns(w->M + (size_t)i * k, k, i, w->tau[i], C + (size_t)c0 * k, ncols - c0, w->dots);
+        }
         return 0;
     }
     wk_dormqr(&side, &trans, &k, &ncols, &kmin, w->M, &lda, w->tau, C, &lda, w->work, &w->lwork, &info);
@@ -282,9 +473,9 @@ static int apply_q(qr_work *w, int k, int mb, double *C, int ncols)
 }
 
 /* the move of x̄ in w-space: R₁ᵀ u = ep[:rank]; returns the inconsistency of the other rows (0 if met) */
-static double move(const unit_rows *r, qr_work *w, int k, int rank, const double *e)
+static double move(ns_work *w, int k, int rank, const double *e)
 {
-    int mb = (int)r->mb;
+    int mb = (int)w->mb;
     double worst = 0.0;
     for (int i = 0; i < rank; i++) {
         double s = e[w->jpvt[i] - 1];
@@ -298,161 +489,214 @@ static double move(const unit_rows *r, qr_work *w, int k, int rank, const double
             s += w->M[j + (size_t)l * k] * w->u[j];
         worst = fabs(s) > worst ? fabs(s) : worst;
     }
-    return worst > 1e-9 * (1.0 + r->fmax) ? worst : 0.0;
+    return worst > 1e-9 * (1.0 + w->fmax) ? worst : 0.0;
 }
 
-/* x̄ + Z Q₁ u as a new array (Z NULL data: the identity); Q₁ u = Q [u; 0] */
-static PyArrayObject *moved_point(const double *xbar, const wk_mat *Z, qr_work *w, Py_ssize_t n, int k,
-                                  int mb, int rank)
+/* ------------------------------------------------------------------------ the compact WY form of Q */
+
+/* Q = H_0 ⋯ H_{p−1} = I − V T Vᵀ (LAPACK dlarft, forward and columnwise) for the p = min(k, mb) reflectors
+ * (V: k × p, unit lower trapezoidal, T: p × p upper triangular), without forming T: its inverse is
+ * T⁻¹ = diag(1/τ) + striu(VᵀV) (the inverse of dlarft's recurrence T[0:i, i] = −τ_i T[0:i, 0:i] V[:, 0:i]ᵀ v_i;
+ * Joffrain et al., "Accumulating Householder transformations, revisited", 2006), so that products with T
+ * are triangular solves. wy_factor copies V out of M and forms G = VᵀV (dgemm); wy_solve then gives
+ * X = T [y, V₂ᵀ] (p × (1 + kk), row-major; V₂ = rows rank… of V, kk = k − rank, y = V[0:rank, :]ᵀ u or 0)
+ * by back substitution, rows of 1 + kk entries at a time:
+ *     X_i = τ_i (B_i − Σ_{l>i} G_il X_l),   X_i = 0 when τ_i = 0 (that reflector is the identity).
+ * Then Q [u; 0] = [u; 0] − V X[:, 0] and Q₂ = Q [0; I] = [0; I] − V X[:, 1:] (one dgemm). Used once the
+ * products are large enough for BLAS (WY_MIN_WORK), where the reflectors one by one would be p rank-1
+ * updates of every column. */
+static void wy_factor(ns_work *w, int k, int p)
 {
-    double *step = PyMem_Calloc((size_t)k + 1, sizeof(double));
-    if (step == NULL)
-        return (PyArrayObject *)PyErr_NoMemory();
-    memcpy(step, w->u, (size_t)rank * sizeof(double));
-    PyArrayObject *out = NULL;
-    if (apply_q(w, k, mb, step, 1) == 0 && (out = new_vector(n)) != NULL) {
-        double *x = PyArray_DATA(out);
-        for (Py_ssize_t l = 0; l < n; l++) {
-            double s = xbar ? xbar[l] : 0.0;
-            if (Z->data) {
-                for (int i = 0; i < k; i++)
-                    s += WK_AT(*Z, l, i) * step[i];
-            } else {
-                s += step[l];
-            }
-            x[l] = s;
-        }
+    double *V = w->V, one = 1.0, zero = 0.0;
+    for (int j = 0; j < p; j++) {
+        double *vj = V + (size_t)j * k;
+        const double *mj = w->M + (size_t)j * k;
+        memset(vj, 0, (size_t)j * sizeof(double));
+        vj[j] = 1.0;
+        memcpy(vj + j + 1, mj + j + 1, (size_t)(k - j - 1) * sizeof(double));
     }
-    PyMem_Free(step);
+    char tr = 'T', no = 'N';
+    wk_dgemm(&tr, &no, &p, &p, &k, &one, V, &k, V, &k, &zero, w->G, &p);
+}
+
+/* rows i_hi − 1 … i_lo of the back substitution X_i = τ_i (B_i − Σ_{i<l<i_hi} G_il X_l) in place (X holds
+ * B there; rows from i_hi on are already subtracted) */
+static void wy_solve_rows(ns_work *w, int p, int ld, int i_lo, int i_hi)
+{
+    double *X = w->W;
+    for (int i = i_hi - 1; i >= i_lo; i--) {
+        double *xi = X + (size_t)i * ld, tau = w->tau[i];
+        if (tau == 0.0) {
+            memset(xi, 0, (size_t)ld * sizeof(double));
+            continue;
+        }
+        subtract_rows(xi, w->G + (size_t)i * p + i + 1, xi + ld, i_hi - i - 1, ld, ld);
+        for (int c = 0; c < ld; c++)
+            xi[c] *= tau;
+    }
+}
+
+/* X = T [y, V₂ᵀ] into w->W (see wy_factor); y from u when x̄ moves (with_u), else 0. From p = 8 reflectors on
+ * the system is solved in two halves: the lower one, then one dgemm takes it out of the upper one's
+ * right-hand sides, then the upper one. */
+static void wy_solve(ns_work *w, int k, int p, int rank, int with_u)
+{
+    const double *V = w->V, *u = w->u;
+    int ld = k - rank + 1, h = p >= 8 ? p / 2 : 0, rest = p - h;
+    double *X = w->W;
+    for (int i = 0; i < p; i++) { /* B_i = [y_i, V[rank:, i]], y = V[0:rank, :]ᵀ u */
+        double *xi = X + (size_t)i * ld;
+        const double *vi = V + (size_t)i * k;
+        xi[0] = with_u && i < rank ? u[i] + dot(vi + i + 1, u + i + 1, rank - i - 1) : 0.0;
+        memcpy(xi + 1, vi + rank, (size_t)(ld - 1) * sizeof(double));
+    }
+    wy_solve_rows(w, p, ld, h, p);
+    if (h > 0) { /* column-major: X[0:h]ᵀ (ld × h) −= X[h:]ᵀ (ld × rest) G[0:h, h:]ᵀ */
+        char no = 'N', tr = 'T';
+        double one = 1.0, minus_one = -1.0;
+        wk_dgemm(&no, &tr, &ld, &h, &rest, &minus_one, X + (size_t)h * ld, &ld, w->G + (size_t)h * p, &p, &one, X,
+                 &ld);
+        wy_solve_rows(w, p, ld, 0, h);
+    }
+}
+
+/* Q [u; 0] = [u; 0] − V X[:, 0] into step (k entries): the combination of V's columns four at a time over
+ * all k rows (V is zero above its diagonal) */
+static void wy_step(ns_work *w, int k, int p, int rank, double *step)
+{
+    int ld = k - rank + 1;
+    double *z = w->dots;
+    for (int j = 0; j < p; j++)
+        z[j] = w->W[(size_t)j * ld];
+    memcpy(step, w->u, (size_t)rank * sizeof(double));
+    memset(step + rank, 0, (size_t)(k - rank) * sizeof(double));
+    subtract_rows(step, z, w->V, p, k, k);
+}
+
+/* Q₂ = [0; I] − V X[:, 1:] into P (k × kk, row-major): Pᵀ = [0; I]ᵀ − X[:, 1:]ᵀ Vᵀ, one dgemm */
+static void wy_basis(ns_work *w, int k, int p, int rank, double *P)
+{
+    int kk = k - rank, ld = kk + 1;
+    double zero = 0.0, minus_one = -1.0;
+    char tr = 'T', no = 'N';
+    wk_dgemm(&no, &tr, &kk, &k, &p, &minus_one, w->W + 1, &ld, w->V, &k, &zero, P, &kk);
+    for (int c = 0; c < kk; c++)
+        P[(size_t)(rank + c) * kk + c] += 1.0;
+}
+
+/* ------------------------------------------------------------------------------------------ the results */
+
+/* x̄ + Z Q₁ u as a new array (Z NULL data: the identity); Q₁ u = Q [u; 0], by the WY form when it is built
+ * (wy), by the reflectors otherwise */
+static PyArrayObject *moved_point(const double *xbar, const wk_mat *Z, ns_work *w, Py_ssize_t n, int k, int rank,
+                                  int wy)
+{
+    double *step = w->step;
+    int p = k < (int)w->mb ? k : (int)w->mb;
+    if (wy) {
+        wy_step(w, k, p, rank, step);
+    } else {
+        memcpy(step, w->u, (size_t)rank * sizeof(double));
+        memset(step + rank, 0, (size_t)(k - rank) * sizeof(double));
+        if (apply_q(w, k, (int)w->mb, step, 1, 0) < 0)
+            return NULL;
+    }
+    PyArrayObject *out = new_vector(n);
+    if (out == NULL)
+        return NULL;
+    double *x = PyArray_DATA(out);
+    for (Py_ssize_t l = 0; l < n; l++) {
+        double s = 0.0;
+        if (!Z->data)
+            s = step[l];
+        else if (Z->cs == 1)
+            s = dot(Z->data + l * Z->rs, step, k);
+        else
+            for (int i = 0; i < k; i++)
+                s += WK_AT(*Z, l, i) * step[i];
+        x[l] = xbar ? xbar[l] + s : s;
+    }
     return out;
 }
 
-/* Q₂ = Q [0; I] (k × kk, kk = k − rank, row-major, into P) by the compact WY form of the reflectors,
- * Q = I − V T Vᵀ (LAPACK dlarft: V the unit lower trapezoidal reflectors, T upper triangular):
- * Q₂ = [0; I] − V (T V₂ᵀ) with V₂ the rows rank… of V. The product with V is one matrix product (BLAS
- * when large), where applying the reflectors one by one is kmin rank-1 updates. 0, or -1 (no memory). */
-static int wy_basis(const qr_work *w, int k, int mb, int rank, double *P)
+/* Z Q₂ (n × (k − rank)) as a new array; Q₂ = Q [0; I] (the trailing columns of Q): by the WY form when it
+ * is built (wy), else by the reflectors one by one (LAPACK's dormqr above SMALL_QR) */
+static PyArrayObject *shrunk_basis(const wk_mat *Z, ns_work *w, Py_ssize_t n, int k, int rank, int wy)
 {
-    int kmin = k < mb ? k : mb, kk = k - rank;
-    double *V = PyMem_Calloc((size_t)k * kmin + 1, sizeof(double)); /* column-major k × kmin */
-    double *T = PyMem_Calloc((size_t)kmin * kmin + 1, sizeof(double)); /* row-major, upper */
-    double *W = PyMem_Malloc(((size_t)kmin * kk + 1) * sizeof(double)); /* row-major kmin × kk */
-    double *u = PyMem_Malloc(((size_t)kmin + 1) * sizeof(double));
-    if (V == NULL || T == NULL || W == NULL || u == NULL) {
-        PyMem_Free(V);
-        PyMem_Free(T);
-        PyMem_Free(W);
-        PyMem_Free(u);
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (int j = 0; j < kmin; j++) {
-        double *v = V + (size_t)j * k;
-        const double *mj = w->M + (size_t)j * k;
-        v[j] = 1.0;
-        for (int a = j + 1; a < k; a++)
-            v[a] = mj[a];
-    }
-    for (int i = 0; i < kmin; i++) { /* T[0:i, i] = −τ_i T[0:i, 0:i] (V[:, 0:i]ᵀ v_i), T_ii = τ_i */
-        const double *vi = V + (size_t)i * k;
-        double tau = w->tau[i];
-        for (int l = 0; l < i; l++) { /* u = V[i:, 0:i]ᵀ v_i[i:]: dot products of contiguous columns */
-            const double *vl = V + (size_t)l * k;
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-            int a = i;
-            for (; a + 4 <= k; a += 4) { /* (four partial sums: independent chains) */
-                s0 += vl[a] * vi[a];
-                s1 += vl[a + 1] * vi[a + 1];
-                s2 += vl[a + 2] * vi[a + 2];
-                s3 += vl[a + 3] * vi[a + 3];
-            }
-            for (; a < k; a++)
-                s0 += vl[a] * vi[a];
-            u[l] = (s0 + s1) + (s2 + s3);
-        }
-        for (int j = 0; j < i; j++) {
-            double s = 0.0;
-            for (int l = j; l < i; l++)
-                s += T[j * kmin + l] * u[l];
-            T[j * kmin + i] = -tau * s;
-        }
-        T[i * kmin + i] = tau;
-    }
-    for (int j = 0; j < kmin; j++) { /* W = T V₂ᵀ, row j as a sum of rows of V₂ᵀ (contiguous) */
-        double *wj = W + (size_t)j * kk;
-        for (int c = 0; c < kk; c++)
-            wj[c] = 0.0;
-        for (int l = j; l < kmin; l++) {
-            double t = T[j * kmin + l];
-            const double *v2 = V + (size_t)l * k + rank;
-            for (int c = 0; c < kk; c++)
-                wj[c] += t * v2[c];
-        }
-    }
-    wk_mat Vm = {V, k, kmin, 1, k}, Wm = {W, kmin, kk, kk, 1};
-    wk_matmul_dense(&Vm, &Wm, P);
-    for (Py_ssize_t i = 0; i < (Py_ssize_t)k * kk; i++)
-        P[i] = -P[i];
-    for (int c = 0; c < kk; c++)
-        P[(size_t)(rank + c) * kk + c] += 1.0;
-    PyMem_Free(V);
-    PyMem_Free(T);
-    PyMem_Free(W);
-    PyMem_Free(u);
-    return 0;
-}
-
-/* Q₂ = Q [0; I] (k × kk, row-major, into P) by applying the reflectors to [0; I] (LAPACK's dormqr, or
- * apply_small_q); 0, or -1 with an exception set */
-static int applied_basis(qr_work *w, int k, int mb, int rank, double *P)
-{
-    int kk = k - rank;
-    double *Q2 = PyMem_Calloc((size_t)k * (size_t)kk + 1, sizeof(double)); /* column-major */
-    if (Q2 == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (int c = 0; c < kk; c++)
-        Q2[(size_t)c * k + rank + c] = 1.0;
-    int st = apply_q(w, k, mb, Q2, kk);
-    for (int a = 0; st == 0 && a < k; a++)
-        for (int c = 0; c < kk; c++)
-            P[(size_t)a * kk + c] = Q2[(size_t)c * k + a];
-    PyMem_Free(Q2);
-    return st;
-}
-
-/* Z Q₂ (n × (k − rank)) as a new array; Q₂ = Q [0; I] (the trailing columns of Q): by the compact WY form
- * on the written-out path once its matrix product is worth BLAS, by the reflectors one by one otherwise */
-static PyArrayObject *shrunk_basis(const wk_mat *Z, qr_work *w, Py_ssize_t n, int k, int mb, int rank)
-{
-    int kk = k - rank, kmin = k < mb ? k : mb;
+    int mb = (int)w->mb, kk = k - rank, p = k < mb ? k : mb;
     PyArrayObject *out = new_matrix(n, kk);
     if (out == NULL)
         return NULL;
-    double *Q2 = Z->data ? PyMem_Malloc(((size_t)k * kk + 1) * sizeof(double)) : PyArray_DATA(out);
-    if (Q2 == NULL) {
-        Py_DECREF(out);
-        return (PyArrayObject *)PyErr_NoMemory();
+    double *Q2 = w->Q2;
+    wk_mat Q2m = {Q2, k, kk, kk, 1}; /* row-major k × kk */
+    if (wy) {
+        wy_basis(w, k, p, rank, Z->data ? Q2 : PyArray_DATA(out));
+    } else {
+        memset(Q2, 0, (size_t)k * kk * sizeof(double)); /* column-major [0; I] */
+        for (int c = 0; c < kk; c++)
+            Q2[(size_t)c * k + rank + c] = 1.0;
+        if (apply_q(w, k, mb, Q2, kk, rank) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        Q2m = (wk_mat){Q2, k, kk, 1, k}; /* column-major */
+        if (!Z->data) {
+            double *P = PyArray_DATA(out);
+            for (int a = 0; a < k; a++)
+                for (int c = 0; c < kk; c++)
+                    P[(size_t)a * kk + c] = Q2[(size_t)c * k + a];
+        }
     }
-    int wy = w->work == NULL && (double)k * kk * kmin >= WY_MIN_WORK;
-    if ((wy ? wy_basis(w, k, mb, rank, Q2) : applied_basis(w, k, mb, rank, Q2)) < 0) {
-        if (Z->data)
-            PyMem_Free(Q2);
-        Py_DECREF(out);
-        return NULL;
-    }
-    if (Z->data) {
-        wk_mat Q2m = {Q2, k, kk, kk, 1};
+    if (Z->data)
         wk_matmul_dense(Z, &Q2m, PyArray_DATA(out));
-        PyMem_Free(Q2);
-    }
     return out;
 }
 
 static PyObject *result(PyObject *Z, PyObject *xbar, int rank, double residual)
 {
     return Py_BuildValue("OOid", Z, xbar, rank, residual);
+}
+
+/* the factorisation and its results, once the arguments are checked and the rows normalised */
+static PyObject *update(PyObject *const *args, const wk_mat *Z, const double *f, const double *xbar, Py_ssize_t n,
+                        int k, double rank_tol, ns_work *w)
+{
+    double emax = 0.0;
+    for (Py_ssize_t i = 0; f && i < w->mb; i++) { /* e = f − S x̄ on the normalised rows */
+        double s = w->f[i] - (xbar ? dot(w->rows + i * n, xbar, n) : 0.0);
+        w->e[i] = s;
+        emax = fabs(s) > emax ? fabs(s) : emax;
+    }
+    if (k == 0) /* every direction fixed: the equalities must hold at x̄ */
+        return result(args[2], args[3], 0, emax > 1e-9 * (1.0 + w->fmax) ? emax : 0.0);
+    if (factorise(Z, n, k, w) < 0)
+        return NULL;
+    int p = k < (int)w->mb ? k : (int)w->mb, rank = 0;
+    for (int i = 0; i < p; i++)
+        rank += fabs(w->M[i + (size_t)i * k]) > rank_tol;
+    double residual = f ? move(w, k, rank, w->e) : 0.0;
+    /* the WY form once Q₂'s products are worth BLAS */
+    int wy = rank && w->small && 2 * (k - rank) >= p && (double)k * (k - rank) * p >= WY_MIN_WORK;
+    if (wy) {
+        wy_factor(w, k, p);
+        wy_solve(w, k, p, rank, f != NULL);
+    }
+    PyObject *Znew = args[2], *xnew = args[3], *out = NULL;
+    Py_INCREF(Znew);
+    Py_INCREF(xnew);
+    if (f && rank) {
+        Py_DECREF(xnew);
+        xnew = (PyObject *)moved_point(xbar, Z, w, n, k, rank, wy);
+    }
+    if (rank && xnew) {
+        Py_DECREF(Znew);
+        Znew = (PyObject *)shrunk_basis(Z, w, n, k, rank, wy);
+    }
+    if (Znew && xnew)
+        out = result(Znew, xnew, rank, residual);
+    Py_XDECREF(Znew);
+    Py_XDECREF(xnew);
+    return out;
 }
 
 PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -469,71 +713,32 @@ PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t 
     double rank_tol = PyFloat_AsDouble(args[4]);
     if ((!f && !no_f) || (!xbar && !no_x) || PyErr_Occurred())
         return NULL;
-    /* the contract: finite data only (an inf entry used to drop every row, a NaN row was dropped silently) */
-    if (wk_finite(&S, f, m, "nullspace_update: S or f") < 0 || wk_finite(&Z, xbar, n, "nullspace_update: Z or xbar") < 0)
+    /* the contract: finite data only (an inf entry used to drop every row, a NaN row was dropped silently);
+     * S is checked while its rows are measured (normalise) */
+    if (wk_finite(NULL, f, m, "nullspace_update: S or f") < 0)
         return NULL;
     if (!(rank_tol >= 0.0 && rank_tol < INFINITY)) {
         PyErr_SetString(PyExc_ValueError, "nullspace_update: rank_tol must be finite and >= 0");
         return NULL;
     }
     int k = (int)(Z.data ? Z.cols : n);
-    if (k == 0 && no_f)
-        return result(args[2], args[3], 0, 0.0);
-    unit_rows r = {NULL, NULL, 0.0, 0};
-    qr_work w = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+    ns_work w;
+    double local[NS_STACK];
+    if (ns_alloc(&w, m, n, k, Z.data != NULL, f != NULL, local) < 0)
+        return NULL;
     PyObject *out = NULL;
     double bad = 0.0;
-    int st = normalise(&S, f, &r, &bad);
-    if (st < 0)
+    int st = normalise(&S, f, &w, &bad);
+    if (st < 0 || wk_finite(&Z, xbar, n, "nullspace_update: Z or xbar") < 0)
         goto done;
-    if (st > 0 || r.mb == 0) {
+    if (k == 0 && no_f)
+        out = result(args[2], args[3], 0, 0.0);
+    else if (st > 0 || w.mb == 0)
         out = result(args[2], args[3], 0, bad);
-        goto done;
-    }
-    /* e = f − S x̄ on the normalised rows */
-    w.e = PyMem_Malloc((size_t)r.mb * sizeof(double));
-    w.u = PyMem_Malloc((size_t)(r.mb + k + 1) * sizeof(double));
-    if (w.e == NULL || w.u == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    double emax = 0.0;
-    for (Py_ssize_t i = 0; f && i < r.mb; i++) {
-        double s = r.f[i];
-        for (Py_ssize_t j = 0; xbar && j < n; j++)
-            s -= r.rows[i * n + j] * xbar[j];
-        w.e[i] = s;
-        emax = fabs(s) > emax ? fabs(s) : emax;
-    }
-    if (k == 0) { /* every direction fixed: the equalities must hold at x̄ */
-        out = result(args[2], args[3], 0, emax > 1e-9 * (1.0 + r.fmax) ? emax : 0.0);
-        goto done;
-    }
-    if (factorise(&r, &Z, n, k, &w) < 0)
-        goto done;
-    int kmin = k < (int)r.mb ? k : (int)r.mb, rank = 0;
-    for (int i = 0; i < kmin; i++)
-        rank += fabs(w.M[i + (size_t)i * k]) > rank_tol;
-    double residual = f ? move(&r, &w, k, rank, w.e) : 0.0;
-    PyObject *Znew = args[2], *xnew = args[3];
-    Py_INCREF(Znew);
-    Py_INCREF(xnew);
-    if (f && rank) {
-        Py_DECREF(xnew);
-        xnew = (PyObject *)moved_point(xbar, &Z, &w, n, k, (int)r.mb, rank);
-    }
-    if (rank && xnew) {
-        Py_DECREF(Znew);
-        Znew = (PyObject *)shrunk_basis(&Z, &w, n, k, (int)r.mb, rank);
-    }
-    if (Znew && xnew)
-        out = result(Znew, xnew, rank, residual);
-    Py_XDECREF(Znew);
-    Py_XDECREF(xnew);
+    else
+        out = update(args, &Z, f, xbar, n, k, rank_tol, &w);
 done:
-    PyMem_Free(r.rows);
-    PyMem_Free(r.f);
-    qr_free(&w);
+    PyMem_Free(w.block);
     return out;
 }
 

@@ -454,6 +454,118 @@ def test_nullspace_update_against_scipy_null_space(shape: tuple[int, int]) -> No
     np.testing.assert_allclose(Z2.T @ Z2, np.eye(Z2.shape[1]), atol=1e-12)
 
 
+def test_nullspace_update_measures_rows_whose_squares_overflow() -> None:
+    """A finite row with entries near 1e200 (its sum of squares overflows a double) is measured scaled by
+    its largest entry: it still fixes its direction (it used to be dropped, or every row with it). Closed
+    form: x0 + x1 = 2 has the least-norm solution (1, 1, 0) and leaves (1, −1, 0)/√2 and (0, 0, 1) free."""
+    S, f = np.array([[1e200, 1e200, 0.0]]), np.array([2e200])
+    Z, x, r, res = kernels.nullspace_update(S, f, None, None, 1e-9)
+    assert r == 1 and res == 0.0
+    np.testing.assert_allclose(x, [1.0, 1.0, 0.0], rtol=1e-14, atol=1e-14)
+    _check_basis(Z, np.array([[1.0, 1.0, 0.0]]))
+    Z2, x2, r2, _ = kernels.nullspace_update(np.array([[0.0, 0.0, 3e300]]), None, Z, x, 1e-9)
+    assert r2 == 1 and x2 is x
+    _check_basis(Z2, np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    with pytest.raises(ValueError, match="too long"):  # a norm beyond the largest double: refused
+        kernels.nullspace_update(np.array([[1.5e308, 1.5e308]]), None, None, None, 1e-9)
+
+
+def _structured_rows(rng: np.random.Generator, m: int, n: int, n_unit: int, zero_cols: int) -> np.ndarray:
+    """m rows over n columns as a contact scene's equality block: the first rows dense, the others zero on
+    the last ``zero_cols`` columns (contact rows on the wrench columns), n_unit of them unit rows (their
+    Householder reflectors are the identity, τ = 0), one duplicated row when m > 2 (rank m − 1)."""
+    S = rng.normal(size=(m, n)) * rng.uniform(0.1, 100.0, size=(m, 1))
+    S[m // 3 :, n - zero_cols :] = 0.0
+    for i in range(min(n_unit, m)):
+        S[i] = 0.0
+        S[i, rng.integers(n)] = rng.uniform(0.5, 2.0)
+    if m > 2:
+        S[-1] = 3.0 * S[-2]
+    return S
+
+
+@given(
+    m=st.integers(1, 24), n=st.integers(2, 60), n_unit=st.integers(0, 4), zero_frac=st.floats(0.0, 0.5),
+    with_z=st.booleans(), seed=st.integers(0, 2**31),
+)  # fmt: skip
+@settings(max_examples=80, deadline=None)
+def test_nullspace_update_on_structured_rows_against_scipy(
+    m: int, n: int, n_unit: int, zero_frac: float, with_z: bool, seed: int
+) -> None:
+    """Both ways to form Z' = Z Q₂ and x̄' (the compact WY form with BLAS, the reflectors one by one), on rows
+    with zero blocks, unit rows and a dependent row, from the identity or from a basis Z: the same subspace
+    as SciPy's SVD null space of all rows so far, orthonormal, and x̄' the least-norm point meeting them."""
+    rng = np.random.default_rng(seed)
+    S = _structured_rows(rng, m, n, n_unit, int(zero_frac * n))
+    x_true = rng.normal(size=n)
+    fixed = np.zeros((0, n))
+    Z = xbar = None
+    if with_z and n > 3:
+        fixed = rng.normal(size=(n // 4, n))
+        Z, xbar, _, _ = kernels.nullspace_update(fixed, fixed @ x_true, None, None, 1e-9)
+    f = S @ x_true
+    Z2, x2, r, res = kernels.nullspace_update(S, f, Z, xbar, 1e-9)
+    rows = np.vstack((fixed, S))
+    ref = sla.null_space(rows, rcond=1e-10)
+    assert res == 0.0
+    assert r == np.linalg.matrix_rank(rows, tol=1e-10) - fixed.shape[0]
+    lsq = np.linalg.lstsq(rows, rows @ x_true, rcond=1e-10)[0]  # least change from 0 = least norm
+    np.testing.assert_allclose(x2, lsq, atol=1e-8 * (1 + np.abs(lsq).max()))
+    if r == 0:
+        assert Z2 is Z
+        return
+    assert Z2.shape == ref.shape
+    np.testing.assert_allclose(Z2.T @ Z2, np.eye(Z2.shape[1]), atol=1e-12)
+    np.testing.assert_allclose(Z2 @ Z2.T, ref @ ref.T, atol=1e-9)
+
+
+def test_nullspace_update_unit_rows_leave_the_unselected_coordinates() -> None:
+    """Rows e_j (selections): Z' spans exactly the unselected coordinates and x̄' takes the targets on the
+    selected ones. When the selected coordinates come first, every reflector is the identity (τ = 0):
+    Q = I and Z' = [0; I] exactly (both ways to form Q₂: 18 × 50 by the WY form, 2 × 12 by the reflectors)."""
+    for n, sel in ((50, list(range(18))), (12, [0, 1]), (12, [3, 7]), (40, [0, 5, 9, 30])):
+        S = np.eye(n)[sel]
+        Z, x, r, _ = kernels.nullspace_update(S, np.arange(1.0, len(sel) + 1), None, None, 1e-9)
+        free = [j for j in range(n) if j not in sel]
+        assert r == len(sel)
+        np.testing.assert_allclose(Z @ Z.T, np.diag(np.isin(np.arange(n), free).astype(float)), atol=1e-15)
+        if sel == list(range(len(sel))):
+            np.testing.assert_array_equal(Z, np.eye(n)[:, free])
+        expected = np.zeros(n)
+        expected[sel] = np.arange(1.0, len(sel) + 1)
+        np.testing.assert_allclose(x, expected, atol=1e-15)
+
+
+def _unit_and_dense_rows(rng: np.random.Generator, unit_first: bool) -> np.ndarray:
+    """18 × 50 rows: nine unit rows and nine orthonormal dense rows zero on the unit rows' coordinates.
+    Unit rows first: e_0 … e_8, pivoted at steps 0 … 8. Otherwise the dense rows (supported on coordinates
+    0 … 8 and 18 …) come first and keep the pivoting's starting norm 1 (orthonormal: the downdates are
+    below rounding), so they are pivoted first and e_9 … e_17 at steps 9 … 17. Either way each unit row's
+    reflector is the identity (τ = 0): in the upper or the lower half of the WY form's blocked solve."""
+    dense = np.zeros((9, 50))
+    coords = [*range(9, 50)] if unit_first else [*range(9), *range(18, 50)]
+    dense[:, coords] = np.linalg.qr(rng.normal(size=(len(coords), 9)))[0].T
+    units = np.eye(50)[:9] if unit_first else np.eye(50)[9:18]
+    return np.vstack((units, dense) if unit_first else (dense, units))
+
+
+@pytest.mark.parametrize("unit_first", [True, False])
+def test_nullspace_update_identity_reflectors_among_others(unit_first: bool) -> None:
+    """Rows whose reflectors are partly the identity (τ = 0), 18 × 50 (the WY form): Z' and x̄' against
+    SciPy's null space and lstsq, and x̄' takes the unit rows' targets."""
+    rng = np.random.default_rng(7)
+    S = _unit_and_dense_rows(rng, unit_first)
+    f = rng.normal(size=18)
+    Z, x, r, res = kernels.nullspace_update(S, f, None, None, 1e-9)
+    ref = sla.null_space(S)
+    assert r == 18 and res == 0.0
+    np.testing.assert_allclose(Z.T @ Z, np.eye(32), atol=1e-12)
+    np.testing.assert_allclose(Z @ Z.T, ref @ ref.T, atol=1e-10)
+    np.testing.assert_allclose(x, np.linalg.lstsq(S, f, rcond=None)[0], atol=1e-10)
+    units = np.flatnonzero(np.count_nonzero(S, axis=1) == 1)
+    np.testing.assert_allclose(x[np.argmax(S[units], axis=1)], f[units], atol=1e-13)
+
+
 def test_kept_rows() -> None:
     M = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0], [1e-12, 0.0]])
     v = np.array([0.5, 0.2, 0.0, 3.0])
