@@ -10,8 +10,10 @@ import numpy as np
 
 from ..._kernels import daqp_solve as _daqp_solve
 from ..._kernels import fused_level as _fused_level
+from ...errors import ConfigError
 from ..kkt import RawResult, StdQP, as_dense
 from .base import Backend, FusedAnswer, Multipliers, OneSided, Outcome, Rows, Run
+from .bounded_call import CallTimeoutError, call_within
 from .daqp_direct import settings_vector
 
 __all__ = ["DaqpBackend", "QuadprogBackend"]
@@ -293,16 +295,26 @@ class QuadprogBackend(Backend[tuple[np.ndarray, OneSided]]):
     name: ClassVar[str] = "quadprog"
     exact: ClassVar[bool] = True
     statuses: Mapping[Hashable, Outcome] = {"solved": Outcome.SOLVED}
+    #: seconds one quadprog call may take by default (option ``time_limit``; None: called directly, with
+    #: no bound): ``qpgen2`` has no iteration limit and loops for ever on some problems
+    #: (:mod:`~.bounded_call`); a call that has not returned by then is a failed solve
+    time_limit: ClassVar[float] = 2.0
 
     def __init__(self, warm_start: bool = True, options: dict[str, Any] | None = None) -> None:
         import quadprog
 
         super().__init__(warm_start, options)
         self._solve = quadprog.solve_qp
+        limit = self.options.get("time_limit", self.time_limit)
+        if limit is not None and not (isinstance(limit, (int, float)) and not isinstance(limit, bool)
+                                      and 0.0 < limit < float("inf")):  # fmt: skip
+            raise ConfigError("time_limit", f"must be a positive number of seconds or None, got {limit!r}")
+        self._limit: float | None = None if limit is None else float(limit)
+        self._kwargs = {k: v for k, v in self.options.items() if k != "time_limit"}
 
     @classmethod
     def option_names(cls) -> Iterable[str]:
-        return ["factorized"]
+        return ["factorized", "time_limit"]
 
     def _run(self, q: StdQP, x0: np.ndarray | None) -> Run[tuple[np.ndarray, OneSided]]:
         H, A, C = q.dense() if q.sparse else (q.H, q.A, q.C)
@@ -315,9 +327,14 @@ class QuadprogBackend(Backend[tuple[np.ndarray, OneSided]]):
         Cq = np.ascontiguousarray(np.vstack(blocks).T) if blocks else None
         bq = np.concatenate(rhs) if blocks else None
         Hq = np.array(as_dense(H), dtype=np.float64)  # (a copy: quadprog may overwrite G)
-        Hq, a, Cq, bq, back = _scaled(Hq, -q.g, Cq, bq, bool(self.options.get("factorized", False)))
+        Hq, a, Cq, bq, back = _scaled(Hq, -q.g, Cq, bq, bool(self._kwargs.get("factorized", False)))
         try:
-            x, _f, _xu, iters, lag, _iact = self._solve(Hq, a, Cq, bq, meq, **self.options)
+            args = (Hq, a, Cq, bq, meq)
+            limit = self._limit
+            out = self._call(*args) if limit is None else call_within(self._call, args, limit, "quadprog")
+            x, _f, _xu, iters, lag, _iact = out
+        except CallTimeoutError as exc:
+            return "failed", f"no answer ({exc}: quadprog has no iteration limit)", None, None, None
         except ValueError as exc:
             msg = str(exc)
             if "inconsistent" in msg or "no solution" in msg:
@@ -325,6 +342,12 @@ class QuadprogBackend(Backend[tuple[np.ndarray, OneSided]]):
             return "failed", msg, None, None, None
         lag = np.asarray(lag, dtype=np.float64) * back
         return "solved", "solved", int(iters[0]), np.asarray(x, dtype=np.float64), (lag, sides)
+
+    def _call(self, H: np.ndarray, a: np.ndarray, C: np.ndarray | None, b: np.ndarray | None,
+              meq: int) -> tuple[Any, ...]:  # fmt: skip
+        """quadprog's ``solve_qp`` with the adapter's options (on the bounded call's worker thread)."""
+        out: tuple[Any, ...] = self._solve(H, a, C, b, meq, **self._kwargs)
+        return out
 
     def _multipliers(self, q: StdQP, duals: tuple[np.ndarray, OneSided]) -> Multipliers:
         lag, sides = duals
