@@ -40,6 +40,29 @@ def test_a_call_past_its_limit_fails_in_time_and_warns() -> None:
     assert call_within(divmod, (7, 2), 5.0, "divmod") == (3, 1)  # (a new worker answers after that)
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork on this platform")
+def test_a_forked_child_gets_its_own_workers() -> None:
+    """The pool's threads do not survive a fork: a child's first call must not wait for one of them
+    (it would time out after the limit)."""
+    import os
+
+    assert call_within(divmod, (9, 4), 5.0, "divmod") == (2, 1)  # (a worker in the parent's pool)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer within 1 s or report failure
+        try:
+            t0 = time.perf_counter()
+            ok = call_within(divmod, (9, 4), 3.0, "divmod") == (2, 1) and time.perf_counter() - t0 < 1.0
+        except BaseException:
+            ok = False
+        os.write(write, b"1" if ok else b"0")
+        os._exit(0)
+    os.close(write)
+    answer = os.read(read, 1)
+    os.waitpid(pid, 0)
+    assert answer == b"1"
+
+
 def test_quadprog_looping_for_ever_comes_back_as_a_timeout() -> None:
     """The stored problem, unscaled, makes quadprog 0.1.14 loop for ever: through the bounded call it is
     a CallTimeoutError after 0.5 s (in a child process, whose exit ends the looping thread)."""

@@ -12,11 +12,13 @@ A thread stuck in such a loop cannot be stopped from Python: it is left running 
 busy until the process ends) and a :class:`RuntimeWarning` says so; later calls get a new worker. Workers
 are kept in a pool (one per concurrent caller), so a call costs one hand-over to a waiting thread instead
 of a thread start: about 60 µs on the project's 2-core VMs (the wake-up of a sleeping thread), against
-8 µs for quadprog's own solve of a 6-variable box QP.
+8 µs for quadprog's own solve of a 6-variable box QP. A forked child (a multiprocessing worker) starts
+with an empty pool: the parent's threads do not exist there.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from collections.abc import Callable
@@ -71,6 +73,16 @@ class _Worker:
 
 _idle: list[_Worker] = []
 _lock = threading.Lock()
+
+
+def _forget_workers() -> None:
+    """In a forked child: the pool's threads did not come along (a hand-over would wait for nothing)."""
+    global _lock
+    _idle.clear()
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_workers)
 
 
 def call_within(fn: Callable[..., Any], args: tuple[Any, ...], limit: float, what: str) -> Any:
