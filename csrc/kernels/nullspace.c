@@ -59,23 +59,7 @@ static double strided_sum_squares(const double *x, Py_ssize_t n, Py_ssize_t stri
     return (s0 + s1) + (s2 + s3);
 }
 
-/* Σ x_j² of n contiguous entries in four partial sums (independent chains) */
-static double sum_squares(const double *x, Py_ssize_t n)
-{
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    Py_ssize_t a = 0;
-    for (; a + 4 <= n; a += 4) {
-        s0 += x[a] * x[a];
-        s1 += x[a + 1] * x[a + 1];
-        s2 += x[a + 2] * x[a + 2];
-        s3 += x[a + 3] * x[a + 3];
-    }
-    for (; a < n; a++)
-        s0 += x[a] * x[a];
-    return (s0 + s1) + (s2 + s3);
-}
-
-/* Σ x_j y_j of n contiguous entries in four partial sums */
+/* Σ x_j y_j of n contiguous entries in four partial sums (independent chains); dot(x, x, n) is Σ x_j² */
 static double dot(const double *x, const double *y, Py_ssize_t n)
 {
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
@@ -277,7 +261,7 @@ static double row_norm(const wk_mat *S, Py_ssize_t i)
 {
     const double *x = S->data + i * S->rs;
     Py_ssize_t n = S->cols, cs = S->cs;
-    double s = cs == 1 ? sum_squares(x, n) : strided_sum_squares(x, n, cs); /* (the same sums) */
+    double s = cs == 1 ? dot(x, x, n) : strided_sum_squares(x, n, cs); /* (the same sums) */
     if (isfinite(s))
         return sqrt(s);
     double big = 0.0, t = 0.0;
@@ -399,7 +383,7 @@ static void pivoted_qr(double *M, int k, int mb, int *jpvt, double *tau, double 
             jpvt[best] = t;
             vn[best] = vn[i], vn0[best] = vn0[i];
         }
-        double *v = M + (size_t)i * k, alpha = v[i], tail = sum_squares(v + i + 1, k - i - 1);
+        double *v = M + (size_t)i * k, alpha = v[i], tail = dot(v + i + 1, v + i + 1, k - i - 1);
         tau[i] = 0.0;
         if (tail != 0.0) {
             double beta = -copysign(sqrt(alpha * alpha + tail), alpha), scale = 1.0 / (alpha - beta);
@@ -413,7 +397,7 @@ static void pivoted_qr(double *M, int k, int mb, int *jpvt, double *tau, double 
             double r = M[(size_t)c * k + i];
             vn[c] -= r * r;
             if (!(vn[c] > tol * vn0[c]))
-                vn[c] = vn0[c] = sum_squares(M + (size_t)c * k + i + 1, k - i - 1);
+                vn[c] = vn0[c] = dot(M + (size_t)c * k + i + 1, M + (size_t)c * k + i + 1, k - i - 1);
         }
     }
 }
@@ -430,7 +414,7 @@ static int factorise(const wk_mat *Z, Py_ssize_t n, int k, ns_work *w)
         wk_mat R = {w->rows, mb, n, n, 1};
         wk_matmul(&R, Z, w->M);
         for (int c = 0; c < mb; c++)
-            w->vn0[c] = sum_squares(w->M + (size_t)c * k, k);
+            w->vn0[c] = dot(w->M + (size_t)c * k, w->M + (size_t)c * k, k);
     }
     if (w->small) {
         pivoted_qr(w->M, k, mb, w->jpvt, w->tau, w->vn, w->vn0, w->dots);
