@@ -132,13 +132,8 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
             ConfigError: a law that does not fit the task (its kind or number of axes), per-axis gains
                 of the wrong size.
         """
-        ev = self._evaluators.get(task)
-        if ev is None:
-            ev = self._evaluator(task)
-        # (validated into locals: the evaluator is only read, so threads may share the law)
-        target, const = ev.validated(target_position, target_velocity, target_acceleration, _TARGET_NAMES)
-        acc = np.empty(task.n)
-        ev.evaluate(acc, target, const)
+        acc, target, ev = self._evaluated(task, None, target_position, target_velocity, target_acceleration,
+                                          _TARGET_NAMES)  # fmt: skip
         # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
         ref: _Ref = ev.reference_class(acc, target, target_velocity, time)  # (the type's class)
         return ref

@@ -105,13 +105,7 @@ class CartesianPD(PDLaw):
                 malformed target twist or acceleration.
             ConfigError: a task that is not a Cartesian task.
         """
-        ev = self._evaluators.get(task)
-        if ev is None:
-            ev = self._evaluator(task)
-        # (validated into locals: the evaluator is only read, so threads may share the law)
-        target, const = ev.validated(target_pose, target_twist, target_acceleration, _TARGET_NAMES)
-        acc = np.empty(6)
-        ev.evaluate(acc, target, const)
+        acc = self._evaluated(task, 6, target_pose, target_twist, target_acceleration, _TARGET_NAMES)[0]
         return CartesianReference(acc, target_pose.copy(), None, time)  # (acceleration, pose, twist, time)
 
 

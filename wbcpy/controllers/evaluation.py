@@ -143,6 +143,23 @@ class EvaluatedLaw:
         """
         return evaluator_for(self, self._evaluators, task)
 
+    def _evaluated(self, task: Task, n: int | None, target: Any, velocity: Any, acceleration: Any,
+                   names: tuple[str, str, str]) -> tuple[NDArray[np.float64], Any, LawEvaluator]:  # fmt: skip
+        """What a law's ``reference`` computes: the validated target and the law's n values (None: the
+        task's n) for ``task`` at the robot's current state (a new array), with the task's evaluator.
+
+        Raises:
+            InvalidValueError, ConfigError: as :meth:`LawEvaluator.validated` and :meth:`_evaluator`.
+        """
+        ev = self._evaluators.get(task)
+        if ev is None:
+            ev = self._evaluator(task)
+        # (validated into locals: the evaluator is only read, so threads may share the law)
+        valid, const = ev.validated(target, velocity, acceleration, names)
+        out = np.empty(ev.task.n if n is None else n)
+        ev.evaluate(out, valid, const)
+        return out, valid, ev
+
     def __setattr__(self, name: str, value: Any) -> None:
         """Set an attribute; assigning a gain drops the evaluators built from the old one."""
         object.__setattr__(self, name, value)

@@ -137,13 +137,7 @@ class _VectorVelocityLaw(VelocityLaw):
             InvalidValueError: a malformed target or target velocity. ConfigError: a law that does not
                 fit the task.
         """
-        ev = self._evaluators.get(task)
-        if ev is None:
-            ev = self._evaluator(task)
-        # (validated into locals: the evaluator is only read, so threads may share the law)
-        target, const = ev.validated(target_position, target_velocity, None, _TARGET_NAMES)
-        vel = np.empty(task.n)
-        ev.evaluate(vel, target, const)
+        vel, target, _ = self._evaluated(task, None, target_position, target_velocity, None, _TARGET_NAMES)
         # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
         out: VectorReference = registered_type(task.type).reference_class(None, target, vel, time)
         return out
@@ -233,13 +227,7 @@ class CartesianVelocityLaw(VelocityLaw):
             InvalidValueError: a target pose that is not a finite ``pin.SE3`` with a proper rotation, a
                 malformed target twist. ConfigError: not a Cartesian task.
         """
-        ev = self._evaluators.get(task)
-        if ev is None:
-            ev = self._evaluator(task)
-        # (validated into locals: the evaluator is only read, so threads may share the law)
-        target, const = ev.validated(target_pose, target_twist, None, _POSE_NAMES)
-        twist = np.empty(6)
-        ev.evaluate(twist, target, const)
+        twist = self._evaluated(task, 6, target_pose, target_twist, None, _POSE_NAMES)[0]
         return CartesianReference(None, target_pose.copy(), twist, time)  # (acceleration, pose, twist, time)
 
 
