@@ -110,6 +110,7 @@ def fused_level(
     settings: _F,
     tol: float,
     ls_start: _F | None,
+    chol_first: bool,
 ) -> (
     tuple[_F, _F | None, _F | None, float, float, float, _I | None, _I | None, int, int, _F, int, int, int]
     | None

@@ -3,8 +3,14 @@
 #include "kernels.h"
 
 wk_dgemm_t wk_dgemm = NULL;
+wk_dtrsv_t wk_dtrsv = NULL;
+wk_dtrsm_t wk_dtrsm = NULL;
+wk_dgemv_t wk_dgemv = NULL;
 wk_dgeqp3_t wk_dgeqp3 = NULL;
 wk_dormqr_t wk_dormqr = NULL;
+wk_dpotrf_t wk_dpotrf = NULL;
+wk_dpotrs_t wk_dpotrs = NULL;
+wk_dpstrf_t wk_dpstrf = NULL;
 
 /* The function pointer published by a Cython module in its __pyx_capi__ dict (a capsule per function). */
 static void *capsule_function(PyObject *capi, const char *name)
@@ -34,22 +40,31 @@ static PyObject *module_capi(const char *module)
 
 int wk_load_lapack(void)
 {
-    if (wk_dgemm != NULL && wk_dgeqp3 != NULL && wk_dormqr != NULL)
+    if (wk_dgemm != NULL && wk_dtrsv != NULL && wk_dtrsm != NULL && wk_dgemv != NULL && wk_dgeqp3 != NULL && wk_dormqr != NULL && wk_dpotrf != NULL && wk_dpotrs != NULL &&
+        wk_dpstrf != NULL)
         return 0;
     PyObject *blas = module_capi("scipy.linalg.cython_blas");
     if (blas == NULL)
         return -1;
     wk_dgemm = (wk_dgemm_t)capsule_function(blas, "dgemm");
+    wk_dtrsv = (wk_dtrsv_t)capsule_function(blas, "dtrsv");
+    wk_dtrsm = (wk_dtrsm_t)capsule_function(blas, "dtrsm");
+    wk_dgemv = (wk_dgemv_t)capsule_function(blas, "dgemv");
     Py_DECREF(blas);
-    if (wk_dgemm == NULL)
+    if (wk_dgemm == NULL || wk_dtrsv == NULL || wk_dtrsm == NULL || wk_dgemv == NULL)
         return -1;
     PyObject *lapack = module_capi("scipy.linalg.cython_lapack");
     if (lapack == NULL)
         return -1;
     wk_dgeqp3 = (wk_dgeqp3_t)capsule_function(lapack, "dgeqp3");
     wk_dormqr = (wk_dormqr_t)capsule_function(lapack, "dormqr");
+    wk_dpotrf = (wk_dpotrf_t)capsule_function(lapack, "dpotrf");
+    wk_dpotrs = (wk_dpotrs_t)capsule_function(lapack, "dpotrs");
+    wk_dpstrf = (wk_dpstrf_t)capsule_function(lapack, "dpstrf");
     Py_DECREF(lapack);
-    return (wk_dgeqp3 == NULL || wk_dormqr == NULL) ? -1 : 0;
+    return (wk_dgeqp3 == NULL || wk_dormqr == NULL || wk_dpotrf == NULL || wk_dpotrs == NULL || wk_dpstrf == NULL)
+               ? -1
+               : 0;
 }
 
 #define KERNEL(name, doc) {#name, (PyCFunction)(void (*)(void))wk_##name, METH_FASTCALL, doc}

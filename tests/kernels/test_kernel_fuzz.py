@@ -355,7 +355,7 @@ def _fused_args(rng: np.random.Generator) -> list[Any]:
     m, n = int(rng.integers(1, 7)), int(rng.integers(1, 7))
     lb = -rng.uniform(0.1, 2, n)
     return [rng.standard_normal((m, n)), rng.standard_normal(m), rng.uniform(1e-9, 1e-6, n), None, None, None,
-            None, None, lb, -lb, daqp_direct.settings_vector({}), 1e-6, None]  # fmt: skip
+            None, None, lb, -lb, daqp_direct.settings_vector({}), 1e-6, None, True]  # fmt: skip
 
 
 def _planar_fk(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

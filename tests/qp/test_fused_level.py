@@ -173,35 +173,43 @@ def test_kernel_leaves_what_it_cannot_settle_to_the_python_path() -> None:
     rng = np.random.default_rng(3)
     A, y, r = rng.standard_normal((12, 9)), 40.0 * rng.standard_normal(12), np.full(9, 1e-6)
     lb, ub = -0.1 * np.ones(9), 0.1 * np.ones(9)
-    out = _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(), 1e-6, None)
+    out = _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(), 1e-6, None, False)
     assert out is not None and out[8] == 1 and out[9] > 1  # solved, several bounds met on the way
     assert (
         out[1] is None and out[6] is None and out[7] is None and out[2].shape == (9,)
     )  # (box: the gradient, no rows)
     assert (
         _kernels.fused_level(
-            A, y, r, None, None, None, None, None, lb, ub, _settings(iter_limit=1), 1e-6, None
+            A, y, r, None, None, None, None, None, lb, ub, _settings(iter_limit=1), 1e-6, None, False
         )
         is None
     )
     y_nan = y.copy()
     y_nan[0] = np.nan
     assert (
-        _kernels.fused_level(A, y_nan, r, None, None, None, None, None, lb, ub, _settings(), 1e-6, None)
+        _kernels.fused_level(
+            A, y_nan, r, None, None, None, None, None, lb, ub, _settings(), 1e-6, None, False
+        )
         is None
     )
     Z = np.zeros((9, 1))
     Z[0, 0] = 1.0  # only x0 free: every other bound row is constant, x̄ = 0.5 e1 violates x1 ≤ 0.1
     xbar = np.zeros(9)
     xbar[1] = 0.5
-    assert _kernels.fused_level(A, y, r, Z, xbar, None, None, None, lb, ub, _settings(), 1e-6, None) is None
-    out = _kernels.fused_level(A, y, r, Z, np.zeros(9), None, None, None, lb, ub, _settings(), 1e-6, None)
+    assert (
+        _kernels.fused_level(A, y, r, Z, xbar, None, None, None, lb, ub, _settings(), 1e-6, None, False)
+        is None
+    )
+    out = _kernels.fused_level(
+        A, y, r, Z, np.zeros(9), None, None, None, lb, ub, _settings(), 1e-6, None, False
+    )
     assert (
         out is not None and out[7].tolist() == [0] and out[6] is None and out[1].shape == (1,)
     )  # one bound row kept
     inf = np.full(9, np.inf)
     assert (
-        _kernels.fused_level(A, y, r, Z, None, None, None, None, -inf, inf, _settings(), 1e-6, None) is None
+        _kernels.fused_level(A, y, r, Z, None, None, None, None, -inf, inf, _settings(), 1e-6, None, False)
+        is None
     )  # no row left
     # the hierarchy then takes the Python path: its attempts (the first, DAQP's robust settings) report
     s = QPSolver("daqp", rescue=None, iter_limit=1)
@@ -215,10 +223,12 @@ def test_kernel_with_a_moved_point_is_the_level_in_w() -> None:
     rng = np.random.default_rng(5)
     A, y, r = rng.standard_normal((7, 5)), rng.standard_normal(7), np.full(5, 1e-4)
     lb, ub, xbar = -np.ones(5), np.ones(5), rng.uniform(-0.5, 0.5, 5)
-    x = _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(), 1e-6, None)[0]
-    w = _kernels.fused_level(A, y, r, None, xbar, None, None, None, lb, ub, _settings(), 1e-6, None)[0]
+    x = _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(), 1e-6, None, False)[0]
+    w = _kernels.fused_level(A, y, r, None, xbar, None, None, None, lb, ub, _settings(), 1e-6, None, False)[0]
     np.testing.assert_allclose(xbar + w, x, atol=1e-12)
-    wz = _kernels.fused_level(A, y, r, np.eye(5), xbar, None, None, None, lb, ub, _settings(), 1e-6, None)[0]
+    wz = _kernels.fused_level(
+        A, y, r, np.eye(5), xbar, None, None, None, lb, ub, _settings(), 1e-6, None, False
+    )[0]
     np.testing.assert_allclose(xbar + wz, x, atol=1e-10)
 
 
@@ -236,9 +246,11 @@ def test_kernel_with_a_moved_point_is_the_level_in_w() -> None:
 )
 def test_bad_arguments_raise(args) -> None:
     with pytest.raises((TypeError, ValueError)):
-        _kernels.fused_level(*args[:5], None, None, None, *args[5:], _settings(), 1e-6, None)
+        _kernels.fused_level(*args[:5], None, None, None, *args[5:], _settings(), 1e-6, None, False)
     with pytest.raises((TypeError, ValueError)):
-        _kernels.fused_level(*args[:5], None, None, None, *args[5:], np.zeros(3), 1e-6, None)  # bad settings
+        _kernels.fused_level(
+            *args[:5], None, None, None, *args[5:], np.zeros(3), 1e-6, None, False
+        )  # bad settings
 
 
 def test_backend_keeps_warm_starts_and_refused_arrays_on_the_python_path() -> None:
@@ -364,13 +376,17 @@ def test_least_squares_start_is_the_minimiser_nearest_the_start(seed: int) -> No
     nearest = w_star + N @ (N.T @ (start - w_star))
     wide = 10.0 * (1.0 + np.abs(nearest).max())
     lb, ub = np.full(n, -wide), np.full(n, wide)
-    out = _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(), 1e-6, start)
+    out = _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(), 1e-6, start, False)
     assert out is not None and out[12] == 2 and out[9] == 0  # (no DAQP iteration)
     np.testing.assert_allclose(out[0], nearest, rtol=0, atol=1e-9 * (1.0 + np.abs(nearest).max()))
     ub_tight = ub.copy()
     ub_tight[int(np.argmax(nearest))] = nearest.max() - 0.5  # the minimiser leaves the box: DAQP decides
-    got = _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub_tight, _settings(), 1e-6, start)
-    plain = _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub_tight, _settings(), 1e-6, None)
+    got = _kernels.fused_level(
+        A, y, r, None, None, None, None, None, lb, ub_tight, _settings(), 1e-6, start, False
+    )
+    plain = _kernels.fused_level(
+        A, y, r, None, None, None, None, None, lb, ub_tight, _settings(), 1e-6, None, False
+    )
     assert (got is None) == (plain is None)
     if got is not None:
         assert got[12] != 2
@@ -383,7 +399,7 @@ def test_least_squares_start_of_the_wrong_size_is_refused() -> None:
     lb, ub = -np.ones(6), np.ones(6)
     for bad in (np.zeros(5), np.zeros((6, 1)), np.zeros(6, dtype=np.float32), np.zeros(6).astype(">f8")):
         with pytest.raises((TypeError, ValueError), match="ls_start"):
-            _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(), 1e-6, bad)
+            _kernels.fused_level(A, y, r, None, None, None, None, None, lb, ub, _settings(), 1e-6, bad, False)
 
 
 def _posture_level(rng: np.random.Generator, n: int) -> HierarchicalQP:

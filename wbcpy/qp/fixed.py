@@ -55,6 +55,9 @@ class FixedSplit:
         self.nf = n
         self.lb: np.ndarray | None
         self.ub: np.ndarray | None
+        if lb is None and ub is None:  # (no bounds: a contact scene's problem)
+            self.lb = self.ub = None
+            return
         if lb is not None and ub is not None and n and _bounds_gap(lb, ub) > FIX_TOL:
             self.lb, self.ub = lb, ub  # the common case: consistent, nothing fixed (backends take ±inf)
             return

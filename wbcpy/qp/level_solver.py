@@ -277,7 +277,8 @@ class LevelSolver:
         # level, see LOOSE)
         loose = self.tighten and max(dual, primal) > LOOSE * self.kkt_tol
         if loose or 8.0 * _EPS * (w.shape[0] + 1) * smax > self.kkt_tol:  # (or multipliers perhaps beyond
-            return None  # double precision: the built level's certificate judges them, see kkt.certify)
+            b.reset()  # double precision: the built level's certificate judges them, see kkt.certify; the
+            return None  # backend forgets what this answer, not taken, told it about the level)
         self._warm[key] = w
         sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
         return sol, c_rows, b_rows, x
