@@ -63,10 +63,11 @@ class ContactLayout:
         n: number of variables (nv + Σ wrench sizes).
         contacts: the active contacts, in contact order (the scene's own objects).
         slices: each active contact's columns in x.
+        frame_slices: (frame, columns among the wrench columns x[nv:]) of each active contact.
         names: variable names: the DOF names, then ``<frame>:fx`` … ``<frame>:tz``.
     """
 
-    __slots__ = ("contacts", "n", "names", "nv", "slices")
+    __slots__ = ("contacts", "frame_slices", "n", "names", "nv", "slices")
 
     _LABELS = ("fx", "fy", "fz", "tx", "ty", "tz")
 
@@ -82,6 +83,9 @@ class ContactLayout:
             k += c.size
         self.n = k
         self.names = names
+        #: (frame, its columns among the wrench columns x[nv:]) per active contact
+        self.frame_slices = [(c.frame, slice(s.start - self.nv, s.stop - self.nv))
+                             for c, s in zip(self.contacts, self.slices, strict=True)]  # fmt: skip
 
     def columns(self, frame: str) -> slice | None:
         """The columns of ``frame``'s wrench, or None when its contact is not active."""

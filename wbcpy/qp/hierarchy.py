@@ -194,14 +194,14 @@ def solve_levels(
     loop = _Loop(split0, rank_tol)
     last = _last_level_to_solve(levels)
     records: list[StatusRecord] = []
-    constrained = False  # (some level has equality or inequality rows: the answer is checked against them)
+    constrained: list[int] = []  # (the levels with equality or inequality rows: the answer is checked)
     for p, level in enumerate(levels):
         t0 = _clock()
         try:
             split, ns, stack = loop.split, loop.ns, loop.stack
             if level.E is not None or level.C is not None:
                 _add_constraints(level, split, ns, stack)
-                constrained = True
+                constrained.append(p)
             why = _skip_reason(level, p, last, ns, split, loop.pinned)
             if why is not None:
                 if why == "higher levels fix x":
@@ -223,7 +223,7 @@ def solve_levels(
     split = loop.split
     x = loop.ns.point() if last >= 0 else _lift_clip(None, np.zeros(split.nf), None, split.lb, split.ub)
     x = split.merge(x)
-    bad = _violated_constraints(hqp, x, solver.kkt_tol) if constrained else None
+    bad = _violated_constraints(hqp, constrained, x, solver.kkt_tol) if constrained else None
     if bad is not None:
         raise LevelFailedError(bad[0], bad[1], records)
     return x, tuple(records)
@@ -249,12 +249,15 @@ def _one_plain_level(level: QPLevel, split: FixedSplit, solver: LevelSolver,
     return x, (record,)
 
 
-def _violated_constraints(hqp: HierarchicalQP, x: np.ndarray, tol: float) -> tuple[int, str] | None:
-    """(level, what) of the first level whose equalities or inequalities the answer violates (relative
-    to the magnitudes of their terms: |row| > tol (1 + |M||x| + |side|)), None when it meets them all:
-    each level was certified in its own coordinates x̄ + Z w, and this last guard against what lifting
-    and cancellation could lose is one compiled pass per constraint block."""
-    for p, level in enumerate(hqp.levels):
+def _violated_constraints(hqp: HierarchicalQP, constrained: list[int], x: np.ndarray,
+                          tol: float) -> tuple[int, str] | None:  # fmt: skip
+    """(level, what) of the first level of ``constrained`` whose equalities or inequalities the answer
+    violates (relative to the magnitudes of their terms: |row| > tol (1 + |M||x| + |side|)), None when it
+    meets them all: each level was certified in its own coordinates x̄ + Z w, and this last guard against
+    what lifting and cancellation could lose is one compiled pass per constraint block."""
+    levels = hqp.levels
+    for p in constrained:
+        level = levels[p]
         E, f = level.E, level.f
         if E is not None and f is not None and E.shape[0]:
             off = _rows_excess(E, f, f, x, tol)

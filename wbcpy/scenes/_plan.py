@@ -59,13 +59,26 @@ class LevelPlan:
             targets rewritten every update).
     """
 
-    __slots__ = ("A", "dynamic", "joint", "priority", "y")
+    __slots__ = ("A", "dynamic", "joint", "n_columns", "nv", "priority", "tail", "tasks", "y")
 
     def __init__(self, priority: int, tasks: list[Task], nv: int, n_columns: int | None = None) -> None:
+        self.priority, self.tasks, self.nv, self.n_columns = priority, tasks, nv, n_columns
+        self.tail: np.ndarray | None = None
+        self._buffers(np.zeros((0, n_columns or nv)), np.zeros(0))
+
+    def set_tail(self, A_tail: np.ndarray, y_tail: np.ndarray) -> None:
+        """Constant rows after the tasks' rows, in the same buffers (an inverse-dynamics scene's λ rows:
+        each update then copies one buffer instead of joining two)."""
+        self._buffers(A_tail, y_tail)
+        self.tail = A_tail
+
+    def _buffers(self, A_tail: np.ndarray, y_tail: np.ndarray) -> None:
+        """New buffers: the tasks' rows (constant ones written here), then ``A_tail``, ``y_tail``."""
+        tasks, nv, n_columns = self.tasks, self.nv, self.n_columns
         m = sum(t.n_rows for t in tasks)
-        self.priority = priority
-        self.A = np.zeros((m, n_columns or nv))
-        self.y = np.zeros(m)
+        self.A = np.zeros((m + A_tail.shape[0], n_columns or nv))
+        self.y = np.zeros(m + A_tail.shape[0])
+        self.A[m:], self.y[m:] = A_tail, y_tail
         self.dynamic: list[tuple[Task, np.ndarray, np.ndarray]] = []
         self.joint: list[tuple[Any, np.ndarray]] = []  # JointTask or a task with columns: write_targets
         k = 0
@@ -121,8 +134,9 @@ class ScenePlan:
         """Write every active task's rows for the robot's current state; one new level per plan level.
 
         Each level gets copies of the buffers (``A``, ``y``) and the shared read-only ``reg``. With
-        ``last`` = (rows, targets, regularisation), the last level gets those rows after its own (in the
-        same copy) and that regularisation instead (an inverse-dynamics scene's λ rows). The tasks that
+        ``last`` = (rows, targets, regularisation), the last level gets those rows after its own (kept in
+        its buffers from the first update that passes them: :meth:`LevelPlan.set_tail`) and that
+        regularisation instead (an inverse-dynamics scene's λ rows). The tasks that
         contribute no rows compute their rows for their status, when it reads them
         (``Task.defer_compute``: those of this state). Without any active level the result is one empty
         level (priority -1), so the problem still has the regularisation and the bounds.
@@ -133,15 +147,15 @@ class ScenePlan:
         levels: list[QPLevel] = []
         final = len(self.levels) - 1
         for k, lp in enumerate(self.levels):
+            tail = last if k == final else None
+            if tail is not None and lp.tail is not tail[0]:  # (the λ rows, cached per plan: written once)
+                lp.set_tail(tail[0], tail[1])
             for task, rows, target in lp.dynamic:
                 task.fill_rows(rows, target)
             for task, target in lp.joint:
                 task.write_targets(target)
-            if last is not None and k == final:
-                extra_A, extra_y, last_reg = last
-                levels.append(
-                    QPLevel(np.concatenate((lp.A, extra_A)), np.concatenate((lp.y, extra_y)), last_reg)
-                )
+            if tail is not None:
+                levels.append(QPLevel(lp.A.copy(), lp.y.copy(), tail[2]))
             else:
                 levels.append(QPLevel(lp.A.copy(), lp.y.copy(), reg))
         for task in self.inactive:  # no rows, but their status reports A x + bias: computed when read

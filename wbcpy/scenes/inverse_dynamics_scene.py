@@ -472,9 +472,10 @@ class InverseDynamicsScene(AccelerationScene):
         T, h_a, layout = self._torque_rows
         tau = T.dot(x)  # (ndarray.dot: a third of the matmul operator's dispatch cost, same product)
         tau += h_a
-        for t in self._wrench:
-            cols = layout.columns(t.frame)
-            t.solution = None if cols is None else x[cols].copy()
+        if self._wrench:
+            for t in self._wrench:
+                cols = layout.columns(t.frame)
+                t.solution = None if cols is None else x[cols].copy()
         self._qdd = x[: layout.nv]  # (a view: x is the solver's new array, kept by the scene alone)
         self._tau = tau
         self._wrenches = (x, layout)
@@ -505,7 +506,8 @@ class InverseDynamicsScene(AccelerationScene):
         if self._wrenches is None:
             raise NoSolutionError("contact wrenches")
         x, layout = self._wrenches
-        return {c.frame: x[s].copy() for c, s in zip(layout.contacts, layout.slices, strict=True)}
+        w = x[layout.nv :].copy()  # (one new array; each wrench is a view of its own part of it)
+        return {frame: w[s] for frame, s in layout.frame_slices}
 
     getJointTorques = get_joint_torques  # alias
     getContactWrenches = get_contact_wrenches  # alias
