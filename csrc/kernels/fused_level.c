@@ -37,7 +37,7 @@
 /* the smallest pivot² / max diag H of the Cholesky minimiser (cholesky_minimiser): its answer is then
  * resolved to about ε/CHOLESKY_PIVOT relative; weaker directions (weights over many decades: a weak posture
  * under a strong hand task) are left to DAQP's iterations and the least-squares minimiser's QR */
-#define CHOLESKY_PIVOT 1e-7
+#define CHOLESKY_PIVOT 1e-9
 /* the norm up to which wk_kept_core (drop) treats a row as constant on the free directions (kept_rows) */
 #define CONSTANT_ROW 1e-9
 
@@ -398,7 +398,8 @@ static int retry_pass(const level *lv, int *sense, double *w, double *lam, int *
  * rounding allowance of the magnitudes; retried 1 when w is the answer of the second run (retry_pass), 2
  * when it is the unconstrained least-squares minimiser tried first (ls_start, the point it is taken
  * nearest to among several, or None: not tried; unconstrained_minimiser), 3 when it is the unconstrained
- * minimiser by pivoted Cholesky tried first (chol_first true and ls_start None; cholesky_minimiser);
+ * minimiser by pivoted Cholesky tried first (chol_first true; cholesky_minimiser; before the least-squares
+ * minimiser when both are asked for);
  * active the size of DAQP's final working set (nonzero multipliers); x = clip(x̄ + Z w, lb, ub), the next point (lift_clip). */
 PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -474,9 +475,11 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     verdict v = {0.0, 0.0, 0.0, 0, 0, 0};
     int iterations = 0, flag = 0;
     level lv = {&A, &AZ, &Z, y, r, xbar, e, H, g, M, l, h, k, on_z ? rows : n, on_z, tol, settings, t, s, scratch, mag};
-    if (ls_start && rows > 0 && unconstrained_minimiser(&lv, ls_start, w, lam, &v) < 0)
+    /* (the Cholesky minimiser first: where it settles the level, H is well conditioned and it is the cheaper
+     * of the two; the QR where it refuses a weak direction) */
+    if (chol_first && rows > 0 && cholesky_minimiser(&lv, R, w, lam, &v) < 0)
         goto done;
-    if (!ls_start && chol_first && rows > 0 && cholesky_minimiser(&lv, R, w, lam, &v) < 0)
+    if (!v.ok && ls_start && rows > 0 && unconstrained_minimiser(&lv, ls_start, w, lam, &v) < 0)
         goto done;
     if (v.ok) {
         flag = 1; /* (DAQP's "optimal") */

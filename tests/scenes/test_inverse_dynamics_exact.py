@@ -290,10 +290,11 @@ def test_weights_over_twelve_decades_are_exact_and_take_one_qr(talos) -> None:
 def test_after_a_twelve_decade_episode_daqp_answers_again(talos) -> None:
     """The least-squares minimiser goes first only while DAQP crawls. During a twelve-decade episode
     DAQP is tried again after LS_PROBE_FIRST steps, then at doubling intervals (it still crawls: few
-    tries); once the weights are ordinary again, DAQP answers within the interval reached and keeps
-    answering (issue 26: the slower QR used to stay first for good, 1.13× TSID's step afterwards). Each
-    answer is checked as in the twelve-decade test (the contact rows' optimum, wrenches inside the
-    cones) — the path is only a choice of speed."""
+    tries), and the Cholesky minimiser, tried at every step, refuses the weak directions; once the
+    weights are ordinary again, the Cholesky minimiser answers at the first step and the QR is left
+    (issue 26: the slower QR used to stay first for good, 1.13× TSID's step afterwards; then for up to
+    LS_PROBE_MAX steps). Each answer is checked as in the twelve-decade test (the contact rows' optimum,
+    wrenches inside the cones) — the path is only a choice of speed."""
     from _contact_oracle import talos_standing
 
     from wbcpy.qp.backends.active_set import LS_PROBE_FIRST, LS_PROBE_MAX
@@ -330,3 +331,4 @@ def test_after_a_twelve_decade_episode_daqp_answers_again(talos) -> None:
     first_daqp = next(k for k, (s, _) in enumerate(after) if "least-squares" not in s)
     assert first_daqp <= reached, after
     assert all("least-squares" not in s for s, _ in after[first_daqp:]), after
+    assert first_daqp == 0 and "Cholesky" in after[0][0], after  # (the minimiser by Cholesky at once)

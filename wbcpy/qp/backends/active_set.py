@@ -203,7 +203,7 @@ class DaqpBackend(Backend[np.ndarray]):
             return None
         C, lo, hi = rows if rows is not None else (None, None, None)
         start = x0 if self._ls_first and self._ls_left > 0 else None
-        chol = start is None and self._chol_first()
+        chol = self._chol_first(start is not None)
         try:
             out = _fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol, start, chol)
         except (TypeError, ValueError):  # (arrays or a shape the kernel does not take: the Python path)
@@ -213,7 +213,7 @@ class DaqpBackend(Backend[np.ndarray]):
             return None
         w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x, marginal, how, active = out
         self._active = active
-        self._next_start(start is not None, how == 2)
+        self._next_start(start is not None, how == 2)  # (how 3, the Cholesky minimiser: DAQP would not crawl)
         if chol and how != 3:
             self._chol_wait = CHOL_PAUSE
         self._chol_ready = active == 0
@@ -248,8 +248,9 @@ class DaqpBackend(Backend[np.ndarray]):
         starts with DAQP (no Cholesky-first attempt from what that answer told)."""
         self._chol_ready = False
 
-    def _chol_first(self) -> bool:
-        """Whether the compiled level tries the unconstrained minimiser by Cholesky before DAQP.
+    def _chol_first(self, ls_first: bool) -> bool:
+        """Whether the compiled level tries the unconstrained minimiser by Cholesky before DAQP (and before
+        the least-squares minimiser's QR, ``ls_first``).
 
         Where the level's optimum has no active constraint (a robot standing or swaying on flat feet: its
         friction cones and torque limits are not touched), that minimiser is the answer, certified like
@@ -257,7 +258,13 @@ class DaqpBackend(Backend[np.ndarray]):
         contact level, about 3 µs against DAQP's 18. It is tried where the level's last compiled answer
         had no active constraint; an attempt that does not settle the level (a constraint is active now,
         H is too close to singular, the certificate is only marginal) costs about that much more, and
-        DAQP then goes first for :data:`CHOL_PAUSE` calls. A fresh backend starts with DAQP."""
+        DAQP then goes first for :data:`CHOL_PAUSE` calls. While the QR goes first (after weights over
+        twelve decades: :meth:`_next_start`), the attempt is made at every call, the pause aside: it costs
+        a few percent of the QR, and where it settles the level the weights are ordinary again (without
+        it, a state after such an episode kept the QR for up to :data:`LS_PROBE_MAX` steps). A fresh
+        backend starts with DAQP."""
+        if ls_first:
+            return self._chol_ready
         if self._chol_wait > 0:
             self._chol_wait -= 1
             return False
