@@ -11,8 +11,12 @@
  *   side dropped, rows shorter than 1e-9 dropped after checking x̄ against them), checked by the rows
  *   certificate (kkt._certify_rows).
  *
- * DAQP's C solver (a cold start, as daqp_solve) solves it. These are the functions of the Python path on
- * the same numbers in the same order, so the answer is the same bit for bit, without the StdQP, the
+ * DAQP's C solver (a cold start, as daqp_solve) solves it. Two answers come before DAQP's where the caller
+ * asks for them, both certified as DAQP's is: the unconstrained minimiser by pivoted Cholesky
+ * (cholesky_minimiser: where the level's last answer had no active constraint) and the least-squares
+ * minimiser by QR (unconstrained_minimiser: after DAQP crawled); they are the compiled path's own, and a
+ * caller that asks for neither gets DAQP's answer. These are the functions of the Python path on
+ * the same numbers in the same order, so DAQP's answer is the same bit for bit, without the StdQP, the
  * backend's inputs and the certificate objects between them: wk_level_build is level_equations' (A Z,
  * e, H from the most frequent diagonal weight, g), C Z and C x̄ come from one pass over C with the
  * numbers of the two products project and matmul give, and kept_rows' length test is left out only

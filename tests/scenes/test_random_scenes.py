@@ -337,6 +337,12 @@ def _run(case: Case) -> None:
         assert np.isfinite(x).all(), f"{backend}: non-finite answer {x}"
         why = verify_lexicographic(problem, x, act=ACTIVE, rounding=ROUNDING)
         assert why is None, f"{backend}: not optimal: {why}"
+        # the same problem again, as the next step of a loop at the same state: DAQP's levels whose
+        # optimum had no active constraint now take the unconstrained minimiser by Cholesky first
+        scene.solve(hqp)
+        again = _full_solution(scene)
+        why = verify_lexicographic(problem, again, act=ACTIVE, rounding=ROUNDING)
+        assert why is None, f"{backend} (second solve): not optimal: {why}"
         if case.kind == "id":
             _check_physics(case, scene)
         answers[backend] = x

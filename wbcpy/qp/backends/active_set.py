@@ -63,7 +63,11 @@ class DaqpBackend(Backend[np.ndarray]):
 
     A cold solve calls DAQP's C solver directly where the installed daqp allows it
     (:mod:`~.daqp_direct`: the same function on the same arrays, without the wrapper's 1.8 µs); warm
-    starts go through ``daqp.solve``.
+    starts go through ``daqp.solve``. The compiled level (:meth:`solve_fused_level`) may answer before
+    DAQP by the level's unconstrained minimiser (by Cholesky where the last answer had no active
+    constraint, :meth:`_chol_first`; by QR after DAQP crawled, :meth:`_next_start`): no new silent path,
+    each is a candidate the kernel's certificate judges exactly as it judges DAQP's answer (stationarity
+    with zero multipliers, every row and bound met), and the level goes to DAQP where it fails.
 
     Fallback: on strongly degenerate, badly conditioned problems (many active bounds and directions of
     curvature λ = 1e-8 only) DAQP can report cycling or infeasibility. It is then re-run with forced
