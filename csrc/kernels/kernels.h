@@ -76,8 +76,6 @@ typedef void (*wk_dgemv_t)(char *trans, int *m, int *n, double *alpha, double *a
                            double *beta, double *y, int *incy);
 typedef void (*wk_dpotrf_t)(char *uplo, int *n, double *a, int *lda, int *info);
 typedef void (*wk_dpotrs_t)(char *uplo, int *n, int *nrhs, double *a, int *lda, double *b, int *ldb, int *info);
-typedef void (*wk_dpstrf_t)(char *uplo, int *n, double *a, int *lda, int *piv, int *rank, double *tol, double *work,
-                            int *info);
 
 extern wk_dgemm_t wk_dgemm;
 extern wk_dtrsv_t wk_dtrsv;
@@ -87,7 +85,6 @@ extern wk_dgeqp3_t wk_dgeqp3;
 extern wk_dormqr_t wk_dormqr;
 extern wk_dpotrf_t wk_dpotrf;
 extern wk_dpotrs_t wk_dpotrs;
-extern wk_dpstrf_t wk_dpstrf;
 /* load the routines above (once; later calls return at once): 0, or -1 with an ImportError set */
 int wk_load_lapack(void);
 

@@ -10,7 +10,6 @@ wk_dgeqp3_t wk_dgeqp3 = NULL;
 wk_dormqr_t wk_dormqr = NULL;
 wk_dpotrf_t wk_dpotrf = NULL;
 wk_dpotrs_t wk_dpotrs = NULL;
-wk_dpstrf_t wk_dpstrf = NULL;
 
 /* The function pointer published by a Cython module in its __pyx_capi__ dict (a capsule per function). */
 static void *capsule_function(PyObject *capi, const char *name)
@@ -40,8 +39,8 @@ static PyObject *module_capi(const char *module)
 
 int wk_load_lapack(void)
 {
-    if (wk_dgemm != NULL && wk_dtrsv != NULL && wk_dtrsm != NULL && wk_dgemv != NULL && wk_dgeqp3 != NULL && wk_dormqr != NULL && wk_dpotrf != NULL && wk_dpotrs != NULL &&
-        wk_dpstrf != NULL)
+    if (wk_dgemm != NULL && wk_dtrsv != NULL && wk_dtrsm != NULL && wk_dgemv != NULL && wk_dgeqp3 != NULL &&
+        wk_dormqr != NULL && wk_dpotrf != NULL && wk_dpotrs != NULL)
         return 0;
     PyObject *blas = module_capi("scipy.linalg.cython_blas");
     if (blas == NULL)
@@ -60,11 +59,8 @@ int wk_load_lapack(void)
     wk_dormqr = (wk_dormqr_t)capsule_function(lapack, "dormqr");
     wk_dpotrf = (wk_dpotrf_t)capsule_function(lapack, "dpotrf");
     wk_dpotrs = (wk_dpotrs_t)capsule_function(lapack, "dpotrs");
-    wk_dpstrf = (wk_dpstrf_t)capsule_function(lapack, "dpstrf");
     Py_DECREF(lapack);
-    return (wk_dgeqp3 == NULL || wk_dormqr == NULL || wk_dpotrf == NULL || wk_dpotrs == NULL || wk_dpstrf == NULL)
-               ? -1
-               : 0;
+    return (wk_dgeqp3 == NULL || wk_dormqr == NULL || wk_dpotrf == NULL || wk_dpotrs == NULL) ? -1 : 0;
 }
 
 #define KERNEL(name, doc) {#name, (PyCFunction)(void (*)(void))wk_##name, METH_FASTCALL, doc}

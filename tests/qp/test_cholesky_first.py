@@ -173,3 +173,29 @@ def test_weights_over_twelve_decades_are_left_to_daqp(seed: int) -> None:
     if tried is not None:
         assert tried[12] != CHOLESKY
         np.testing.assert_array_equal(tried[0], plain[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(2, 40), seed=st.integers(0, 2**31), decades=st.floats(0.0, 1.75))
+def test_pivoting_over_scales_is_the_least_norm_point(k: int, seed: int, decades: float) -> None:
+    """Free directions whose curvatures (squared singular values, 10^±decades each) span up to seven
+    decades (pivots² down to 1e-7 of the largest, every one swapped into place) and three exact null
+    directions: still the least-norm minimiser, to the accuracy a factor of that condition allows
+    (about ε · 1e7 relative)."""
+    rng = np.random.default_rng(seed)
+    n = k + 3
+    Z = np.linalg.qr(rng.standard_normal((n, k)))[0]
+    xbar = rng.standard_normal(n)
+    m = max(1, k - 3)
+    s = 10.0 ** rng.uniform(-decades, decades, m)
+    U, V = np.linalg.qr(rng.standard_normal((m, m)))[0], np.linalg.qr(rng.standard_normal((k, k)))[0]
+    S = np.zeros((m, k))
+    np.fill_diagonal(S, s)
+    A = U @ S @ V.T @ Z.T
+    y, r = 3.0 * rng.standard_normal(m), np.zeros(n)
+    w_ls = _least_norm(A, y, r, Z, xbar)
+    C = rng.standard_normal((2, n))
+    at = C @ (xbar + Z @ w_ls)
+    out = _fused(A, y, r, Z, xbar, C, at - 1.0, at + 1.0, True)
+    assert out is not None and out[12] == CHOLESKY
+    np.testing.assert_allclose(out[0], w_ls, rtol=0, atol=1e-8 * (1.0 + np.abs(w_ls).max()))
