@@ -427,14 +427,20 @@ def test_random_contact_scenes_optimal_or_raise(tree: tuple[str, int, bool], see
     _run(_case(tree, seed, "id", floating=True))
 
 
+def _run_stored(monkeypatch: pytest.MonkeyPatch, urdf: str, n_moving: int, seed: int, kind: str,
+                floating: bool | None = None) -> None:  # fmt: skip
+    """:func:`_run` on a random robot the tests above found, stored in tests/data (outside hypothesis)."""
+    xml = (Path(__file__).parents[1] / "data" / urdf).read_text()
+    monkeypatch.setitem(globals(), "event", lambda *args: None)  # (no hypothesis statistics)
+    _run(_case((xml, n_moving, False), seed, kind, floating=floating))
+
+
 def test_contact_scene_after_an_inexact_rescue_is_optimal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A random free-flyer robot (found by the test above) on which the contact scene's DAQP (proximal
     settings) fails level 0 and OSQP's iteration-limited, unrefinable answer is accepted: its multipliers
     are an estimate, and carrying the constraints they call strongly active down to level 1 gave a wrong
     level 1 (stationarity 3.8e5 × the allowed). Only exact multipliers pick those constraints now."""
-    xml = (Path(__file__).parents[1] / "data" / "random_tree_inexact_rescue.urdf").read_text()
-    monkeypatch.setitem(globals(), "event", lambda *args: None)  # (outside hypothesis: no statistics)
-    _run(_case((xml, 9, False), 7865605, "id", floating=True))
+    _run_stored(monkeypatch, "random_tree_inexact_rescue.urdf", 9, 7865605, "id", floating=True)
 
 
 def test_contact_scene_with_huge_accelerations_hangs_nowhere_and_is_judged_optimal(
@@ -448,9 +454,7 @@ def test_contact_scene_with_huge_accelerations_hangs_nowhere_and_is_judged_optim
     too). An independent sequential reference (Clarabel at 1e-13, the higher levels' rows kept at the
     answer's values) agrees with every backend's answer on each level's rows to 5e-10, 6e-7 and 3e-6
     relative."""
-    xml = (Path(__file__).parents[1] / "data" / "random_tree_39192.urdf").read_text()
-    monkeypatch.setitem(globals(), "event", lambda *args: None)  # (outside hypothesis: no statistics)
-    _run(_case((xml, 10, False), 39192, "id", floating=True))
+    _run_stored(monkeypatch, "random_tree_39192.urdf", 10, 39192, "id", floating=True)
 
 
 def test_acceleration_scene_with_unresolved_multipliers_is_judged_by_its_cost(
@@ -461,9 +465,7 @@ def test_acceleration_scene_with_unresolved_multipliers_is_judged_by_its_cost(
     resolved, and every backend's answer (all six agree, the level costs to 1e-14) was "10.8 × the allowed
     stationarity", a false alarm of the oracle. Its last level is now also judged by the issue's own
     criterion, the cost against Clarabel's optimum of that level (tests/qp/test_qp_oracle.py tests it)."""
-    xml = (Path(__file__).parents[1] / "data" / "random_tree_3731.urdf").read_text()
-    monkeypatch.setitem(globals(), "event", lambda *args: None)  # (outside hypothesis: no statistics)
-    _run(_case((xml, 5, False), 3731, "acc"))
+    _run_stored(monkeypatch, "random_tree_3731.urdf", 5, 3731, "acc")
 
 
 def test_random_state_helper_depends_on_its_generator_only() -> None:

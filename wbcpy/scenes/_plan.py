@@ -154,10 +154,7 @@ class ScenePlan:
                 task.fill_rows(rows, target)
             for task, target in lp.joint:
                 task.write_targets(target)
-            if tail is not None:
-                levels.append(QPLevel(lp.A.copy(), lp.y.copy(), tail[2]))
-            else:
-                levels.append(QPLevel(lp.A.copy(), lp.y.copy(), reg))
+            levels.append(QPLevel(lp.A.copy(), lp.y.copy(), reg if tail is None else tail[2]))
         for task in self.inactive:  # no rows, but their status reports A x + bias: computed when read
             task.defer_compute()
         if not levels:

@@ -472,10 +472,9 @@ class InverseDynamicsScene(AccelerationScene):
         T, h_a, layout = self._torque_rows
         tau = T.dot(x)  # (ndarray.dot: a third of the matmul operator's dispatch cost, same product)
         tau += h_a
-        if self._wrench:
-            for t in self._wrench:
-                cols = layout.columns(t.frame)
-                t.solution = None if cols is None else x[cols].copy()
+        for t in self._wrench:
+            cols = layout.columns(t.frame)
+            t.solution = None if cols is None else x[cols].copy()
         self._qdd = x[: layout.nv]  # (a view: x is the solver's new array, kept by the scene alone)
         self._tau = tau
         self._wrenches = (x, layout)
