@@ -327,7 +327,7 @@ def reference(hqp: HierarchicalQP, max_violation: float = 1e-10) -> Reference:
             # ½‖R w − d‖² = the level's cost / 2 up to a constant: H = RᵀR, g = −Rᵀd
             R = np.vstack([AN, sr[:, None] * N])
             d = np.concatenate([y - A @ x0, -sr * x0])
-            w = _level_in_null_space(R, d, G, h, x0, N, p)
+            w = _level_in_null_space(R, d, G, h, x0, N, p, r)
             if w is None:
                 return Reference(False, None, None, p)
             x = x0 + N @ w
@@ -344,7 +344,7 @@ RELAX = (0.0, 1e-10)
 
 
 def _level_in_null_space(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndarray, x0: np.ndarray,
-                         N: np.ndarray, p: int) -> np.ndarray | None:  # fmt: skip
+                         N: np.ndarray, p: int, r: np.ndarray) -> np.ndarray | None:  # fmt: skip
     """argmin ½‖R w − d‖² s.t. G (x0 + N w) ≥ h, checked (:func:`_check_kkt`); None when infeasible.
 
     The proximal iterations' answer is then solved again exactly on its active set (:func:`_polish`, in
@@ -356,7 +356,35 @@ def _level_in_null_space(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndar
     feasible but degenerate levels inconsistent (many constraints active at one vertex), and a
     contradiction of the infeasible problems is of size 1. Not the relaxed sides first: at a degenerate
     vertex the relaxation moves the level's optimum by far more than 1e-10 (seed 844 of the campaign:
-    x by 1e-5, the level's cost by 1.4e-8 of itself, the next level's by 8.7e-6)."""
+    x by 1e-5, the level's cost by 1.4e-8 of itself, the next level's by 8.7e-6).
+
+    A level whose regularisation is positive on every variable is strictly convex: quadprog also solves it
+    directly (:func:`_direct_level`), and that answer replaces the proximal one where its cost is lower by
+    more than 1e-6 of the cost itself (the proximal iterations unconverged, by an amount the CPU's BLAS
+    kernels decide: a level whose rows nearly meet their targets can be left 50 % above its optimum, and
+    the next level's optimum moves with it), or where the proximal path fails. Not always: a point on the
+    exact vertex can leave a level below degenerate for quadprog, where the proximal answer, optimal to
+    well within 1e-6 of its cost, lets it be solved."""
+    direct = _direct_level(R, d, G, h, x0, N, p) if np.all(r > 0.0) else None
+    try:
+        w = _level_by_proximal_points(R, d, G, h, x0, N, p)
+    except ReferenceFailedError:
+        if direct is None:
+            raise
+        return direct
+    if w is None or direct is None:
+        return w
+
+    def cost(v: np.ndarray) -> float:
+        return float(np.sum((R @ v - d) ** 2))
+
+    return direct if cost(direct) < (1.0 - 1e-6) * cost(w) else w
+
+
+def _level_by_proximal_points(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndarray, x0: np.ndarray,
+                              N: np.ndarray, p: int) -> np.ndarray | None:  # fmt: skip
+    """:func:`_level_in_null_space` by proximal-point iterations (quadprog), polished, on the sides as they
+    are, then relaxed (see there); None when infeasible."""
     GN0 = G @ N
     # rows constant on the level's affine set (a constraint the higher levels' rows fix): checked at x0
     # and dropped, as their sides leave no interior for the methods below
@@ -383,6 +411,30 @@ def _level_in_null_space(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndar
             failure = exc
     assert failure is not None
     raise failure
+
+
+def _direct_level(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndarray, x0: np.ndarray,
+                  N: np.ndarray, p: int) -> np.ndarray | None:  # fmt: skip
+    """A strictly convex level (λ > 0 on every variable: H = RᵀR ⪰ λ_min I) by quadprog's dual active-set
+    method on H itself, then :func:`_polished`, checked (:func:`_check_kkt`); None where quadprog or the
+    check refuses it. The proximal iterations move the directions only λ curves by λ/ε per step: at
+    λ = 1e-8 they stop far from the optimum, and where the level's rows nearly meet their targets that is
+    a large part of its cost."""
+    import quadprog
+
+    GN = G @ N
+    const = np.linalg.norm(GN, axis=1) <= 1e-9 * (1.0 + np.linalg.norm(G, axis=1))
+    hw = h - G @ x0
+    if (hw[const] > 1e-8 * (1.0 + np.abs(h[const]))).any():
+        return None  # (a constant row violated: the proximal path reports it)
+    GN, hw = GN[~const], hw[~const]
+    Hw, gw = R.T @ R, -(R.T @ d)
+    try:
+        w = quadprog.solve_qp(Hw, -gw, GN.T if GN.shape[0] else None, hw if GN.shape[0] else None, 0)[0]
+        _check_kkt(Hw, gw, GN, hw, w, p)
+    except (ValueError, ReferenceFailedError):
+        return None
+    return _polished(R, d, GN, hw, w, p)
 
 
 def _polish(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndarray, h_active: np.ndarray,

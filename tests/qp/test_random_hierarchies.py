@@ -110,7 +110,9 @@ def test_reference_meets_the_constraints_exactly_at_a_degenerate_vertex() -> Non
     hqp = random_problem(844)
     ref = reference(hqp)
     assert ref.feasible and ref.x is not None and ref.costs is not None
-    assert violation(hqp, ref.x) <= 1e-12
+    # (rounding at this degenerate vertex: 2e-14 to 2.3e-12 with the BLAS kernels of different CPUs; an
+    # answer on the sides relaxed by 1e-10 is 1.0e-10 outside)
+    assert violation(hqp, ref.x) <= 1e-11
     assert abs(ref.costs[0] - _clarabel_level0(hqp)) <= 1e-9 * (1.0 + ref.costs[0])
 
 
