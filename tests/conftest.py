@@ -11,8 +11,8 @@
   derandomized (a fixed seed per test), so CI judges the same examples on every run and a submission
   lands or fails for its code, not for the draw. Local runs keep random examples (and hypothesis's
   example database); a counterexample found there becomes an explicit test or an issue.
-* no hypothesis example has a deadline (either profile): a deadline is a timing assertion, and an
-  example that takes 0.1 ms alone took 250 ms on a loaded two-core machine.
+* no hypothesis example has a deadline (either profile): a deadline is a timing assertion, which a
+  loaded machine fails.
 """
 
 from __future__ import annotations
