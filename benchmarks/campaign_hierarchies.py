@@ -4,8 +4,9 @@ Problems and reference: ``tests/_hierarchy_reference.py`` (2–4 levels, 5–60 
 duplicated and higher-level-span rows, weights over three decades, λ = 1e-8 on every level in half of
 them, fixed variables, equality and inequality rows; every tenth problem infeasible by construction; the
 reference solves each level in the null space of its equalities with quadprog and proximal-point
-iterations and checks its own KKT conditions). An answer is right when every level's cost is within
-1e-6·(1 + cost) of the reference's and every hard constraint holds to 1e-9 relative.
+iterations, strictly convex levels also with quadprog directly, and checks its own KKT conditions). An
+answer is right when every level's cost is within 1e-6·(1 + cost) of the reference's and every hard
+constraint holds to 1e-9 relative.
 
 Prints per backend: feasible problems refused, wrong answers, infeasible problems answered, and the
 problems the reference itself could not settle (left out of the counts). Usage::

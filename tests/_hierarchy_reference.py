@@ -4,7 +4,8 @@ Nothing of :mod:`wbcpy.qp` is used but the problem containers (:class:`~wbcpy.qp
 :class:`~wbcpy.qp.QPLevel`): the reference solves each level in the null space of its equalities (an SVD
 written here) with quadprog, made strictly convex by a proximal term ε‖w − w_k‖² that is iterated to
 convergence (proximal-point method: its fixed points are exactly the minimisers of the semidefinite
-level), and checks its own answer's KKT conditions (bounded least-squares multipliers, SciPy).
+level; a level with λ > 0 everywhere is also solved by quadprog directly), and checks its own answer's
+KKT conditions (bounded least-squares multipliers, SciPy).
 
 The problems (:func:`random_problem`): 2–4 levels over 5–60 variables, rank-deficient and duplicated
 rows, rows in the span of a higher level's rows with other targets, row weights over three decades,
