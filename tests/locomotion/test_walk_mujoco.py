@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 import pytest
 
+from wbcpy import RobotModel
 from wbcpy.cli import main
 from wbcpy.errors import ConfigError
 from wbcpy.locomotion import walk
@@ -118,6 +120,9 @@ def test_bad_plant_arguments(example_robot):
         walk("talos", plant=object())
     with pytest.raises(ConfigError, match="period"):
         walk("talos", plant=MujocoPlant(robot, [], q0, dt=0.004, check=False))
+    arm = Path(__file__).resolve().parents[1] / "data" / "mjcf" / "floating_arm.xml"
+    with pytest.raises(ConfigError, match="joints"):
+        walk("talos", plant=MujocoPlant(RobotModel.from_mjcf(arm)))
     with pytest.raises(ConfigError, match="push"):
         parse_push("300@3.0:-0.1")
     assert parse_push("300@3.0:0.1") == (300.0, 3.0, 0.1) and parse_push("30@3") == (30.0, 3.0)

@@ -54,7 +54,11 @@ def check_plant(plant: Any, options: Any, dt: float) -> None:
 
 
 def plant_start(plant: Plant, model: RobotModel) -> tuple[np.ndarray, np.ndarray]:
-    """The plant's state as the walk's start (sizes checked against the robot)."""
+    """The plant's state as the walk's start (sizes, and joint names when the plant has a robot, checked
+    against the walk's robot)."""
+    names = getattr(getattr(plant, "robot", None), "joint_names", None)
+    if names is not None and list(names) != list(model.joint_names):
+        raise ConfigError("plant", f"its robot's joints are not those of {model.name!r} (in order)")
     q0, v0 = plant.state()
     if q0.shape != (model.nq,) or v0.shape != (model.nv,):
         raise ConfigError(

@@ -133,11 +133,17 @@ class ContactReadout:
                     for j in range(3):
                         acc[j] += sign * F[j]
                         acc[3 + j] += sign * M[j]
-        for i, acc in sums.items():
+        for i, (fx, fy, fz, mx, my, mz) in sums.items():
             o, R = self.frame_pose(data, i)
-            F6 = np.array(acc)
-            self._sum[i, :3] += R.T @ F6[:3]
-            self._sum[i, 3:] += R.T @ (F6[3:] - np.cross(o, F6[:3]))
+            ox, oy, oz = o.tolist()
+            world = np.array(
+                [
+                    [fx, mx - (oy * fz - oz * fy)],
+                    [fy, my - (oz * fx - ox * fz)],
+                    [fz, mz - (ox * fy - oy * fx)],
+                ]
+            )
+            self._sum[i] += (R.T @ world).T.ravel()  # (Rᵀ F, Rᵀ τ_o)
             self._touched[i] = True
 
     def wrenches(self) -> dict[str, NDArray[np.float64]]:
