@@ -125,6 +125,8 @@ class MujocoPlant:
         """
         mujoco = mujoco_module()
         self._idle = [None]
+        if not isinstance(check, bool):
+            raise ConfigError("check", f"must be true or false, got {check!r}")
         self.robot = robot
         self._contacts = as_contacts(robot, contacts)
         q, v = _start(robot, q0, v0)
@@ -134,8 +136,6 @@ class MujocoPlant:
             self._options: dict[str, Any] = {"source": f"MJCF {robot.mjcf_path.name}"}
         else:
             self.model = self._urdf_model(q, options, geometry, floor, joint_friction)
-        if not isinstance(check, bool):
-            raise ConfigError("check", f"must be true or false, got {check!r}")
         self._set_period(dt)
         self.joints = JointMap(robot.model, self.model)
         self._actuation = Actuation(self.model, self.joints)
@@ -153,9 +153,11 @@ class MujocoPlant:
     @staticmethod
     def _refuse_urdf_options(options: Any, geometry: str, floor: Any, joint_friction: bool) -> None:
         given = {
-            "options": options is not None, "geometry": geometry != "contacts", "floor": floor != "auto",
+            "options": options is not None,
+            "geometry": geometry != "contacts",
+            "floor": not (isinstance(floor, str) and floor == "auto"),
             "joint_friction": joint_friction is not True,
-        }  # fmt: skip
+        }
         for name, set_ in given.items():
             if set_:
                 raise ConfigError(
@@ -186,7 +188,7 @@ class MujocoPlant:
     def _floor(self, q: NDArray[np.float64], floor: Any) -> float | None:
         if floor is None:
             return None
-        if floor == "auto":
+        if isinstance(floor, str) and floor == "auto":
             if not self._contacts:
                 return None
             model = self.robot.model
