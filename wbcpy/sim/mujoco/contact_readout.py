@@ -121,18 +121,21 @@ class ContactReadout:
             f0, f1, f2, t0, t1, t2 = f6.tolist()
             if f0 <= 0.0:
                 continue
-            c = frames[k].tolist()  # rows: normal, tangent 1, tangent 2
-            F = [c[j] * f0 + c[3 + j] * f1 + c[6 + j] * f2 for j in range(3)]
+            c0, c1, c2, c3, c4, c5, c6, c7, c8 = frames[k].tolist()  # rows: normal, tangent 1, tangent 2
+            fx, fy, fz = c0 * f0 + c3 * f1 + c6 * f2, c1 * f0 + c4 * f1 + c7 * f2, c2 * f0 + c5 * f1 + c8 * f2
             px, py, pz = positions[k].tolist()
-            M = [c[0] * t0 + c[3] * t1 + c[6] * t2 + py * F[2] - pz * F[1],
-                 c[1] * t0 + c[4] * t1 + c[7] * t2 + pz * F[0] - px * F[2],
-                 c[2] * t0 + c[5] * t1 + c[8] * t2 + px * F[1] - py * F[0]]  # fmt: skip
+            mx = c0 * t0 + c3 * t1 + c6 * t2 + py * fz - pz * fy
+            my = c1 * t0 + c4 * t1 + c7 * t2 + pz * fx - px * fz
+            mz = c2 * t0 + c5 * t1 + c8 * t2 + px * fy - py * fx
             for i, sign in ((o1, -1.0), (o2, 1.0)):
                 if i >= 0:
                     acc = sums.setdefault(i, [0.0] * 6)
-                    for j in range(3):
-                        acc[j] += sign * F[j]
-                        acc[3 + j] += sign * M[j]
+                    acc[0] += sign * fx
+                    acc[1] += sign * fy
+                    acc[2] += sign * fz
+                    acc[3] += sign * mx
+                    acc[4] += sign * my
+                    acc[5] += sign * mz
         for i, (fx, fy, fz, mx, my, mz) in sums.items():
             o, R = self.frame_pose(data, i)
             ox, oy, oz = o.tolist()
