@@ -137,23 +137,25 @@ def test_cli_walk_in_mujoco(capsys, example_robot):
     assert "--plant mujoco" in capsys.readouterr().err
 
 
+#: the sideways walk may end with the soles colliding (nothing keeps the feet apart yet: the soft-contact
+#: controller work), so it is expected to fail, not required to
+_SOLES_COLLIDE = pytest.mark.xfail(reason="feet not kept apart yet: the soles may collide", strict=False)
 FULL_WALKS = [
-    {"n_steps": 10, "length": 0.20},
-    {"n_steps": 8, "length": 0.10, "turn": 1.571},
-    {"n_steps": 6, "length": 0.0, "lateral": 0.08},
-    {"n_steps": 10, "length": 0.15, "push": (300.0, 3.0, 0.1)},
+    pytest.param({"n_steps": 10, "length": 0.20}, id="forward"),
+    pytest.param({"n_steps": 8, "length": 0.10, "turn": 1.571}, id="turning"),
+    pytest.param({"n_steps": 6, "length": 0.0, "lateral": 0.08}, id="sideways", marks=_SOLES_COLLIDE),
+    pytest.param({"n_steps": 10, "length": 0.15, "push": (300.0, 3.0, 0.1)}, id="pushed"),
 ]
 
 
 @pytest.mark.slow
 @SKIP_SLOW
-@pytest.mark.parametrize("kwargs", FULL_WALKS, ids=["forward", "turning", "sideways", "pushed"])
+@pytest.mark.parametrize("kwargs", FULL_WALKS)
 @pytest.mark.parametrize("options", ["library", "mujoco"])
 def test_full_walks_in_mujoco(example_robot, kwargs, options):
     example_robot("talos")
     plant_options = ContactOptions.mujoco_defaults() if options == "mujoco" else None
     summary = walk("talos", plant="mujoco", plant_options=plant_options, **kwargs)
     print(kwargs, options, summary.text())
-    if kwargs.get("lateral") or (options == "mujoco" and kwargs.get("push")):
-        pytest.xfail("feet are not kept apart / no landing control yet: the soft-contact controller work")
     assert not summary.fell, summary.text()
+    assert summary.progress > 0.85
