@@ -32,7 +32,8 @@ time steps, two per 2 ms control period), the loop of ``walk(..., plant="mujoco"
 step in its parts — the controller (``schedule``, ``plant.state()``, ``robot.update``, ``step``), the
 plant (``plant.apply``: two MuJoCo steps and the contact readout) and the record (``contact_wrenches``,
 ``active_contacts``) — with the plant's and the loop's medians as ratios of the controller's, and the
-loop's real-time factor: the control period over the loop's median (target ≥ 3) and over its mean.
+loop's real-time factor: the control period over the loop's median (target ≥ 3) and over its mean; then
+one ``walk(..., plant="mujoco")`` run's real-time factor (simulated over wall time, logging included).
 
 ``python benchmarks/bench_walk.py [--steps 3] [--length 0.2] [--block 50] [--no-peer] [--no-walk]
 [--no-mujoco]``
@@ -216,6 +217,11 @@ def _print_mujoco(args) -> None:
     print(
         f"MuJoCo loop real-time factor: {2000.0 / median:.2f} (period / loop median; target ≥ 3), "
         f"{2000.0 / mean:.2f} (period / loop mean)"
+    )
+    summary = walk("talos", n_steps=args.steps, length=args.length, plant="mujoco")
+    print(
+        f"wbcpy walk --plant mujoco (plant and log included): {summary.duration:.1f} s simulated, "
+        f"real-time factor {summary.realtime:.2f}, controller step median {summary.step_us:.0f} µs"
     )
 
 
