@@ -376,13 +376,11 @@ class Scene:
         warned = self._unreferenced_warned
         if warned is None:
             return
-        missing = [t.name for t in self._tasks if t.reference is None]
+        missing = [t for t in self._tasks if t.reference is None and t.needs_reference]
         if not missing:
             self._unreferenced_warned = None
             return
-        new = [
-            t.name for t in self._tasks if t.reference is None and t.activation > 0 and t.name not in warned
-        ]
+        new = [t.name for t in missing if t.activation > 0 and t.name not in warned]
         if new:
             warned.update(new)
             warnings.warn(MissingReferenceWarning(new), stacklevel=3)
