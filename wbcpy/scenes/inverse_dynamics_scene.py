@@ -333,7 +333,7 @@ class InverseDynamicsScene(AccelerationScene):
         key = tuple(c.frame for c in self._contacts if c.active)
         kept = sets.get(key)
         if kept is None:
-            layout = ContactLayout(self._dof_names, self._contacts)
+            layout = ContactLayout(self._dof_names, self._contacts, self.loop_closures)
             constraints = ContactConstraints(
                 self.robot, layout, self._actuated, self.effort_limit, self._external
             )
@@ -387,6 +387,10 @@ class InverseDynamicsScene(AccelerationScene):
         super()._joint_weights_changed()
         self._rows = None
         self._contact_sets = None  # (the kept sets' λ rows and plans: of the old weights)
+
+    def _loops_changed(self) -> None:
+        """The loop closures changed: their wrenches are variables, the layout is rebuilt."""
+        self._layout_changed()
 
     def _reset_output(self) -> None:
         super()._reset_output()
@@ -467,6 +471,7 @@ class InverseDynamicsScene(AccelerationScene):
             levels.append(QPLevel(rows.wrench.copy(), rows.zeros_w.copy(), rows.zeros_n))
         lb, ub = self._full_bounds(*self._bounds())
         self._add_collision_rows(first, lb, ub, layout.n)
+        self._add_constraint_rows(first, layout.n, loops=False)  # (the loops are in the layout)
         self._torque_rows = (T, h_a, layout)
         return self._keep_problem(HierarchicalQP(levels, layout.names, lb, ub), list(prios), now, measured)
 
@@ -516,6 +521,19 @@ class InverseDynamicsScene(AccelerationScene):
         x, layout = self._wrenches
         w = x[layout.nv :].copy()  # (one new array; each wrench is a view of its own part of it)
         return {frame: w[s] for frame, s in layout.frame_slices}
+
+    def get_loop_wrenches(self) -> dict[str, np.ndarray]:
+        """``{name: λ}`` of the loop closures at the last solve: the wrench each loop exerts on its
+        ``frame_a``, in frame_a's axes about its origin (force over torque; the force of a ``"3d"`` loop),
+        frame_b receiving the opposite (:mod:`~wbcpy.contacts.loop_closure`). New arrays.
+
+        Raises:
+            NoSolutionError: before the first successful :meth:`solve`.
+        """
+        if self._wrenches is None:
+            raise NoSolutionError("loop wrenches")
+        x, layout = self._wrenches
+        return {name: x[s].copy() for name, s in layout.loop_slices}
 
     getJointTorques = get_joint_torques  # alias
     getContactWrenches = get_contact_wrenches  # alias

@@ -44,7 +44,13 @@ Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation)
 ``scene: velocity`` (default ``acceleration``) builds a :class:`~wbcpy.scenes.VelocityScene` instead:
 velocity laws per task (``kp``, ``kff``, ``max_velocity``), ``velocity_limits`` and ``limit_gain``
 (:mod:`wbcpy.scenes.files.velocity_file`). Every scene kind takes a ``collision`` section
-(:mod:`wbcpy.scenes.files.collision_file`).
+(:mod:`wbcpy.scenes.files.collision_file`) and ``com_polygon`` and ``loop_closures`` sections
+(:mod:`wbcpy.scenes.files.constraint_file`).
+
+A task entry takes the fields of its type (``tip``/``axis`` for ``axis``, ``contact`` for ``cop``, ...:
+the docs page *Task types and constraints*). Tasks whose type takes no control law take only a
+``target``: the value the reference holds (a ``wrench``, ``torque`` or ``cop`` task; default zero), or
+nothing at all (``kinetic_energy``).
 
 The file is read by :func:`wbcpy._support.yaml_files.load_yaml_file` (UTF-8, syntax errors with line and
 column, depth and
@@ -75,6 +81,7 @@ from ..acceleration_scene import AccelerationScene
 from ..values import flag, is_number, numbers, positive
 from ..velocity_scene import VelocityScene
 from .collision_file import COLLISION_FILE_KEYS, apply_collision_section
+from .constraint_file import CONSTRAINT_FILE_KEYS, apply_constraint_sections
 from .contact_file import (
     CONTACT_FILE_KEYS,
     ContactEvent,
@@ -108,6 +115,7 @@ SCENE_FILE_KEYS = (
     "scene",
     *VELOCITY_FILE_KEYS,
     *COLLISION_FILE_KEYS,
+    *CONSTRAINT_FILE_KEYS,
 )
 PD_KEYS = ("target", "kp", "kd", "kff", "max_acceleration", "max_velocity")
 #: most simulation steps a scene file may ask for (duration / dt or steps)
@@ -518,6 +526,7 @@ def load_scene_file(
     scene.configure(configs)
     q0, v0 = _initial_state(robot, doc)
     robot.update(q0, v0)
+    apply_constraint_sections(scene, doc)  # (loops are closed at the initial state)
     targets = [
         _make_target(scene.get_task(cfg.name), spec, f"tasks[{i}]", kind)
         for i, (cfg, spec) in enumerate(zip(scene.get_wbc_config(), pd_specs, strict=True))
