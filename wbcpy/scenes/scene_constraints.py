@@ -59,7 +59,8 @@ class SceneConstraintsApi:
     # ------------------------------------------------------------------ COM polygon
     def set_com_polygon(self, vertices: Any, margin: float = 0.0) -> None:
         """Keep the COM's ground projection inside a convex polygon, shrunk by ``margin``, at the end of
-        every step from the next :meth:`update` on (hard rows: :mod:`wbcpy.limits.com_polygon`).
+        every step from the next :meth:`~wbcpy.scenes.scene.Scene.update` on (hard rows:
+        :mod:`wbcpy.limits.com_polygon`).
 
         Args:
             vertices: k ≥ 3 vertices (x, y), world axes (m), in either orientation, convex.
@@ -72,7 +73,7 @@ class SceneConstraintsApi:
         self._com_polygon = ComPolygon(vertices, margin)
 
     def clear_com_polygon(self) -> None:
-        """Remove the COM polygon (from the next :meth:`update` on)."""
+        """Remove the COM polygon (from the next :meth:`~wbcpy.scenes.scene.Scene.update` on)."""
         self._com_polygon = None
 
     @property
@@ -84,7 +85,8 @@ class SceneConstraintsApi:
     def add_loop_closure(self, frame_a: str, frame_b: str, kind: str = "6d", *, name: str | None = None,
                          time_constant: float | None = None) -> str:  # fmt: skip
         """Hold two frames at the relative placement (``"6d"``) or position (``"3d"``) they have at the
-        robot's current state, from the next :meth:`update` on (:mod:`wbcpy.contacts.loop_closure`).
+        robot's current state, from the next :meth:`~wbcpy.scenes.scene.Scene.update` on
+        (:mod:`wbcpy.contacts.loop_closure`).
 
         Args:
             frame_a, frame_b: frames on two different bodies.
@@ -109,7 +111,7 @@ class SceneConstraintsApi:
         return loop.name
 
     def remove_loop_closure(self, name: str) -> None:
-        """Remove the loop closure ``name`` (from the next :meth:`update` on).
+        """Remove the loop closure ``name`` (from the next :meth:`~wbcpy.scenes.scene.Scene.update` on).
 
         Raises:
             UnknownNameError: no such closure (a KeyError listing close names).

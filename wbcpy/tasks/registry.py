@@ -5,14 +5,17 @@ A task type is **one file plus one registration**. The file defines the task cla
 reference class, then registers them with :func:`register_task_type`. Everything else reads the
 registered :class:`TaskType`:
 
-* :class:`~wbcpy.tasks.TaskConfig` — the type names, the number of rows, the type-specific fields a type
-  takes (and requires), the type's own config checks;
+* :class:`~wbcpy.tasks.TaskConfig` — the type names, the number of rows, the fields a type takes: each
+  declared once by the task class (``config_fields``: :class:`~wbcpy.tasks.fields.TaskField`, with its
+  kind, check, default and doc), accepted as a keyword, a mapping key and a YAML key, checked by the
+  declaration; the type's own cross-field check;
 * references — :func:`~wbcpy.tasks.references.validate_reference` checks the reference class and the
   field a velocity scene tracks (``velocity``, or ``twist`` for a Cartesian task);
-* scenes — :func:`~wbcpy.tasks.make_task` builds the task class (a type that ``needs_contacts`` is built
-  by an :class:`~wbcpy.scenes.InverseDynamicsScene` from one of its contacts);
-* bindings and YAML scene files — the kind of target (``vector``, ``pose``, ``joints``, ``wrench``) and
-  the control laws the type takes per scene level; a ``vector`` type takes the generic laws
+* scenes — :func:`~wbcpy.tasks.make_task` builds the task class (a type that ``needs_contacts`` or
+  ``needs_torques`` is built by an :class:`~wbcpy.scenes.InverseDynamicsScene`); the plan reads the task
+  class's ``constant_rows``, ``needs_reference`` and ``columns``;
+* bindings and YAML scene files — the kind of target (``vector``, ``pose``, ``joints``, ``value``,
+  ``none``) and the control laws the type takes per scene level; a ``vector`` type takes the generic laws
   :class:`~wbcpy.controllers.TaskPD` and :class:`~wbcpy.controllers.TaskVelocityLaw` unless it names
   laws of its own (:func:`register_law`);
 * sweeps — the unit of the type's target error and its default tolerance.
@@ -24,6 +27,7 @@ needs ``compute()`` (A = J and, at the acceleration level, bias = J̇ q̇), ``po
     from dataclasses import dataclass
 
     from wbcpy.tasks import Task, TaskType, VectorReference, register_task_type
+    from wbcpy.tasks.fields import frame_field
 
     @dataclass
     class BaseHeightReference(VectorReference):
@@ -31,10 +35,11 @@ needs ``compute()`` (A = J and, at the acceleration level, bias = J̇ q̇), ``po
 
     class BaseHeightTask(Task):
         type = "base_height"
+        config_fields = (frame_field("base", doc="the frame (default: the root link)"),)
 
         def __init__(self, robot, config, prefix="", level="acceleration"):
             super().__init__(robot, config, level)
-            self._frame = robot.frame_id(robot.root_link)
+            self._frame = robot.frame_id(config.base or robot.root_link)
 
         def compute(self):
             self._A[:] = self.robot.frame_jacobian(self._frame)[2]
@@ -49,7 +54,7 @@ needs ``compute()`` (A = J and, at the acceleration level, bias = J̇ q̇), ``po
 
     register_task_type(TaskType("base_height", BaseHeightTask, BaseHeightReference, rows=1))
 
-The type is then usable in every scene (``TaskConfig(name="h", type="base_height")``), with
+The type is then usable in every scene (``TaskConfig(name="h", type="base_height", base="torso")``), with
 ``scene.bind("h", TaskPD(kp=100, kd=20), [0.9])``, in YAML scene files (``type: base_height``, a
 ``target`` of one number) and in sweeps. ``tests/tasks/test_task_registry.py`` does exactly this.
 """
