@@ -471,7 +471,8 @@ class InverseDynamicsScene(AccelerationScene):
             levels.append(QPLevel(rows.wrench.copy(), rows.zeros_w.copy(), rows.zeros_n))
         lb, ub = self._full_bounds(*self._bounds())
         self._add_collision_rows(first, lb, ub, layout.n)
-        self._add_constraint_rows(first, layout.n, loops=False)  # (the loops are in the layout)
+        if self._com_polygon is not None:
+            self._add_constraint_rows(first, layout.n, loops=False)  # (the loops are in the layout)
         self._torque_rows = (T, h_a, layout)
         return self._keep_problem(HierarchicalQP(levels, layout.names, lb, ub), list(prios), now, measured)
 
