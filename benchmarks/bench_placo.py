@@ -6,10 +6,10 @@ Cases (constants in ``benchmarks/_peers.py``):
   joints task weight 1e-3, the same PD gains, two planar contacts with hard frame tasks, μ = 0.3; its
   torque cost 1e-3 by default, and 1e-8, nearer wbcpy's λ = 1e-8 on q̈) against wbcpy's
   ``InverseDynamicsScene`` step of ``bench_contact.py`` (bound ComPD/JointPD laws, ``update``,
-  ``solve``; same tasks, weights, gains, contacts), on the states PlaCo's own closed loop visits (500
-  steps of the COM sway, cycled), with the raw-Pinocchio floor of ``bench_contact.py``. Each side's q̈ is
-  also compared with the exact optimum of the problem (``tests/_contact_oracle.py``): PlaCo's torque cost
-  moves it.
+  ``solve``; same tasks, weights, gains, contacts), every side on the states of one closed loop (wbcpy's,
+  500 steps of the COM sway, cycled; PlaCo's own loop drifts away), with the raw-Pinocchio floor of
+  ``bench_contact.py``. Each side's q̈ is also compared with the exact optimum of the problem
+  (``tests/_contact_oracle.py``): PlaCo's torque cost moves it.
 * **kinematic walk** — Talos walks ``--steps`` footsteps of ``--length`` m at dt = 5 ms: PlaCo's walk
   step (``WalkPatternGenerator`` plan tracked by a ``KinematicsSolver`` through ``WalkTasks``, its
   example's loop: tasks, kinematics, ``solve(True)``, support update) against wbcpy's
@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the contact oracle
 
-from _peers import SOLES, PlacoTalosStanding, PlacoTalosWalk, talos_start
+from _peers import DT, SOLES, PlacoTalosStanding, PlacoTalosWalk, talos_start
 from _timing import Row, Timing, print_cpu, print_table
 from bench_contact import WbcpyTalosStanding, accuracy, floor_step, interleaved_blocks
 
@@ -134,11 +134,29 @@ def _profile(label: str, fn: Any, n: int) -> None:
         print(f"  {ln[:150]}")
 
 
+def record_states(ours: WbcpyTalosStanding, n: int) -> list[tuple[float, np.ndarray, np.ndarray]]:
+    """The states of ``n`` steps of wbcpy's closed loop (semi-implicit Euler) from the first state."""
+    _, q, v = ours.states[0]
+    q, v = q.copy(), v.copy()
+    states = []
+    for k in range(n):
+        states.append((k * DT, q.copy(), v.copy()))
+        ours.control(k * DT, q, v)
+        v = v + ours.qdd * DT
+        q = pin.integrate(ours.model, q, v * DT)
+    return states
+
+
 def contact(args: argparse.Namespace) -> None:
     placo_default, placo_low = PlacoTalosStanding(), PlacoTalosStanding(torque_cost=1e-8)
     for peer in (placo_default, placo_low):
         peer.setup()
     ours = WbcpyTalosStanding(placo_default)
+    # every side replays the states of one closed loop: wbcpy's (PlaCo's own, biased by its torque cost,
+    # drifts: its base rises 1.6 cm and its joints reach 4 rad/s within the 500 steps)
+    states = record_states(ours, placo_default.n_states)
+    for side in (placo_default, placo_low, ours):
+        side.states = states
     fns = [floor_step(placo_default), placo_default.step, placo_low.step, ours.step]
     labels = ["floor: computeAllTerms + soles' J, a_c + COM J, bias", placo_default.name, placo_low.name,
               f"wbcpy InverseDynamicsScene step [{ours.scene.solver.name}]"]  # fmt: skip
