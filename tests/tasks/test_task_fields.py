@@ -200,3 +200,19 @@ def test_no_built_in_type_is_special_cased_above_the_tasks() -> None:
                 typed = any(isinstance(s, ast.Attribute) and s.attr == "type" for s in sides)
                 literal = {s.value for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, str)}
                 assert not (typed and literal & names), f"{path.relative_to(ROOT)}:{node.lineno}"
+
+
+def test_copies_and_pickles_of_a_config_are_independent_and_equal() -> None:
+    import copy
+    import pickle
+
+    cfg = TaskConfig("j", "jnt", joint_names=["a", "b"], weights=[1.0, 2.0])
+    for other in (cfg.copy(), copy.copy(cfg), copy.deepcopy(cfg), pickle.loads(pickle.dumps(cfg))):
+        assert other == cfg and other is not cfg
+        other.joint_names.append("c")
+        other.weights[0] = 5.0
+        assert cfg.joint_names == ["a", "b"] and cfg.weights == [1.0, 2.0]
+    custom = TaskConfig("h", "height_above", tip=TIP, floor=0.25)
+    assert pickle.loads(pickle.dumps(custom)) == custom and pickle.loads(pickle.dumps(custom)).floor == 0.25
+    assert repr(custom).startswith("TaskConfig(name='h', type='height_above'")
+    assert TaskConfig("c", "com").tip is None  # another type's field reads as its default

@@ -163,6 +163,13 @@ class TaskConfig:
 
     __hash__ = None  # type: ignore[assignment]  # (mutable)
 
+    def __copy__(self) -> TaskConfig:
+        """``copy.copy`` is a deep copy: a shallow one would share the type fields' dict (and lists) with
+        the original, so that editing one would edit both. Not validated (as an edited config may be)."""
+        new = object.__new__(TaskConfig)
+        new.__dict__.update(copy.deepcopy(self.__dict__))
+        return new
+
     def __repr__(self) -> str:
         items = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items())
         return f"TaskConfig({items})"
