@@ -1,7 +1,7 @@
 """The acceptance checks of specs/walking.md, computed from a walk's log file alone with raw Pinocchio
 (the robot's example-robot-data URDF loaded here, its sole frames added from the log's
-``contact_parents``/``contact_placements`` when the URDF lacks them, joints that move no mass locked as
-the walk locks them, ``pin.constraintDynamics`` for the contact wrenches): nothing of wbcpy is used, so
+``contact_parents``/``contact_placements`` when the URDF lacks them, the joints the log lists as locked
+locked where it says, ``pin.constraintDynamics`` for the contact wrenches): nothing of wbcpy is used, so
 the checks are independent of wbcpy's own.
 
 The CoP margin required is min(10 mm, 20 % of the sole's smaller half size) (10 mm on Talos's soles). A
@@ -39,13 +39,16 @@ def robot_model(robot: str = "talos", log: dict | None = None) -> pin.Model:
     dist = importlib.metadata.distribution("example-robot-data")
     root = dist.locate_file("cmeel.prefix/share/example-robot-data/robots")
     model = pin.buildModelFromUrdf(f"{root}/{URDFS[robot]}", pin.JointModelFreeFlyer())
-    def carries_nothing(j: int) -> bool:
-        inertias = [model.inertias[k] for k in model.subtrees[j]]
-        return all(i.mass == 0.0 and not i.inertia.any() for i in inertias)
-
-    massless = [j for j in range(2, model.njoints) if carries_nothing(j)]
-    if massless:  # (no dynamics: the walk locks them; where is irrelevant, they carry nothing)
-        model = pin.buildReducedModel(model, massless, pin.neutral(model))
+    locked = [] if log is None else [str(n) for n in log.get("locked_joints", [])]
+    if locked:  # (joints the walk locked, where it locked them: they move no inertia)
+        q = pin.neutral(model)
+        for name, angle in zip(locked, log["locked_positions"], strict=True):
+            joint = model.joints[model.getJointId(name)]
+            if joint.nq == 2:
+                q[joint.idx_q : joint.idx_q + 2] = np.cos(angle), np.sin(angle)
+            else:
+                q[joint.idx_q] = angle
+        model = pin.buildReducedModel(model, sorted(model.getJointId(n) for n in locked), q)
     if log is not None and "contact_parents" in log:
         frames = zip(log["contact_frames"], log["contact_parents"], log["contact_placements"], strict=True)
         for name, parent, M in frames:

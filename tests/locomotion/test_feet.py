@@ -39,11 +39,12 @@ def _walking(example_robot, name):
 
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_soles_rest_on_the_lowest_plane_of_the_foot_geometry(example_robot, name):
-    _, feet, q0, _ = _walking(example_robot, name)
+    _, feet, q0, locked = _walking(example_robot, name)
     source, parents = EXPECTED[name]
     assert feet.source == source
     assert tuple(s.parent for s in feet.soles) == parents
-    model = robot_model(name, feet.log_arrays())
+    log = {**feet.log_arrays(), "locked_joints": list(locked), "locked_positions": list(locked.values())}
+    model = robot_model(name, log)
     data = model.createData()
     pin.framesForwardKinematics(model, data, q0)
     X, Y = feet.half_size

@@ -103,18 +103,40 @@ def test_posture_arguments(example_robot):
         standing_posture(robot, feet, crouch=True)
 
 
-def test_massless_joints_are_locked(example_robot):
-    """Romeo's 24 finger joints carry no mass nor inertia: walking locks them (raw Pinocchio: their
-    subtrees' masses are 0, and its mass matrix is singular with them)."""
+def _mass_matrix(model, q):
+    M = pin.crba(model, model.createData(), q)
+    return np.triu(M) + np.triu(M, 1).T
+
+
+def test_joints_without_inertia_are_locked(example_robot):
+    """Romeo's 24 finger joints carry no mass (raw Pinocchio: their subtrees weigh 0); iCub's head is a
+    point mass, so M has a null direction, mostly its neck yaw. Walking locks exactly those (where the
+    start posture has them); what remains has a well-conditioned M."""
     example_robot("romeo")
-    with pytest.warns(WalkingWarning, match="move no mass"):
+    with pytest.warns(WalkingWarning, match="no inertia"):
         robot, _, q0, locked = walking_robot("romeo")
-    full = robot_model("romeo").nv  # (the oracle's model, locked alike)
-    assert len(locked) == 24 and all("Finger" in n or "Thumb" in n or n.endswith("Hand") for n in locked)
-    assert robot.nv == full == 61 - 24 and q0.shape == (robot.nq,)
-    data = robot.model.createData()
-    M = pin.crba(robot.model, data, q0)
-    assert np.linalg.eigvalsh(np.triu(M) + np.triu(M, 1).T).min() > 1e-6  # (now invertible)
+    full = pin.buildModelFromUrdf(str(robot.urdf_path), pin.JointModelFreeFlyer())
+    weightless = {
+        full.names[j] for j in range(2, full.njoints)
+        if sum(full.inertias[k].mass for k in full.subtrees[j]) == 0.0
+    }  # fmt: skip
+    assert set(locked) == weightless and len(weightless) == 24
+    assert robot.nv == full.nv - 24 and q0.shape == (robot.nq,)
+    w = np.linalg.eigvalsh(_mass_matrix(robot.model, q0))
+    assert w[0] > 1e-8 * w[-1]
+    example_robot("icub")
+    with pytest.warns(WalkingWarning, match="no inertia"):
+        robot, _, q0, locked = walking_robot("icub")
+    assert list(locked) == ["neck_yaw"]
+    full = pin.buildModelFromUrdf(str(robot.urdf_path), pin.JointModelFreeFlyer())
+    q = pin.neutral(full)  # (the start posture, with the neck yaw where it was locked)
+    keep = [i for i in range(full.nq) if i != full.joints[full.getJointId("neck_yaw")].idx_q]
+    q[keep], q[full.joints[full.getJointId("neck_yaw")].idx_q] = q0, locked["neck_yaw"]
+    w, V = np.linalg.eigh(_mass_matrix(full, q))
+    assert w[0] < 1e-12 * w[-1]  # (singular with the neck free)
+    assert int(np.argmax(np.abs(V[:, 0]))) == full.joints[full.getJointId("neck_yaw")].idx_v
+    w = np.linalg.eigvalsh(_mass_matrix(robot.model, q0))
+    assert w[0] > 1e-8 * w[-1]
     with warnings.catch_warnings():
         warnings.simplefilter("error", WalkingWarning)
         walking_robot("talos")  # (nothing to lock, nothing to say)

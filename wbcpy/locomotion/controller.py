@@ -3,7 +3,8 @@
 One weighted task level (the scene's hard constraints sit above it: equations of motion, rigid contacts,
 contact wrench cones, URDF effort limits):
 
-* ``com`` (weight 1): ẍ* = ẍ_ref + k_p (x_ref − x) + k_d (ẋ_ref − ẋ) along the pattern's COM;
+* ``com`` (weight 10): on the ground plane the DCM law of :meth:`WalkingController._write_com`, its
+  height by PD along the pattern's COM;
 * ``left_foot`` / ``right_foot`` (weight 10, active while that foot swings): the swing trajectory, PD in
   world axes;
 * ``base`` (weight 1, orientation rows only): the base upright, heading between the feet's headings;
@@ -13,6 +14,12 @@ Contacts follow the pattern's schedule: the foot about to swing is unloaded over
 before its lift-off (``set_contact_active(frame, False, transition=...)``: its normal force falls linearly
 to 0, so nothing jumps at lift-off), the landing foot is activated when its swing ends (the plant's
 inelastic impact lands it).
+
+Balance strategies: the ankle (the CoP in the stance sole: the DCM law's ZMP is clamped into it), the
+hip (while a pushed swing adapts its footstep the ZMP is not clamped: the COM task then asks for more than
+the sole can give, and the QP turns the trunk and limbs — centroidal angular momentum — to give it; the
+COM task weighs as much as the swing foot's, so the swing leg's own momentum does not push the COM off),
+and the step (:meth:`WalkingController._adapt`).
 
 Robustness margins by construction: the scene's soles are the real ones shrunk by ``cop_margin`` per edge
 and its friction coefficient is ``friction_use`` · μ, so every wrench the scene allows — and with it the
@@ -42,10 +49,15 @@ from .scaling import walking_scale
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["WalkingController", "default_cop_margin"]
+__all__ = ["ADAPT_STOP", "WalkingController", "default_cop_margin"]
 
 #: :meth:`WalkingPattern.lipm`'s answer: the COM, DCM and ZMP of the plan as (x, y) float pairs
 Lipm = tuple[tuple[float, float], tuple[float, float], tuple[float, float]]
+
+
+#: the last part of a swing (s) that keeps its footstep: a re-plan later than this asks the swing leg for
+#: accelerations it cannot follow, and the foot lands moving
+ADAPT_STOP = 0.1
 
 
 def default_cop_margin(half_size: tuple[float, float]) -> float:
@@ -130,7 +142,7 @@ class WalkingController:
         )
         joints = [n for n in robot.joint_names if robot.model.joints[robot.joint_id(n)].nv == 1]
         configs: list[dict[str, Any]] = [
-            {"name": "com", "type": "com"},
+            {"name": "com", "type": "com", "weights": [10.0] * 3},
             {
                 "name": "base",
                 "type": "cart",
@@ -291,8 +303,9 @@ class WalkingController:
         """In single support, (px, py) clamped into the stance sole as the scene sees it (a ZMP the
         contact can realise: the COM task then asks for what the feet can give): in the sole's axes
         (R₂ its rotation's ground block, c its centre) ℓ = clip(R₂ᵀ(p − c), ±half size), p = c + R₂ℓ.
-        The sole is cached per phase and plan version."""
-        if ph.kind != "single" or ph.stance is None:
+        The sole is cached per phase and plan version. Not clamped while the swing adapts its footstep
+        (a push: the hip strategy of the module docstring)."""
+        if ph.kind != "single" or ph.stance is None or self._adapting:
             return px, py
         key = (ph.t0, self.pattern.version)
         if self._stance_key != key:
@@ -336,7 +349,7 @@ class WalkingController:
         nominal = self._nominal.steps[ph.step].placement
         target = self._reachable(ph, nominal.translation[:2] + np.array(shift))
         current = pattern.steps[ph.step].placement.translation[:2]
-        if float(np.linalg.norm(target - current)) < 2e-3 or left < 0.06:
+        if float(np.linalg.norm(target - current)) < 2e-3 or left < ADAPT_STOP:
             return False
         pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
         frame = self.feet[ph.swing]

@@ -15,8 +15,9 @@ during the step, ``wrenches`` (K, C, 6) the plant's contact wrenches during the 
 contact axes, about the frame origin, force over torque), ``com`` (K, 3), ``mu``, ``half_size`` (2,),
 ``dt``, ``footsteps`` (S, 4): side (0 left, 1 right), x, y, yaw of every footstep taken; and
 ``contact_damping``, the plant's Baumgarte velocity gain (1/s, :data:`CONTACT_DAMPING`) that a replay with
-``pin.constraintDynamics`` needs; ``locked_joints`` (L,): the URDF joints locked because they move no mass
-(:mod:`~wbcpy.locomotion.walking_robot`; q and v are those of the model without them).
+``pin.constraintDynamics`` needs; ``locked_joints`` (L,) and ``locked_positions`` (L,): the URDF joints
+locked because they move no inertia, and where (:mod:`~wbcpy.locomotion.walking_robot`; q and v are
+those of the model without them).
 
 The robot: a registry name or a RobotModel; its soles from :func:`~wbcpy.locomotion.sole_finder.find_feet`
 (``feet``, ``sole``; frames it lacks added), its start posture from
@@ -76,6 +77,7 @@ class WalkLog:
     contact_parents: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=str))
     contact_placements: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 4)))
     locked_joints: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=str))
+    locked_positions: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def save(self, path: str | Path) -> Path:
         """Write the log as an ``.npz`` file (the keys of the module docstring); returns the path."""
@@ -262,7 +264,7 @@ def walk(
     steps = plan_footsteps(model, n_steps, length, width, turn, lateral, first, feet=soles)
     pattern = WalkingPattern(model, steps, step_time, double_support_time, feet=soles)
     ctrl = WalkingController(model, pattern, dt=dt, solver=solver, push_recovery=push_recovery)
-    return _run(model, q0, ctrl, push, log, progress, (n_steps, length, lateral, turn), tuple(locked))
+    return _run(model, q0, ctrl, push, log, progress, (n_steps, length, lateral, turn), locked)
 
 
 def _run(
@@ -273,7 +275,7 @@ def _run(
     log: str | Path | None,
     progress: Callable[[float, float], None] | None,
     plan: tuple[int, float, float, float],
-    locked: tuple[str, ...] = (),
+    locked: dict[str, float] | None = None,
 ) -> WalkSummary:
     dt, pattern = ctrl.dt, ctrl.pattern
     plant = ContactPlant(ctrl.scene, q0, np.zeros(model.nv), dt, kd=CONTACT_DAMPING)
@@ -309,7 +311,8 @@ def _run(
     wall = time.perf_counter() - wall
     steps = np.array([s.row() for s in ctrl.pattern.steps]) if rec.k else np.zeros((0, 4))
     walk_log = rec.log(steps, dt)
-    walk_log.locked_joints = np.array(locked, dtype=str)
+    walk_log.locked_joints = np.array(list(locked or {}), dtype=str)
+    walk_log.locked_positions = np.array(list((locked or {}).values()), dtype=float)
     if log is not None:
         walk_log.save(log)
     return _summary(model, walk_log, plant, start, plan, error, us, wall, pushed)
