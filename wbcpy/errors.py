@@ -31,6 +31,7 @@ __all__ = [
     "ConcurrentUseError",
     "ConfigError",
     "ConfigKeyError",
+    "EffortLimitWarning",
     "InvalidValueError",
     "MJCFError",
     "MissingDependencyError",
@@ -43,6 +44,7 @@ __all__ = [
     "URDFNotFoundError",
     "URDFWarning",
     "UnknownNameError",
+    "WalkingWarning",
     "WbcpyError",
     "safe_repr",
 ]
@@ -147,6 +149,28 @@ class MissingDependencyError(WbcpyError, ImportError):
 
 class URDFWarning(UserWarning):
     """A URDF loaded, but some of its values are physically implausible (``check_physics="warn"``)."""
+
+
+class WalkingWarning(UserWarning):
+    """A walk runs, but not quite as asked: e.g. the robot's SRDF posture has its soles tilted, so it
+    starts from a computed standing posture instead (the message says what and why)."""
+
+
+class EffortLimitWarning(WalkingWarning):
+    """Some actuated joints have no URDF effort limit (none, 0 or infinite): their torques are not bounded.
+
+    Attributes:
+        joints: the joints without a limit.
+    """
+
+    def __init__(self, robot: str, joints: Iterable[str]) -> None:
+        self.joints = [str(j) for j in joints]
+        more = f" and {len(self.joints) - 8} more" if len(self.joints) > 8 else ""
+        shown = ", ".join(self.joints[:8]) + more
+        super().__init__(
+            f"robot {robot!r}: {len(self.joints)} actuated joint(s) have no URDF effort limit ({shown}); "
+            "their torques are unbounded (bound them with effort_limits={joint: N·m})"
+        )
 
 
 class MissingReferenceWarning(UserWarning):
