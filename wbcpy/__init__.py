@@ -13,6 +13,7 @@ from .errors import (
     ConcurrentUseError,
     ConfigError,
     ConfigKeyError,
+    EffortLimitWarning,
     InvalidValueError,
     MissingReferenceWarning,
     QPSolveError,
@@ -22,6 +23,7 @@ from .errors import (
     URDFError,
     URDFNotFoundError,
     URDFWarning,
+    WalkingWarning,
     WbcpyError,
 )
 from .model.registry import available as available_robots
@@ -44,6 +46,7 @@ __all__ = [
     "ConcurrentUseError",
     "ConfigError",
     "ConfigKeyError",
+    "EffortLimitWarning",
     "InvalidValueError",
     "InverseDynamicsScene",
     "MissingReferenceWarning",
@@ -56,6 +59,7 @@ __all__ = [
     "URDFWarning",
     "UnknownNameError",
     "VelocityScene",
+    "WalkingWarning",
     "WbcpyError",
     "__version__",
     "available_robots",

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 import re
+import xml.etree.ElementTree as ET
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -55,10 +57,12 @@ def normalised_name(stem: str) -> str:
 
 def urdf_file(robot: Any) -> Path | None:
     """The URDF file of ``robot``: ``robot.urdf_path``, else ``robot.source`` when it is an existing file,
-    else None (a robot built from a ``pin.Model`` or from an XML string)."""
+    else None (a robot built from a ``pin.Model``, from an XML string or from an MJCF file)."""
     path = getattr(robot, "urdf_path", None)
     if path is not None:
         return Path(path)
+    if getattr(robot, "mjcf_path", None) is not None:
+        return None
     source = Path(str(getattr(robot, "source", "")))
     return source if source.suffix and source.is_file() else None
 
@@ -145,30 +149,69 @@ def _missing_packages_hint(text: str, path: Path | None, package_dirs: Any) -> s
     )
 
 
-def geometry_model(robot: Any, kind: pin.GeometryType) -> pin.GeometryModel:
+def _only_links(text: str, path: Path | None, tag: str, links: Collection[str]) -> str:
+    """The URDF XML with the ``<visual>``/``<collision>`` elements (``tag``) of every link not in ``links``
+    removed, and relative mesh file names made absolute (the XML is parsed from a string, not from its
+    folder)."""
+    root = ET.fromstring(text)
+    for link in root.iter("link"):
+        for element in link.findall(tag):
+            if link.get("name") not in links:
+                link.remove(element)
+    if path is not None:
+        for mesh in root.iter("mesh"):
+            name = mesh.get("filename", "")
+            if name and "://" not in name and not Path(name).is_absolute():
+                mesh.set("filename", str((path.resolve().parent / name).resolve()))
+    return ET.tostring(root, encoding="unicode")
+
+
+def geometry_model(
+    robot: Any, kind: pin.GeometryType, links: Collection[str] | None = None
+) -> pin.GeometryModel:
     """Pinocchio's geometry model of the robot's ``<visual>`` or ``<collision>`` elements (meshes resolved).
 
     Args:
         robot: a :class:`~wbcpy.model.robot_model.RobotModel` (its ``pin.Model`` is the one the geometry is
             attached to).
         kind: ``pin.GeometryType.VISUAL`` or ``pin.GeometryType.COLLISION``.
+        links: only the elements of these links (their meshes alone are read), or None for all.
 
     Raises:
         URDFError: no URDF (see :func:`urdf_source`), or a mesh that cannot be found or loaded (the folders
             searched are named).
     """
+    mjcf = getattr(robot, "mjcf_path", None)
+    if mjcf is not None:
+        return _mjcf_geometry(robot.model, Path(mjcf), kind)
     text, path = urdf_source(robot)
     dirs = mesh_package_dirs(text, path, getattr(robot, "package_dirs", ()))
     label = str(path) if path is not None else "<xml>"
+    what = _KIND_NAMES.get(kind, str(kind))
     try:
+        if links is not None:
+            only = _only_links(text, path, what, links)
+            return pin.buildGeomFromUrdfString(robot.model, only, kind, None, dirs)
         if path is not None:
             return pin.buildGeomFromUrdf(robot.model, str(path), kind, None, dirs)
         return pin.buildGeomFromUrdfString(robot.model, text, kind, None, dirs)
-    except (ValueError, RuntimeError, OSError) as exc:
+    except (ValueError, RuntimeError, OSError, ET.ParseError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        what = _KIND_NAMES.get(kind, str(kind))
         hint = _missing_packages_hint(text, path, getattr(robot, "package_dirs", ()))
         raise URDFError(label, f"{what} geometry: {first} ({hint})") from None
+
+
+def _mjcf_geometry(model: pin.Model, path: Path, kind: pin.GeometryType) -> pin.GeometryModel:
+    """Pinocchio's geometry model of an MJCF file's geoms (``buildGeomFromMJCF``).
+
+    Raises:
+        URDFError: Pinocchio cannot read the geometry (its message).
+    """
+    try:
+        return pin.buildGeomFromMJCF(model, str(path), kind)
+    except (ValueError, RuntimeError, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise URDFError(str(path), f"{_KIND_NAMES.get(kind, str(kind))} geometry: {first}") from None
 
 
 def find_srdf(urdf: Path) -> Path | None:
@@ -197,7 +240,8 @@ def find_srdf(urdf: Path) -> Path | None:
 
 
 def srdf_file(robot: Any) -> Path | None:
-    """The SRDF of ``robot``: ``robot.srdf_path``, else the one beside its URDF file, else None."""
+    """The SRDF of ``robot``: ``robot.srdf_path``, else the one beside its URDF file, else None (also for
+    an MJCF robot, whose postures are the file's keyframes)."""
     path = getattr(robot, "srdf_path", None)
     if path is not None:
         return Path(path)

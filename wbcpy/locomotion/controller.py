@@ -3,7 +3,8 @@
 One weighted task level (the scene's hard constraints sit above it: equations of motion, rigid contacts,
 contact wrench cones, URDF effort limits):
 
-* ``com`` (weight 1): ẍ* = ẍ_ref + k_p (x_ref − x) + k_d (ẋ_ref − ẋ) along the pattern's COM;
+* ``com`` (weight 10): on the ground plane the DCM law of :meth:`WalkingController._write_com`, its
+  height by PD along the pattern's COM;
 * ``left_foot`` / ``right_foot`` (weight 10, active while that foot swings): the swing trajectory, PD in
   world axes;
 * ``base`` (weight 1, orientation rows only): the base upright, heading between the feet's headings;
@@ -14,6 +15,12 @@ before its lift-off (``set_contact_active(frame, False, transition=...)``: its n
 to 0, so nothing jumps at lift-off), the landing foot is activated when its swing ends (the plant's
 inelastic impact lands it).
 
+Balance strategies: the ankle (the CoP in the stance sole: the DCM law's ZMP is clamped into it), the
+hip (while a pushed swing adapts its footstep the ZMP is not clamped: the COM task then asks for more than
+the sole can give, and the QP turns the trunk and limbs — centroidal angular momentum — to give it; the
+COM task weighs as much as the swing foot's, so the swing leg's own momentum does not push the COM off),
+and the step (:meth:`WalkingController._adapt`).
+
 Robustness margins by construction: the scene's soles are the real ones shrunk by ``cop_margin`` per edge
 and its friction coefficient is ``friction_use`` · μ, so every wrench the scene allows — and with it the
 plant's, which equals it (same τ, same active contacts, both exact) — keeps its CoP that far inside the
@@ -23,6 +30,7 @@ real sole and its tangential force below ``friction_use`` · μ f_z.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -30,24 +38,32 @@ import numpy as np
 import pinocchio as pin
 
 from ..controllers import CartesianPD, ComPD, JointPD
+from ..errors import ConfigError, EffortLimitWarning
 from ..scenes import InverseDynamicsScene, SurfaceContact
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
 from .footsteps import SIDES, yaw_of
 from .pattern import Phase, WalkingPattern, quintic
+from .scaling import walking_scale
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["MU", "SOLE_HALF_SIZE", "WalkingController"]
+__all__ = ["ADAPT_STOP", "WalkingController", "default_cop_margin"]
 
 #: :meth:`WalkingPattern.lipm`'s answer: the COM, DCM and ZMP of the plan as (x, y) float pairs
 Lipm = tuple[tuple[float, float], tuple[float, float], tuple[float, float]]
 
-#: Talos's soles: half sizes (X, Y) in m
-SOLE_HALF_SIZE = (0.1, 0.065)
-#: the friction coefficient of the spec's ground
-MU = 0.3
+
+#: the last part of a swing (s) that keeps its footstep: a re-plan later than this asks the swing leg for
+#: accelerations it cannot follow, and the foot lands moving
+ADAPT_STOP = 0.1
+
+
+def default_cop_margin(half_size: tuple[float, float]) -> float:
+    """How far inside the real sole's edges the controller keeps the CoP (m): 15 mm, at most a quarter of
+    the sole's smaller half size (Talos's 0.065 m sole: 15 mm; a 0.03 m one: 7.5 mm)."""
+    return min(0.015, 0.25 * min(half_size))
 
 
 class WalkingController:
@@ -61,6 +77,9 @@ class WalkingController:
     Attributes:
         robot, pattern, scene, dt: as given / built. feet: {side: sole frame}.
         half_size, mu: the real soles and friction (the scene uses the shrunk ones).
+        scale: the robot's :class:`~wbcpy.locomotion.scaling.WalkingScale` (gains, reach).
+        reach: the footstep adaptation's reach box (m, stance-sole axes): (forward min, max), (sideways
+            min, max).
     """
 
     def __init__(
@@ -69,9 +88,9 @@ class WalkingController:
         pattern: WalkingPattern,
         dt: float = 0.002,
         solver: str | None = None,
-        half_size: tuple[float, float] = SOLE_HALF_SIZE,
-        mu: float = MU,
-        cop_margin: float = 0.015,
+        half_size: tuple[float, float] | None = None,
+        mu: float | None = None,
+        cop_margin: float | None = None,
         friction_use: float = 0.8,
         posture: Any = None,
         push_recovery: bool = True,
@@ -84,29 +103,50 @@ class WalkingController:
             pattern: the walk.
             dt: control step (s).
             solver: QP backend (None: the default).
-            half_size, mu: the real soles' half sizes (m) and friction coefficient.
-            cop_margin: how far inside the real sole's edges the CoP stays (m).
+            half_size, mu: the real soles' half sizes (m) and friction coefficient; None: the pattern's
+                :class:`~wbcpy.locomotion.feet.Feet`'s.
+            cop_margin: how far inside the real sole's edges the CoP stays (m); None:
+                :func:`default_cop_margin`.
             friction_use: the largest |f_t| / (μ f_z) the scene allows.
             posture: the posture target (nq), default the robot's current configuration.
             push_recovery: adapt the footsteps to the measured DCM (:meth:`_adapt`).
             max_normal: the largest normal force of a sole, in units of m·g.
+
+        The gains, the reach of the footstep adaptation and its threshold are Talos's scaled to the robot
+        (:class:`~wbcpy.locomotion.scaling.WalkingScale`). Actuated joints without a URDF effort limit are
+        named in an :class:`~wbcpy.errors.EffortLimitWarning` (their torques are unbounded).
+
+        Raises:
+            ConfigError: the robot lacks a sole frame of the pattern's feet (add them:
+                ``pattern.feet.attach(robot)``).
         """
+        feet = pattern.feet
+        missing = feet.missing(robot)
+        if missing:
+            raise ConfigError(
+                "feet", f"the robot lacks the sole frame(s) {', '.join(s.frame for s in missing)}: walk the "
+                "robot of pattern.feet.attach(robot)",
+            )  # fmt: skip
         self.robot, self.pattern, self.dt = robot, pattern, float(dt)
-        self.half_size, self.mu = half_size, mu
-        self.feet = dict(zip(SIDES, pattern.feet, strict=True))
+        half_size = feet.half_size if half_size is None else half_size
+        self.half_size, self.mu = half_size, feet.mu if mu is None else mu
+        cop_margin = default_cop_margin(half_size) if cop_margin is None else cop_margin
+        self.feet = dict(zip(SIDES, feet.frames, strict=True))
+        scale = self.scale = walking_scale(robot, feet)
         inner = self._inner = (half_size[0] - cop_margin, half_size[1] - cop_margin)
         scene = self.scene = InverseDynamicsScene(robot, solver=solver, dt=dt, effort_limits=True)
+        self._warn_effort_limits()
         fz_max = max_normal * robot.total_mass * 9.81
         scene.set_contacts(
-            [SurfaceContact(f, half_size=inner, mu=friction_use * mu, fz_max=fz_max) for f in pattern.feet]
+            [SurfaceContact(f, inner, friction_use * self.mu, fz_max=fz_max) for f in feet.frames]
         )
         joints = [n for n in robot.joint_names if robot.model.joints[robot.joint_id(n)].nv == 1]
         configs: list[dict[str, Any]] = [
-            {"name": "com", "type": "com"},
+            {"name": "com", "type": "com", "weights": [10.0] * 3},
             {
                 "name": "base",
                 "type": "cart",
-                "tip": "base_link",
+                "tip": robot.root_link,
                 "root": "universe",
                 "weights": [0, 0, 0, 1, 1, 1],
             },
@@ -119,10 +159,11 @@ class WalkingController:
         q = robot.state_view("walking controller")[0] if posture is None else posture
         self.posture = np.array(q, dtype=float)[7:]
         # the height by PD; the ground plane by the DCM law of _write_com (no PD terms there)
-        self.com_pd = ComPD(kp=[0.0, 0.0, 60.0], kd=[0.0, 0.0, 2 * math.sqrt(60.0)])
-        self.foot_pd = CartesianPD(kp=400.0, kd=40.0)
-        self.base_pd = CartesianPD(kp=100.0, kd=20.0)
-        self.posture_pd = JointPD(kp=10.0, kd=2.0 * math.sqrt(10.0))
+        kp, kd = scale.gains(60.0)
+        self.com_pd = ComPD(kp=[0.0, 0.0, kp], kd=[0.0, 0.0, kd])
+        self.foot_pd = CartesianPD(*scale.gains(400.0, 40.0))
+        self.base_pd = CartesianPD(*scale.gains(100.0, 20.0))
+        self.posture_pd = JointPD(*scale.gains(10.0))
         self._com = cast(ComTask, scene.get_task("com"))
         self._base = cast(CartesianTask, scene.get_task("base"))
         self._posture = cast(JointTask, scene.get_task("posture"))
@@ -131,7 +172,8 @@ class WalkingController:
         self._swinging: str | None = None
         self._scheduled = math.nan  # the time of the last schedule() (s)
         #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
-        self.push_recovery, self.dcm_gain, self.adapt_threshold = push_recovery, 3.0, 0.03
+        self.push_recovery, self.dcm_gain = push_recovery, 3.0 / scale.time
+        self.adapt_threshold, self.reach = scale.adapt_threshold, scale.reach
         self._nominal: WalkingPattern | None = None
         self._nominal_version = -1  # the pattern's version when _nominal was copied from it
         self._adapting = False
@@ -145,6 +187,15 @@ class WalkingController:
         self._stance_key: tuple[float, int] | None = None
         self._stance = (0.0, 0.0, 1.0, 0.0, 0.0, 1.0)
 
+    def _warn_effort_limits(self) -> None:
+        """An :class:`EffortLimitWarning` naming the actuated joints without a URDF effort limit."""
+        limit = self.scene.effort_limit
+        if limit is None or np.all(np.isfinite(limit)):
+            return
+        dofs = [self.robot.dof_names[i] for i in range(6, self.robot.nv)]
+        unbounded = [d for d, x in zip(dofs, limit, strict=True) if not np.isfinite(x)]
+        warnings.warn(EffortLimitWarning(self.robot.name, unbounded), stacklevel=3)
+
     def _bind_references(self) -> None:
         """The hot loop's references, validated once: the posture, base and swing-foot laws bound to
         their tasks (:meth:`~wbcpy.scenes.scene.Scene.bind`; per step only ``update()``, and
@@ -154,6 +205,11 @@ class WalkingController:
         robot, scene = self.robot, self.scene
         self._posture_law = scene.bind("posture", self.posture_pd, self.posture)
         self._yaw = math.nan  # the base binding's target heading (rad)
+        soles = [yaw_of(robot.frame_placement(f).rotation) for f in self.feet.values()]
+        heading = math.atan2(sum(map(math.sin, soles)), sum(map(math.cos, soles)))
+        offset = yaw_of(robot.frame_placement(robot.root_link).rotation) - heading
+        #: the base's heading relative to the soles' mean heading at the start (rad, in [−π, π))
+        self._base_offset = (offset + math.pi) % (2 * math.pi) - math.pi
         self._planted_key: tuple[float, str, int] | None = None
         self._planted_sum = (0.0, 0.0)  # Σ sin, Σ cos of the planted soles' headings
         self._base_law = scene.bind("base", self.base_pd, pin.SE3.Identity())
@@ -212,9 +268,10 @@ class WalkingController:
             s, c = s + math.sin(y), c + math.cos(y)
         return math.atan2(s, c)
 
-    @staticmethod
-    def _base_target(yaw: float) -> pin.SE3:
-        """The base upright with heading ``yaw`` (rad)."""
+    def _base_target(self, yaw: float) -> pin.SE3:
+        """The base upright with heading ``yaw`` (rad) plus its heading relative to the soles' at the start
+        (:attr:`_base_offset`: 0 when the base's x axis points forward, π for iCub's, whose points back)."""
+        yaw = yaw + self._base_offset
         c, s = math.cos(yaw), math.sin(yaw)
         return pin.SE3(np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]), np.zeros(3))
 
@@ -246,8 +303,9 @@ class WalkingController:
         """In single support, (px, py) clamped into the stance sole as the scene sees it (a ZMP the
         contact can realise: the COM task then asks for what the feet can give): in the sole's axes
         (R₂ its rotation's ground block, c its centre) ℓ = clip(R₂ᵀ(p − c), ±half size), p = c + R₂ℓ.
-        The sole is cached per phase and plan version."""
-        if ph.kind != "single" or ph.stance is None:
+        The sole is cached per phase and plan version. Not clamped while the swing adapts its footstep
+        (a push: the hip strategy of the module docstring)."""
+        if ph.kind != "single" or ph.stance is None or self._adapting:
             return px, py
         key = (ph.t0, self.pattern.version)
         if self._stance_key != key:
@@ -291,7 +349,7 @@ class WalkingController:
         nominal = self._nominal.steps[ph.step].placement
         target = self._reachable(ph, nominal.translation[:2] + np.array(shift))
         current = pattern.steps[ph.step].placement.translation[:2]
-        if float(np.linalg.norm(target - current)) < 2e-3 or left < 0.06:
+        if float(np.linalg.norm(target - current)) < 2e-3 or left < ADAPT_STOP:
             return False
         pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
         frame = self.feet[ph.swing]
@@ -303,14 +361,16 @@ class WalkingController:
         return True
 
     def _reachable(self, ph: Any, xy: np.ndarray) -> np.ndarray:
-        """``xy`` clamped, in the stance sole's axes, to the reach box: forward [−0.3, 0.5] m, sideways
-        [0.16, 0.45] m away from the stance foot on the swing foot's side (no crossing)."""
+        """``xy`` clamped, in the stance sole's axes, to the reach box (:attr:`reach`; Talos: forward
+        [−0.3, 0.5] m, sideways [0.16, 0.45] m away from the stance foot on the swing foot's side: no
+        crossing)."""
         stance = self.pattern.foot_before(ph.step, str(ph.stance))
         R = stance.rotation[:2, :2]
         local = R.T @ (xy - stance.translation[:2])
         sign = 1.0 if ph.swing == "left" else -1.0
-        local[0] = min(max(local[0], -0.3), 0.5)
-        local[1] = sign * min(max(sign * local[1], 0.16), 0.45)
+        (back, ahead), (near, far) = self.reach
+        local[0] = min(max(local[0], back), ahead)
+        local[1] = sign * min(max(sign * local[1], near), far)
         out: np.ndarray = stance.translation[:2] + R @ local
         return out
 

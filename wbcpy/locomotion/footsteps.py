@@ -20,16 +20,15 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import ConfigError
+from .sole_finder import as_feet
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["FEET", "SIDES", "Footstep", "feet_frame", "plan_footsteps", "yaw_of"]
+__all__ = ["SIDES", "Footstep", "feet_frame", "plan_footsteps", "yaw_of"]
 
-#: the sides of a biped, in the order of :data:`FEET`
+#: the sides of a biped, in the order of the walking API's (left, right) pairs
 SIDES = ("left", "right")
-#: default sole frames (Talos), left then right
-FEET = ("left_sole_link", "right_sole_link")
 
 
 def yaw_of(rotation: np.ndarray) -> float:
@@ -78,15 +77,19 @@ def _number(value: Any, name: str, positive: bool = False) -> float:
     return out
 
 
-def feet_frame(robot: RobotModel, feet: tuple[str, str] = FEET) -> tuple[np.ndarray, float, float, float]:
+def feet_frame(robot: RobotModel, feet: Any = None) -> tuple[np.ndarray, float, float, float]:
     """The walking frame of the robot's current feet: (midpoint xy, heading θ, feet distance, ground z).
 
     The heading is the mean of the soles' yaws; the distance is measured along the frame's y axis.
 
+    Args:
+        robot: the robot, with a state set.
+        feet: its soles (:func:`~wbcpy.locomotion.sole_finder.as_feet`: a Feet, (left, right) frames, None).
+
     Raises:
         StateNotSetError: the robot has no state; UnknownNameError: an unknown foot frame.
     """
-    left, right = (robot.frame_placement(f) for f in feet)
+    left, right = (sole.world(robot) for sole in as_feet(robot, feet).soles)
     mid = 0.5 * (left.translation[:2] + right.translation[:2])
     yl, yr = yaw_of(left.rotation), yaw_of(right.rotation)
     theta = math.atan2(math.sin(yl) + math.sin(yr), math.cos(yl) + math.cos(yr))
@@ -104,7 +107,7 @@ def plan_footsteps(
     turn: float = 0.0,
     lateral: float = 0.0,
     first: str = "left",
-    feet: tuple[str, str] = FEET,
+    feet: Any = None,
 ) -> list[Footstep]:
     """Footsteps from the robot's current feet (see the module docstring for the geometry).
 
@@ -116,7 +119,8 @@ def plan_footsteps(
         turn: total heading change (rad, counter-clockwise); needs n ≥ 2 when non-zero.
         lateral: sideways advance per step (m, + to the left).
         first: the side that steps first.
-        feet: the (left, right) sole frames.
+        feet: the soles: a :class:`~wbcpy.locomotion.feet.Feet`, (left, right) frame names, or None for the
+            robot's own (:func:`~wbcpy.locomotion.sole_finder.find_feet`).
 
     Returns:
         n :class:`Footstep` with alternating sides, starting with ``first``.

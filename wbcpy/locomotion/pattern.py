@@ -45,7 +45,10 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import ConfigError
-from .footsteps import FEET, SIDES, Footstep, yaw_of
+from .feet import Feet
+from .footsteps import SIDES, Footstep, yaw_of
+from .scaling import walking_scale
+from .sole_finder import as_feet
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -128,7 +131,7 @@ class WalkingPattern:
     """COM, DCM, ZMP, swing-foot trajectories and contact schedule of a walk (see the module docstring).
 
     Attributes:
-        steps: the footsteps (copies). feet: the (left, right) sole frames.
+        steps: the footsteps (copies). feet: the robot's :class:`~wbcpy.locomotion.feet.Feet`.
         start: {side: placement} of the soles at the start. com0: the COM at the start (world, m).
         omega: √(g / z_c) (1/s). com_height: z_c, the COM height above the ground (m). ground: ground z.
         phases: the :class:`Phase` list; duration: its end (s).
@@ -143,10 +146,10 @@ class WalkingPattern:
         step_time: float = 0.8,
         double_support_time: float = 0.2,
         com_height: float | None = None,
-        step_height: float = 0.05,
+        step_height: float | None = None,
         start_time: float = 1.0,
         end_time: float = 1.0,
-        feet: tuple[str, str] = FEET,
+        feet: Any = None,
         com: Any = None,
     ) -> None:
         """Plan from the robot's current feet and COM (at rest).
@@ -157,10 +160,12 @@ class WalkingPattern:
             step_time: time per footstep (s), single plus double support.
             double_support_time: its double-support part (s), 0 < · < step_time.
             com_height: z_c above the ground (m); None: the COM's current height.
-            step_height: swing apex height (m), ≥ 0.
+            step_height: swing apex height (m), ≥ 0; None: 0.05 m scaled to the robot's size
+                (:class:`~wbcpy.locomotion.scaling.WalkingScale`; Talos: 0.05 m).
             start_time: the first phase, shifting the weight onto the first stance foot (s).
             end_time: standing still at the end (s).
-            feet: the (left, right) sole frames.
+            feet: the soles: a :class:`~wbcpy.locomotion.feet.Feet`, (left, right) frame names, or None for
+                the robot's own (:func:`~wbcpy.locomotion.sole_finder.find_feet`).
             com: the COM to start from (3,), default the robot's.
 
         Raises:
@@ -171,6 +176,9 @@ class WalkingPattern:
         if ds >= T:
             raise ConfigError("double_support_time", f"must be < step_time = {T}, got {ds}")
         self.step_time, self.double_support_time = T, ds
+        self.feet: Feet = as_feet(robot, feet)
+        if step_height is None:
+            step_height = walking_scale(robot, self.feet).step_height
         self.step_height = _positive(step_height, "step_height", allow_zero=True)
         self.start_time = _positive(start_time, "start_time")
         self.end_time = _positive(end_time, "end_time")
@@ -181,9 +189,9 @@ class WalkingPattern:
                 raise ConfigError(f"steps[{i}].side", f"must be 'left' or 'right', got {s.side!r}")
             if i and s.side == steps[i - 1].side:
                 raise ConfigError(f"steps[{i}].side", "sides must alternate")
-        self.feet = feet
         self.steps = [Footstep(s.side, pin.SE3(s.placement)) for s in steps]
-        self.start = {side: pin.SE3(robot.frame_placement(f)) for side, f in zip(SIDES, feet, strict=True)}
+        soles = zip(SIDES, self.feet.soles, strict=True)
+        self.start = {side: pin.SE3(sole.world(robot)) for side, sole in soles}
         self.ground = 0.5 * sum(float(p.translation[2]) for p in self.start.values())
         self.com0 = np.array(robot.com() if com is None else com, dtype=float)
         zc = self.com0[2] - self.ground if com_height is None else _positive(com_height, "com_height")

@@ -1,22 +1,38 @@
-"""``walk``: the walking controller closed around the rigid-contact plant, with the log of the spec.
+"""``walk``: the walking controller closed around a plant, with the log of the spec.
 
 Per control step k (t = k·dt): the controller applies the pattern's contact events
-(:meth:`WalkingController.schedule`), the plant takes them over (a landing foot is an inelastic impact),
-the controller solves at the measured state, and the plant integrates its torques for dt with Pinocchio's
-rigid-contact dynamics (:class:`~wbcpy.sim.contact_simulation.ContactPlant`). A push (``push=(P, t)``) is an
-impulse on the floating base through :meth:`ContactSimulation.push`; the controller is not told.
+(:meth:`WalkingController.schedule`), the plant reports the measured state (the rigid plant first takes
+the events over: a landing foot is an inelastic impact), the controller solves at that state, and the
+plant integrates its torques for dt. The plant (:class:`~wbcpy.sim.plant.Plant` protocol) is Pinocchio's
+rigid-contact dynamics (``plant="pinocchio"``, :class:`~wbcpy.sim.contact_simulation.ContactPlant`),
+MuJoCo (``plant="mujoco"``, :class:`~wbcpy.sim.mujoco.MujocoPlant` with the real soles as boxes, μ of the
+controller, the library's contact options) or a plant object. A push (``push=(P, t)``) is an impulse on
+the floating base (N·s, +y world) through the plant's :meth:`~wbcpy.sim.plant.Plant.push`, or
+``push=(F, t, duration)`` a force (N, +y world) held for ``duration`` seconds; the controller is not told.
 
 Log file (``log=...``, NumPy ``.npz``; the keys of specs/walking.md): ``t`` (K,), ``q`` (K, nq), ``v``
 (K, nv) — the measured state the controller saw at step k —, ``tau`` (K, nv − 6) sent to the plant,
-``contact_frames`` (C,), ``active`` (K, C) the plant's rigid contacts during the step, ``wrenches``
-(K, C, 6) the plant's contact wrenches during the step (zero when inactive; contact axes, about the frame
-origin, force over torque), ``com`` (K, 3), ``mu``, ``half_size`` (2,), ``dt``, ``footsteps`` (S, 4):
-side (0 left, 1 right), x, y, yaw of every footstep taken; and ``contact_damping``, the plant's Baumgarte
-velocity gain (1/s, :data:`CONTACT_DAMPING`) that a replay with ``pin.constraintDynamics`` needs.
+``contact_frames`` (C,), ``contact_parents`` (C,) and ``contact_placements`` (C, 4, 4): each contact
+frame's parent frame and its placement there (the frame itself and the identity when the URDF has it; a
+sole frame added to the model hangs under its foot frame), ``active`` (K, C) the plant's rigid contacts
+during the step, ``wrenches`` (K, C, 6) the plant's contact wrenches during the step (zero when inactive;
+contact axes, about the frame origin, force over torque), ``com`` (K, 3), ``mu``, ``half_size`` (2,),
+``dt``, ``footsteps`` (S, 4): side (0 left, 1 right), x, y, yaw of every footstep taken;
+``contact_damping``, the rigid plant's Baumgarte velocity gain (1/s, :data:`CONTACT_DAMPING`; 0 for
+another plant) that a replay with ``pin.constraintDynamics`` needs; ``plant``, the plant's name, and
+``contact_options``, its contact options as a JSON text; ``locked_joints`` (L,) and ``locked_positions``
+(L,): the URDF joints locked because they move no inertia, and where (:mod:`~wbcpy.locomotion.walking_robot`;
+q and v are those of the model without them). The rigid plant's ``active`` are the contacts it held
+rigid, another plant's the soles that carried a contact force in the step.
+
+The robot: a registry name or a RobotModel; its soles from :func:`~wbcpy.locomotion.sole_finder.find_feet`
+(``feet``, ``sole``; frames it lacks added), its start posture from
+:func:`~wbcpy.locomotion.standing.start_posture` (``posture``).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable
@@ -28,9 +44,14 @@ import numpy as np
 
 from ..errors import ConfigError, QPSolveError
 from ..sim.contact_simulation import ContactPlant
-from .controller import MU, SOLE_HALF_SIZE, WalkingController
-from .footsteps import FEET, feet_frame, plan_footsteps, yaw_of
+from ..sim.plant import Plant
+from .controller import WalkingController
+from .feet import MU, Feet
+from .footsteps import feet_frame, plan_footsteps, yaw_of
 from .pattern import WalkingPattern
+from .plants import check_plant, make_plant, plant_start, push_base
+from .scaling import walking_scale
+from .walking_robot import walking_robot
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -59,9 +80,15 @@ class WalkLog:
     contact_frames: np.ndarray
     footsteps: np.ndarray
     mu: float = MU
-    half_size: np.ndarray = field(default_factory=lambda: np.array(SOLE_HALF_SIZE))
+    half_size: np.ndarray = field(default_factory=lambda: np.zeros(2))
     dt: float = 0.002
     contact_damping: float = 0.0
+    plant: str = "pinocchio"
+    contact_options: str = "{}"
+    contact_parents: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=str))
+    contact_placements: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 4)))
+    locked_joints: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=str))
+    locked_positions: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def save(self, path: str | Path) -> Path:
         """Write the log as an ``.npz`` file (the keys of the module docstring); returns the path."""
@@ -90,7 +117,8 @@ class WalkSummary:
         step_us: the controller step's median (µs). realtime: simulated time / wall time (plant included).
         duration: simulated time (s). error: why the walk stopped early ("" if it did not).
         pushed: the walk was pushed. weight: m·g (N).
-        log: the controller's log.
+        log: the controller's log. plant: the plant's name (``"pinocchio"``, ``"mujoco"``, ...).
+        robot: the robot that walked (with its sole frames, joints without inertia locked).
     """
 
     planned: np.ndarray
@@ -108,6 +136,8 @@ class WalkSummary:
     error: str = ""
     pushed: bool = False
     weight: float = 1.0
+    plant: str = "pinocchio"
+    robot: Any = None
 
     @property
     def ok(self) -> bool:
@@ -139,139 +169,170 @@ class WalkSummary:
                 f"(loaded soles); cone/effort violation "
                 + ", ".join(f"{k} {v:.2e}" for k, v in self.violation.items()),
                 f"controller step median {self.step_us:.0f} µs; {self.duration:.1f} s simulated at "
-                f"{self.realtime:.2f}x real time",
+                f"{self.realtime:.2f}x real time (plant: {self.plant})",
                 "OK" if self.ok else "FAILED",
             ]
         )
 
 
-def parse_push(text: str) -> tuple[float, float]:
-    """``"IMPULSE@TIME"`` (N·s, s) as numbers, e.g. ``"30@3.0"``.
+def parse_push(text: str) -> tuple[float, ...]:
+    """``"IMPULSE@TIME"`` (N·s, s) as (impulse, time), e.g. ``"30@3.0"``; ``"FORCE@TIME:DURATION"`` (N, s,
+    s) as (force, time, duration), e.g. ``"300@3.0:0.1"``.
 
     Raises:
         ConfigError: (field ``push``) anything else.
     """
+    head, _, duration = str(text).partition(":")
     try:
-        impulse, at = (float(x) for x in str(text).split("@"))
+        impulse, at = (float(x) for x in head.split("@"))
+        rest = (float(duration),) if duration else ()
     except ValueError:
-        raise ConfigError("push", f"expected IMPULSE@TIME (N·s@s), e.g. 30@3.0, got {text!r}") from None
+        raise ConfigError(
+            "push", f"expected IMPULSE@TIME (N·s@s, e.g. 30@3.0) or FORCE@TIME:DURATION (N@s:s), got {text!r}"
+        ) from None
     if not (math.isfinite(impulse) and math.isfinite(at) and at >= 0.0):
         raise ConfigError("push", f"impulse and time must be finite, the time ≥ 0, got {text!r}")
-    return impulse, at
+    if rest and not (math.isfinite(rest[0]) and rest[0] > 0.0):
+        raise ConfigError("push", f"the duration must be finite and > 0, got {text!r}")
+    return (impulse, at, *rest)
 
 
 class _Recorder:
-    def __init__(self, K: int, nq: int, nv: int, frames: tuple[str, ...]) -> None:
+    def __init__(self, K: int, nq: int, nv: int, feet: Feet) -> None:
         self.t, self.q, self.v = np.zeros(K), np.zeros((K, nq)), np.zeros((K, nv))
         self.tau, self.com = np.zeros((K, nv - 6)), np.zeros((K, 3))
+        frames = feet.frames
         self.active = np.zeros((K, len(frames)), dtype=bool)
         self.wrenches = np.zeros((K, len(frames), 6))
-        self.frames = frames
+        self.frames, self.feet = frames, feet
         self.k = 0
 
     def record(
-        self, t: float, q: np.ndarray, v: np.ndarray, com: np.ndarray, tau: np.ndarray, plant: ContactPlant
+        self, t: float, q: np.ndarray, v: np.ndarray, com: np.ndarray, tau: np.ndarray, plant: Plant
     ) -> None:
         k = self.k
         self.t[k], self.q[k], self.v[k], self.com[k], self.tau[k] = t, q, v, com, tau
+        active = plant.active_contacts()
+        wrenches = plant.contact_wrenches()
         for i, f in enumerate(self.frames):
-            w = plant.sim.wrenches.get(f)
-            if w is not None and f in plant.sim.active_frames:
+            if f in active:
                 self.active[k, i] = True
-                self.wrenches[k, i] = w
+                self.wrenches[k, i] = wrenches[f]
         self.k += 1
 
-    def log(self, steps: np.ndarray, dt: float) -> WalkLog:
-        k = self.k
+    def log(self, steps: np.ndarray, dt: float, plant: Plant, locked: dict[str, float]) -> WalkLog:
+        k, feet = self.k, self.feet.log_arrays()
+        damping = CONTACT_DAMPING if isinstance(plant, ContactPlant) else 0.0
+        options = json.dumps(plant.contact_options, default=str)
         return WalkLog(
             self.t[:k], self.q[:k], self.v[:k], self.tau[:k], self.active[:k], self.wrenches[:k],
-            self.com[:k], np.array(self.frames), steps, MU, np.array(SOLE_HALF_SIZE), dt, CONTACT_DAMPING,
+            self.com[:k], feet["contact_frames"], steps, self.feet.mu, feet["half_size"], dt, damping,
+            str(plant.name), options, feet["contact_parents"], feet["contact_placements"],
+            np.array(list(locked), dtype=str), np.array(list(locked.values()), dtype=float),
         )  # fmt: skip
-
-
-def _robot(robot: Any) -> tuple[RobotModel, np.ndarray]:
-    from ..model.registry import load_robot
-    from ..model.robot_model import RobotModel
-
-    model = robot if isinstance(robot, RobotModel) else load_robot(str(robot))
-    if not model.floating_base:
-        raise ConfigError("robot", "walking needs a floating-base robot")
-    if "half_sitting" not in model.reference_configuration_names():
-        raise ConfigError("robot", "walking starts from the SRDF posture half_sitting, which the robot lacks")
-    q0 = model.reference_configuration("half_sitting")
-    model.update(q0, np.zeros(model.nv))
-    return model, q0
 
 
 def walk(
     robot: Any = "talos",
     n_steps: int = 8,
-    length: float = 0.15,
+    length: float | None = None,
     width: float | None = None,
     turn: float = 0.0,
     lateral: float = 0.0,
     step_time: float = 0.8,
     double_support_time: float = 0.2,
-    push: tuple[float, float] | None = None,
+    push: tuple[float, ...] | None = None,
     dt: float = 0.002,
     log: str | Path | None = None,
     solver: str | None = None,
     progress: Callable[[float, float], None] | None = None,
     push_recovery: bool = True,
+    plant: str | Plant = "pinocchio",
+    plant_options: Any = None,
+    feet: Any = None,
+    sole: Any = None,
+    posture: Any = None,
 ) -> WalkSummary:
     """Walk in closed loop (see the module docstring) and summarise.
 
     Args:
-        robot: a registry name (default ``talos``) or a RobotModel; it starts at SRDF ``half_sitting``.
+        robot: a registry name (default ``talos``) or a floating-base RobotModel (sole frames it lacks are
+            added, and joints without inertia locked, in a copy: ``summary.robot``); it starts at its
+            start posture (``posture``), or, with a plant object, at the plant's state.
         n_steps, length, width, turn, lateral: :func:`plan_footsteps` (the first step is to the side of
-            ``lateral``, left when 0, or of ``turn`` when no lateral).
+            ``lateral``, left when 0, or of ``turn`` when no lateral); ``length`` None: 0.15 m scaled to
+            the robot (:class:`~wbcpy.locomotion.scaling.WalkingScale`; Talos 0.15 m).
         step_time, double_support_time: :class:`WalkingPattern`.
-        push: (P, t): a lateral impulse P (N·s, +y world) on the base at time t (s), or None.
-        dt: control and simulation step (s).
+        push: (P, t): a lateral impulse P (N·s, +y world) on the base at time t (s); (F, t, duration): a
+            lateral force F (N) from t for ``duration`` s; or None.
+        dt: control step (s; also the rigid plant's integration step).
         log: write the log file there (``.npz``).
         solver: the scene's QP backend.
         progress: called as ``progress(t, duration)`` every 0.1 s of simulated time.
         push_recovery: the controller adapts its footsteps to the measured DCM (see
             :class:`WalkingController`).
+        plant: ``"pinocchio"`` (rigid contacts), ``"mujoco"`` (needs the ``mujoco`` package), or a plant
+            object (:class:`~wbcpy.sim.plant.Plant`, its control period ``dt``, the robot's sizes; not a
+            :class:`~wbcpy.sim.contact_simulation.ContactPlant`, which follows its own scene).
+        plant_options: with ``plant="mujoco"``, the :class:`~wbcpy.sim.mujoco.ContactOptions` of its model
+            (None: the library's).
+        feet: the soles: a :class:`~wbcpy.locomotion.feet.Feet`, (left, right) frame names (``"L,R"``), or
+            None for the robot's own (:func:`~wbcpy.locomotion.sole_finder.find_feet`).
+        sole: the sole rectangle's size (length, width) in m or ``"LxW"``; None: the robot's.
+        posture: the start posture: None (SRDF ``half_sitting`` when its soles are flat, else computed),
+            ``"computed"``, an SRDF posture's name, or a configuration (nq)
+            (:func:`~wbcpy.locomotion.standing.start_posture`).
 
     Raises:
-        ConfigError: bad arguments (field named); UnknownNameError for an unknown robot.
+        ConfigError: bad arguments (field named); UnknownNameError for an unknown robot, frame or posture.
+        MissingDependencyError: ``plant="mujoco"`` without the mujoco package.
     """
     if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not (0.0 < dt <= 0.05):
         raise ConfigError("dt", f"must be a step in (0, 0.05] s, got {dt!r}")
-    model, q0 = _robot(robot)
+    check_plant(plant, plant_options, dt)
+    model, soles, q0, locked = walking_robot(robot, feet, sole, posture)
+    v0 = np.zeros(model.nv)
+    if isinstance(plant, Plant):
+        q0, v0 = plant_start(plant, model)
+    if length is None:
+        length = walking_scale(model, soles).step_length
     side = lateral if lateral != 0.0 else turn
-    steps = plan_footsteps(model, n_steps, length, width, turn, lateral, "right" if side < 0 else "left")
-    pattern = WalkingPattern(model, steps, step_time, double_support_time)
+    first = "right" if side < 0 else "left"
+    steps = plan_footsteps(model, n_steps, length, width, turn, lateral, first, feet=soles)
+    pattern = WalkingPattern(model, steps, step_time, double_support_time, feet=soles)
     ctrl = WalkingController(model, pattern, dt=dt, solver=solver, push_recovery=push_recovery)
-    return _run(model, q0, ctrl, push, log, progress, (n_steps, length, lateral, turn))
+    the_plant = make_plant(plant, plant_options, model, q0, v0, ctrl, CONTACT_DAMPING)
+    plan = (n_steps, length, lateral, turn)
+    return _run(model, q0, ctrl, the_plant, push, log, progress, plan, locked)
 
 
 def _run(
     model: RobotModel,
     q0: np.ndarray,
     ctrl: WalkingController,
-    push: tuple[float, float] | None,
+    plant: Plant,
+    push: tuple[float, ...] | None,
     log: str | Path | None,
     progress: Callable[[float, float], None] | None,
     plan: tuple[int, float, float, float],
+    locked: dict[str, float] | None = None,
 ) -> WalkSummary:
     dt, pattern = ctrl.dt, ctrl.pattern
-    plant = ContactPlant(ctrl.scene, q0, np.zeros(model.nv), dt, kd=CONTACT_DAMPING)
     K = round(pattern.duration / dt)
-    rec = _Recorder(K, model.nq, model.nv, FEET)
-    start = feet_frame(model)
-    z0, error, us = float(q0[2]), "", []
+    rec = _Recorder(K, model.nq, model.nv, pattern.feet)
+    start = feet_frame(model, pattern.feet)
+    ground = start[3]  # (the soles' height: the base's height is measured above it)
+    z0, error, us = float(q0[2]) - ground, "", []
     pushed = push is not None and push[1] < pattern.duration
     wall = time.perf_counter()
     for k in range(K):
         t = k * dt
         if push is not None and abs(t - push[1]) < 0.5 * dt:
-            plant.sim.push([0.0, push[0], 0.0])
+            push_base(plant, push)
         ctrl.schedule(t)
-        q, v = plant.sync()
+        q, v = plant.state()
         model.update(q, v)
-        if q[2] < 0.85 * z0:
+        if q[2] - ground < 0.85 * z0:
             error = f"fell at t = {t:.2f} s"
             break
         t0 = time.perf_counter()
@@ -282,16 +343,17 @@ def _run(
             break
         us.append(time.perf_counter() - t0)
         com = model.com()
-        plant.step()
-        rec.record(t, q, v, com, cmd.effort if cmd.effort is not None else np.zeros(model.nv - 6), plant)
+        tau = cmd.effort if cmd.effort is not None else np.zeros(model.nv - 6)
+        plant.apply(tau)
+        rec.record(t, q, v, com, tau, plant)
         if progress is not None and k % max(1, round(0.1 / dt)) == 0:
             progress(t, pattern.duration)
     wall = time.perf_counter() - wall
     steps = np.array([s.row() for s in ctrl.pattern.steps]) if rec.k else np.zeros((0, 4))
-    walk_log = rec.log(steps, dt)
+    walk_log = rec.log(steps, dt, plant, locked or {})
     if log is not None:
         walk_log.save(log)
-    return _summary(model, walk_log, plant, start, plan, error, us, wall, pushed)
+    return _summary(model, walk_log, ctrl.scene.effort_limit, start, plan, error, us, wall, pushed)
 
 
 def _planned(
@@ -325,7 +387,7 @@ def _base_rotation(q: np.ndarray) -> np.ndarray:
 def _summary(
     model: RobotModel,
     wl: WalkLog,
-    plant: ContactPlant,
+    effort_limit: np.ndarray | None,
     start: tuple[np.ndarray, float, float, float],
     plan: tuple[int, float, float, float],
     error: str,
@@ -340,12 +402,13 @@ def _summary(
     progress = float(moved[:2] @ planned[:2]) / dist2 if dist2 > 0.0 else 1.0
     slip, rot = _slip(model, wl)
     margin, use = _margins(model, wl)
-    violation = _violation(wl, plant.scene.effort_limit)
-    fell = bool(error) or (K > 0 and float(wl.q[:, 2].min()) < 0.85 * float(wl.q[0, 2]))
+    violation = _violation(wl, effort_limit)
+    ground = start[3]
+    fell = bool(error) or (K > 0 and float(wl.q[:, 2].min()) - ground < 0.85 * (float(wl.q[0, 2]) - ground))
     return WalkSummary(
         planned, moved, progress, fell, (slip, rot), margin, use, violation,
         1e6 * float(np.median(us)) if us else math.nan, K * wl.dt / max(wall, 1e-9), K * wl.dt, wl,
-        error, pushed, model.total_mass * G0,
+        error, pushed, model.total_mass * G0, wl.plant, model,
     )  # fmt: skip
 
 

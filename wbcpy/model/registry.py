@@ -32,13 +32,15 @@ from typing import Any
 
 import pinocchio as pin
 
+from ..description._mjcf_loading import is_mjcf
 from ..description.robot_files import find_srdf
 from ..description.robot_files import normalised_name as _name
-from ..errors import UnknownNameError
+from ..errors import MJCFError, UnknownNameError
 from .robot_model import RobotModel
 
 __all__ = [
     "ALIASES",
+    "FEET",
     "RobotEntry",
     "available",
     "default_end_effector",
@@ -110,6 +112,18 @@ END_EFFECTORS: dict[str, str] = {
     "laikago": "FL_foot",
 }
 
+#: registry-name pattern -> a humanoid's feet for walking: its (left, right) sole frames or foot links, and
+#: the sole rectangle's size (length, width) in m when those frames are sole frames at the centre of a known
+#: rectangle (None: the soles come from the feet's collision geometry, :mod:`wbcpy.locomotion.sole_finder`)
+FEET: dict[str, tuple[tuple[str, str], tuple[float, float] | None]] = {
+    "talos*": (("left_sole_link", "right_sole_link"), (0.2, 0.13)),
+    "icub": (("l_sole", "r_sole"), None),
+    "icub_reduced": (("l_sole", "r_sole"), None),
+    "icub-models:iCub*": (("l_sole", "r_sole"), None),
+    "romeo*": (("l_sole", "r_sole"), None),
+    "g1_*": (("left_ankle_roll_link", "right_ankle_roll_link"), None),
+}
+
 
 @dataclass(frozen=True)
 class RobotEntry:
@@ -122,6 +136,9 @@ class RobotEntry:
         package_dirs: folders for ``package://`` URIs.
         end_effector: default tip frame of ``wbcpy reach`` (None: the deepest frame of the tree).
         check_physics: default of ``load_robot``'s ``check_physics``.
+        feet: a humanoid's (left, right) sole frames or foot links for walking, or None.
+        sole: the sole rectangle's size (length, width) in m when ``feet`` are sole frames at its centre,
+            or None (the soles come from the feet's collision geometry).
     """
 
     name: str
@@ -132,6 +149,8 @@ class RobotEntry:
     package_dirs: tuple[str, ...] = ()
     end_effector: str | None = None
     check_physics: bool | str = True
+    feet: tuple[str, str] | None = None
+    sole: tuple[float, float] | None = None
 
     def load_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :meth:`RobotModel.from_urdf` for this entry."""
@@ -165,6 +184,12 @@ def example_robot_data_dir() -> Path | None:
 
 def _end_effector(name: str) -> str | None:
     return next((tip for pat, tip in END_EFFECTORS.items() if fnmatch.fnmatchcase(name, pat)), None)
+
+
+def _feet(name: str) -> dict[str, Any]:
+    """The ``feet`` and ``sole`` fields of a robot's entry (:data:`FEET`)."""
+    found = next((v for pat, v in FEET.items() if fnmatch.fnmatchcase(name, pat)), None)
+    return {} if found is None else {"feet": found[0], "sole": found[1]}
 
 
 def _has_links(path: Path) -> bool:
@@ -204,6 +229,7 @@ def _example() -> list[RobotEntry]:
                 (str(root.parent.parent),),
                 _end_effector(name),
                 "warn",
+                **_feet(name),
             )
         )
     return out
@@ -225,8 +251,11 @@ def _icub_models() -> list[RobotEntry]:
         name = f"icub-models:{model}"
         floating = model.startswith("iCub")  # whole robots float like example-robot-data's iCub; parts do not
         out.append(
-            RobotEntry(name, "icub-models", path, None, floating, package_dirs, _end_effector(name), "warn")
-        )
+            RobotEntry(
+                name, "icub-models", path, None, floating, package_dirs, _end_effector(name), "warn",
+                **_feet(name),
+            )
+        )  # fmt: skip
     return out
 
 
@@ -298,18 +327,26 @@ def robot_path(name: str) -> Path:
 
 
 def load_robot(name_or_path: str | Path, **kwargs: Any) -> RobotModel:
-    """Load a robot by registry name, URDF path or URDF XML string.
+    """Load a robot by registry name, URDF path, URDF XML string or MJCF path.
 
     Keyword arguments go to :meth:`RobotModel.from_urdf` (``floating_base``, ``gravity``, ``srdf``,
     ``check_physics``...) and override the entry's defaults (free-flyer for legged robots and humanoids,
     SRDF, package folders, physics checks as warnings for third-party models); ``package_dirs`` given for a
     registered name are searched before the entry's.
 
+    An MJCF file (``.xml`` or ``.mjcf`` with a ``<mujoco>`` root element) is loaded with
+    :meth:`RobotModel.from_mjcf`: the file defines its own base (a free joint or none), so only ``name``
+    is taken, and ``floating_base``, ``package_dirs`` are ignored when false or empty.
+
     Raises:
         UnknownNameError: a bare name (no path separator, no ``.urdf``) that is not registered.
         URDFError: the file is missing, unreadable, malformed or physically invalid.
+        MJCFError: an MJCF file Pinocchio cannot read, or URDF-only options given for one (the option
+            is named).
     """
     text = str(name_or_path)
+    if "<robot" not in text and is_mjcf(name_or_path):
+        return _load_mjcf(name_or_path, kwargs)
     looks_like_path = isinstance(name_or_path, Path) or "/" in text or "\\" in text or text.endswith(".urdf")
     if "<robot" in text or looks_like_path:
         return RobotModel.from_urdf(name_or_path, **kwargs)
@@ -320,6 +357,13 @@ def load_robot(name_or_path: str | Path, **kwargs: Any) -> RobotModel:
     ):  # the caller's folders first, then the entry's
         kwargs = {**kwargs, "package_dirs": [*kwargs["package_dirs"], *defaults["package_dirs"]]}
     return RobotModel.from_urdf(entry.urdf, **{**defaults, **kwargs})
+
+
+def _load_mjcf(path: str | Path, kwargs: dict[str, Any]) -> RobotModel:
+    unused = [k for k, v in kwargs.items() if k != "name" and v not in (None, False, [], ())]
+    if unused:
+        raise MJCFError(str(path), f"{', '.join(unused)}: URDF options, an MJCF file defines its own model")
+    return RobotModel.from_mjcf(path, name=kwargs.get("name"))
 
 
 def _deepest_frame(robot: RobotModel) -> str:

@@ -23,7 +23,14 @@ of its strong ones:
   scale must sit on an active side with the matching sign;
 * resolution: the multipliers' terms may not be so large that their rounding alone exceeds the
   tolerance on the gradient's own scale (terms that cancel each other at a vertex whose active rows are
-  dependent to rounding would make the relative stationarity test pass anything; ``unresolved``).
+  dependent to rounding would make the relative stationarity test pass anything; ``unresolved``);
+* a bound on the answer, judged against the problem's data (``oversized``): the rounding of the
+  products the answer enters, ε·m·‖x‖₂ with m the largest entry of H, A and C, may not exceed the
+  tolerance on the scale of the data, tol·(1 + the largest finite |g|, |b|, side or bound). Every test
+  above is relative to the magnitudes of the answer's own terms, so a point far out along a direction
+  the level leaves free (a semidefinite level whose optimal set is unbounded, answered by a
+  factorisation of its singular Hessian) would pass them all while its products carry no digit of the
+  data; the levels below would then lose their rows and the hard constraints to cancellation.
 
 For a QP with bounds only, the natural residual x − clip(x − (Hx + g), lb, ub) is zero exactly at the
 optimum (it measures stationarity, feasibility and the signs of the bound multipliers at once) and needs
@@ -37,6 +44,7 @@ the Hessian's condition number); it returns only certified points.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias
@@ -59,6 +67,7 @@ __all__ = [
     "certify",
     "certify_box",
     "cost",
+    "oversized",
     "refine",
 ]
 
@@ -200,6 +209,8 @@ class Certificate:
         gradient: H x + g of a box certificate (None otherwise).
         unresolved: the residuals pass but the multipliers are beyond what double precision resolves
             (see :func:`certify`): ``ok`` is False.
+        oversized: the residuals pass but the answer is so large that its own rounding exceeds the
+            tolerance on the scale of the problem's data (see :func:`oversized`): ``ok`` is False.
     """
 
     ok: bool
@@ -212,6 +223,7 @@ class Certificate:
     marginal: bool = False
     gradient: np.ndarray | None = None
     unresolved: bool = False
+    oversized: bool = False
 
 
 def _mat_abs_dot(M: Matrix, v: np.ndarray) -> np.ndarray:
@@ -343,21 +355,39 @@ def _certify_rows(q: StdQP, C: np.ndarray, lo: np.ndarray, hi: np.ndarray, x: np
     |c_i − clip(c_i + κ_i z_i, lbC_i, ubC_i)| / (1 + |c_i|) with c = C x and κ_i = (1 + |c_i|)·σ_i, σ_i =
     max_j |C_ij| / s_j the weight row i's multiplier has in stationarity: 0 when z_i = 0 and the row is
     feasible, or when z_i names the side the row sits at; otherwise the relative slack or the multiplier's
-    relative size, whichever is smaller.
+    relative size, whichever is smaller. A certificate that passes stationarity only within the rounding
+    allowance (``marginal``) judges the multipliers' weights σ_i on that same allowance's scale: a
+    multiplier below the rounding of the terms stationarity was accepted with names no side (at a
+    degenerate vertex of an ill-conditioned level its sign is rounding).
     """
     ls = q.ls
+    c = 8.0 * (x.shape[0] + 1) * _EPS / tol
     if ls is None:
         t, scale = _gradient(q.H, q.g, x, q)
         compl, smax = _rows_residual(C, lo, hi, x, z, t, scale)  # (adds Cᵀz to t, |C|ᵀ|z| to scale first)
         dual, marginal = _dual_error(t, scale, tol, q, x)
     else:  # (gradient, rows and the strict stationarity test: one compiled pass)
-        c = 8.0 * (x.shape[0] + 1) * _EPS / tol
         dual, compl, smax, t, scale = ls.rows_certificate(x, C, lo, hi, z, c)
         marginal = not dual <= tol
         if marginal:
             dual = _marginal_dual_error(t, scale, c, q, x)
+    if marginal and not compl <= tol:
+        mag = scale + (q.mag(x) if q.mag is not None else 0.0)
+        compl = _natural_rows_residual(C, lo, hi, x, z, scale + c * mag)
     ok = dual <= tol and compl <= tol
     return Certificate(ok, compl, dual, compl, None, z, 1.0 + smax, marginal)
+
+
+def _natural_rows_residual(C: np.ndarray, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, z: np.ndarray,
+                           scale: np.ndarray) -> float:  # fmt: skip
+    """max_i |c_i − clip(c_i + κ_i z_i, lo_i, hi_i)| / (1 + |c_i|) with c = C x, κ_i = (1 + |c_i|)·σ_i and
+    σ_i = max_j |C_ij| / scale_j (:func:`_certify_rows`' residual on a given stationarity scale)."""
+    cx = C @ x
+    sigma = (np.abs(C) / (scale + _FLOOR)).max(axis=1, initial=0.0)
+    kappa = (1.0 + np.abs(cx)) * sigma
+    with np.errstate(invalid="ignore"):
+        r = np.abs(cx - np.clip(cx + kappa * z, lo, hi)) / (1.0 + np.abs(cx))
+    return float(np.max(r, initial=0.0))
 
 
 def certify(q: StdQP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None, z_box: np.ndarray | None,
@@ -377,7 +407,48 @@ def certify(q: StdQP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None,
     if cert.ok and (y is not None or z is not None) and _unresolved(q, x, cert, tol):
         cert.ok = False
         cert.unresolved = True
+    if cert.ok and oversized(q, x, tol):
+        cert.ok = False
+        cert.oversized = True
     return cert
+
+
+def oversized(q: StdQP, x: np.ndarray, tol: float) -> bool:
+    """True when x is beyond what the problem's data resolve: the rounding of the products it enters,
+    ε·m·‖x‖₂ (m the largest |entry| of H, A and C; H is positive semidefinite, so its largest entry is on
+    its diagonal), exceeds ``tol``·(1 + the largest finite |g|, |b|, side or bound).
+
+    Every other test of the certificate is relative to the magnitudes of the answer's own terms, which
+    grow with the answer: this one is judged against the data alone. It is what lets a semidefinite
+    level's answer be trusted when the backend factorised a Hessian that is singular to rounding (a
+    point ~1e18 along a free direction passes the relative tests)."""
+    if not x.size:
+        return False
+    m = _matrix_scale(q)
+    rounding = _EPS * m * math.sqrt(float(x @ x))
+    if rounding <= tol:  # (the data scale is ≥ 1: the usual case needs no look at the data)
+        return False
+    return not rounding <= tol * (1.0 + _data_scale(q))
+
+
+def _matrix_scale(q: StdQP) -> float:
+    """The largest |entry| of the QP's matrices H, A and C (H's on its diagonal: it is semidefinite)."""
+    m = float(np.max(q.H.diagonal(), initial=0.0))
+    for M in (q.A, q.C):
+        if M is not None and M.shape[0] and M.shape[1]:
+            data = M.data if sp.issparse(M) else M
+            m = max(m, float(np.max(np.abs(data), initial=0.0)))
+    return m
+
+
+def _data_scale(q: StdQP) -> float:
+    """The largest finite |entry| of the QP's vectors: g, b, the rows' sides and the bounds."""
+    out = 0.0
+    for v in (q.g, q.b, q.lbC, q.ubC, q.lb, q.ub):
+        if v is not None and v.size:
+            a = np.abs(v)
+            out = max(out, float(np.max(a, where=np.isfinite(a), initial=0.0)))
+    return out
 
 
 def _unresolved(q: StdQP, x: np.ndarray, cert: Certificate, tol: float) -> bool:
@@ -462,6 +533,11 @@ def _complementarity(q: StdQP, x: np.ndarray, z: np.ndarray | None, z_box: np.nd
 
 
 # ---------------------------------------------------------------------------------------------------- refine
+#: the relative singular-value cutoff of the least-squares minimisers of :func:`refine`: directions the
+#: rows weigh less than this (relative to the strongest) are left at the least-norm point. Far above the
+#: rounding of rows that are dependent in exact arithmetic (~kε), far below the weakest rows a hierarchy
+#: meets (√λ = 1e-4 of a λ = 1e-8 regulariser, weights over twelve decades: 1e-6)
+LS_RCOND = 1e-12
 #: what :func:`refine` returns: (x, y, z, z_box, certificate) of a certified optimum
 Refined = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Certificate]
 
@@ -538,21 +614,36 @@ def _reduced(P: _Dense, free: np.ndarray, fixed: np.ndarray, x: np.ndarray, xp: 
         R, d = P.ls
         RZ = R[:, free] @ Z
         base = d - R[:, fixed] @ x[fixed] - R[:, free] @ xp  # ‖R x − d‖² with x[free] = xp + Z w
-        out.append(sla.lstsq(RZ, base, check_finite=False, lapack_driver="gelsy")[0])
+        out.append(sla.lstsq(RZ, base, cond=LS_RCOND, check_finite=False, lapack_driver="gelsy")[0])
     H = P.H
     HFF = H[np.ix_(free, free)]
     Hz = Z.T @ HFF @ Z
     rhs = -(Z.T @ (P.g[free] + HFF @ xp + H[np.ix_(free, fixed)] @ x[fixed]))
     try:
         factor = sla.cho_factor(Hz, check_finite=False)
+        if _singular_factor(factor[0], Hz):
+            raise np.linalg.LinAlgError("semidefinite to rounding")
         w = sla.cho_solve(factor, rhs, check_finite=False)
         out.append(w + sla.cho_solve(factor, rhs - Hz @ w, check_finite=False))
     except np.linalg.LinAlgError:
         if P.ls is None:
-            w = sla.lstsq(Hz, rhs, check_finite=False)[0]
+            # (on the Hessian itself nothing below the rounding of its entries, 8(k + 1)ε of the largest, is
+            # a direction of curvature)
+            w = sla.lstsq(Hz, rhs, cond=8.0 * (Hz.shape[0] + 1) * _EPS, check_finite=False)[0]
             if np.abs(Hz @ w - rhs).max() <= 1e-9 * (1.0 + np.abs(rhs).max()):
                 out.append(w)  # (otherwise a descent direction without curvature: unbounded)
     return out
+
+
+def _singular_factor(L: np.ndarray, Hz: np.ndarray) -> bool:
+    """A Cholesky factor of Hz that only rounding kept positive: a pivot² at or below 8(k + 1)ε of the
+    largest diagonal entry of Hz. Its solution has entries of the order 1/ε along the directions Hz leaves
+    free, which carry no digit of the data: the least-squares minimisers take those directions instead."""
+    k = Hz.shape[0]
+    if not k:
+        return False
+    pivots = np.abs(np.diagonal(L))
+    return bool(float(pivots.min()) ** 2 <= 8.0 * (k + 1) * _EPS * float(np.max(np.diagonal(Hz))))
 
 
 def _multipliers(P: _Dense, x: np.ndarray, sb: np.ndarray,
@@ -598,8 +689,8 @@ def refine(q: StdQP, x0: np.ndarray, tol: float, z0: np.ndarray | None = None,
     the point strictly. Otherwise it changes ONE constraint — the active one with the most wrong-signed
     multiplier is released, else the most violated inactive one is activated (bounded-variable least
     squares, Stark and Parker 1995) — until nothing is left to change, an active set repeats or
-    ``max_steps`` (default 2·(n + m_in) + 4) steps are done; of the points certified only within
-    rounding (``marginal``) on the way, the cheapest is returned.
+    ``max_steps`` (default 2·(n + m_in) + 4) steps are done; of the points certified only within rounding
+    (``marginal``) on the way, the cheapest is returned.
 
     Returns:
         ``(x, y, z, z_box, certificate)`` of a certified optimum, or None.
@@ -627,7 +718,7 @@ def refine(q: StdQP, x0: np.ndarray, tol: float, z0: np.ndarray | None = None,
             return done
         x = candidates[0]
         _y, z, zb = _multipliers(P, x, sb, sc)
-        if not _update_active_set(P, x, z, zb, sb, sc, tol):
+        if not _update_active_set(P, x, z, zb, sb, sc, tol, seen):
             break
     return best[0][1] if best else None
 
@@ -685,18 +776,23 @@ def _wrong_signs(sb: np.ndarray, sc: np.ndarray, z: np.ndarray, zb: np.ndarray, 
 
 
 def _update_active_set(P: _Dense, x: np.ndarray, z: np.ndarray, zb: np.ndarray, sb: np.ndarray,
-                       sc: np.ndarray, tol: float) -> bool:  # fmt: skip
+                       sc: np.ndarray, tol: float, seen: set[bytes] | None = None) -> bool:  # fmt: skip
     """One change of the active set: release the active constraint with the most wrong-signed multiplier,
-    else activate the most violated inactive one. False when there is nothing to change."""
+    else activate the most violated inactive one. False when there is nothing to change.
+
+    A release that leads back to an active set already tried (``seen``) is not made: at a degenerate
+    vertex of an ill-conditioned level, a multiplier's sign can be rounding (1e-15 against a scale of 1),
+    and releasing it would cycle between two sets; the most violated constraint is activated instead."""
     wb = np.where(sb < 0, zb, np.where(sb > 0, -zb, 0.0))  # > 0: wrong sign
     wc = np.where(sc < 0, z, np.where(sc > 0, -z, 0.0)) if sc.size else np.zeros(0)
     worst_b, worst_c = float(np.max(wb, initial=0.0)), float(np.max(wc, initial=0.0))
     if max(worst_b, worst_c) > 0.0:
-        if worst_b >= worst_c:
-            sb[int(np.argmax(wb))] = 0
-        else:
-            sc[int(np.argmax(wc))] = 0
-        return True
+        side, k = (sb, int(np.argmax(wb))) if worst_b >= worst_c else (sc, int(np.argmax(wc)))
+        was = side[k]
+        side[k] = 0
+        if seen is None or sb.tobytes() + sc.tobytes() not in seen:
+            return True
+        side[k] = was
     with np.errstate(invalid="ignore"):
         vb = np.where(sb == 0, np.maximum(P.lb - x, x - P.ub) / (1.0 + np.abs(x)), 0.0)
         vc = np.zeros(0)

@@ -40,8 +40,10 @@ from numpy.typing import ArrayLike, NDArray
 from .._support.validation import as_vector
 from ..contacts.contacts import Contact, as_contacts
 from ..contacts.external import ExternalWrenches
+from ..contacts.loop_closure import LoopClosure
 from ..errors import ConfigError, InvalidValueError, UnknownNameError
 from ..model.robot_model import RobotModel
+from .plant import push_arguments
 
 __all__ = ["ContactPlant", "ContactSimulation"]
 
@@ -104,6 +106,7 @@ class ContactSimulation:
         kp: float = 0.0,
         kd: float = 0.0,
         damping: float = 0.0,
+        loops: Sequence[LoopClosure] = (),
     ) -> None:
         """Set up the simulation at (q0, v0); every active contact is anchored where it is at q0.
 
@@ -119,6 +122,8 @@ class ContactSimulation:
                 Pinocchio 4 returns NaN — a ConfigError here — and Pinocchio 3 an arbitrary split); μ > 0
                 iterates (up to 100 times, to 1e-12) and also handles redundant contacts (e.g. two soles
                 on one link).
+            loops: loop closures (:class:`~wbcpy.contacts.loop_closure.LoopClosure`) simulated as rigid
+                constraints between their frames, with their own Baumgarte gains (1/T², 2/T).
 
         Raises:
             ConfigError: an invalid contact (``contacts[i].field``), gain, damping or dt; a robot with
@@ -152,6 +157,7 @@ class ContactSimulation:
         self.wrenches: dict[str, np.ndarray] = {}
         self._external = ExternalWrenches(robot)
         self._anchors: dict[str, pin.SE3] = {}
+        self._loops = list(loops)
         pin.framesForwardKinematics(model, self._data, self.q)
         for c in self._contacts:
             if c.active:
@@ -189,6 +195,14 @@ class ContactSimulation:
             cms.append(cm)
             self._slices.append((c.frame, slice(k, k + c.size)))
             k += c.size
+        for loop in self._loops:  # (after the contacts: their multipliers are not reported)
+            fa, fb = (model.frames[model.getFrameId(f)] for f in (loop.frame_a, loop.frame_b))
+            kind = pin.ContactType.CONTACT_6D if loop.size == 6 else pin.ContactType.CONTACT_3D
+            cm = pin.RigidConstraintModel(kind, model, fa.parentJoint, fa.placement, fb.parentJoint,
+                                          fb.placement * loop.b_M_c, _LOCAL)  # fmt: skip
+            T = loop.time_constant
+            _set_baumgarte(cm, 1.0 / (T * T), 2.0 / T)
+            cms.append(cm)
         cds = pin.StdVec_RigidConstraintData()
         for cm in cms:
             cds.append(cm.createData())
@@ -389,34 +403,53 @@ class ContactPlant:
     """The plant of a closed loop around an :class:`~wbcpy.scenes.InverseDynamicsScene`: a
     :class:`ContactSimulation` of the robot driven by the scene's τ, whose contacts follow the scene's
     (``set_contact_active``), recording how far the simulated contact wrenches and the torques leave their
-    limits.
+    limits. It satisfies the plant protocol (:class:`~wbcpy.sim.plant.Plant`, ``name == "pinocchio"``):
+    its contacts are the scene's, held rigid while the scene keeps them active (a contact the scene puts
+    down is an inelastic impact at the next :meth:`state` or :meth:`apply`).
 
     Attributes:
-        sim: the contact simulation.
+        sim: the contact simulation. dt: the control period (= the simulation step, s).
+        contact_frames: the scene's contact frames.
         violation: largest excess over the run so far: ``friction cone`` (N: the largest
             ``u·w / ‖u‖`` over the unit rows u of every active contact's cone, i.e. how far outside — a
             slipping or tipping foot), ``normal force`` (N, outside [fz_min, fz_max]) and ``effort``
             (N·m or N, |τ| above the scene's limits).
     """
 
+    name = "pinocchio"
+
     def __init__(self, scene: Any, q0: Any, v0: Any, dt: float, kp: float = 0.0, kd: float = 0.0) -> None:
         contacts = scene.contacts
         self.scene = scene
-        self.sim = ContactSimulation(scene.robot, contacts, q0, v0, dt, kp, kd)
+        self.sim = ContactSimulation(scene.robot, contacts, q0, v0, dt, kp, kd,
+                                     loops=getattr(scene, "loop_closures", ()))  # fmt: skip
+        self.dt = self.sim.dt
+        self._gains = (float(kp), float(kd))
         self._limits = {}
         for c in contacts:
             U = c.cone()
             self._limits[c.frame] = (U / np.linalg.norm(U, axis=1, keepdims=True), c.fz_min, c.fz_max)
+        self._sizes = {c.frame: c.size for c in contacts}
+        self.contact_frames = tuple(c.frame for c in contacts)
         self._effort = scene.effort_limit
+        self._forces: list[tuple[str, np.ndarray, float]] = []  # pushes: (frame, F world, end time)
         self.violation = {"friction cone": 0.0, "normal force": 0.0, "effort": 0.0}
 
     def sync(self) -> tuple[np.ndarray, np.ndarray]:
         """Give the simulation the scene's active contacts (a contact put down is an inelastic impact:
-        the velocity jumps) and external wrenches (the load the scene compensates is the one simulated);
-        returns the state (q, v), which the controller should see before it solves."""
+        the velocity jumps) and external wrenches (the load the scene compensates is the one simulated)
+        plus the pushes in force; returns the state (q, v), which the controller should see before it
+        solves."""
         sim = self.sim
         sim.clear_external_wrenches()
-        sim.set_external_wrenches(getattr(self.scene, "external_wrenches", {}))
+        loads = {f: np.array(w, dtype=float) for f, w in getattr(self.scene, "external_wrenches", {}).items()}
+        self._forces = [p for p in self._forces if sim.time < p[2] - 1e-12]
+        if self._forces:
+            pin.framesForwardKinematics(sim._model, sim._data, sim.q)
+        for frame, force, _ in self._forces:  # a force at the frame's origin: (Rᵀ F, 0) in its axes
+            w = np.concatenate((sim._placement(frame).rotation.T @ force, np.zeros(3)))
+            loads[frame] = loads.get(frame, np.zeros(6)) + w
+        sim.set_external_wrenches(loads)
         active = self.scene.active_contact_frames
         if active != sim.active_frames:
             for frame in set(active) ^ set(sim.active_frames):
@@ -426,9 +459,34 @@ class ContactPlant:
     def step(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Apply the scene's last τ for one step (after :meth:`sync`); returns the new (q, v) and the
         simulated q̈."""
-        sim, scene = self.sim, self.scene
+        self.apply(self.scene.get_joint_torques())
+        qdd = self.sim.qdd
+        if qdd is None:  # pragma: no cover - apply() sets it
+            raise RuntimeError("the contact simulation did not step")
+        return self.sim.q, self.sim.v, qdd
+
+    # ------------------------------------------------------------------ the plant protocol
+    @property
+    def time(self) -> float:
+        """Simulated time (s)."""
+        return self.sim.time
+
+    @property
+    def contact_options(self) -> dict[str, Any]:
+        """Rigid contacts (Pinocchio's constraint dynamics), inelastic impacts, the Baumgarte gains."""
+        kp, kd = self._gains
+        return {"contacts": "rigid", "impact": "inelastic", "baumgarte_kp": kp, "baumgarte_kd": kd}
+
+    def state(self) -> tuple[np.ndarray, np.ndarray]:
+        """The state (q, v) after :meth:`sync` (the scene's contacts taken over), as new arrays."""
+        q, v = self.sync()
+        return q.copy(), v.copy()
+
+    def apply(self, tau: Any) -> None:
+        """Integrate one step with the torques τ (actuated DOFs, or nv generalised forces) after
+        :meth:`sync`, and record the limit excesses (:attr:`violation`)."""
+        sim = self.sim
         self.sync()
-        tau = scene.get_joint_torques()
         wrenches = sim.step(tau)
         viol = self.violation
         for frame, w in wrenches.items():
@@ -436,8 +494,26 @@ class ContactPlant:
             viol["friction cone"] = max(viol["friction cone"], float((U @ w).max()))
             viol["normal force"] = max(viol["normal force"], lo - w[2], w[2] - hi)
         if self._effort is not None:
-            viol["effort"] = max(viol["effort"], float(np.max(np.abs(tau) - self._effort)))
-        qdd = sim.qdd
-        if qdd is None:  # pragma: no cover - step() sets it
-            raise RuntimeError("the contact simulation did not step")
-        return sim.q, sim.v, qdd
+            tau_act = np.asarray(tau, dtype=float)
+            tau_act = tau_act[sim._actuated] if tau_act.size == sim.robot.nv else tau_act
+            viol["effort"] = max(viol["effort"], float(np.max(np.abs(tau_act) - self._effort)))
+
+    def contact_wrenches(self) -> dict[str, np.ndarray]:
+        """``{frame: wrench}`` of the last step for every contact frame (zeros when inactive)."""
+        got = self.sim.wrenches
+        return {f: got[f].copy() if f in got else np.zeros(self._sizes[f]) for f in self.contact_frames}
+
+    def active_contacts(self) -> list[str]:
+        """The contacts held rigid in the last step (the scene's active set at that step)."""
+        return [f for f in self.contact_frames if f in self.sim.wrenches]
+
+    def push(self, vector: Any, frame: str | None = None, duration: float = 0.0) -> None:
+        """An impulse (``duration`` 0: :meth:`ContactSimulation.push`, the contacts answer inelastically)
+        or a force (N, world axes, at the frame's origin; None: the floating base's joint) held for
+        ``duration`` seconds from now, as an external wrench of the simulation (checks:
+        :func:`~wbcpy.sim.plant.push_arguments`)."""
+        force, frame_name, duration = push_arguments(self.sim.robot, vector, frame, duration)
+        if duration == 0:
+            self.sim.push(force, frame_name)
+        else:
+            self._forces.append((frame_name, force, self.sim.time + duration))
