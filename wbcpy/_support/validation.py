@@ -163,8 +163,8 @@ def as_bool(value: Any, name: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- arrays
-#: up to this size :func:`check_finite` sums in Python (0.3 µs for a 9-vector, where entering
-#: ``np.errstate`` alone costs 2 µs)
+#: up to this size :func:`check_finite` sums in Python instead of entering ``np.errstate`` (a threshold
+#: from a measurement: 0.3 µs for the sum of a 9-vector, 2 µs to enter ``np.errstate``)
 _SMALL = 32
 
 

@@ -18,8 +18,8 @@ Effort limits: the URDF's. The sequence (:data:`PHASES`):
 5. ``reload`` — the wrench task brings the sole's share back, then lets go;
 6. ``back``   — the COM returns to its start.
 
-:func:`run_talos` returns a :class:`TalosRun` with everything recorded and the checks of issue 10,
-point 9: simulated contact wrenches inside their cones and bounds (feet never slip or tip), torques
+:func:`run_talos` returns a :class:`TalosRun` with everything recorded and its checks: simulated
+contact wrenches inside their cones and bounds (feet never slip or tip), torques
 within limits, the COM over the support polygon, the lifted foot at its target within 1 cm.
 """
 

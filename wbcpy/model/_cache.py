@@ -71,8 +71,7 @@ GROUPS = ("kinematics", "jacobians", "com", "dynamics", "minverse")
 _LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 _ACC = pin.KinematicLevel.ACCELERATION
 #: up to this nv, M⁻¹ from the Cholesky factors of an already computed M beats ``computeMinverse``
-#: (measured with pin 4.1 after computeAllTerms: PUMA 3.6 vs 4.2 µs, Baxter nv=19 11.0 vs 12.1 µs; Talos
-#: nv=38 30.7 vs 24.2 µs, iCub nv=35 28 vs 22 µs)
+#: (a threshold from a measurement, pin 4.1: nv = 19 11.0 vs 12.1 µs, nv = 35 28 vs 22 µs; docs/benchmarks.md)
 CHOLESKY_MINV_MAX_NV = 24
 
 

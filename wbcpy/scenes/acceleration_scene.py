@@ -37,7 +37,7 @@ Hot path: the stacking decisions are made once per configuration (:mod:`wbcpy.sc
 rows are written into preallocated buffers straight from the robot's per-state caches by compiled kernels
 (:mod:`wbcpy._kernels`: weighted rows, joint-limit bounds), and :meth:`Scene.solve` hands the scene's own
 problem to the solver without re-validating its structure (``QPSolver.solve_hierarchy_unchecked``): one
-update + solve of a 7-DOF arm costs about 7× the raw Pinocchio calls (``benchmarks/bench_scene.py``).
+update + solve stays a small multiple of the raw Pinocchio calls (``benchmarks/bench_scene.py`` prints it).
 """
 
 from __future__ import annotations

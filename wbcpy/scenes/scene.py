@@ -39,7 +39,7 @@ def _tightened_by_design(name: str | None) -> bool:
     """Whether a scene's levels solved by backend ``name`` (None: the default) skip QPSolver's
     ``tighten`` refinement: DAQP's, whose answers on the scenes' strictly convex levels (λ > 0) are
     certified to kkt_tol and checked exact against independent oracles, and whose refinement in Python
-    tripled the contact step (issue 26); the other backends keep it."""
+    would cost more than the rest of the contact step; the other backends keep it."""
     return (name if name is not None else default_solver()) == "daqp"
 
 
