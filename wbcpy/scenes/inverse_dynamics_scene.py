@@ -53,6 +53,7 @@ from ..tasks import JointTask, Task, TaskConfig, task_type
 from ..tasks.wrench_task import WrenchTask
 from ._plan import ScenePlan
 from .acceleration_scene import AccelerationScene
+from .aliases import InverseDynamicsAliases
 from .joint_command import JointCommand, NoSolutionError
 
 __all__ = ["AccelerationSceneTSID", "InverseDynamicsScene"]
@@ -148,7 +149,7 @@ class _LayoutRows:
         return self.last[1:]
 
 
-class InverseDynamicsScene(AccelerationScene):
+class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
     """Prioritised tasks under rigid contacts, friction and torque limits; outputs q̈, τ and wrenches.
 
     Attributes (besides AccelerationScene's):
@@ -507,11 +508,6 @@ class InverseDynamicsScene(AccelerationScene):
         x, layout = self._wrenches
         w = x[layout.nv :].copy()  # (one new array; each wrench is a view of its own part of it)
         return {frame: w[s] for frame, s in layout.frame_slices}
-
-    getJointTorques = get_joint_torques  # alias
-    getContactWrenches = get_contact_wrenches  # alias
-    setContacts = set_contacts  # alias
-    setContactActive = set_contact_active  # alias
 
 
 #: ARC-OPT's name of this scene
