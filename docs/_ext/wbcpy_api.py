@@ -19,6 +19,9 @@ here: it appears on the next build. The pages are rewritten only when their text
   docstrings count; data: a ``#:`` comment or a string literal after the assignment);
 * a cross-reference to a ``wbcpy`` name that does not exist.
 
+**Aliases.** A class's members under a second name (the seed libraries' camelCase names) are not
+documented as members of their own: the class's docstring ends with the list of its aliases.
+
 A reference Sphinx cannot resolve directly is resolved here, by object identity: ``wbcpy.RobotModel`` (a
 re-export) links to where ``RobotModel`` is documented; a short name (``RobotModel`` in an annotation) links
 to the one documented object of that name; references to private helpers that exist (``wbcpy.model._cache``)
@@ -235,6 +238,55 @@ def missing_docstrings(entries: list[PublicName]) -> list[str]:
     return missing
 
 
+# -------------------------------------------------------------------------------------------- aliases
+def class_aliases(cls: type) -> dict[str, str]:
+    """``{alias: name}``: public attributes of a class that are another of its public attributes under a
+    second name (the seed libraries' camelCase names, class-body assignments or
+    :class:`wbcpy._support.aliases.alias` mixins). Of the names of one object, a snake_case one is the
+    member (the function's own name first); the others are its aliases."""
+    groups: dict[int, list[str]] = {}
+    for name in dir(cls):
+        if name.startswith("_"):
+            continue
+        try:
+            value = getattr(cls, name)
+        except Exception:  # (an alias whose method a class lacks, a property raising on the class)
+            continue
+        if inspect.isfunction(inspect.unwrap(value)) or isinstance(value, property):
+            groups.setdefault(id(value), []).append(name)
+    aliases: dict[str, str] = {}
+    for names in groups.values():
+        if len(names) > 1:
+            own = getattr(getattr(cls, names[0]), "__name__", None)
+            member = min(names, key=lambda n: (n != n.lower(), n != own, n))
+            aliases.update({n: member for n in names if n != member})
+    return aliases
+
+
+#: (alias name, id of its object) of every documented class: members that autodoc skips
+_ALIASES: set[tuple[str, int]] = set()
+
+
+def _collect_aliases(entries: list[PublicName]) -> None:
+    for entry in entries:
+        if entry.is_home and inspect.isclass(entry.obj):
+            for name in class_aliases(entry.obj):
+                _ALIASES.add((name, id(getattr(entry.obj, name))))
+
+
+def _skip_alias(app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+    """An alias is no member of its own: the class docstring lists the aliases (see _process_docstring)."""
+    return True if what == "class" and (name, id(obj)) in _ALIASES else None
+
+
+def _alias_lines(name: str, cls: type) -> list[str]:
+    aliases = class_aliases(cls)
+    if not aliases:
+        return []
+    listed = ", ".join(f"``{a}`` (:py:obj:`~{name}.{m}`)" for a, m in sorted(aliases.items()))
+    return ["", f"**Aliases** (the seed library's names of members above): {listed}."]
+
+
 # ---------------------------------------------------------------------------------------------- pages
 def _directive(entry: PublicName) -> list[str]:
     obj, target = entry.obj, entry.home
@@ -315,6 +367,7 @@ def _generate(app: Sphinx) -> None:
     package = app.config.wbcpy_api_package
     _PACKAGE[0] = package
     entries = public_names(package)
+    _collect_aliases(entries)
     write_pages(api_pages(package, entries), Path(app.srcdir) / app.config.wbcpy_api_dir)
     for name in missing_docstrings(entries):
         logger.warning("public name without a docstring: %s", name, type="wbcpy", subtype="docstring")
@@ -454,6 +507,8 @@ def _process_docstring(app: Sphinx, what: str, name: str, obj: Any, options: Any
     _escape_bars(lines)
     if what not in ("attribute", "property", "data"):
         napoleon._process_docstring(app, what, name, obj, options, lines)
+    if what in ("class", "exception") and inspect.isclass(obj):
+        lines += _alias_lines(name, obj)
 
 
 @functools.cache
@@ -512,6 +567,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
             app.disconnect(listener.id)
     app.connect("autodoc-process-docstring", _process_docstring)
     app.connect("autodoc-process-signature", _qualify_signature)
+    app.connect("autodoc-skip-member", _skip_alias)
     app.connect("builder-inited", _generate)
     app.connect("missing-reference", _missing_reference)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
