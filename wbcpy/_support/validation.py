@@ -31,30 +31,6 @@ from .._kernels import state_copy as _state_copy
 from .._kernels import transform_error as _transform_error
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError, UnknownNameError
 
-__all__ = [
-    "REPR_LIMIT",
-    "ROTATION_TOL",
-    "STATE_LIMIT",
-    "as_bool",
-    "as_float",
-    "as_int",
-    "as_matrix",
-    "as_real_array",
-    "as_se3",
-    "as_state_vector",
-    "as_vector",
-    "check_config_mapping",
-    "check_finite",
-    "check_homogeneous",
-    "check_rotation",
-    "check_se3",
-    "check_state",
-    "lookup",
-    "optional_vector",
-    "se3_homogeneous",
-    "short_repr",
-]
-
 #: longest excerpt of an offending value shown in an error message (characters)
 REPR_LIMIT = 80
 #: largest |entry| accepted in a robot state (q, v, a in m, rad, m/s, rad/s, ...): beyond it the dynamics
