@@ -38,7 +38,7 @@ from _timing import Row, Timing, measure_interleaved, print_cpu, print_table
 
 from wbcpy.errors import UnknownNameError
 from wbcpy.ik import MultiRefMinJerkCtrl
-from wbcpy.robots import load_robot
+from wbcpy import load_robot
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 TS = 0.01

@@ -42,20 +42,6 @@ import pinocchio as pin
 from ..errors import StateNotSetError
 from ._pin_bindings import BindingProbe, all_terms, has_mimic
 
-__all__ = [
-    "FRAMES",
-    "GROUPS",
-    "PLACEMENT_KEY",
-    "SID",
-    "A",
-    "PerThreadWorkspace",
-    "Q",
-    "RobotState",
-    "V",
-    "Workspace",
-    "record",
-]
-
 #: offset of the frame placements' keys in a record's ``frames`` map (see the module docstring)
 PLACEMENT_KEY: Final = 1 << 40
 Q: Final = 0
