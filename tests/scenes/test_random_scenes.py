@@ -46,8 +46,8 @@ from hypothesis import strategies as st
 from scipy.optimize import nnls
 
 from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel, VelocityScene
+from wbcpy.collision import CollisionAvoidance, Obstacle, Sphere
 from wbcpy.errors import QPSolveError
-from wbcpy.limits.collision import CollisionAvoidance, Obstacle, Sphere
 from wbcpy.qp import HierarchicalQP, available_solvers
 from wbcpy.scenes import PointContact, SurfaceContact, WrenchReference
 from wbcpy.tasks import CartesianReference, ComReference, JointReference, TaskConfig

@@ -50,8 +50,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, ConfigKeyError
-from ..limits.collision import AccelerationCollisionConstraint, CollisionAvoidance
-from ..limits.collision.avoidance import as_avoidance
+from ..limits.collision.acceleration import AccelerationCollisionConstraint
+from ..limits.collision.avoidance import CollisionAvoidance, as_avoidance
 from ..limits.joint_limits import JointLimitBounds
 from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel

@@ -40,8 +40,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, ConfigKeyError
-from ..limits.collision import CollisionAvoidance, CollisionConstraint
-from ..limits.collision.avoidance import as_avoidance
+from ..limits.collision.avoidance import CollisionAvoidance, as_avoidance
+from ..limits.collision.constraint import CollisionConstraint
 from ..limits.velocity_limits import VelocityLimitBounds
 from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..limits.collision import CollisionPairStatus
+from ..limits.collision.constraint import CollisionPairStatus
 from ..tasks import TasksStatus
 
 __all__ = ["VELOCITY_STATUS_UNITS", "VelocitySceneStatus"]

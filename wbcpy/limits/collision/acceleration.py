@@ -57,8 +57,6 @@ from .constraint import GJK_TOLERANCE, CollisionConstraint, CollisionPairStatus
 if TYPE_CHECKING:
     from ...model.robot_model import RobotModel
 
-__all__ = ["DRIFT_STEP", "AccelerationCollisionConstraint"]
-
 #: ε‖v‖ of the second difference of the distances (rad or m of motion along v): the truncation error
 #: is O(ε²), the distance noise (GJK tolerance 1e-9 m) adds 4e-9/ε² (m/s² per (rad/s)²)
 DRIFT_STEP = 1e-3

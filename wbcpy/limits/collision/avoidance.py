@@ -27,8 +27,6 @@ from ..._support.validation import check_config_mapping
 from ...errors import ConfigError
 from .shapes import Obstacle
 
-__all__ = ["SELF", "CollisionAvoidance", "as_avoidance"]
-
 #: the ``pairs`` value that selects every self-collision pair of the robot
 SELF = "self"
 

@@ -25,8 +25,6 @@ from ...errors import ConfigError, ConfigKeyError
 from .avoidance import CollisionAvoidance
 from .geometry import adjacent_links, link_of_geometry
 
-__all__ = ["select_pairs"]
-
 
 def _name_index(model: pin.Model, geom: pin.GeometryModel, n_robot: int) -> dict[str, list[int]]:
     """name → geometry indices: links (all their geometries), then geometry objects and obstacles."""

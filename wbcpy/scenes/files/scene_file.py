@@ -87,7 +87,7 @@ from .contact_file import (
 from .velocity_file import VELOCITY_FILE_KEYS, make_velocity_scene, scene_kind, velocity_law
 
 if TYPE_CHECKING:
-    from ...limits.collision import Obstacle
+    from ...limits.collision.shapes import Obstacle
 
 __all__ = ["MAX_STEPS", "SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file", "q0_limit_warnings"]
 
