@@ -38,8 +38,6 @@ from .external import ExternalWrenches
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["ContactConstraints", "ContactLayout", "index_or_slice"]
-
 Array = np.ndarray
 
 _LOCAL = pin.ReferenceFrame.LOCAL

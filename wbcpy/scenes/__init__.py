@@ -16,8 +16,9 @@
 
 from __future__ import annotations
 
-from ..contacts import PointContact, SurfaceContact, WrenchReference
+from ..contacts import PointContact, SurfaceContact
 from ..limits.joint_limits import JointLimitBounds
+from ..tasks.references import WrenchReference
 from .acceleration_scene import SCENE_OPTIONS, AccelerationScene
 from .files.scene_file import SceneSetup, TaskTarget, load_scene_file
 from .inverse_dynamics_scene import AccelerationSceneTSID, InverseDynamicsScene
