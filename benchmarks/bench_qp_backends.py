@@ -32,9 +32,9 @@ import numpy as np
 import pinocchio as pin
 from _timing import print_cpu
 
+from wbcpy import load_robot
 from wbcpy.qp import HierarchicalQP, QPLevel, QPSolver, available_solvers, default_solver
 from wbcpy.qp.backends import PREFERENCE
-from wbcpy import load_robot
 
 LAM = 1e-8
 N_STEPS = 40  # distinct problems cycled through

@@ -77,13 +77,13 @@ _LAZY = {
 if TYPE_CHECKING:  # what editors and type checkers see; keep in step with _SUBMODULES and _LAZY
     from . import arl as arl
     from . import cli as cli
+    from . import collision as collision
     from . import controllers as controllers
     from . import ik as ik
     from . import jspace as jspace
     from . import qp as qp
     from . import scenes as scenes
     from . import tasks as tasks
-    from . import collision as collision
     from .model.chain import Chain as Chain
     from .scenes.acceleration_scene import AccelerationScene as AccelerationScene
     from .scenes.inverse_dynamics_scene import AccelerationSceneTSID as AccelerationSceneTSID

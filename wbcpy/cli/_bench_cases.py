@@ -108,7 +108,7 @@ def chain_case() -> Case:
 def acceleration_case(with_pink: bool) -> Case:
     """The AccelerationScene step: ``robot.update``, bound PD laws, ``update``, ``solve`` (lwr4)."""
     from ..controllers import CartesianPD, JointPD
-    from ..scenes import AccelerationScene
+    from ..scenes.acceleration_scene import AccelerationScene
     from ..tasks import TaskConfig
 
     robot = load_robot("lwr4")
@@ -148,7 +148,7 @@ def acceleration_case(with_pink: bool) -> Case:
 def velocity_case(with_pink: bool) -> Case:
     """The VelocityScene step: ``robot.update``, bound velocity laws, ``update``, ``solve`` (lwr4)."""
     from ..controllers import CartesianVelocityLaw, JointVelocityLaw
-    from ..scenes import VelocityScene
+    from ..scenes.velocity_scene import VelocityScene
     from ..tasks import TaskConfig
 
     robot = load_robot("lwr4")
@@ -212,8 +212,9 @@ def multiref_case() -> Case:
 
 def contact_case(with_tsid: bool) -> Case:
     """The InverseDynamicsScene step on Talos standing on both soles (COM + posture, μ = 0.3)."""
+    from ..contacts import SurfaceContact
     from ..controllers import ComPD, JointPD
-    from ..scenes import InverseDynamicsScene, SurfaceContact
+    from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 
     robot = load_robot("talos")
     q0 = robot.reference_configuration("half_sitting")

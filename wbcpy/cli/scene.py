@@ -44,7 +44,8 @@ from .common import (
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
-    from ..scenes import AccelerationScene, VelocityScene
+    from ..scenes.acceleration_scene import AccelerationScene
+    from ..scenes.velocity_scene import VelocityScene
     from ..sim.simulation import SimulationResult
 
 __all__ = ["ProgressBar", "register", "run", "save_plot", "scene_kind"]
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 def scene_kind(scene: AccelerationScene | VelocityScene) -> str:
     """What the run's header calls the scene: ``"inverse-dynamics (contact) scene"`` for an
     InverseDynamicsScene, else ``"acceleration scene"`` or ``"velocity scene"`` (its task level)."""
-    from ..scenes import InverseDynamicsScene
+    from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 
     if isinstance(scene, InverseDynamicsScene):
         return "inverse-dynamics (contact) scene"

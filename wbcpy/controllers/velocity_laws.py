@@ -1,7 +1,7 @@
 """Velocity laws: proportional feedback with feed-forward that turns targets into velocity references.
 
 The velocity-level twins of the PD laws (:mod:`wbcpy.controllers`), for a
-:class:`~wbcpy.scenes.VelocityScene`:
+:class:`~wbcpy.VelocityScene`:
 
 .. math::
 

@@ -35,12 +35,13 @@ from typing import cast
 import numpy as np
 import pinocchio as pin
 
+from ..contacts import SurfaceContact
 from ..controllers import CartesianPD, ComPD, JointPD
 from ..model.registry import load_robot
 from ..model.robot_model import RobotModel
-from ..scenes import InverseDynamicsScene, SurfaceContact, WrenchReference
+from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..sim.contact_simulation import ContactPlant
-from ..tasks import CartesianTask, ComTask, JointTask
+from ..tasks import CartesianTask, ComTask, JointTask, WrenchReference
 
 __all__ = ["FEET", "LIFT_HEIGHT", "PHASES", "SOLE_HALF_SIZE", "TalosRun", "animate_talos", "run_talos"]
 

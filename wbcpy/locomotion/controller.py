@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pinocchio as pin
 
+from ..contacts import SurfaceContact
 from ..controllers import CartesianPD, ComPD, JointPD
-from ..scenes import InverseDynamicsScene, SurfaceContact
+from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
 from .footsteps import SIDES, yaw_of
@@ -51,7 +52,7 @@ MU = 0.3
 
 
 class WalkingController:
-    """Tracks a :class:`WalkingPattern` with an :class:`~wbcpy.scenes.InverseDynamicsScene` (see the
+    """Tracks a :class:`WalkingPattern` with an :class:`~wbcpy.InverseDynamicsScene` (see the
     module docstring). Per control step, at the measured state::
 
         ctrl.schedule(t)          # contact switches of the pattern (before the plant lands a foot)

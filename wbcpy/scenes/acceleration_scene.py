@@ -58,8 +58,6 @@ from ..qp import HierarchicalQP, QPLevel
 from .scene import HierarchySolver, Scene
 from .values import positive
 
-__all__ = ["SCENE_OPTIONS", "AccelerationScene"]
-
 #: keyword options of :class:`AccelerationScene` (an unknown one raises ConfigKeyError)
 SCENE_OPTIONS = (
     "solver",
@@ -143,7 +141,7 @@ class AccelerationScene(Scene):
         """Keep the pairs of ``avoidance`` apart from the next :meth:`update` on (None: no avoidance).
 
         The configuration, pairs, obstacles and scene-file section (``collision``) are those of
-        :meth:`wbcpy.scenes.VelocityScene.set_collision_avoidance`; the rows act on q̈ (module docstring,
+        :meth:`wbcpy.VelocityScene.set_collision_avoidance`; the rows act on q̈ (module docstring,
         :class:`~wbcpy.limits.collision.AccelerationCollisionConstraint`) with the scene's ``dt``.
 
         Args:

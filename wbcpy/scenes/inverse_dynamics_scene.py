@@ -7,9 +7,9 @@ Variables ``x = (q̈, w_1, …, w_k)``: joint accelerations and one wrench per a
   rigid contacts ``J_c q̈ + a_c = 0`` (contact axes, classical acceleration), friction cones, normal-force
   bounds, effort limits ``|τ| ≤ τ_max`` as rows in (q̈, w), joint-limit bounds on q̈ —
   :mod:`~wbcpy.contacts.constraints`; the collision-avoidance rows on q̈
-  (:meth:`~wbcpy.scenes.AccelerationScene.set_collision_avoidance`, the discrete-time damper of
+  (:meth:`~wbcpy.AccelerationScene.set_collision_avoidance`, the discrete-time damper of
   :class:`~wbcpy.limits.collision.AccelerationCollisionConstraint`);
-* one level per task priority, exactly as in :class:`~wbcpy.scenes.AccelerationScene`: task rows on q̈
+* one level per task priority, exactly as in :class:`~wbcpy.AccelerationScene`: task rows on q̈
   (wrench tasks: rows on their contact's wrench, :mod:`~wbcpy.tasks.wrench_task`) and the regulariser
   λ/ω_j on q̈ only, never on the wrenches;
 * exactness: the last task level writes its regulariser as rows √(λ/ω_j) e_j with target 0 (same cost)
@@ -55,9 +55,6 @@ from ._plan import ScenePlan
 from .acceleration_scene import AccelerationScene
 from .aliases import InverseDynamicsAliases
 from .joint_command import JointCommand, NoSolutionError
-
-__all__ = ["AccelerationSceneTSID", "InverseDynamicsScene"]
-
 
 #: backend options the scene's levels need: its level 0 is semidefinite in the wrench split (no row
 #: covers it), where DAQP runs proximal-point iterations whose default stopping tolerance leaves a

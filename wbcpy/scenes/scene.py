@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
     from ..qp import HierarchicalQP, QPLevel
 
-__all__ = ["HierarchySolver", "Scene"]
-
 
 def _tightened_by_design(name: str | None) -> bool:
     """Whether a scene's levels solved by backend ``name`` (None: the default) skip QPSolver's
@@ -83,7 +81,7 @@ def _check_weight(value: Any, field: str) -> float:
 
 
 class Scene(SceneAliases):
-    """Base class of scenes (see :class:`~wbcpy.scenes.AccelerationScene`).
+    """Base class of scenes (see :class:`~wbcpy.AccelerationScene`).
 
     Subclasses set ``regularization`` (λ > 0) before calling ``Scene.__init__``; their :meth:`update`
     builds the task levels with :meth:`_task_levels` and hands the problem out through

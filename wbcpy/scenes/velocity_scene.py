@@ -1,7 +1,7 @@
 """VelocityScene: differential IK as a prioritised QP (ARC-OPT ``VelocitySceneQP``, pink, mink).
 
 Decision variable q̇ ∈ R^nv (a floating base's 6 DOFs included). The tasks, their configuration, weights,
-activations, priorities and status are those of :class:`~wbcpy.scenes.AccelerationScene`, at the
+activations, priorities and status are those of :class:`~wbcpy.AccelerationScene`, at the
 velocity level: each task adds the rows A q̇ ≈ y with the same Jacobian A and no bias, y = the reference
 velocity (``jnt``, ``com``) or twist (``cart``). Each priority level p minimises
 
@@ -50,8 +50,6 @@ from .joint_command import JointCommand
 from .scene import Scene
 from .values import positive
 from .velocity_status import VelocitySceneStatus
-
-__all__ = ["VELOCITY_SCENE_OPTIONS", "VelocityScene"]
 
 #: keyword options of :class:`VelocityScene` (an unknown one raises ConfigKeyError)
 VELOCITY_SCENE_OPTIONS = (

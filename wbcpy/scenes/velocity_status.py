@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from ..limits.collision.constraint import CollisionPairStatus
 from ..tasks import TasksStatus
 
-__all__ = ["VELOCITY_STATUS_UNITS", "VelocitySceneStatus"]
-
 #: units of the task status table's norms for a velocity scene (its references are velocities)
 VELOCITY_STATUS_UNITS = (
     "units of |y_ref|, |y_ref-y_sol|, |y_ref-y|: velocities; cart rows m/s (linear) and rad/s (angular), "

@@ -1,7 +1,7 @@
 """Tasks of a scene: configuration, references, task rows and status (acceleration or velocity level).
 
 * :class:`TaskConfig` — name, type (``jnt``/``cart``/``com``/``wrench`` or a registered type), priority,
-  weights, activation, timeout, frames (wrench tasks are built by ``wbcpy.scenes.InverseDynamicsScene``).
+  weights, activation, timeout, frames (wrench tasks are built by ``wbcpy.InverseDynamicsScene``).
 * The task-type registry (:mod:`~wbcpy.tasks.registry`): :class:`TaskType`, :func:`register_task_type`,
   :func:`register_law` — a task type is one file plus one registration.
 * :class:`JointReference`, :class:`CartesianReference`, :class:`ComReference` — acceleration references

@@ -6,7 +6,7 @@ per-row weights, an activation, a timeout and the frames or joints it acts on. I
 dict (:meth:`TaskConfig.from_dict`) or from a YAML list (:meth:`TaskConfig.from_yaml`).
 
 Construction checks everything that does not need a robot (type, priority, activation, weight count and
-sign, required fields); :meth:`wbcpy.scenes.AccelerationScene.configure` checks the rest (unknown frames or
+sign, required fields); :meth:`wbcpy.AccelerationScene.configure` checks the rest (unknown frames or
 joints, duplicate names) and re-checks the fields, because a dataclass can be edited after construction.
 Every failure raises :class:`~wbcpy.errors.ConfigError` naming the field.
 

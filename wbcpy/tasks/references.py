@@ -11,7 +11,7 @@ keeps a private copy, so a caller may reuse or mutate its reference object after
 * :class:`WrenchReference` — the wrench a contact should transmit (a ``wrench`` task).
 
 Which field a scene tracks depends on its decision variable (the task's ``level``): an
-:class:`~wbcpy.scenes.AccelerationScene` requires ``acceleration``; a :class:`~wbcpy.scenes.VelocityScene`
+:class:`~wbcpy.AccelerationScene` requires ``acceleration``; a :class:`~wbcpy.VelocityScene`
 requires ``velocity`` (``twist`` for a Cartesian task) and ignores ``acceleration``. The other fields are
 informative.
 

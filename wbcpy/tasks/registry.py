@@ -10,7 +10,7 @@ registered :class:`TaskType`:
 * references — :func:`~wbcpy.tasks.references.validate_reference` checks the reference class and the
   field a velocity scene tracks (``velocity``, or ``twist`` for a Cartesian task);
 * scenes — :func:`~wbcpy.tasks.make_task` builds the task class (a type that ``needs_contacts`` is built
-  by an :class:`~wbcpy.scenes.InverseDynamicsScene` from one of its contacts);
+  by an :class:`~wbcpy.InverseDynamicsScene` from one of its contacts);
 * bindings and YAML scene files — the kind of target (``vector``, ``pose``, ``joints``, ``wrench``) and
   the control laws the type takes per scene level; a ``vector`` type takes the generic laws
   :class:`~wbcpy.controllers.TaskPD` and :class:`~wbcpy.controllers.TaskVelocityLaw` unless it names

@@ -41,7 +41,7 @@ Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises
 
 Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation).
 
-``scene: velocity`` (default ``acceleration``) builds a :class:`~wbcpy.scenes.VelocityScene` instead:
+``scene: velocity`` (default ``acceleration``) builds a :class:`~wbcpy.VelocityScene` instead:
 velocity laws per task (``kp``, ``kff``, ``max_velocity``), ``velocity_limits`` and ``limit_gain``
 (:mod:`wbcpy.scenes.files.velocity_file`). Every scene kind takes a ``collision`` section
 (:mod:`wbcpy.scenes.files.collision_file`).
@@ -88,8 +88,6 @@ from .velocity_file import VELOCITY_FILE_KEYS, make_velocity_scene, scene_kind, 
 
 if TYPE_CHECKING:
     from ...limits.collision.shapes import Obstacle
-
-__all__ = ["MAX_STEPS", "SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file", "q0_limit_warnings"]
 
 #: the top-level keys a scene file may have (an unknown key raises ConfigKeyError)
 SCENE_FILE_KEYS = (
