@@ -27,8 +27,6 @@ from .._support.yaml_files import load_yaml_file, load_yaml_text
 from ..errors import ConfigError, ConfigKeyError
 from .registry import TaskType, task_type, task_types
 
-__all__ = ["TASK_TYPES", "TYPE_FIELDS", "TaskConfig"]
-
 
 class _TaskTypeRows(Mapping[str, "int | None"]):
     """Task type -> number of task rows (None: one per joint name), read live from the task-type

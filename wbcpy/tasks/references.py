@@ -40,19 +40,6 @@ from .registry import task_type as registered_type
 #: the largest finite float: |x| ≤ _FINITE holds exactly for the finite entries
 _FINITE = float(np.finfo(np.float64).max)
 
-__all__ = [
-    "CartesianReference",
-    "ComReference",
-    "JointReference",
-    "Reference",
-    "ReferenceCheck",
-    "ReferenceTypeError",
-    "VectorReference",
-    "WrenchReference",
-    "tracked_field",
-    "validate_reference",
-]
-
 
 class ReferenceTypeError(InvalidValueError, TypeError):
     """A reference of the wrong class for its task (also a ``TypeError``)."""

@@ -62,18 +62,6 @@ from typing import Any
 
 from ..errors import ConfigError, ConfigKeyError
 
-__all__ = [
-    "LAW_LEVELS",
-    "TARGET_KINDS",
-    "TaskType",
-    "make_task",
-    "register_law",
-    "register_task_type",
-    "task_type",
-    "task_types",
-    "unregister_task_type",
-]
-
 #: what a task's target is, for bindings and scene files: an n-vector in the task's own space (e = x_d − x),
 #: a pose (``pin.SE3``, the pose error), joint positions (also by joint name in files), a wrench
 TARGET_KINDS = ("vector", "pose", "joints", "wrench")

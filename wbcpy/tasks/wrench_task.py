@@ -28,8 +28,6 @@ from .task import Task
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["TaskContact", "WrenchTask"]
-
 
 class TaskContact(Protocol):
     """What a wrench task reads of its contact (a :class:`~wbcpy.contacts.SurfaceContact` or
