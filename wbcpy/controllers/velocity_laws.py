@@ -38,8 +38,6 @@ from .evaluation import EvaluatedLaw, LawEvaluator
 if TYPE_CHECKING:
     from ..tasks import CartesianTask, ComTask, JointTask, Task
 
-__all__ = ["CartesianVelocityLaw", "ComVelocityLaw", "JointVelocityLaw", "TaskVelocityLaw", "VelocityLaw"]
-
 _TARGET_NAMES = ("target_position", "target_velocity", "target_acceleration")
 _POSE_NAMES = ("target_pose", "target_twist", "target_acceleration")
 
