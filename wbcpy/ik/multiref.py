@@ -40,13 +40,11 @@ from ._ctrl_state import CtrlState, TargetWatch
 from ._minjerk_loops import MinJerkLoops
 from ._reach_loop import ReachLoop
 from ._targets import F64, IK_MAX_ITER, SHAPE7, Target, TargetCache, task_velocity
-from .pose_error import CtrlPose, as_ctrl_pose
+from .pose_error import as_ctrl_pose
 
 if TYPE_CHECKING:
     from ..model.chain import Chain
     from .dls import DLSResult
-
-__all__ = ["CtrlPose", "CtrlState", "MultiRefMinJerkCtrl"]
 
 _RUNNING, _INTARGET, _DEADLOCK = CtrlState.RUNNING, CtrlState.INTARGET, CtrlState.DEADLOCK
 
