@@ -43,8 +43,6 @@ from ..contacts.external import ExternalWrenches
 from ..errors import ConfigError, InvalidValueError, UnknownNameError
 from ..model.robot_model import RobotModel
 
-__all__ = ["ContactPlant", "ContactSimulation"]
-
 _LOCAL = pin.ReferenceFrame.LOCAL
 _WORLD = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 

@@ -35,8 +35,6 @@ from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..tasks import TasksStatus
 from .contact_simulation import ContactPlant
 
-__all__ = ["SceneSimulation", "SimulationResult"]
-
 
 @dataclass
 class SimulationResult:
