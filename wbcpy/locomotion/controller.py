@@ -40,8 +40,6 @@ from .pattern import Phase, WalkingPattern, quintic
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["MU", "SOLE_HALF_SIZE", "WalkingController"]
-
 #: :meth:`WalkingPattern.lipm`'s answer: the COM, DCM and ZMP of the plan as (x, y) float pairs
 Lipm = tuple[tuple[float, float], tuple[float, float], tuple[float, float]]
 

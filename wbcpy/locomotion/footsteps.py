@@ -24,8 +24,6 @@ from ..errors import ConfigError
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["FEET", "SIDES", "Footstep", "feet_frame", "plan_footsteps", "yaw_of"]
-
 #: the sides of a biped, in the order of :data:`FEET`
 SIDES = ("left", "right")
 #: default sole frames (Talos), left then right

@@ -50,8 +50,6 @@ from .footsteps import FEET, SIDES, Footstep, yaw_of
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["Phase", "WalkingPattern", "bump", "min_jerk", "quintic"]
-
 GRAVITY = 9.81
 
 
