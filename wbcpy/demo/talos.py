@@ -43,8 +43,6 @@ from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..sim.contact_simulation import ContactPlant
 from ..tasks import CartesianTask, ComTask, JointTask, WrenchReference
 
-__all__ = ["FEET", "LIFT_HEIGHT", "PHASES", "SOLE_HALF_SIZE", "TalosRun", "animate_talos", "run_talos"]
-
 #: the soles in contact (the right one is lifted)
 FEET = ("left_sole_link", "right_sole_link")
 #: half sizes (X, Y) of Talos's soles (m)
