@@ -16,8 +16,6 @@ from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..sim import SceneSimulation
 from .metrics import FOOTING_TOLERANCE, ContactRecord
 
-__all__ = ["ContactMonitor"]
-
 
 class ContactMonitor:
     """Records max |τ_j|/τ_max,j, the smallest normal force and the step the robot lost its footing.

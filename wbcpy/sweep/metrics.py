@@ -53,22 +53,6 @@ from ..scenes import SceneSetup
 from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..tasks import task_type
 
-__all__ = [
-    "DEFAULT_METRICS",
-    "FOOTING_TOLERANCE",
-    "METRICS",
-    "POSE_TOLERANCE",
-    "ContactRecord",
-    "Metric",
-    "RunRecord",
-    "Series",
-    "compute_metrics",
-    "deterministic_columns",
-    "metric_columns",
-    "scene_capabilities",
-    "series_of",
-]
-
 
 @dataclass(frozen=True)
 class Metric:

@@ -43,17 +43,6 @@ from ..scenes import SceneSetup
 from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from .values import is_int, is_number
 
-__all__ = [
-    "PUSH_KEYS",
-    "RANDOM_GRID_PATHS",
-    "RANDOM_KEYS",
-    "Push",
-    "PushSpec",
-    "RandomSpec",
-    "check_random",
-    "parse_random",
-]
-
 #: the keys of a sweep file's ``random`` section
 RANDOM_KEYS = ("n", "seed", "q0_noise", "push")
 #: the keys of its ``random.push`` section
