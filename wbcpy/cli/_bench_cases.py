@@ -20,8 +20,6 @@ import pinocchio as pin
 from ..model.registry import example_robot_data_dir, load_robot
 from ..model.robot_model import RobotModel
 
-__all__ = ["ARM_Q", "Case", "all_cases"]
-
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 #: the lwr4's start configuration (README's examples) [rad]
 ARM_Q = np.array([0.3, 0.6, -0.2, -1.2, 0.3, 0.8, 0.1])

@@ -23,8 +23,6 @@ import pinocchio as pin
 
 from ..model.robot_model import RobotModel
 
-__all__ = ["pink_step", "tsid_talos_step"]
-
 Peers = tuple[dict[str, Callable[[], object]], str]
 
 
