@@ -181,11 +181,22 @@ def public_names(package: str) -> list[PublicName]:
         owner = _defining_module(first.obj) or (key[0] if isinstance(key, tuple) else None)
         own = [e for e in group if e.module == owner and is_public(e.module)]
         # a class's own name before its aliases
-        own.sort(key=lambda e: e.name != getattr(e.obj, "__name__", e.name))
-        home = own[0] if own else min(group, key=lambda e: (e.module.count("."), e.module, e.name))
+        own.sort(key=_alias_name)
+        home = own[0] if own else min(group, key=_home_order)
         for entry in group:
             entry.home_module, entry.home_name = home.module, home.name
     return entries
+
+
+def _alias_name(entry: PublicName) -> bool:
+    """True when the entry names a class or function by a name not its own (``AccelerationSceneTSID``)."""
+    return entry.name != getattr(entry.obj, "__name__", entry.name)
+
+
+def _home_order(entry: PublicName) -> tuple[bool, int, str, str]:
+    """Of the modules that list an object defined in a private or unlisting one: its own name first, then
+    the shortest module path."""
+    return _alias_name(entry), entry.module.count("."), entry.module, entry.name
 
 
 # ---------------------------------------------------------------------------------------- docstrings
@@ -284,7 +295,7 @@ def _alias_lines(name: str, cls: type) -> list[str]:
     if not aliases:
         return []
     listed = ", ".join(f"``{a}`` (:py:obj:`~{name}.{m}`)" for a, m in sorted(aliases.items()))
-    return ["", f"**Aliases** (the seed library's names of members above): {listed}."]
+    return ["", f"**Aliases** (the seed library's names of these members): {listed}."]
 
 
 # ---------------------------------------------------------------------------------------------- pages
@@ -303,7 +314,14 @@ def _directive(entry: PublicName) -> list[str]:
         return [f".. autofunction:: {target}", ""]
     if inspect.ismodule(obj):
         return []
-    return [f".. autodata:: {target}", "   :no-value:", ""]
+    source = data_source(entry.module, entry.name)
+    if source is None or source[0] == entry.module:
+        return [f".. autodata:: {target}", "   :no-value:", ""]
+    # data a package lists but an implementation module assigns: its ``#:`` comment is there
+    doc = list(ModuleAnalyzer.for_module(source[0]).find_attr_docs().get(("", source[1]), []))
+    _escape_bars(doc)
+    head = [f".. py:data:: {entry.home_name}", f"   :module: {entry.home_module}", ""]
+    return [*head, *(f"   {line}".rstrip() for line in doc), ""]
 
 
 def _is_own(cls: type) -> bool:
@@ -321,7 +339,11 @@ def _title(text: str, char: str) -> list[str]:
 def module_section(module: str, entries: list[PublicName], level: str) -> list[str]:
     """The reST of one module: docstring, its home objects, its re-exports as links."""
     lines = _title(module, level)
-    lines += [f".. automodule:: {module}", "   :no-members:", ""]
+    parent, _, leaf = module.rpartition(".")
+    shadowed = bool(parent) and not inspect.ismodule(getattr(importlib.import_module(parent), leaf, None))
+    # (a module its package shadows with a name of the same path, e.g. the function locomotion.walk:
+    # the name is the link target, the module's section is not)
+    lines += [f".. automodule:: {module}", "   :no-members:", *(["   :no-index:"] if shadowed else []), ""]
     here = [e for e in entries if e.module == module and e.is_home]
     elsewhere = [e for e in entries if e.module == module and not e.is_home]
     for entry in sorted(here, key=lambda e: e.name.lower()):
@@ -470,16 +492,28 @@ def _resolve(app: Sphinx, env: Any, node: Any, contnode: Any) -> Any:
         matches = [
             name
             for name, entry in env.get_domain("py").objects.items()
-            if name.rsplit(".", 1)[-1] == target and entry.objtype in ("class", "exception", "function")
+            if name.rsplit(".", 1)[-1] == target
+            and entry.objtype in ("class", "exception", "function")
+            and not entry.aliased  # (the defining module's path of an object documented elsewhere)
         ]
         if len(matches) == 1:
             return _link(app, env, node, contnode, matches[0])
+        if target in _module_names(package):
+            return contnode  # a name of an implementation module (documented in its package): code
     elif target.split(".")[0] != package:
         return contnode  # another library (numpy, pinocchio, the standard library): code, no link
     return None
 
 
 _TYPING_NAMES = {"Any", "Callable", "Self", "Iterable", "Iterator", "Sequence", "Mapping"}
+
+
+@functools.cache
+def _module_names(package: str) -> frozenset[str]:
+    """Every name of every module of the package: a short name a docstring of an implementation module
+    uses (its neighbours, its imports) exists there, though the page shows the docstring elsewhere."""
+    modules = [importlib.import_module(module) for module in public_modules(package)]
+    return frozenset(name for module in modules for name in vars(module))
 
 
 def _missing_reference(app: Sphinx, env: Any, node: Any, contnode: Any) -> Any:

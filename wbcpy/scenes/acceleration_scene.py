@@ -19,7 +19,7 @@ distance, the discrete-time velocity-damper row
     J_d \\ddot q \\ge -γ \\frac{d - d_s}{dt^2} - \\frac{J_d \\dot q}{dt} - \\tfrac12 \\dot J_d \\dot q
 
 as an inequality of the highest level (so it holds at every level):
-:class:`~wbcpy.limits.collision.AccelerationCollisionConstraint` derives it for q̈ applied for one step dt
+:class:`~wbcpy.collision.AccelerationCollisionConstraint` derives it for q̈ applied for one step dt
 and integrated semi-implicitly (v ← v + q̈ dt, q ← q ⊕ v dt).
 
 Per control step::
@@ -142,10 +142,10 @@ class AccelerationScene(Scene):
 
         The configuration, pairs, obstacles and scene-file section (``collision``) are those of
         :meth:`wbcpy.VelocityScene.set_collision_avoidance`; the rows act on q̈ (module docstring,
-        :class:`~wbcpy.limits.collision.AccelerationCollisionConstraint`) with the scene's ``dt``.
+        :class:`~wbcpy.collision.AccelerationCollisionConstraint`) with the scene's ``dt``.
 
         Args:
-            avoidance: a :class:`~wbcpy.limits.collision.CollisionAvoidance`, a mapping accepted by
+            avoidance: a :class:`~wbcpy.collision.CollisionAvoidance`, a mapping accepted by
                 :meth:`CollisionAvoidance.from_dict`, or None.
 
         Raises:
@@ -163,7 +163,7 @@ class AccelerationScene(Scene):
 
     @property
     def collision(self) -> AccelerationCollisionConstraint | None:
-        """The :class:`~wbcpy.limits.collision.AccelerationCollisionConstraint` in use (geometry, pairs,
+        """The :class:`~wbcpy.collision.AccelerationCollisionConstraint` in use (geometry, pairs,
         the distances and pairs of the last :meth:`update`), or None."""
         return self._collision
 

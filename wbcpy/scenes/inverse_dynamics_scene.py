@@ -8,7 +8,7 @@ Variables ``x = (q̈, w_1, …, w_k)``: joint accelerations and one wrench per a
   bounds, effort limits ``|τ| ≤ τ_max`` as rows in (q̈, w), joint-limit bounds on q̈ —
   :mod:`~wbcpy.contacts.constraints`; the collision-avoidance rows on q̈
   (:meth:`~wbcpy.AccelerationScene.set_collision_avoidance`, the discrete-time damper of
-  :class:`~wbcpy.limits.collision.AccelerationCollisionConstraint`);
+  :class:`~wbcpy.collision.AccelerationCollisionConstraint`);
 * one level per task priority, exactly as in :class:`~wbcpy.AccelerationScene`: task rows on q̈
   (wrench tasks: rows on their contact's wrench, :mod:`~wbcpy.tasks.wrench_task`) and the regulariser
   λ/ω_j on q̈ only, never on the wrenches;

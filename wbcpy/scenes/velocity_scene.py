@@ -17,7 +17,7 @@ every level:
 * joint weight ω_j = 0: q̇_j = 0;
 * collision avoidance (:meth:`VelocityScene.set_collision_avoidance`): for every pair closer than its
   influence distance the velocity-damper row n·(J_b(p_b) − J_a(p_a)) q̇ ≥ −γ (d − d_s)/dt
-  (:class:`~wbcpy.limits.collision.CollisionConstraint`), as inequality rows of the highest level.
+  (:class:`~wbcpy.collision.CollisionConstraint`), as inequality rows of the highest level.
 
 Per control step::
 
@@ -129,7 +129,7 @@ class VelocityScene(Scene):
         """Keep the pairs of ``avoidance`` apart from the next :meth:`update` on (None: no avoidance).
 
         Args:
-            avoidance: a :class:`~wbcpy.limits.collision.CollisionAvoidance`, a mapping accepted by
+            avoidance: a :class:`~wbcpy.collision.CollisionAvoidance`, a mapping accepted by
                 :meth:`CollisionAvoidance.from_dict` (a scene file's ``collision`` section), or None.
 
         Raises:
@@ -152,7 +152,7 @@ class VelocityScene(Scene):
 
     @property
     def collision(self) -> CollisionConstraint | None:
-        """The :class:`~wbcpy.limits.collision.CollisionConstraint` in use (geometry, pairs, last
+        """The :class:`~wbcpy.collision.CollisionConstraint` in use (geometry, pairs, last
         distances)."""
         return self._collision
 

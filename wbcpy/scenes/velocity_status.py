@@ -6,7 +6,7 @@ y are velocities and twists) with
 * ``limits`` — ``{dof_name: "lower" | "upper"}`` for the DOFs whose q̇ sits on a bound (position limit
   over one step, velocity limit or a locked joint);
 * ``collisions`` — the pairs inside their influence distance at the last update
-  (:class:`~wbcpy.limits.collision.CollisionPairStatus`: names, signed distance, witness points, normal, the
+  (:class:`~wbcpy.collision.CollisionPairStatus`: names, signed distance, witness points, normal, the
   row's right-hand side), closest first; ``penetrating`` lists those with d ≤ 0.
 """
 

@@ -2,7 +2,7 @@
 
 It says which pairs to keep apart, which obstacles exist, and how: the safety distance d_s, the
 influence distance d_i and the damper gain γ of the velocity-damper row (see
-:class:`~wbcpy.limits.collision.CollisionConstraint`)
+:class:`~wbcpy.collision.CollisionConstraint`)
 
 .. math::
 

@@ -1,4 +1,4 @@
-"""Pair selection: turn a :class:`~wbcpy.limits.collision.CollisionAvoidance` into geometry index pairs.
+"""Pair selection: turn a :class:`~wbcpy.collision.CollisionAvoidance` into geometry index pairs.
 
 The geometry model holds the robot's collision geometries first, then the obstacles (attached to the
 universe, joint 0). Names resolve, in this order, to
