@@ -13,6 +13,8 @@ from .._support.aliases import alias
 class SceneAliases:
     """ARC-OPT names of :class:`~wbcpy.scenes.Scene`'s methods (aliases)."""
 
+    __slots__ = ()
+
     setReference = alias("set_reference")
     setTaskWeights = alias("set_task_weights")
     setTaskActivation = alias("set_task_activation")
@@ -34,6 +36,8 @@ class SceneAliases:
 class InverseDynamicsAliases:
     """ARC-OPT names (``AccelerationSceneTSID``) of :class:`~wbcpy.InverseDynamicsScene`'s own methods
     (aliases)."""
+
+    __slots__ = ()
 
     getJointTorques = alias("get_joint_torques")
     getContactWrenches = alias("get_contact_wrenches")
