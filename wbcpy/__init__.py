@@ -15,7 +15,10 @@ from .errors import (
     ConfigKeyError,
     EffortLimitWarning,
     InvalidValueError,
+    MissingDependencyError,
     MissingReferenceWarning,
+    MJCFError,
+    ModelError,
     QPSolveError,
     SRDFError,
     StateNotSetError,
@@ -49,7 +52,10 @@ __all__ = [
     "EffortLimitWarning",
     "InvalidValueError",
     "InverseDynamicsScene",
+    "MJCFError",
+    "MissingDependencyError",
     "MissingReferenceWarning",
+    "ModelError",
     "QPSolveError",
     "RobotModel",
     "SRDFError",
@@ -68,32 +74,31 @@ __all__ = [
 
 
 #: sub-packages and modules imported on first access (``wbcpy.jspace``...), so ``import wbcpy`` stays light
-_SUBMODULES = ("arl", "chain", "cli", "collision", "controllers", "ik", "jspace", "qp", "scenes", "tasks")
-#: classes imported on first access: name -> module that defines or re-exports it
+_SUBMODULES = ("arl", "cli", "collision", "controllers", "ik", "jspace", "qp", "scenes", "tasks")
+#: classes imported on first access: name -> the module that defines it
 _LAZY = {
-    "AccelerationScene": ".scenes",
-    "InverseDynamicsScene": ".scenes",
-    "AccelerationSceneTSID": ".scenes",
-    "VelocityScene": ".scenes",
-    "Chain": ".chain",
+    "AccelerationScene": ".scenes.acceleration_scene",
+    "InverseDynamicsScene": ".scenes.inverse_dynamics_scene",
+    "AccelerationSceneTSID": ".scenes.inverse_dynamics_scene",
+    "VelocityScene": ".scenes.velocity_scene",
+    "Chain": ".model.chain",
 }
 
 if TYPE_CHECKING:  # what editors and type checkers see; keep in step with _SUBMODULES and _LAZY
     from . import arl as arl
     from . import cli as cli
+    from . import collision as collision
     from . import controllers as controllers
     from . import ik as ik
     from . import jspace as jspace
     from . import qp as qp
     from . import scenes as scenes
     from . import tasks as tasks
-    from .limits import collision as collision
-    from .model import chain as chain
     from .model.chain import Chain as Chain
-    from .scenes import AccelerationScene as AccelerationScene
-    from .scenes import AccelerationSceneTSID as AccelerationSceneTSID
-    from .scenes import InverseDynamicsScene as InverseDynamicsScene
-    from .scenes import VelocityScene as VelocityScene
+    from .scenes.acceleration_scene import AccelerationScene as AccelerationScene
+    from .scenes.inverse_dynamics_scene import AccelerationSceneTSID as AccelerationSceneTSID
+    from .scenes.inverse_dynamics_scene import InverseDynamicsScene as InverseDynamicsScene
+    from .scenes.velocity_scene import VelocityScene as VelocityScene
 
 
 def __getattr__(name: str) -> object:

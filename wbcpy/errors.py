@@ -2,7 +2,8 @@
 
 Every exception derives from :class:`WbcpyError` and carries the data that explains it (the offending
 name, the expected shape, the solver and its status). Where Python has a natural built-in category the
-exception also derives from it, so ``except KeyError`` or ``except ValueError`` keep working.
+exception also derives from it, so ``except KeyError`` or ``except ValueError`` keep working. Their
+public path is the package's top level: ``from wbcpy import ConfigError``.
 
 ============================================  ================================================================
 situation                                     raises
@@ -26,28 +27,6 @@ import difflib
 import reprlib
 from collections.abc import Iterable
 from typing import Any
-
-__all__ = [
-    "ConcurrentUseError",
-    "ConfigError",
-    "ConfigKeyError",
-    "EffortLimitWarning",
-    "InvalidValueError",
-    "MJCFError",
-    "MissingDependencyError",
-    "MissingReferenceWarning",
-    "ModelError",
-    "QPSolveError",
-    "SRDFError",
-    "StateNotSetError",
-    "URDFError",
-    "URDFNotFoundError",
-    "URDFWarning",
-    "UnknownNameError",
-    "WalkingWarning",
-    "WbcpyError",
-    "safe_repr",
-]
 
 
 class WbcpyError(Exception):

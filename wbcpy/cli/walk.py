@@ -11,8 +11,6 @@ import argparse
 import sys
 from typing import Any
 
-__all__ = ["register", "run"]
-
 
 def register(subparsers: Any) -> None:
     """Add the ``walk`` command."""

@@ -19,8 +19,6 @@ import numpy as np
 
 from ..errors import ConfigError
 
-__all__ = ["UnloadingRamp", "transition_duration"]
-
 
 def transition_duration(value: Any) -> float:
     """A transition time T (s): a finite number ≥ 0.

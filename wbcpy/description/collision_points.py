@@ -36,8 +36,6 @@ import pinocchio as pin
 
 from .robot_files import geometry_model
 
-__all__ = ["RIM_POINTS", "body_points", "collada_up_rotation", "lowest_points"]
-
 #: points per rim of a cylinder's or a cone's base (the rim polygon's lowest point is at most
 #: r (1 − cos(π / RIM_POINTS)) above the circle's: 0.5 % of r)
 RIM_POINTS = 32

@@ -30,20 +30,6 @@ import pinocchio as pin
 
 from ..errors import URDFError
 
-__all__ = [
-    "find_srdf",
-    "geometry_model",
-    "mesh_package_dirs",
-    "mesh_packages",
-    "normalised_name",
-    "package_search_folders",
-    "ros_package_path",
-    "srdf_file",
-    "urdf_file",
-    "urdf_source",
-    "visual_model",
-]
-
 _PACKAGE = re.compile(r"package://([^/\"'\s<>]+)/")
 #: how many ancestors of a folder are searched for a package
 _ANCESTORS = 8

@@ -37,9 +37,10 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pinocchio as pin
 
+from ..contacts import SurfaceContact
 from ..controllers import CartesianPD, ComPD, JointPD
 from ..errors import ConfigError, EffortLimitWarning
-from ..scenes import InverseDynamicsScene, SurfaceContact
+from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
 from .footsteps import SIDES, yaw_of
@@ -48,8 +49,6 @@ from .scaling import walking_scale
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
-
-__all__ = ["ADAPT_STOP", "WalkingController", "default_cop_margin"]
 
 #: :meth:`WalkingPattern.lipm`'s answer: the COM, DCM and ZMP of the plan as (x, y) float pairs
 Lipm = tuple[tuple[float, float], tuple[float, float], tuple[float, float]]
@@ -67,7 +66,7 @@ def default_cop_margin(half_size: tuple[float, float]) -> float:
 
 
 class WalkingController:
-    """Tracks a :class:`WalkingPattern` with an :class:`~wbcpy.scenes.InverseDynamicsScene` (see the
+    """Tracks a :class:`WalkingPattern` with an :class:`~wbcpy.InverseDynamicsScene` (see the
     module docstring). Per control step, at the measured state::
 
         ctrl.schedule(t)          # contact switches of the pattern (before the plant lands a foot)

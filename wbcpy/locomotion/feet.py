@@ -26,8 +26,6 @@ from ..errors import ConfigError
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["MU", "Feet", "Sole"]
-
 #: the friction coefficient of the ground (specs/walking.md: μ = 0.3)
 MU = 0.3
 

@@ -25,8 +25,6 @@ from .sole_finder import as_feet
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["SIDES", "Footstep", "feet_frame", "plan_footsteps", "yaw_of"]
-
 #: the sides of a biped, in the order of the walking API's (left, right) pairs
 SIDES = ("left", "right")
 

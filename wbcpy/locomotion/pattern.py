@@ -53,8 +53,6 @@ from .sole_finder import as_feet
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["Phase", "WalkingPattern", "bump", "min_jerk", "quintic"]
-
 GRAVITY = 9.81
 
 

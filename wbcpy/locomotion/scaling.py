@@ -30,8 +30,6 @@ from .feet import Feet
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["TALOS_COM_HEIGHT", "WalkingScale", "straight_com_height", "walking_scale"]
-
 #: Talos's COM height above its soles with straight legs (neutral configuration), m
 TALOS_COM_HEIGHT = 0.928
 

@@ -46,16 +46,6 @@ from .feet import MU, Feet, Sole
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = [
-    "FLAT_TOLERANCE",
-    "SAME_FRAME_TOLERANCE",
-    "as_feet",
-    "find_feet",
-    "parse_sole",
-    "reference_posture",
-    "sole_axes",
-]
-
 #: how far above a foot's lowest plane its geometry still rests on flat ground (m): a coarse collision
 #: mesh's flat bottom is flat to a fraction of a millimetre
 FLAT_TOLERANCE = 5e-4

@@ -36,16 +36,6 @@ from .sole_finder import reference_posture
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = [
-    "COMPUTED",
-    "CROUCH",
-    "FLAT_TILT",
-    "LEVEL",
-    "flatness",
-    "standing_posture",
-    "start_posture",
-]
-
 #: the COM height of the computed posture, as a fraction of the straight-leg height (Talos's and Romeo's
 #: SRDF ``half_sitting``: 0.945 and 0.941)
 CROUCH = 0.93

@@ -56,8 +56,6 @@ from .walking_robot import walking_robot
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["WalkLog", "WalkSummary", "parse_push", "walk"]
-
 G0 = 9.81
 #: the plant's Baumgarte velocity gain k_d (1/s) of every contact: an active contact's acceleration is
 #: −k_d v_c instead of 0, which removes the contact-velocity drift of the semi-implicit Euler step

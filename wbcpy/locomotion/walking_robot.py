@@ -29,8 +29,6 @@ from .standing import start_posture
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["INERTIA_RTOL", "inertialess_joints", "walking_robot"]
-
 #: M's eigenvalues below this fraction of its largest count as zero (Talos, G1: 1e-5; iCub's head: 5e-15)
 INERTIA_RTOL = 1e-8
 

@@ -38,21 +38,6 @@ from ..description.robot_files import normalised_name as _name
 from ..errors import MJCFError, UnknownNameError
 from .robot_model import RobotModel
 
-__all__ = [
-    "ALIASES",
-    "FEET",
-    "RobotEntry",
-    "available",
-    "default_end_effector",
-    "example_robot_data_dir",
-    "load_robot",
-    "refresh",
-    "registry",
-    "robot_entry",
-    "robot_path",
-    "shipped_robots_dir",
-]
-
 #: well-known short names -> registry names
 ALIASES: dict[str, str] = {
     "talos": "talos_reduced",
