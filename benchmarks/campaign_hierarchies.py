@@ -7,9 +7,10 @@ equality and inequality rows) and ``open`` (:func:`random_open_problem`: no boun
 rows and no regulariser, many equality rows on level 0: semidefinite levels with unbounded optimal
 sets); every tenth problem infeasible by construction, and an open problem whose lower-level inequality
 rows the levels above leave unreachable is infeasible too (the reference says which). The reference
-solves each level in the null space of its equalities with quadprog and proximal-point iterations and
-checks its own KKT conditions. An answer is right when every level's cost is within 1e-6·(1 + cost) of
-the reference's and every hard constraint holds to 1e-9 relative.
+solves each level in the null space of its equalities with quadprog and proximal-point iterations
+(strictly convex levels also with quadprog directly) and checks its own KKT conditions. An answer is
+right when every level's cost is within 1e-6·(1 + cost) of the reference's and every hard constraint
+holds to 1e-9 relative.
 
 Prints per backend: feasible problems refused, wrong answers, infeasible problems answered, and the
 problems the reference itself could not settle (left out of the counts). Usage::

@@ -4,7 +4,8 @@ Nothing of :mod:`wbcpy.qp` is used but the problem containers (:class:`~wbcpy.qp
 :class:`~wbcpy.qp.QPLevel`): the reference solves each level in the null space of its equalities (an SVD
 written here) with quadprog, made strictly convex by a proximal term ε‖w − w_k‖² that is iterated to
 convergence (proximal-point method: its fixed points are exactly the minimisers of the semidefinite
-level), and checks its own answer's KKT conditions (bounded least-squares multipliers, SciPy).
+level; a level with λ > 0 everywhere is also solved by quadprog directly), and checks its own answer's
+KKT conditions (bounded least-squares multipliers, SciPy).
 
 The problems (:func:`random_problem`): 2–4 levels over 5–60 variables, rank-deficient and duplicated
 rows, rows in the span of a higher level's rows with other targets, row weights over three decades,
@@ -411,7 +412,7 @@ def reference(hqp: HierarchicalQP, max_violation: float = 1e-10) -> Reference:
             # ½‖R w − d‖² = the level's cost / 2 up to a constant: H = RᵀR, g = −Rᵀd
             R = np.vstack([AN, sr[:, None] * N])
             d = np.concatenate([y - A @ x0, -sr * x0])
-            w = _level_in_null_space(R, d, G, h, x0, N, p)
+            w = _level_in_null_space(R, d, G, h, x0, N, p, r)
             if w is None:
                 return Reference(False, None, None, p)
             x = x0 + N @ w
@@ -428,7 +429,7 @@ RELAX = (0.0, 1e-10)
 
 
 def _level_in_null_space(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndarray, x0: np.ndarray,
-                         N: np.ndarray, p: int) -> np.ndarray | None:  # fmt: skip
+                         N: np.ndarray, p: int, r: np.ndarray) -> np.ndarray | None:  # fmt: skip
     """argmin ½‖R w − d‖² s.t. G (x0 + N w) ≥ h, checked (:func:`_check_kkt`); None when infeasible.
 
     The proximal iterations' answer is then solved again exactly on its active set (:func:`_polish`, in
@@ -440,7 +441,35 @@ def _level_in_null_space(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndar
     feasible but degenerate levels inconsistent (many constraints active at one vertex), and a
     contradiction of the infeasible problems is of size 1. Not the relaxed sides first: at a degenerate
     vertex the relaxation moves the level's optimum by far more than 1e-10 (seed 844 of the campaign:
-    x by 1e-5, the level's cost by 1.4e-8 of itself, the next level's by 8.7e-6)."""
+    x by 1e-5, the level's cost by 1.4e-8 of itself, the next level's by 8.7e-6).
+
+    A level whose regularisation is positive on every variable is strictly convex: quadprog also solves it
+    directly (:func:`_direct_level`), and that answer replaces the proximal one where its cost is lower by
+    more than 1e-6 of the cost itself (the proximal iterations unconverged, by an amount the CPU's BLAS
+    kernels decide: a level whose rows nearly meet their targets can be left 50 % above its optimum, and
+    the next level's optimum moves with it), or where the proximal path fails. Not always: a point on the
+    exact vertex can leave a level below degenerate for quadprog, where the proximal answer, optimal to
+    well within 1e-6 of its cost, lets it be solved."""
+    direct = _direct_level(R, d, G, h, x0, N, p) if np.all(r > 0.0) else None
+    try:
+        w = _level_by_proximal_points(R, d, G, h, x0, N, p)
+    except ReferenceFailedError:
+        if direct is None:
+            raise
+        return direct
+    if w is None or direct is None:
+        return w
+
+    def cost(v: np.ndarray) -> float:
+        return float(np.sum((R @ v - d) ** 2))
+
+    return direct if cost(direct) < (1.0 - 1e-6) * cost(w) else w
+
+
+def _level_by_proximal_points(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndarray, x0: np.ndarray,
+                              N: np.ndarray, p: int) -> np.ndarray | None:  # fmt: skip
+    """:func:`_level_in_null_space` by proximal-point iterations (quadprog), polished, on the sides as they
+    are, then relaxed (see there); None when infeasible."""
     GN0 = G @ N
     # rows constant on the level's affine set (a constraint the higher levels' rows fix): checked at x0
     # and dropped, as their sides leave no interior for the methods below
@@ -469,14 +498,42 @@ def _level_in_null_space(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndar
     raise failure
 
 
+def _direct_level(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndarray, x0: np.ndarray,
+                  N: np.ndarray, p: int) -> np.ndarray | None:  # fmt: skip
+    """A strictly convex level (λ > 0 on every variable: H = RᵀR ⪰ λ_min I) by quadprog's dual active-set
+    method on H itself, then :func:`_polished`, checked (:func:`_check_kkt`); None where quadprog or the
+    check refuses it. The proximal iterations move the directions only λ curves by λ/ε per step: at
+    λ = 1e-8 they stop far from the optimum, and where the level's rows nearly meet their targets that is
+    a large part of its cost."""
+    import quadprog
+
+    GN = G @ N
+    const = np.linalg.norm(GN, axis=1) <= 1e-9 * (1.0 + np.linalg.norm(G, axis=1))
+    hw = h - G @ x0
+    if (hw[const] > 1e-8 * (1.0 + np.abs(h[const]))).any():
+        return None  # (a constant row violated: the proximal path reports it)
+    GN, hw = GN[~const], hw[~const]
+    Hw, gw = R.T @ R, -(R.T @ d)
+    try:
+        w = quadprog.solve_qp(Hw, -gw, GN.T if GN.shape[0] else None, hw if GN.shape[0] else None, 0)[0]
+        _check_kkt(Hw, gw, GN, hw, w, p)
+    except (ValueError, ReferenceFailedError):
+        return None
+    return _polished(R, d, GN, hw, w, p)
+
+
 def _polish(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndarray, h_active: np.ndarray,
             w: np.ndarray, p: int) -> np.ndarray:  # fmt: skip
     """The optimum on the sides h of the active set of w (the rows within 1e-9 of their side h_active:
     the relaxed sides, or h itself): a linearly independent subset of those rows (pivoted QR) held as
     equalities G_a w = h_a, and min ‖R w − d‖ on them by the null-space method in least-squares form
-    (w = w_a + Z u). Raises ReferenceFailedError when the point misses a side of h (at a degenerate vertex
-    the relaxed level's optimum can lie on another face: seed 238 of the campaign, where 1e-10 of
-    relaxation lowered level 1's cost by 1.1e-6 of itself)."""
+    (w = w_a + Z u; u of least norm, R Z's singular values below 1e-10 of max(1, its largest) taken as
+    zero: a level whose rows lie in the span of the levels above has R ≈ 0 on their null space, singular
+    values of rounding, 1e-17, that a threshold relative to R Z alone keeps — u then went out to 1e16 on
+    some CPUs' BLAS kernels and the rows of the levels above were lost; 1 is the judge's own absolute
+    floor, costs within 1e-6 (1 + cost)). Raises ReferenceFailedError when the point misses a side of h
+    (at a degenerate vertex the relaxed level's optimum can lie on another face: seed 238 of the
+    campaign, where 1e-10 of relaxation lowered level 1's cost by 1.1e-6 of itself)."""
     act = np.flatnonzero(G @ w - h_active <= 1e-9 * (1.0 + np.abs(h_active)))
     if act.size:
         _, Rq, piv = sla.qr(G[act].T, mode="economic", pivoting=True)
@@ -489,10 +546,17 @@ def _polish(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndarray, h_active
         Z = sla.null_space(Ga, rcond=1e-12)
     else:
         wa, Z = np.zeros(k), np.eye(k)
-    wp = wa + Z @ np.linalg.lstsq(R @ Z, d - R @ wa, rcond=None)[0] if Z.shape[1] else wa
+    wp = wa + Z @ _least_norm(R @ Z, d - R @ wa) if Z.shape[1] else wa
     if (G @ wp - h < -1e-11 * (1.0 + np.abs(h))).any():
         raise ReferenceFailedError(f"level {p}: the active set misses the true sides")
     return wp
+
+
+def _least_norm(M: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The least-norm minimiser of ‖M u − b‖, M's singular values below 1e-10 max(1, σ_max) taken as 0."""
+    U, s, Vt = np.linalg.svd(M, full_matrices=False)
+    keep = s > 1e-10 * max(1.0, float(s.max(initial=0.0)))
+    return Vt[keep].T @ ((U[:, keep].T @ b) / s[keep])
 
 
 def _polished(R: np.ndarray, d: np.ndarray, G: np.ndarray, h: np.ndarray, w: np.ndarray,

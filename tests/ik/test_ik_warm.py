@@ -70,9 +70,14 @@ def test_moving_target_costs_one_iteration_per_step_and_converges_when_it_stops(
 
 @pytest.mark.parametrize("mode", list(CtrlPose))
 def test_a_search_from_scratch_is_dls_ik(panda, mode: CtrlPose) -> None:
-    """WarmIK's first search (cold, one unbounded call, pausing off) is dls_ik's: the same starts,
-    iteration counts and answer."""
-    chain, _ = panda
+    """WarmIK's first search (cold, one unbounded call, pausing off) is dls_ik's: both solve every target
+    (reachable by construction; WarmIK's answer checked on raw Pinocchio FK), from dls_ik's start
+    sequence with its cap of 50 iterations per start. Their counts agree to what rounding can move: a
+    start that ends stuck near a limit or a singularity spends its last iterations on steps that
+    rounding decides (OpenBLAS picks its kernels per CPU), so its length, and whether it or the next
+    start converges, may differ — by at most one start and one start's cap of iterations.
+    (tests/kernels/test_kernel_dls.py checks the compiled iterations against the NumPy loop one by one.)"""
+    chain, raw = panda
     rng = np.random.default_rng(17)
     for _ in range(5):
         xd = chain.pose7(rng.uniform(chain.lower, chain.upper))
@@ -82,12 +87,10 @@ def test_a_search_from_scratch_is_dls_ik(panda, mode: CtrlPose) -> None:
         ik = WarmIK(chain, tol_pause=0.0)
         ik.new_target(p_d, R_d, mode, q0)
         used = ik.run(17 * 50)
-        assert ik.finished and (ik.best_err < 1e-8) == ref.success
-        assert (used, ik.starts) == (ref.iterations, ref.starts)
-        if ref.success:
-            pos = chain.pose7(ik.best_q)[:3]
-            if mode != CtrlPose.ANG:
-                np.testing.assert_allclose(pos, xd[:3], atol=1e-8)
+        assert ref.success and ik.finished and ik.best_err < 1e-8
+        assert abs(ik.starts - ref.starts) <= 1 and abs(used - ref.iterations) <= 50
+        dp, dr = pose_errors(pin.SE3(R_d, p_d), raw.pose(ik.best_q))
+        assert (mode == CtrlPose.ANG or dp < 1e-8) and (mode == CtrlPose.XYZ or dr < 1e-7)
 
 
 def test_set_q_makes_the_next_search_start_from_q(panda) -> None:

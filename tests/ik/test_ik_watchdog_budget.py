@@ -109,14 +109,17 @@ def test_ik_work_per_call_is_bounded_for_unreachable_moving_targets() -> None:
 
 
 def test_resumed_search_finds_what_one_unbounded_search_finds() -> None:
-    """A reachable target missed by the first starts is found over the next calls (same start sequence)."""
+    """A reachable target missed by the first starts is found over the next calls (same start sequence):
+    every target, as the unbounded search finds it, from the same start or the next one (a start that
+    ends near a limit or a singularity may end converged in one code and stuck in the other: rounding,
+    which OpenBLAS's per-CPU kernels move, decides there)."""
     from wbcpy.ik import dls_ik
 
     robot = load_robot("panda")
     chain = robot.chain("panda_link0", "panda_link8")
     rng = np.random.default_rng(7)
     lo, hi = chain.lower, chain.upper
-    found = 0
+    resumed = 0
     for _ in range(6):
         q_goal = rng.uniform(lo + 0.05 * (hi - lo), hi - 0.05 * (hi - lo))
         xd = chain.pose7(q_goal)
@@ -128,8 +131,7 @@ def test_resumed_search_finds_what_one_unbounded_search_finds() -> None:
             assert c.last_ik.iterations <= 50
             if c.last_ik.success:
                 break
-        assert c.last_ik.success == full.success
-        if full.success:
-            found += 1
-            np.testing.assert_allclose(chain.pose7(c.last_ik.q)[:3], xd[:3], atol=1e-6)
-    assert found >= 4
+        assert full.success and c.last_ik.success and abs(c.last_ik.starts - full.starts) <= 1
+        np.testing.assert_allclose(chain.pose7(c.last_ik.q)[:3], xd[:3], atol=1e-6)
+        resumed += c.last_ik.starts > 1
+    assert resumed >= 2  # (targets the first start missed were among them)

@@ -1,4 +1,5 @@
-"""Sweeps on Dask: identical rows on any cluster, a killed worker, failing runs, resume, BLAS pinning.
+"""Sweeps on Dask: identical rows on any cluster of one machine, a killed worker, failing runs, resume,
+BLAS pinning.
 
 Two clusters are shared by the module (start-up dominates): a local cluster of two single-threaded
 worker processes (``sweep_client``, the code path ``run_sweep`` uses), and an external cluster started

@@ -28,7 +28,8 @@ Euclidean norm of the task's error, as ``wbcpy scene`` prints it).
 
 The two solve-time metrics are wall-clock quantities: they differ between runs of the same parameters
 and are left out of :func:`deterministic_columns`. Every other column is a pure function of the run's
-parameters and seed (bit-identical on any worker).
+parameters and seed (bit-identical on any worker with the same kind of CPU: OpenBLAS picks its kernels
+per CPU).
 
 **Footing (contact scenes).** The simulated contacts are rigid and bilateral
 (:class:`~wbcpy.sim.contact_simulation.ContactPlant`): they hold whatever the wrench, so the

@@ -16,7 +16,9 @@ Any other exception ends the run: its row records ``ExceptionType: message`` as 
 
 Purity: nothing depends on the worker, the clock or earlier runs — a fresh robot and scene per run, the
 perturbation drawn from the sweep seed and the sample index, BLAS pinned to one thread on sweep workers —
-so every column but ``solve_time_*``, ``worker`` and ``wall_time`` is bit-identical wherever it runs.
+so every column but ``solve_time_*``, ``worker`` and ``wall_time`` is bit-identical wherever it runs on
+one kind of CPU (OpenBLAS picks its kernels per CPU: on another kind the same run agrees to rounding, and
+a run whose outcome rounding decides, a fall on the edge of balance, may differ).
 """
 
 from __future__ import annotations

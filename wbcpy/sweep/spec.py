@@ -151,7 +151,8 @@ class SweepSpec:
 
     @property
     def deterministic_columns(self) -> list[str]:
-        """The columns that are bit-identical for a run on any worker (no wall clock, no worker name)."""
+        """The columns that are bit-identical for a run on any worker with the same kind of CPU (no wall
+        clock, no worker name; OpenBLAS picks its kernels per CPU)."""
         if self.walk is not None:
             metrics = [m for m in self.metrics if WALK_METRICS[m].deterministic]
         else:
