@@ -46,7 +46,7 @@ def _pattern(robot, **kw):
 @given(
     n=st.integers(2, 6),
     length=st.floats(-0.15, 0.3),
-    turn=st.floats(-1.6, 1.6),
+    turn=st.floats(-1.5, 1.5),
     lateral=st.floats(0.0, 0.1),
 )
 def test_zmp_inside_the_support_polygon(talos, n, length, turn, lateral):

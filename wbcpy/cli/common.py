@@ -26,6 +26,7 @@ __all__ = [
     "add_robot_argument",
     "check_finite_output",
     "check_output_dir",
+    "check_output_file",
     "check_plot_path",
     "check_solver",
     "format_table",
@@ -153,6 +154,18 @@ def check_output_dir(path: str | Path, option: str = "--out") -> Path:
         raise CLIError(f"{option}: {str(folder)!r} is a file, not a folder")
     _probe_folder(folder, option)
     return folder
+
+
+def check_output_file(path: str | Path, option: str) -> Path:
+    """An output file path: not a folder, in an existing folder where a file can be created (the folder
+    is not created: a mistyped folder is an error, not a new tree)."""
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise CLIError(f"{option}: {str(target)!r} is a folder; give a file name")
+    if not target.parent.is_dir():
+        raise CLIError(f"{option}: folder {str(target.parent)!r} does not exist")
+    _probe_folder(target.parent, option)
+    return target
 
 
 def check_plot_path(path: str | Path, option: str = "--plot") -> Path:

@@ -23,34 +23,34 @@ real sole and its tangential force below ``friction_use`` · μ f_z.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 import pinocchio as pin
 
+from .._support.exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate
+from .._support.read_only import SealedAfterInit
+from .._support.validation import as_vector
 from ..controllers import CartesianPD, ComPD, JointPD
+from ..errors import ConfigError
+from ..model.robot_model import RobotModel
 from ..scenes import InverseDynamicsScene, SurfaceContact
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
-from .footsteps import SIDES, yaw_of
-from .pattern import Phase, WalkingPattern, quintic
+from . import _checks
+from ._dcm import Lipm
+from .footsteps import SIDES, SOLE_HALF_SIZE, yaw_of
+from .pattern import Phase, Quintic, WalkingPattern, quintic
 
-if TYPE_CHECKING:
-    from ..model.robot_model import RobotModel
+__all__ = ["MAX_DT", "MIN_DT", "MU", "SOLE_HALF_SIZE", "WalkingController"]
 
-__all__ = ["MU", "SOLE_HALF_SIZE", "WalkingController"]
-
-#: :meth:`WalkingPattern.lipm`'s answer: the COM, DCM and ZMP of the plan as (x, y) float pairs
-Lipm = tuple[tuple[float, float], tuple[float, float], tuple[float, float]]
-
-#: Talos's soles: half sizes (X, Y) in m
-SOLE_HALF_SIZE = (0.1, 0.065)
 #: the friction coefficient of the spec's ground
 MU = 0.3
+#: the range of the control step dt (s): 10 kHz to 20 Hz
+MIN_DT, MAX_DT = 1e-4, 0.05
 
 
-class WalkingController:
+class WalkingController(SealedAfterInit):
     """Tracks a :class:`WalkingPattern` with an :class:`~wbcpy.scenes.InverseDynamicsScene` (see the
     module docstring). Per control step, at the measured state::
 
@@ -58,9 +58,19 @@ class WalkingController:
         robot.update(q, v)
         cmd = ctrl.step(t)        # JointCommand: q̈ and τ of the actuated joints
 
-    Attributes:
-        robot, pattern, scene, dt: as given / built. feet: {side: sole frame}.
-        half_size, mu: the real soles and friction (the scene uses the shrunk ones).
+    Attributes (read-only, except the push-recovery settings):
+        robot, pattern, scene, dt: as given / built (the pattern is the live plan: push recovery moves
+            its footsteps). feet: {side: sole frame}.
+        half_size, mu: the real soles and friction (the scene uses the shrunk ones). cop_margin,
+            friction_use, max_normal, posture: as given.
+        push_recovery, dcm_gain, adapt_threshold: settable (validated): whether footsteps adapt, the DCM
+            feedback gain k_ξ (1/s) and the capture-point shift (m) from which a swing adapts.
+
+    **Copies, pickles, threads.** ``copy.copy``, ``copy.deepcopy`` and pickles are independent controllers
+    with their own robot, scene and pattern (copied as they are, mid-walk included: a copy steps on
+    exactly as the original would; update the copy's ``robot`` with its state). One thread at a time:
+    :meth:`step`, :meth:`schedule` or a copy entered while another thread is inside raises
+    :class:`~wbcpy.errors.ConcurrentUseError` and changes nothing.
     """
 
     def __init__(
@@ -82,20 +92,44 @@ class WalkingController:
         Args:
             robot: the robot (state set: the start of the pattern).
             pattern: the walk.
-            dt: control step (s).
+            dt: control step (s), in [:data:`MIN_DT`, :data:`MAX_DT`].
             solver: QP backend (None: the default).
-            half_size, mu: the real soles' half sizes (m) and friction coefficient.
-            cop_margin: how far inside the real sole's edges the CoP stays (m).
-            friction_use: the largest |f_t| / (μ f_z) the scene allows.
+            half_size, mu: the real soles' half sizes (m, each in (0, 1]) and friction coefficient (in
+                (0, 10]).
+            cop_margin: how far inside the real sole's edges the CoP stays (m, ≥ 0, less than each half
+                size).
+            friction_use: the largest |f_t| / (μ f_z) the scene allows, in (0, 1].
             posture: the posture target (nq), default the robot's current configuration.
             push_recovery: adapt the footsteps to the measured DCM (:meth:`_adapt`).
-            max_normal: the largest normal force of a sole, in units of m·g.
+            max_normal: the largest normal force of a sole, in units of m·g, in (0, 100].
+
+        Raises:
+            ConfigError: a bad argument (field named). InvalidValueError: a ``posture`` that is not nq
+                finite numbers. ConfigKeyError: the pattern's feet are not frames of the robot.
         """
-        self.robot, self.pattern, self.dt = robot, pattern, float(dt)
-        self.half_size, self.mu = half_size, mu
+        if not isinstance(robot, RobotModel):
+            raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
+        if not isinstance(pattern, WalkingPattern):
+            raise ConfigError("pattern", f"expected a WalkingPattern, got {type(pattern).__name__}")
+        self.dt = _checks.number(dt, "dt", MIN_DT, MAX_DT, unit=" s")
+        self.half_size = half_size = _checks.half_size(half_size, "half_size")
+        self.mu = mu = _checks.number(mu, "mu", 0.0, 10.0, lo_open=True)
+        self.cop_margin = cop_margin = _checks.number(cop_margin, "cop_margin", 0.0, unit=" m")
+        if cop_margin >= min(half_size):
+            why = f"must be less than the sole's half sizes {half_size}, got {cop_margin}"
+            raise ConfigError("cop_margin", why)
+        friction_use = _checks.number(friction_use, "friction_use", 0.0, 1.0, lo_open=True)
+        max_normal = _checks.number(max_normal, "max_normal", 0.0, 100.0, lo_open=True)
+        self.friction_use, self.max_normal = friction_use, max_normal
+        if posture is None:
+            q = robot.state_view("walking controller")[0]
+        else:
+            q = as_vector(posture, robot.nq, "posture")
+        self.posture = np.array(q, dtype=float)[7:]
+        self.robot, self.pattern = robot, pattern
         self.feet = dict(zip(SIDES, pattern.feet, strict=True))
         inner = self._inner = (half_size[0] - cop_margin, half_size[1] - cop_margin)
-        scene = self.scene = InverseDynamicsScene(robot, solver=solver, dt=dt, effort_limits=True)
+        scene = self.scene = InverseDynamicsScene(robot, solver=solver, dt=self.dt, effort_limits=True)
         fz_max = max_normal * robot.total_mass * 9.81
         scene.set_contacts(
             [SurfaceContact(f, half_size=inner, mu=friction_use * mu, fz_max=fz_max) for f in pattern.feet]
@@ -116,8 +150,6 @@ class WalkingController:
             foot = {"name": f"{side}_foot", "type": "cart", "tip": frame, "root": "universe"}
             configs.append({**foot, "weights": [10.0] * 6, "activation": 0.0})
         scene.configure(configs)
-        q = robot.state_view("walking controller")[0] if posture is None else posture
-        self.posture = np.array(q, dtype=float)[7:]
         # the height by PD; the ground plane by the DCM law of _write_com (no PD terms there)
         self.com_pd = ComPD(kp=[0.0, 0.0, 60.0], kd=[0.0, 0.0, 2 * math.sqrt(60.0)])
         self.foot_pd = CartesianPD(kp=400.0, kd=40.0)
@@ -131,19 +163,57 @@ class WalkingController:
         self._swinging: str | None = None
         self._scheduled = math.nan  # the time of the last schedule() (s)
         #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
-        self.push_recovery, self.dcm_gain, self.adapt_threshold = push_recovery, 3.0, 0.03
+        self._push_recovery = _checks.flag(push_recovery, "push_recovery")
+        self._dcm_gain, self._adapt_threshold = 3.0, 0.03
         self._nominal: WalkingPattern | None = None
         self._nominal_version = -1  # the pattern's version when _nominal was copied from it
         self._adapting = False
         self._unloaded = -1  # the footstep whose swing foot is being unloaded
-        self._swing_override: tuple[float, Callable[[float], tuple[np.ndarray, ...]]] | None = None
+        self._swing_override: tuple[float, Quintic] | None = None
         #: the swing foot's reference of the step (:meth:`_swing_reference`): placement, twist, acceleration
         self._swing_M, self._swing_v, self._swing_a = np.eye(4), np.zeros(6), np.zeros(6)
-        self._swing_blocks = (self._swing_M[:3, :3], self._swing_M[:3, 3])  # (views: rotation, translation)
         self._swing_pose = pin.SE3.Identity()  # the foot law's target (set_target copies it)
         #: the stance sole of :meth:`_clamp_zmp` (cx, cy and its rotation's ground block) and its key
         self._stance_key: tuple[float, int] | None = None
         self._stance = (0.0, 0.0, 1.0, 0.0, 0.0, 1.0)
+        self._idle: list[None] = [None]  # (one thread at a time: wbcpy._support.exclusive)
+        self._seal()
+
+    # ------------------------------------------------------------------ settings, copies
+    @property
+    def push_recovery(self) -> bool:
+        """Whether the footsteps adapt to the measured DCM (settable: True or False)."""
+        return self._push_recovery
+
+    @push_recovery.setter
+    def push_recovery(self, value: bool) -> None:
+        self._push_recovery = _checks.flag(value, "push_recovery")
+
+    @property
+    def dcm_gain(self) -> float:
+        """k_ξ (1/s) of the DCM feedback p* = p_ref + (1 + k_ξ/ω)(ξ − ξ_ref) (settable: in [0, 100])."""
+        return self._dcm_gain
+
+    @dcm_gain.setter
+    def dcm_gain(self, value: float) -> None:
+        self._dcm_gain = _checks.number(value, "dcm_gain", 0.0, 100.0, unit=" 1/s")
+
+    @property
+    def adapt_threshold(self) -> float:
+        """The capture-point shift (m) from which a swing adapts its footstep (settable: in [0, 10])."""
+        return self._adapt_threshold
+
+    @adapt_threshold.setter
+    def adapt_threshold(self, value: float) -> None:
+        self._adapt_threshold = _checks.number(value, "adapt_threshold", 0.0, 10.0, unit=" m")
+
+    __copy__ = exclusive_copy
+    __deepcopy__ = exclusive_deepcopy
+    __getstate__ = exclusive_getstate
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__["_idle"] = [None]
 
     def _bind_references(self) -> None:
         """The hot loop's references, validated once: the posture, base and swing-foot laws bound to
@@ -167,10 +237,20 @@ class WalkingController:
         self._com_view = self._com.target_view()
 
     # ------------------------------------------------------------------ contacts
+    @exclusive
     def schedule(self, t: float) -> None:
-        """Apply the pattern's contact events at time t: unload the next swing foot over the double
+        """Apply the pattern's contact events at time t (s): unload the next swing foot over the double
         support before its lift-off, land the swing foot when its swing ends (idempotent: a second call
-        at the same t changes nothing, and returns at once)."""
+        at the same t changes nothing, and returns at once).
+
+        Raises:
+            InvalidValueError: t is not a finite real number.
+            ConcurrentUseError: another thread is inside this controller.
+        """
+        self._schedule(_checks.query_time(t))
+
+    def _schedule(self, t: float) -> None:
+        """:meth:`schedule` of a checked time (the one path of :meth:`step` too)."""
         if t == self._scheduled:
             return
         self._scheduled = t
@@ -232,7 +312,7 @@ class WalkingController:
         pattern = self.pattern
         w = pattern.omega
         _, (xi0, xi1), (p0, p1) = plan
-        k = 1.0 + self.dcm_gain / w
+        k = 1.0 + self._dcm_gain / w
         px, py = self._clamp_zmp(ph, p0 + k * (x[0] + v[0] / w - xi0), p1 + k * (x[1] + v[1] / w - xi1))
         kp, kd = self._com_gains
         out = self._com_view
@@ -285,12 +365,12 @@ class WalkingController:
         n0, n1 = (plan if pattern.version == self._nominal_version else self._nominal.lipm(t))[1]
         grow = math.exp(w * left)
         shift = (grow * ((x[0] + v[0] / w) - n0), grow * ((x[1] + v[1] / w) - n1))
-        if not self._adapting and math.hypot(*shift) < self.adapt_threshold:
+        if not self._adapting and math.hypot(*shift) < self._adapt_threshold:
             return False
         self._adapting = True
-        nominal = self._nominal.steps[ph.step].placement
+        nominal = self._nominal.footstep(ph.step).placement
         target = self._reachable(ph, nominal.translation[:2] + np.array(shift))
-        current = pattern.steps[ph.step].placement.translation[:2]
+        current = pattern.footstep(ph.step).placement.translation[:2]
         if float(np.linalg.norm(target - current)) < 2e-3 or left < 0.06:
             return False
         pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
@@ -298,7 +378,7 @@ class WalkingController:
         ref = pattern.swing(t)
         acc = ref[3][:3] if ref is not None else np.zeros(3)
         pos, vel = robot.frame_placement(frame).translation, robot.frame_velocity(frame)[:3]
-        goal = pattern.steps[ph.step].placement.translation
+        goal = pattern.footstep(ph.step).placement.translation
         self._swing_override = (t, quintic(pos.copy(), vel, acc, goal.copy(), left))
         return True
 
@@ -330,22 +410,26 @@ class WalkingController:
         acc[0], acc[1] = pa[0], pa[1]
         return side
 
+    @exclusive
     def step(self, t: float) -> JointCommand:
-        """References at the robot's current state and time t, then the scene's update and solve.
+        """References at the robot's current state and time t (s), then the scene's update and solve.
 
         Returns:
             The scene's :class:`JointCommand` (``effort``: τ of the actuated joints, N·m).
 
         Raises:
+            InvalidValueError: t is not a finite real number.
             QPSolveError: the scene has no feasible answer.
+            ConcurrentUseError: another thread is inside this controller.
         """
-        self.schedule(t)
+        t = _checks.query_time(t)
+        self._schedule(t)
         scene, robot = self.scene, self.robot
         robot.precompute("dynamics")  # (the scene's update needs them: they give the COM terms too)
         x, v = robot.com_position_view().tolist(), robot.com_velocity().tolist()  # (measured COM, m, m/s)
         pattern = self.pattern
         ph, plan = pattern.phase(t), pattern.lipm(t)
-        if self.push_recovery and self._adapt(t, ph, plan, x, v):
+        if self._push_recovery and self._adapt(t, ph, plan, x, v):
             plan = pattern.lipm(t)  # (re-planned over the moved footstep)
         self._write_com(plan, ph, x, v)
         swing = self._swing_reference(t)
@@ -357,7 +441,7 @@ class WalkingController:
             self._base_law.update()
         self._posture_law.update()
         if swing is not None and self._swinging == swing:
-            pose = self._swing_pose  # (the swing placement's blocks copied into one reused pin.SE3)
-            pose.rotation, pose.translation = self._swing_blocks
+            pose, M = self._swing_pose, self._swing_M  # (the swing placement copied into a reused pin.SE3)
+            pose.rotation, pose.translation = M[:3, :3], M[:3, 3]
             self._foot_law[swing].set_target(pose, self._swing_v, self._swing_a)
         return scene.solve(scene.update())
