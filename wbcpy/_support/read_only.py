@@ -11,6 +11,8 @@ was computed from it. Such attributes raise :class:`~wbcpy.errors.ReadOnlyAttrib
   restore ``__dict__`` directly and stay sealed.
 * :func:`read_only` — a property whose setter raises (for classes whose hot paths assign many private
   attributes, where a ``__setattr__`` would cost on every assignment).
+* :func:`seal_properties` — every property of a class without a setter gets one that raises (instead of
+  Python's bare ``AttributeError``), so the error is a WbcpyError that names the attribute.
 * :class:`ClassConstant` — a class-level constant that an instance cannot shadow.
 """
 
@@ -21,7 +23,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from ..errors import ReadOnlyAttributeError
 
-__all__ = ["ClassConstant", "SealedAfterInit", "read_only"]
+__all__ = ["ClassConstant", "SealedAfterInit", "read_only", "seal_properties"]
 
 _T = TypeVar("_T")
 
@@ -61,6 +63,18 @@ def read_only(name: str, doc: str, hint: str = "read-only; build a new object wi
         raise ReadOnlyAttributeError(name, hint)
 
     return property(operator.attrgetter("_" + name), refuse, refuse, doc)
+
+
+def seal_properties(cls: type, hint: str = "read-only (computed by the object)") -> None:
+    """Give every read-only property that ``cls`` defines (in its own ``__dict__``) a setter and a deleter
+    that raise :class:`~wbcpy.errors.ReadOnlyAttributeError` naming it."""
+    for name, attr in list(vars(cls).items()):
+        if isinstance(attr, property) and attr.fset is None and not name.startswith("_"):
+
+            def refuse(self: Any, *value: Any, _name: str = name) -> None:
+                raise ReadOnlyAttributeError(_name, hint)
+
+            setattr(cls, name, property(attr.fget, refuse, refuse, attr.__doc__))
 
 
 class ClassConstant(Generic[_T]):
