@@ -12,24 +12,10 @@ import pickle
 import numpy as np
 import pinocchio as pin
 import pytest
-from _mimic_oracle import Uncoupled
+from _mimic_oracle import MIMIC2, Uncoupled
 
 from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel, VelocityScene, jspace
 from wbcpy.tasks import CartesianReference, TaskConfig
-
-_INERTIA = '<inertia ixx="0.01" iyy="0.02" izz="0.03" ixy="0" ixz="0" iyz="0"/>'
-MIMIC2 = f"""<robot name="mimic2">
-  <link name="base"/>
-  <link name="l1"><inertial><mass value="1.0"/><origin xyz="0.25 0 0.05"/>{_INERTIA}</inertial></link>
-  <link name="l2"><inertial><mass value="0.7"/><origin xyz="0.2 0.03 0"/>{_INERTIA}</inertial></link>
-  <link name="tip"/>
-  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
-    <limit lower="-2" upper="2" effort="10" velocity="2"/></joint>
-  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0.5 0 0" rpy="0.3 0 0"/>
-    <axis xyz="0 0.2 1"/><limit lower="-2" upper="2" effort="10" velocity="2"/>
-    <mimic joint="j1" multiplier="0.5" offset="0.1"/></joint>
-  <joint name="jt" type="fixed"><parent link="l2"/><child link="tip"/><origin xyz="0.5 0 0"/></joint>
-</robot>"""
 
 
 def _robots(example_robot, tmp_path_factory):
