@@ -93,7 +93,7 @@ class MomentumTask(Task):
                 rate = pin.computeCentroidalMomentumTimeVariation(model, data, q, v, np.zeros(model.nv))
                 rate = np.array(rate.vector, dtype=float)
             return np.asarray(pin.computeCentroidalMap(model, data, q)).reshape(6, model.nv), rate
-        dAg = pin.computeCentroidalMapTimeVariation(model, data, q, v)  # (nv = 1: the bindings give 6-vectors)
+        dAg = pin.computeCentroidalMapTimeVariation(model, data, q, v)  # (nv = 1: 6-vectors, reshaped)
         Ag = np.asarray(data.Ag).reshape(6, model.nv)
         return Ag, (np.asarray(dAg).reshape(6, model.nv) @ v if bias else None)
 
