@@ -40,7 +40,8 @@ from ..tasks import CartesianTask, ComTask, JointTask
 from . import _checks
 from ._dcm import Lipm
 from .footsteps import SIDES, SOLE_HALF_SIZE, yaw_of
-from .pattern import Phase, Quintic, WalkingPattern, quintic
+from .pattern import Phase, WalkingPattern
+from .push_recovery import FootstepAdaptation
 
 __all__ = ["MAX_DT", "MIN_DT", "MU", "SOLE_HALF_SIZE", "WalkingController"]
 
@@ -100,7 +101,7 @@ class WalkingController(SealedAfterInit):
                 size).
             friction_use: the largest |f_t| / (μ f_z) the scene allows, in (0, 1].
             posture: the posture target (nq), default the robot's current configuration.
-            push_recovery: adapt the footsteps to the measured DCM (:meth:`_adapt`).
+            push_recovery: adapt the footsteps to the measured DCM (:mod:`~wbcpy.locomotion.push_recovery`).
             max_normal: the largest normal force of a sole, in units of m·g, in (0, 100].
 
         Raises:
@@ -164,12 +165,9 @@ class WalkingController(SealedAfterInit):
         self._scheduled = math.nan  # the time of the last schedule() (s)
         #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
         self._push_recovery = _checks.flag(push_recovery, "push_recovery")
-        self._dcm_gain, self._adapt_threshold = 3.0, 0.03
-        self._nominal: WalkingPattern | None = None
-        self._nominal_version = -1  # the pattern's version when _nominal was copied from it
-        self._adapting = False
+        self._dcm_gain = 3.0
+        self._adaptation = FootstepAdaptation(0.03)
         self._unloaded = -1  # the footstep whose swing foot is being unloaded
-        self._swing_override: tuple[float, Quintic] | None = None
         #: the swing foot's reference of the step (:meth:`_swing_reference`): placement, twist, acceleration
         self._swing_M, self._swing_v, self._swing_a = np.eye(4), np.zeros(6), np.zeros(6)
         self._swing_pose = pin.SE3.Identity()  # the foot law's target (set_target copies it)
@@ -201,11 +199,11 @@ class WalkingController(SealedAfterInit):
     @property
     def adapt_threshold(self) -> float:
         """The capture-point shift (m) from which a swing adapts its footstep (settable: in [0, 10])."""
-        return self._adapt_threshold
+        return self._adaptation.threshold
 
     @adapt_threshold.setter
     def adapt_threshold(self, value: float) -> None:
-        self._adapt_threshold = _checks.number(value, "adapt_threshold", 0.0, 10.0, unit=" m")
+        self._adaptation.threshold = _checks.number(value, "adapt_threshold", 0.0, 10.0, unit=" m")
 
     __copy__ = exclusive_copy
     __deepcopy__ = exclusive_deepcopy
@@ -270,8 +268,7 @@ class WalkingController(SealedAfterInit):
                 self._unloaded = nxt.step
         if ph.kind == "single" and ph.swing is not None and self._swinging is None:
             self._swinging = ph.swing
-            self._nominal, self._adapting, self._swing_override = pattern.copy(), False, None
-            self._nominal_version = pattern.version
+            self._adaptation.lift_off(pattern)
             scene.set_contact_active(self.feet[ph.swing], False)  # (the ramp has ended: a no-op then)
             scene.set_task_activation(f"{ph.swing}_foot", 1.0)
 
@@ -343,71 +340,15 @@ class WalkingController(SealedAfterInit):
         ly = min(max(r01 * dx + r11 * dy, -Y), Y)
         return cx + (r00 * lx + r01 * ly), cy + (r10 * lx + r11 * ly)
 
-    def _adapt(self, t: float, ph: Phase, plan: Lipm, x: list[float], v: list[float]) -> bool:
-        """Capture-point footstep adaptation in single support (Englsberger 2015, sec. on step
-        adjustment): with the stance ZMP fixed, a DCM error e = ξ − ξ_nom grows as e^{ω(t_td − t)} e
-        until touch-down, so the swing foot lands that much beside its nominal footstep (clamped to the
-        reach and away from the stance foot); the pattern is re-planned over the moved footstep and the
-        swing re-planned from the foot's measured state (a quintic to the new footstep).
-
-        Args:
-            t: time (s). ph: the pattern's phase at t. plan: its :meth:`~WalkingPattern.lipm` at t. x, v:
-                the measured COM position and velocity (world, m and m/s, as float lists).
-
-        Returns:
-            True when the footstep (and with it the plan) moved.
-        """
-        pattern, robot = self.pattern, self.robot
-        if ph.kind != "single" or ph.swing is None or self._nominal is None:
-            return False
-        w, left = pattern.omega, ph.t1 - t
-        # (the plan at lift-off: the pattern itself while no footstep moved since, the same numbers)
-        n0, n1 = (plan if pattern.version == self._nominal_version else self._nominal.lipm(t))[1]
-        grow = math.exp(w * left)
-        shift = (grow * ((x[0] + v[0] / w) - n0), grow * ((x[1] + v[1] / w) - n1))
-        if not self._adapting and math.hypot(*shift) < self._adapt_threshold:
-            return False
-        self._adapting = True
-        nominal = self._nominal.footstep(ph.step).placement
-        target = self._reachable(ph, nominal.translation[:2] + np.array(shift))
-        current = pattern.footstep(ph.step).placement.translation[:2]
-        if float(np.linalg.norm(target - current)) < 2e-3 or left < 0.06:
-            return False
-        pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
-        frame = self.feet[ph.swing]
-        ref = pattern.swing(t)
-        acc = ref[3][:3] if ref is not None else np.zeros(3)
-        pos, vel = robot.frame_placement(frame).translation, robot.frame_velocity(frame)[:3]
-        goal = pattern.footstep(ph.step).placement.translation
-        self._swing_override = (t, quintic(pos.copy(), vel, acc, goal.copy(), left))
-        return True
-
-    def _reachable(self, ph: Any, xy: np.ndarray) -> np.ndarray:
-        """``xy`` clamped, in the stance sole's axes, to the reach box: forward [−0.3, 0.5] m, sideways
-        [0.16, 0.45] m away from the stance foot on the swing foot's side (no crossing)."""
-        stance = self.pattern.foot_before(ph.step, str(ph.stance))
-        R = stance.rotation[:2, :2]
-        local = R.T @ (xy - stance.translation[:2])
-        sign = 1.0 if ph.swing == "left" else -1.0
-        local[0] = min(max(local[0], -0.3), 0.5)
-        local[1] = sign * min(max(sign * local[1], 0.16), 0.45)
-        out: np.ndarray = stance.translation[:2] + R @ local
-        return out
-
     def _swing_reference(self, t: float) -> str | None:
         """The swing foot's reference at time t written into :attr:`_swing_M` (placement), ``_swing_v``
         and ``_swing_a`` (6-vectors, world axes): the pattern's, with the ground-plane path of a re-planned
-        swing (:meth:`_adapt`; the height keeps the pattern's profile); returns the swinging side, or
-        None when both feet are planted."""
+        swing (:mod:`~wbcpy.locomotion.push_recovery`; the height keeps the pattern's profile); returns
+        the swinging side, or None when both feet are planted."""
         M, vel, acc = self._swing_M, self._swing_v, self._swing_a
         side = self.pattern.swing_into(t, M, vel, acc)
-        if side is None or self._swing_override is None:
-            return side
-        t0, path = self._swing_override
-        pos, pv, pa = path(t - t0)
-        M[0, 3], M[1, 3] = pos[0], pos[1]
-        vel[0], vel[1] = pv[0], pv[1]
-        acc[0], acc[1] = pa[0], pa[1]
+        if side is not None:
+            self._adaptation.override(t, M, vel, acc)
         return side
 
     @exclusive
@@ -429,7 +370,10 @@ class WalkingController(SealedAfterInit):
         x, v = robot.com_position_view().tolist(), robot.com_velocity().tolist()  # (measured COM, m, m/s)
         pattern = self.pattern
         ph, plan = pattern.phase(t), pattern.lipm(t)
-        if self._push_recovery and self._adapt(t, ph, plan, x, v):
+        adapted = self._push_recovery and ph.swing is not None and self._adaptation.adapt(
+            pattern, robot, self.feet[ph.swing], t, ph, plan, x, v
+        )
+        if adapted:
             plan = pattern.lipm(t)  # (re-planned over the moved footstep)
         self._write_com(plan, ph, x, v)
         swing = self._swing_reference(t)

@@ -56,7 +56,10 @@ def _rz(yaw: float) -> np.ndarray:
 
 @dataclass
 class Footstep:
-    """One footstep.
+    """One footstep: its side and placement, checked when built (the placement copied).
+
+    Plain data: ``copy.copy`` shares the placement, ``copy.deepcopy`` and pickles copy it; threads may
+    read a footstep no one changes. A pattern copies its footsteps (and checks them again) when built.
 
     Attributes:
         side: ``"left"`` or ``"right"``.
