@@ -51,7 +51,10 @@ DEFAULT_ACCELERATION_FACTOR = 10.0
 class JointLimitBounds(SealedAfterInit):
     """Bounds on q̈ (nv) from joint limits, for a fixed step ``dt``.
 
-    Attributes (read-only: the bounds are precomputed from them; build new bounds for other values):
+    The attributes are read-only (the bounds are precomputed from them; build new bounds for other
+    values).
+
+    Attributes:
         dt: control step (s).
         acceleration_limit: a_max per DOF (nv); inf where unbounded.
         velocity_limit: v_max per DOF (nv); inf where unbounded.

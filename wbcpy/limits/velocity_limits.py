@@ -52,7 +52,10 @@ def _check_gain(gain: Any) -> float:
 class VelocityLimitBounds(SealedAfterInit):
     """Bounds lb ≤ q̇ ≤ ub (nv) from joint position limits over one step and velocity limits.
 
-    Attributes (read-only: the bounds are precomputed from them; build new bounds for other values):
+    The attributes are read-only (the bounds are precomputed from them; build new bounds for other
+    values).
+
+    Attributes:
         dt: control step (s).
         limit_gain: γ ∈ (0, 1], fraction of the distance to a position limit allowed per step.
         joint_limits: whether the position stage is applied.

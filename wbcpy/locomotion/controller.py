@@ -47,8 +47,10 @@ __all__ = ["MAX_DT", "MIN_DT", "MU", "SOLE_HALF_SIZE", "WalkingController"]
 
 #: the friction coefficient of the spec's ground
 MU = 0.3
-#: the range of the control step dt (s): 10 kHz to 20 Hz
-MIN_DT, MAX_DT = 1e-4, 0.05
+#: the shortest control step dt (s): 10 kHz
+MIN_DT = 1e-4
+#: the longest control step dt (s): 20 Hz
+MAX_DT = 0.05
 
 
 class WalkingController(SealedAfterInit):
@@ -59,7 +61,9 @@ class WalkingController(SealedAfterInit):
         robot.update(q, v)
         cmd = ctrl.step(t)        # JointCommand: q̈ and τ of the actuated joints
 
-    Attributes (read-only, except the push-recovery settings):
+    The attributes are read-only, except the push-recovery settings.
+
+    Attributes:
         robot, pattern, scene, dt: as given / built (the pattern is the live plan: push recovery moves
             its footsteps). feet: {side: sole frame}.
         half_size, mu: the real soles and friction (the scene uses the shrunk ones). cop_margin,

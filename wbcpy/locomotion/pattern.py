@@ -89,7 +89,9 @@ class Phase:
 class WalkingPattern(SealedAfterInit):
     """COM, DCM, ZMP, swing-foot trajectories and contact schedule of a walk (see the module docstring).
 
-    Attributes (read-only: a changed value would not re-plan — :meth:`set_step` moves a footstep):
+    The attributes are read-only: a changed value would not re-plan (:meth:`set_step` moves a footstep).
+
+    Attributes:
         steps: the footsteps (copies). feet: the (left, right) sole frames.
         start: {side: placement} of the soles at the start (copies). com0: the COM at the start (world,
             m; a copy).

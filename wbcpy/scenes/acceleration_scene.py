@@ -83,8 +83,10 @@ SCENE_OPTIONS = (
 class AccelerationScene(Scene):
     """Prioritised least-squares tasks on joint accelerations, solved by a swappable QP backend.
 
-    Attributes (settable ones are checked, and what depends on them is recomputed: the scene then
-    answers as one built with the new value; the others raise ReadOnlyAttributeError):
+    A settable attribute is checked, and what depends on it recomputed: the scene then answers as one
+    built with the new value; the others raise ReadOnlyAttributeError.
+
+    Attributes:
         dt: control step (s), used by the joint-limit bounds and the collision rows (settable).
         regularization: λ > 0, the curvature of the cost in directions no task covers (settable).
         joint_limits: whether position/velocity/acceleration limits bound q̈ (settable).

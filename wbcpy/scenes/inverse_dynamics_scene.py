@@ -157,7 +157,9 @@ class _LayoutRows:
 class InverseDynamicsScene(AccelerationScene):
     """Prioritised tasks under rigid contacts, friction and torque limits; outputs q̈, τ and wrenches.
 
-    Attributes (besides AccelerationScene's):
+    Its attributes are AccelerationScene's and these two.
+
+    Attributes:
         effort_limits: the option as given (False, True or a mapping; settable: the limits and the
             contact constraints are rebuilt).
         effort_limit: |τ| limit per actuated DOF (inf: none), or None without effort limits (read-only).

@@ -69,8 +69,10 @@ VELOCITY_SCENE_OPTIONS = (
 class VelocityScene(Scene):
     """Prioritised least-squares tasks on joint velocities, with limits and collision avoidance.
 
-    Attributes (settable ones are checked, and the bounds rebuilt: the scene then answers as one built
-    with the new value; the others raise ReadOnlyAttributeError):
+    A settable attribute is checked and the bounds rebuilt: the scene then answers as one built with the
+    new value; the others raise ReadOnlyAttributeError.
+
+    Attributes:
         dt: control step (s): position limits and collision dampers act over one step (settable).
         regularization: λ > 0, the curvature of the cost in directions no task covers (settable).
         joint_limits: whether position limits bound q̇ (over one step, with ``limit_gain``) (settable).

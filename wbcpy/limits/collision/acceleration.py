@@ -81,7 +81,9 @@ class AccelerationCollisionConstraint(SealedAfterInit):
     :meth:`compute`, :meth:`status`, :meth:`distances` or :meth:`drift` entered while another thread is
     inside raises :class:`~wbcpy.errors.ConcurrentUseError` and changes nothing.
 
-    Attributes (read-only: the geometry and pairs are built from them):
+    The attributes are read-only (the geometry and the pairs are built from them).
+
+    Attributes:
         robot: the robot whose state :meth:`compute` reads.
         avoidance: the configuration.
         pairs: the :class:`~wbcpy.limits.collision.CollisionConstraint` that gives the geometry, the
