@@ -150,3 +150,25 @@ def test_no_raw_exception_from_walk_arguments(example_robot, no_walk):
     ):
         with pytest.raises(WbcpyError):
             walk(**{"robot": "talos", **SHORT, **kwargs})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.sampled_from(
+        ["n_steps", "length", "width", "turn", "lateral", "step_time", "double_support_time", "dt"]
+    ),
+    value=st.one_of(
+        st.sampled_from([None, "0.1", b"1", True, False, np.bool_(True), 1j, [0.1], {"a": 1}]),
+        st.sampled_from([math.nan, math.inf, -math.inf, 10**400, -(10**400), 1e300, -1e300, 1e-300]),
+    ),
+)
+def test_walk_refuses_bad_numbers_before_walking(example_robot, no_walk, name, value):
+    """Every numeric argument: a bool, string, container, complex, non-finite, huge or degenerate value is
+    a ConfigError naming the field, raised before the plant is built (width None and lateral/turn/length
+    1e-300 are valid: today's width, a vanishing advance)."""
+    example_robot("talos")
+    if (name == "width" and value is None) or (name in ("length", "turn", "lateral") and value == 1e-300):
+        return
+    with pytest.raises(ConfigError) as info:
+        walk("talos", **{**SHORT, name: value})
+    assert info.value.field == name

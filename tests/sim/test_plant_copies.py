@@ -180,3 +180,17 @@ def test_a_second_thread_is_detected(talos):
         sys.setswitchinterval(old)
     assert not errors, errors
     assert refused and done
+
+
+def test_set_contact_active_checks_its_flags(talos):
+    robot, q0 = talos
+    sim = _sim(robot, q0)
+    for kwargs in (
+        {"active": "no"},
+        {"active": 0},
+        {"active": False, "impact": "yes"},
+        {"active": True, "impact": 1},
+    ):
+        with pytest.raises(ConfigError):
+            sim.set_contact_active(SOLES[0], **kwargs)
+    assert sim.active_frames == list(SOLES)

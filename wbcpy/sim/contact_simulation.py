@@ -313,13 +313,14 @@ class ContactSimulation:
 
         Raises:
             UnknownNameError: ``frame`` has no contact (a KeyError).
-            ConfigError: ``active`` is not a bool.
+            ConfigError: ``active`` or ``impact`` is not a bool.
         """
         contact = self._by_frame.get(frame) if isinstance(frame, str) else None
         if contact is None:
             raise UnknownNameError("contact", frame, list(self._by_frame))
-        if not isinstance(active, (bool, np.bool_)):
-            raise ConfigError("active", f"must be true or false, got {active!r}")
+        for name, flag in (("active", active), ("impact", impact)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise ConfigError(name, f"must be true or false, got {flag!r:.80}")
         if contact.active == bool(active):
             return
         if active:
