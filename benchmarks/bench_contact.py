@@ -111,7 +111,7 @@ class WbcpyTalosStanding:
         robot.update(q0, np.zeros(robot.nv))
         self.com0 = robot.com()
         self._k = 0
-        # the hot-loop API (README): laws bound to their tasks, the moving COM target set per step
+        # the hot-loop API (scene.bind): laws bound to their tasks, the moving COM target set per step
         p, dp, ddp = com_target(0.0, self.com0)
         self.com_binding = scene.bind("com", self.com_pd, p, dp, ddp)
         self.posture_binding = scene.bind("posture", self.posture_pd, self.posture_target)

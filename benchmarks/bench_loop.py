@@ -1,11 +1,11 @@
 """Benchmark: the control step as users write it, next to TSID 1.7.1 and pink in the same process.
 
-A step is what README's scene loop does every period at the measured state: ``robot.update(q, v)``, the PD
+A step is what a scene loop does every period at the measured state: ``robot.update(q, v)``, the PD
 references from the robot's state (``CartesianPD``/``JointPD``/``ComPD`` bound to their tasks with
 ``scene.bind``, the documented hot-loop API: ``binding.update()`` writes the reference in place),
 ``scene.update()`` and ``scene.solve()``. The ``set_reference`` cases write the same loop with the checked API
 instead: ``scene.set_reference(name, law.reference(task, target))`` for every task at every step, every
-input validated (README's path for references computed outside the scene). The peers do the same work their
+input validated (the path for references computed outside the scene). The peers do the same work their
 own way (benchmarks/_peers.py): TSID's ``computeProblemData`` (its tasks hold the PD laws) +
 ``SolverHQuadProgFast``, pink's ``Configuration.update`` + ``solve_ik``. Every controller replays the states
 of its own closed-loop run (the plant is not timed), and all cases are measured interleaved in alternating
@@ -107,7 +107,7 @@ class _Loop:
 
 
 class WbcpyPandaReach(_Loop):
-    """The README loop on Panda: hand Cartesian PD + posture PD, joint limits."""
+    """The scene loop on Panda: hand Cartesian PD + posture PD, joint limits."""
 
     def __init__(self, levels: int = 1, n_states: int = 500, checked: bool = False) -> None:
         super().__init__(n_states)

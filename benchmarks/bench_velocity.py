@@ -14,7 +14,7 @@ Everything is measured side by side in one process (interleaved blocks), ``--run
   act linearly on the squared residual, pink's costs on the residual), ``regularization=1e-12`` (pink's
   damping), ``dt = 0.01``, ``limit_gain = 0.5``, position and velocity limits. The step a user writes:
   ``robot.update(q)``, ``CartesianVelocityLaw(kp=FRAME_GAIN/dt)`` and ``JointVelocityLaw(kp=1/dt)``
-  (pink's posture gain 1) bound to their tasks (``scene.bind``, README's hot-loop API; the moving target
+  (pink's posture gain 1) bound to their tasks (``scene.bind``, the hot-loop API; the moving target
   through ``binding.set_target``, validated), ``update``, ``solve``, ``q = pin.integrate(model, q, q̇ dt)``.
   ``--checked``: the laws' ``reference(task, target)`` → ``scene.set_reference`` instead.
 * ``... + 3 self-collision pairs``: pink's ``SelfCollisionBarrier(3, gain=DAMPER_GAIN/dt, d_min=0.01,
@@ -142,7 +142,7 @@ class WbcpyLoop:
         robot.update(self.q)
         self.targets = circle_targets(self.ee.pose())  # (the Panda's base frame is the world frame)
         self.k = 0
-        # the hot-loop API (README): laws bound to their tasks; the moving target set (validated) per step
+        # the hot-loop API (scene.bind): laws bound to their tasks; the moving target set (validated) per step
         self.ee_binding = scene.bind("ee", self.law, self.targets[0])
         self.post_binding = scene.bind("post", self.posture_law, PANDA_Q)
 

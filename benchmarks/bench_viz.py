@@ -1,6 +1,6 @@
 """Benchmark: meshcat against viser, the two 3-D viewers Pinocchio integrates (``pinocchio.visualize``).
 
-The figures behind the choice of meshcat for ``wbcpy view`` and the HTML animations (README, "3-D views"):
+The figures behind the choice of meshcat for ``wbcpy view`` and the HTML animations (docs/viz.md):
 
 * **install**: a fresh virtual environment gets ``pin`` and ``example-robot-data`` first (not counted), then
   ``pip install meshcat`` / ``pip install viser`` is timed and the growth of the environment measured

@@ -26,7 +26,17 @@ the median of the per-block ratios (``--block`` steps per block, both sides of a
 window) is printed beside it. Then one ``walk()`` run reports its real-time factor: simulated time over
 wall time, plant and logging included (target > 1 on the project's 2-core machine).
 
-``python benchmarks/bench_walk.py [--steps 3] [--length 0.2] [--block 50] [--no-peer] [--no-walk]``
+The MuJoCo loop (when mujoco is installed; ``--no-mujoco`` leaves it out): the same walk closed around
+:class:`~wbcpy.sim.mujoco.MujocoPlant` (the real soles as boxes, the library's contact options: 1 ms
+time steps, two per 2 ms control period), the loop of ``walk(..., plant="mujoco")`` timed per control
+step in its parts — the controller (``schedule``, ``plant.state()``, ``robot.update``, ``step``), the
+plant (``plant.apply``: two MuJoCo steps and the contact readout) and the record (``contact_wrenches``,
+``active_contacts``) — with the plant's and the loop's medians as ratios of the controller's, and the
+loop's real-time factor: the control period over the loop's median (target ≥ 3) and over its mean; then
+one ``walk(..., plant="mujoco")`` run's real-time factor (simulated over wall time, logging included).
+
+``python benchmarks/bench_walk.py [--steps 3] [--length 0.2] [--block 50] [--no-peer] [--no-walk]
+[--no-mujoco]``
 """
 
 from __future__ import annotations
@@ -149,6 +159,72 @@ def _timed_walk(args, peer: bool):
     return {k: np.array(v) for k, v in times.items() if v}, note
 
 
+def _timed_mujoco_walk(args) -> dict[str, np.ndarray] | None:
+    """The loop of ``walk(..., plant="mujoco")`` timed in its parts: {part: µs per control step}."""
+    try:
+        from wbcpy.sim.mujoco import MujocoPlant
+    except ImportError:  # pragma: no cover - wbcpy.sim.mujoco imports without mujoco
+        return None
+    import importlib.util
+
+    if importlib.util.find_spec("mujoco") is None:
+        return None
+    robot = load_robot("talos")
+    q0 = robot.reference_configuration("half_sitting")
+    robot.update(q0, np.zeros(robot.nv))
+    pattern = WalkingPattern(robot, plan_footsteps(robot, args.steps, args.length))
+    ctrl = WalkingController(robot, pattern, dt=0.002)
+    soles = [SurfaceContact(f, half_size=ctrl.half_size, mu=ctrl.mu) for f in ctrl.feet.values()]
+    plant = MujocoPlant(robot, soles, q0, dt=0.002)
+    clock = time.perf_counter
+    parts: dict[str, list[float]] = {"controller": [], "plant": [], "record": []}
+    for k in range(round(pattern.duration / 0.002)):
+        t = k * 0.002
+        t0 = clock()
+        ctrl.schedule(t)
+        q, v = plant.state()
+        robot.update(q, v)
+        cmd = ctrl.step(t)
+        t1 = clock()
+        plant.apply(cmd.effort)
+        t2 = clock()
+        plant.contact_wrenches()
+        plant.active_contacts()
+        t3 = clock()
+        parts["controller"].append(1e6 * (t1 - t0))
+        parts["plant"].append(1e6 * (t2 - t1))
+        parts["record"].append(1e6 * (t3 - t2))
+    out = {k: np.array(v) for k, v in parts.items()}
+    out["loop"] = out["controller"] + out["plant"] + out["record"]
+    return out
+
+
+def _print_mujoco(args) -> None:
+    times = _timed_mujoco_walk(args)
+    if times is None:
+        print("MuJoCo loop not measured (pip install 'wbcpy[mujoco]')")
+        return
+    ctrl = _timing(times["controller"])
+    rows = [
+        Row("controller (schedule, state, update, step)", ctrl),
+        Row("MuJoCo plant: apply (2 steps of 1 ms, readout)", _timing(times["plant"]), ctrl),
+        Row("record (contact wrenches, active contacts)", _timing(times["record"]), ctrl),
+        Row("loop (controller + plant + record)", _timing(times["loop"]), ctrl),
+    ]
+    title = f"Talos in MuJoCo, {args.steps} steps of {args.length} m, {times['loop'].size} periods"
+    print_table(rows, title=title)
+    median, mean = float(np.median(times["loop"])), float(np.mean(times["loop"]))
+    print(
+        f"MuJoCo loop real-time factor: {2000.0 / median:.2f} (period / loop median; target ≥ 3), "
+        f"{2000.0 / mean:.2f} (period / loop mean)"
+    )
+    summary = walk("talos", n_steps=args.steps, length=args.length, plant="mujoco")
+    print(
+        f"wbcpy walk --plant mujoco (plant and log included): {summary.duration:.1f} s simulated, "
+        f"real-time factor {summary.realtime:.2f}, controller step median {summary.step_us:.0f} µs"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=3)
@@ -156,7 +232,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--block", type=int, default=50)
     parser.add_argument("--no-peer", action="store_true", help="leave TSID out")
     parser.add_argument("--no-walk", action="store_true", help="leave the real-time walk() run out")
+    parser.add_argument("--no-mujoco", action="store_true", help="leave the MuJoCo loop out")
+    parser.add_argument("--mujoco-only", action="store_true", help="only the MuJoCo loop")
     args = parser.parse_args(argv)
+    if args.mujoco_only:
+        print_cpu()
+        _print_mujoco(args)
+        return
     print_cpu()
     times, note = _timed_walk(args, not args.no_peer)
     w, s = times["walking"], times["standing"]
@@ -183,13 +265,14 @@ def main(argv: list[str] | None = None) -> None:
     print_table(rows, title=f"Talos, {args.steps} steps of {args.length} m, {w.size} control steps")
     if "TSID" in times:
         print(f"walking / TSID (overall medians): {walking.median_us / np.median(times['TSID']):.2f}")
-    if args.no_walk:
-        return
-    summary = walk("talos", n_steps=args.steps, length=args.length)
-    print(
-        f"wbcpy walk (plant included): {summary.duration:.1f} s simulated, real-time factor "
-        f"{summary.realtime:.2f} (target > 1), controller step median {summary.step_us:.0f} µs"
-    )
+    if not args.no_walk:
+        summary = walk("talos", n_steps=args.steps, length=args.length)
+        print(
+            f"wbcpy walk (plant included): {summary.duration:.1f} s simulated, real-time factor "
+            f"{summary.realtime:.2f} (target > 1), controller step median {summary.step_us:.0f} µs"
+        )
+    if not args.no_mujoco:
+        _print_mujoco(args)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,15 @@ from scipy.optimize import lsq_linear
 
 from wbcpy.qp import HierarchicalQP, QPLevel
 
-__all__ = ["Reference", "ReferenceFailedError", "level_costs", "random_problem", "reference", "violation"]
+__all__ = [
+    "Reference",
+    "ReferenceFailedError",
+    "level_costs",
+    "random_open_problem",
+    "random_problem",
+    "reference",
+    "violation",
+]
 
 
 def _rows(rng: np.random.Generator, m: int, n: int, rank: int) -> np.ndarray:
@@ -69,6 +77,82 @@ def random_problem(seed: int, infeasible: bool = False) -> HierarchicalQP:
     if infeasible:
         _contradict(rng, levels, lb, ub, n)
     return HierarchicalQP(levels, [f"x{i}" for i in range(n)], lb, ub)
+
+
+def random_open_problem(seed: int, infeasible: bool = False) -> HierarchicalQP:
+    """A random hierarchy of the "open" family: the structure :func:`random_problem` leaves out.
+
+    No bounds (or a few one-sided ones), so nothing but the levels' own rows and constraints keeps the
+    answer finite: 2–5 levels of 1 to n/3 + 2 rows (1 to 3 in half the problems) over 3–60 variables
+    (levels with far fewer rows than free directions, and no regulariser but on the last level, 1e-6, in
+    a third of them: semidefinite levels whose optimal sets are unbounded), row norms over two decades,
+    up to n/4 + 2 equality rows on level 0 and a few inequality rows there (one- or two-sided, some
+    active at the feasible point x_f, some bounded on neither side), and in a quarter of the problems
+    inequality rows on a lower level that x_f meets with a margin (the levels above may still choose an
+    optimum that violates them: such a problem is infeasible, and the reference says so). Feasible by
+    construction otherwise, unless ``infeasible``: then an equality row stated twice with values 1 apart,
+    or an inequality row c x ≥ v + 1 beside c x ≤ v.
+    """
+    rng = np.random.default_rng(1_000_003 + seed)
+    n = int(rng.integers(3, 61))
+    xf = rng.uniform(-1.0, 1.0, n)
+    lb = ub = None
+    if rng.random() < 0.3:  # a few one-sided bounds, met at x_f with a margin
+        lb, ub = np.full(n, -np.inf), np.full(n, np.inf)
+        some = rng.choice(n, size=int(rng.integers(1, max(2, n // 5) + 1)), replace=False)
+        lb[some] = xf[some] - rng.uniform(0.0, 1.0, some.size)
+    nlev = int(rng.integers(2, 6))
+    last_reg = 1e-6 if rng.random() < 0.35 else 0.0
+    levels: list[QPLevel] = []
+    few = rng.random() < 0.5  # (levels of one to three rows: most directions left free at every level)
+    for p in range(nlev):
+        m = int(rng.integers(1, 4)) if few else int(rng.integers(1, n // 3 + 3))
+        A = rng.standard_normal((m, n)) * 10.0 ** rng.uniform(-1.0, 1.0, (m, 1))
+        if m > 2 and rng.random() < 0.3:  # rank deficient
+            k = int(rng.integers(1, m))
+            A = rng.standard_normal((m, k)) @ rng.standard_normal((k, n))
+        y = A @ xf + 3.0 * rng.standard_normal(m)
+        r = np.full(n, last_reg if p == nlev - 1 else 0.0)
+        E = f = C = lo = hi = None
+        if p == 0 and rng.random() < 0.6:
+            me = int(rng.integers(1, n // 4 + 3))
+            E = rng.standard_normal((me, n)) * 10.0 ** rng.uniform(-0.5, 0.5, (me, 1))
+            f = E @ xf
+        if (p == 0 and rng.random() < 0.6) or (p > 0 and rng.random() < 0.25):
+            mc = int(rng.integers(1, 5))
+            C = rng.standard_normal((mc, n))
+            cx = C @ xf
+            margin = 0.0 if p == 0 else 0.2
+            lo = cx - margin - rng.uniform(0.0, 3.0, mc)
+            hi = cx + margin + rng.uniform(0.0, 3.0, mc)
+            if p == 0:
+                tight = rng.random(mc) < 0.3
+                hi[tight] = cx[tight]
+            lo[rng.random(mc) < 0.5] = -np.inf
+            hi[rng.random(mc) < 0.15] = np.inf
+        levels.append(QPLevel(A, y, r, E, f, C, lo, hi))
+    if infeasible:
+        _contradict_open(rng, levels, n)
+    return HierarchicalQP(levels, [f"x{i}" for i in range(n)], lb, ub)
+
+
+def _contradict_open(rng: np.random.Generator, levels: list[QPLevel], n: int) -> None:
+    """Make an open-family problem infeasible at a random level, provably, without using bounds."""
+    p = int(rng.integers(0, len(levels)))
+    lv = levels[p]
+    e = rng.standard_normal(n)
+    v = float(rng.standard_normal())
+    if rng.random() < 0.5:
+        E = np.vstack([e, 2.0 * e]) if lv.E is None else np.vstack([lv.E, e, 2.0 * e])
+        f = np.array([v, 2.0 * v + 1.0]) if lv.f is None else np.concatenate([lv.f, [v, 2.0 * v + 1.0]])
+        levels[p] = QPLevel(lv.A, lv.y, lv.regularization, E, f, lv.C, lv.lbC, lv.ubC)
+        return
+    rows = np.vstack([e, -3.0 * e])  # e x ≥ v + 1 and −3 e x ≥ −3 v, i.e. e x ≤ v
+    lo2, hi2 = np.array([v + 1.0, -3.0 * v]), np.array([np.inf, np.inf])
+    C = rows if lv.C is None else np.vstack([lv.C, rows])
+    lo = lo2 if lv.lbC is None else np.concatenate([lv.lbC, lo2])
+    hi = hi2 if lv.ubC is None else np.concatenate([lv.ubC, hi2])
+    levels[p] = QPLevel(lv.A, lv.y, lv.regularization, lv.E, lv.f, C, lo, hi)
 
 
 def _level_constraints(rng: np.random.Generator, p: int, n: int, xf: np.ndarray, lb: np.ndarray,

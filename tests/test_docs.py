@@ -1,4 +1,5 @@
-"""The documentation site: strict build, every public name documented, code blocks that run, specs.
+"""The documentation site: strict build, every public name documented, specs (the pages' code blocks run in
+tests/test_code_blocks.py).
 
 The build needs the ``docs`` extra (Sphinx, furo, myst-parser, sphinx-argparse), which ``.ci/run``
 installs; without it these tests skip, except under CI (``CI`` set), where a missing tool is a failure.
@@ -139,7 +140,8 @@ def _is_function(obj: Any) -> bool:
 
 
 def test_docs_build_in_strict_mode(site: Path) -> None:
-    for page in ("index", "getting-started", "cli", "qp-backends", "errors", "guarantees", "benchmarks"):
+    pages = "index getting-started cli qp-backends errors guarantees benchmarks sweeps viz lineage"
+    for page in [*pages.split(), "architecture", "contributing", "changelog"]:
         assert (site / f"{page}.html").is_file(), page
     cli = " ".join(re.sub(r"<[^>]+>", "", (site / "cli.html").read_text(encoding="utf-8")).split())
     for command in ("robots", "info", "frames", "dynamics", "solvers", "scene", "reach", "demo", "view"):
@@ -154,14 +156,18 @@ def test_the_index_table_links_every_model(site: Path) -> None:
         assert re.search(rf'<a class="reference internal" href="[^"]+"[^>]*>.*?{name}', table, re.S), name
 
 
-def test_code_blocks_of_the_model_pages_fit_the_page() -> None:
-    """The code blocks of the user-guide model pages wrap at 88 characters (furo's text column); longer
-    lines overflowed the contact-scene page's API block."""
-    for page in sorted((DOCS / "models").glob("*.md")):
-        blocks = re.findall(r"^```[^\n]*\n(.*?)^```", page.read_text("utf-8"), re.S | re.M)
-        for block in blocks:
+def test_code_blocks_fit_the_page() -> None:
+    """Code wraps at 88 characters (furo's text column; longer lines overflowed the contact-scene page's
+    API block): every block of the model pages, and the Python examples of every page but the specs."""
+    for page in sorted(DOCS.rglob("*.md")):
+        if "specs" in page.parts or "_build" in page.parts:
+            continue
+        blocks = re.findall(r"^```([^\n]*)\n(.*?)^```", page.read_text("utf-8"), re.S | re.M)
+        for info, block in blocks:
+            if info != "python" and "models" not in page.parts:
+                continue
             long = [line for line in block.splitlines() if len(line) > 88 and not line.startswith(":")]
-            assert not long, f"{page.name}: {long[0]!r}"
+            assert not long, f"{page.relative_to(DOCS)}: {long[0]!r}"
 
 
 def test_every_public_name_has_a_docstring_and_is_in_the_api_reference(site: Path) -> None:
@@ -244,33 +250,7 @@ def test_strict_build_fails_on_a_missing_docstring_and_a_broken_reference(tmp_pa
     assert proc.returncode == 0, proc.stderr
 
 
-# -------------------------------------------------------------------------------------- code blocks
-def _python_blocks() -> list[tuple[str, int, str]]:
-    blocks = []
-    for page in sorted(DOCS.rglob("*.md")):
-        if "_build" in page.parts or "specs" in page.parts:
-            continue
-        for i, code in enumerate(re.findall(r"^```python\n(.*?)^```", page.read_text("utf-8"), re.S | re.M)):
-            blocks.append((str(page.relative_to(DOCS)), i, code))
-    return blocks
-
-
-BLOCKS = _python_blocks()
-
-
-def test_docs_have_python_blocks() -> None:
-    assert len(BLOCKS) >= 2
-
-
-@pytest.mark.parametrize(("page", "index", "code"), BLOCKS, ids=[f"{p}[{i}]" for p, i, _ in BLOCKS])
-def test_docs_python_block_runs(
-    page: str, index: int, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    namespace: dict[str, object] = {"__name__": f"docs_block_{index}"}
-    exec(compile(code, f"docs/{page}[python block {index}]", "exec"), namespace)
-
-
+# ---------------------------------------------------------------------------------- README commands
 def test_getting_started_has_the_readme_commands() -> None:
     readme = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text("utf-8"), re.S)
     page = re.findall(r"```bash\n(.*?)```", (DOCS / "getting-started.md").read_text("utf-8"), re.S)

@@ -7,8 +7,10 @@ exception also derives from it, so ``except KeyError`` or ``except ValueError`` 
 ============================================  ================================================================
 situation                                     raises
 ============================================  ================================================================
-bad or missing URDF / SRDF file               :class:`URDFError`, :class:`URDFNotFoundError`,
-                                              :class:`SRDFError`
+bad or missing URDF / SRDF / MJCF file        :class:`URDFError`, :class:`URDFNotFoundError`,
+                                              :class:`SRDFError`, :class:`MJCFError`
+two models of one robot that disagree         :class:`ModelError`
+an optional dependency that is not installed  :class:`MissingDependencyError` (an ``ImportError``)
 unknown frame / joint / link / chain / task   :class:`UnknownNameError` (a ``KeyError``)
 wrong shape, NaN or inf in an input           :class:`InvalidValueError` (a ``ValueError``)
 quantity read before a state was set          :class:`StateNotSetError`
@@ -32,7 +34,10 @@ __all__ = [
     "ConfigError",
     "ConfigKeyError",
     "InvalidValueError",
+    "MJCFError",
+    "MissingDependencyError",
     "MissingReferenceWarning",
+    "ModelError",
     "QPSolveError",
     "ReadOnlyAttributeError",
     "SRDFError",
@@ -92,6 +97,55 @@ class SRDFError(URDFError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class MJCFError(URDFError):
+    """An MJCF file (MuJoCo's XML) is missing, malformed, or describes what wbcpy cannot build."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        URDFError.__init__(self, source, reason)
+        self.args = (f"cannot load MJCF {source!r}: {reason}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class ModelError(WbcpyError):
+    """Two models of one robot disagree (e.g. MuJoCo's and Pinocchio's), or one cannot be mapped on the
+    other (a joint without a counterpart).
+
+    Attributes:
+        quantity: what was compared (``"total mass"``, ``"gravity torques"``, ``"joints"``...).
+        difference: the largest difference (in the quantity's units), or None for a structural mismatch.
+        detail: where the difference is largest, or what does not match.
+    """
+
+    def __init__(self, quantity: str, difference: float | None, detail: str) -> None:
+        self.quantity = quantity
+        self.difference = difference
+        self.detail = detail
+        if difference is None:
+            message = f"the models do not match ({quantity}): {detail}"
+        else:
+            message = f"the models disagree in {quantity}: largest difference {difference:.3e} ({detail})"
+        super().__init__(message)
+
+
+class MissingDependencyError(WbcpyError, ImportError):
+    """An optional dependency that a feature needs is not installed (also an ``ImportError``).
+
+    Attributes:
+        package: the PyPI package. extra: wbcpy's extra that installs it. feature: what needs it.
+    """
+
+    def __init__(self, package: str, extra: str, feature: str) -> None:
+        self.package = package
+        self.extra = extra
+        self.feature = feature
+        super().__init__(
+            f"{feature} needs the {package!r} package: pip install 'wbcpy[{extra}]' "
+            f"(or pip install {package})"
+        )
 
 
 class URDFWarning(UserWarning):

@@ -418,9 +418,12 @@ PyObject *wk_scaled_error(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return PyFloat_FromDouble(wk_scaled_core(n, r, s, c));
 }
 
-/* rows_excess(M, lo, hi, x, tol) -> float: the largest excess of lo ≤ M x ≤ hi beyond its tolerance,
- * max_i max(lo_i − c_i, c_i − hi_i) − tol (1 + (|M||x|)_i + |side|) with c = M x (≤ 0: every row holds;
- * an equality is lo = hi; infinite sides never bind). The final check of a hierarchy's answer. */
+/* rows_excess(M, lo, hi, x, tol) -> float: the largest excess of lo ≤ M x ≤ hi beyond its tolerance (≤ 0:
+ * every row holds; an equality is lo = hi; infinite sides never bind), judged against the rows' data: row
+ * i's excess is max(lo_i − c_i, c_i − hi_i) − tol (1 + |side|) − ρ (|M||x|)_i with c = M x and ρ = 8(n + 1)ε
+ * the rounding allowance of the certificates, and the answer's own excess is ε m ‖x‖₂ − tol (1 + the
+ * largest finite |side|), m the largest |M_ij| (an answer whose rounding alone exceeds the tolerance on the
+ * data's scale is beyond what the rows resolve: kkt.oversized). The final check of a hierarchy's answer. */
 PyObject *wk_rows_excess(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (wk_nargs(nargs, 5, "rows_excess") < 0)
@@ -433,19 +436,28 @@ PyObject *wk_rows_excess(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     double tol = x ? PyFloat_AsDouble(args[4]) : 0.0;
     if (x == NULL || PyErr_Occurred())
         return NULL;
-    double worst = -INFINITY;
+    double rho = 8.0 * (double)(M.cols + 1) * DBL_EPSILON, worst = -INFINITY, mmax = 0.0, data = 0.0, xx = 0.0;
+    for (Py_ssize_t j = 0; j < M.cols; j++)
+        xx += x[j] * x[j];
     for (Py_ssize_t i = 0; i < M.rows; i++) {
         double c = 0.0, mag = 0.0;
         for (Py_ssize_t j = 0; j < M.cols; j++) {
             double a = WK_AT(M, i, j);
             c += a * x[j];
             mag += fabs(a) * fabs(x[j]);
+            mmax = fabs(a) > mmax ? fabs(a) : mmax;
         }
-        double slack = tol * (1.0 + mag);
+        double slack = tol + rho * mag;
         double below = (lo[i] - c) - slack - tol * fabs(lo[i]);
         double above = (c - hi[i]) - slack - tol * fabs(hi[i]);
         worst = nan_max(worst, below > above ? below : above);
+        if (isfinite(lo[i]) && fabs(lo[i]) > data)
+            data = fabs(lo[i]);
+        if (isfinite(hi[i]) && fabs(hi[i]) > data)
+            data = fabs(hi[i]);
     }
+    if (M.rows)
+        worst = nan_max(worst, DBL_EPSILON * mmax * sqrt(xx) - tol * (1.0 + data));
     return PyFloat_FromDouble(M.rows ? worst : 0.0);
 }
 

@@ -204,8 +204,42 @@ static void marginal_test(const wk_mat *A, const double *y, const double *r, int
     v->marginal = v->ok;
 }
 
-/* the certificate of w (multipliers lam) on the level, strict then marginal (marginal_test), into *v:
- * 0, or -1 with an exception set */
+/* kkt.oversized on the level: w is beyond what the level's data resolve when the rounding of the products
+ * it enters, ε·m·‖w‖₂ (m the largest entry of H — on its diagonal: H is semidefinite — and, on a null
+ * space, of the rows M), exceeds tol·(1 + the largest finite |g|, l, h). The relative tests of the
+ * certificate grow with the answer: this one is judged against the data alone, so that a point far out
+ * along a free direction of a semidefinite level (DAQP's factorisation of its singular H) is refused. */
+static int oversized(const level *lv, const double *w)
+{
+    Py_ssize_t k = lv->k, mr = lv->mr;
+    double m = 0.0, ww = 0.0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        double d = lv->H[j * k + j];
+        m = d > m ? d : m;
+        ww += w[j] * w[j];
+    }
+    if (lv->on_z)
+        for (Py_ssize_t i = 0; i < mr * k; i++) {
+            double a = fabs(lv->M[i]);
+            m = a > m ? a : m;
+        }
+    double rounding = DBL_EPSILON * m * sqrt(ww);
+    if (rounding <= lv->tol) /* (the data scale is ≥ 1: the usual case needs no look at the data) */
+        return 0;
+    double data = 0.0;
+    for (Py_ssize_t j = 0; j < k; j++)
+        data = fabs(lv->g[j]) > data ? fabs(lv->g[j]) : data;
+    for (Py_ssize_t i = 0; i < mr; i++) {
+        if (isfinite(lv->l[i]) && fabs(lv->l[i]) > data)
+            data = fabs(lv->l[i]);
+        if (isfinite(lv->h[i]) && fabs(lv->h[i]) > data)
+            data = fabs(lv->h[i]);
+    }
+    return !(rounding <= lv->tol * (1.0 + data));
+}
+
+/* the certificate of w (multipliers lam) on the level, strict then marginal (marginal_test), then the
+ * bound on the answer (oversized), into *v: 0, or -1 with an exception set */
 static int certify_level(const level *lv, const double *w, const double *lam, verdict *v)
 {
     Py_ssize_t k = lv->k;
@@ -230,6 +264,8 @@ static int certify_level(const level *lv, const double *w, const double *lam, ve
     if (!v->ok)
         marginal_test(lv->A, lv->y, lv->r, lv->on_z, lv->xbar, w, k, lv->t, lv->s, lv->l, lv->h, c, lv->tol,
                       lv->scratch, lv->mag, v);
+    if (v->ok && oversized(lv, w))
+        v->ok = v->marginal = 0;
     return 0;
 }
 

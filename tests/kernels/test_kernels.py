@@ -303,6 +303,34 @@ def test_rows_residual_updates_stationarity_and_judges_signs() -> None:
     assert kernels.rows_residual(C, lo, hi, x, z, t0.copy(), s0.copy())[0] > 1e-3
 
 
+def _rows_excess_oracle(M: np.ndarray, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, tol: float) -> float:
+    """rows_excess in NumPy: each row's excess over tol (1 + |side|) + ρ |M||x| (ρ = 8(n + 1)ε), and the
+    answer's rounding ε max|M| ‖x‖₂ over tol (1 + the largest finite side)."""
+    c, mag = M @ x, np.abs(M) @ np.abs(x)
+    rho = 8.0 * (M.shape[1] + 1) * np.finfo(float).eps
+    with np.errstate(invalid="ignore"):
+        below = lo - c - tol * (1.0 + np.abs(lo)) - rho * mag
+        above = c - hi - tol * (1.0 + np.abs(hi)) - rho * mag
+    rows = float(np.nanmax(np.maximum(below, above)))
+    sides = np.abs(np.concatenate([lo, hi]))
+    data = float(sides[np.isfinite(sides)].max(initial=0.0))
+    return max(rows, np.finfo(float).eps * np.abs(M).max() * float(np.linalg.norm(x)) - tol * (1.0 + data))
+
+
+def test_rows_excess_judges_the_answer_against_the_data() -> None:
+    """Rows met to rounding by an answer far out along their null space (x ≈ 1e15 with M x = 0 to
+    rounding) are refused: the answer's own rounding exceeds the tolerance on the data's scale, which a
+    test relative to |M||x| alone would pass."""
+    M = np.array([[1.0, -1.0, 0.5], [0.0, 2.0, -1.0]])
+    null = np.array([0.0, 1.0, 2.0])  # M @ null = 0
+    x = 1e15 * null + np.array([0.1, 0.2, 0.3])
+    c = M @ x
+    assert abs(kernels.rows_excess(M, c, c, x, 1e-6) - _rows_excess_oracle(M, c, c, x, 1e-6)) <= 1e-9
+    assert kernels.rows_excess(M, c, c, x, 1e-6) > 0.0
+    small = np.array([0.1, 0.2, 0.3])
+    assert kernels.rows_excess(M, M @ small, M @ small, small, 1e-6) < 0.0
+
+
 def test_scaled_error_rows_excess_bounds_gap_all_finite() -> None:
     r, s = np.array([1.0, -4.0]), np.array([2.0, 2.0])
     assert kernels.scaled_error(r, s, 1.0) == pytest.approx(1.0)
@@ -311,8 +339,9 @@ def test_scaled_error_rows_excess_bounds_gap_all_finite() -> None:
     assert kernels.rows_excess(M, c, c, x, 1e-9) < 0.0
     hi = c.copy()
     hi[2] -= 1e-3
-    slack = 1e-9 * (1.0 + np.abs(M[2]) @ np.abs(x) + abs(hi[2]))
-    assert kernels.rows_excess(M, np.full(3, -np.inf), hi, x, 1e-9) == pytest.approx(1e-3 - slack)
+    assert kernels.rows_excess(M, np.full(3, -np.inf), hi, x, 1e-9) == pytest.approx(
+        _rows_excess_oracle(M, np.full(3, -np.inf), hi, x, 1e-9)
+    )
     assert kernels.bounds_gap(np.zeros(3), np.array([1.0, 0.5, 2.0])) == 0.5
     assert np.isnan(kernels.bounds_gap(np.zeros(2), np.array([1.0, np.nan])))
     assert kernels.bounds_gap(np.zeros(0), np.zeros(0)) == np.inf

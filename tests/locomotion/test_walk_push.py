@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from wbcpy.errors import ConfigError, QPSolveError, WbcpyError
 from wbcpy.locomotion import WalkingController, walk
-from wbcpy.sim.contact_simulation import ContactSimulation
+from wbcpy.sim.contact_simulation import ContactPlant, ContactSimulation
 
 DT = 0.002
 SHORT = {"n_steps": 2, "length": 0.05}  # 1 + 2·0.8 + 1 = 3.6 s, 1800 control steps
@@ -33,15 +33,16 @@ def no_walk(monkeypatch):
 
 @pytest.fixture
 def pushes(monkeypatch):
-    """The simulated times (s) of every ContactSimulation.push call during the test."""
+    """The simulated times (s) of every push the plant took during the test (ContactPlant.push: an
+    impulse or the start of a force)."""
     times: list[float] = []
-    original = ContactSimulation.push
+    original = ContactPlant.push
 
-    def recording(self, impulse, frame=None):
+    def recording(self, vector, frame=None, duration=0.0):
         times.append(self.time)
-        return original(self, impulse, frame)
+        return original(self, vector, frame, duration)
 
-    monkeypatch.setattr(ContactSimulation, "push", recording)
+    monkeypatch.setattr(ContactPlant, "push", recording)
     return times
 
 
@@ -53,6 +54,14 @@ def test_a_push_is_applied_once_at_the_first_step_at_or_after_its_time(example_r
     k = math.ceil(round(at / DT, 9))  # the first step at or after `at` (exact on the grid)
     assert pushes[0] == pytest.approx(k * DT, abs=1e-9)
     assert summary.pushed
+
+
+@pytest.mark.parametrize("at", [2.003, 0.0])
+def test_a_force_push_starts_once_at_the_first_step_at_or_after_its_time(example_robot, pushes, at):
+    example_robot("talos")
+    summary = walk("talos", **SHORT, push=(200.0, at, 0.05), dt=DT)
+    k = math.ceil(round(at / DT, 9))
+    assert pushes == [pytest.approx(k * DT, abs=1e-9)] and summary.pushed
 
 
 def test_a_push_at_a_grid_time_lands_on_that_step(example_robot, pushes):
@@ -70,7 +79,13 @@ def test_a_push_at_a_grid_time_lands_on_that_step(example_robot, pushes):
         (30.0, -0.001),
         (30.0, -1e9),
         (30.0,),
-        (30.0, 1.0, 2.0),
+        (30.0, 1.0, 2.0, 3.0),
+        (300.0, 1.0, 0.0),  # a force for no time
+        (300.0, 1.0, -0.1),
+        (300.0, 1.0, math.nan),
+        (300.0, 1.0, True),
+        (1e6, 1.0, 0.1),  # a force of 100 body weights
+        (300.0, 1e9, 0.1),  # a force starting after the walk
         "30@3",
         b"30@3",
         30.0,

@@ -225,8 +225,10 @@ def test_a_controller_detects_a_second_thread(talos):
     done: list[tuple[float, np.ndarray]] = []
     detected = {"n": 0}
     times = np.arange(0.0, 0.6, DT).tolist()
+    start = threading.Barrier(2)  # (both threads step from the start: the calls overlap)
 
     def stepper(stop):
+        start.wait()
         while not stop.is_set() and len(done) < len(times):
             t = times[len(done)]  # (the next time; a failed call takes it again)
             try:
@@ -235,7 +237,7 @@ def test_a_controller_detects_a_second_thread(talos):
                 detected["n"] += 1
 
     _hammer([stepper, stepper], seconds=2.0)
-    assert detected["n"] > 0, "two threads stepped the controller and nobody noticed"
+    assert detected["n"] > 0, f"two threads stepped the controller and nobody noticed ({len(done)} steps)"
     fresh = _controller(talos)
     fresh.robot.update(q0, np.zeros(talos.nv))
     assert len(done) > 20

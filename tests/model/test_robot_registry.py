@@ -181,18 +181,19 @@ def test_icub_models_float_like_example_robot_data(
     assert load_robot("icub-models:iCubTest01").nv == 2 + 6
 
 
-def test_readme_robot_table_is_the_registry_output() -> None:
-    """README's robot list is `wbcpy robots --markdown` output for the example-robot-data it names."""
+def test_the_docs_robot_table_is_the_registry_output() -> None:
+    """The robot list of docs/robots.md is `wbcpy robots --markdown` output for the example-robot-data it
+    names."""
     import importlib.metadata
     import re
 
     from wbcpy.cli.robots import markdown_table
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    version = re.search(r"example-robot-data (\d[\w.]*)\):", readme)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "robots.md").read_text(encoding="utf-8")
+    version = re.search(r"example-robot-data (\d[\w.]*)\):", page)
     assert version is not None
     installed = None if ERD is None else importlib.metadata.version("example-robot-data")
     if installed != version.group(1):
-        pytest.skip(f"README's table is for example-robot-data {version.group(1)}, installed: {installed}")
-    table = readme.split("<!-- robots table: generated, do not edit -->\n")[1].split("\n<!-- end")[0]
+        pytest.skip(f"the table is for example-robot-data {version.group(1)}, installed: {installed}")
+    table = page.split("<!-- robots table: generated, do not edit -->\n")[1].split("\n<!-- end")[0]
     assert table.strip() == markdown_table(["wbcpy", "example-robot-data"]).strip()

@@ -1,17 +1,26 @@
-"""Issue 26: every feasible hierarchy answered exactly, every infeasible one refused.
+"""Every feasible hierarchy answered exactly, every infeasible one refused.
 
 Random hierarchies of the kind users build (tests/_hierarchy_reference.py: 2–4 levels, 5–60 variables,
 rank-deficient, duplicated and higher-level-span rows, weights over three decades, λ = 1e-8 on every level
-in half of them, fixed variables, equality and inequality rows) against an independent sequential
-reference written there (null-space SVD, quadprog with proximal-point iterations, its own KKT check).
-The offline campaign (benchmarks/campaign_hierarchies.py) runs the same on thousands of seeds.
+in half of them, fixed variables, equality and inequality rows), and of the "open" family (no bounds, few
+rows per level, no regulariser, many equality rows on level 0: semidefinite levels whose optimal sets are
+unbounded), against an independent sequential reference written there (null-space SVD, quadprog with
+proximal-point iterations, its own KKT check). The offline campaign (benchmarks/campaign_hierarchies.py)
+runs the same on thousands of seeds.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from _hierarchy_reference import ReferenceFailedError, level_costs, random_problem, reference, violation
+from _hierarchy_reference import (
+    ReferenceFailedError,
+    level_costs,
+    random_open_problem,
+    random_problem,
+    reference,
+    violation,
+)
 
 from wbcpy.errors import QPSolveError
 from wbcpy.qp import QPSolver
@@ -31,16 +40,21 @@ KNOWN_REFUSED: dict[str | None, set[int]] = {None: set(), "daqp": set(), "quadpr
 MAX_UNDECIDED = 5
 
 
-def _judge(hqp, infeasible: bool, solver: QPSolver, max_violation: float = 1e-10) -> str | None:
+def _judge(hqp, infeasible: bool, solver: QPSolver, max_violation: float = 1e-10,
+           decided: bool = False) -> str | None:  # fmt: skip
     """None when the solver's outcome is right, "undecided" when the reference fails (its answer more
-    than ``max_violation`` outside the constraints included), else what is wrong."""
+    than ``max_violation`` outside the constraints included), else what is wrong. ``decided``: the
+    reference decides feasibility (a problem it finds infeasible must be refused); otherwise a problem
+    feasible by construction that the reference calls infeasible is undecided."""
     ref = None
     if not infeasible:
         try:
             ref = reference(hqp, max_violation)
         except ReferenceFailedError:
             return "undecided"
-        if not ref.feasible or ref.costs is None:
+        if not ref.feasible and decided:
+            infeasible, ref = True, None
+        elif not ref.feasible or ref.costs is None:
             return "undecided"
     # twice by the same solver: the second solve of a level whose optimum had no active constraint takes
     # the unconstrained minimiser first (DaqpBackend._chol_first), both answers are judged
@@ -74,6 +88,27 @@ def test_random_hierarchies_answered_exactly(backend: str | None) -> None:
             undecided += 1
         elif seed in known:
             assert why is not None and why.startswith("feasible problem refused"), f"seed {seed}: {why}"
+        elif why is not None:
+            bad.append(f"seed {seed}: {why}")
+    assert not bad, "\n".join(bad)
+    assert undecided <= MAX_UNDECIDED
+
+
+#: seeds of the open family's sample (benchmarks/campaign_hierarchies.py --family open runs 0 … N)
+OPEN_SEEDS = range(0, 60)
+
+
+@pytest.mark.parametrize("backend", [None, "daqp", "quadprog"])
+def test_random_open_hierarchies_answered_exactly(backend: str | None) -> None:
+    """The open family (no bounds, semidefinite levels with unbounded optimal sets): no feasible problem
+    refused, no wrong answer, no infeasible problem answered — the answers bounded by the data, so that
+    the levels below keep their rows and the hard constraints."""
+    bad, undecided = [], 0
+    for seed in OPEN_SEEDS[:: 1 if backend is None else 3]:
+        infeasible = seed % 10 == 9
+        why = _judge(random_open_problem(seed, infeasible), infeasible, QPSolver(backend), decided=True)
+        if why == "undecided":
+            undecided += 1
         elif why is not None:
             bad.append(f"seed {seed}: {why}")
     assert not bad, "\n".join(bad)

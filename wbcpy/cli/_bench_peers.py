@@ -61,7 +61,7 @@ def tsid_talos_step(robot: RobotModel, q0: np.ndarray, com_goal: np.ndarray) -> 
     try:
         tsid: Any = _import_tsid()
     except ImportError:
-        return {}, "TSID: not installed (pip install tsid; see README's Speed section)"
+        return {}, "TSID: not installed (pip install tsid; see docs/benchmarks.md)"
     model = robot.model
     try:
         wrapper = tsid.RobotWrapper(model, tsid.FLOATING_BASE_SYSTEM, False)

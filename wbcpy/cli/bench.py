@@ -8,8 +8,8 @@ when they are installed. The cases are listed in :mod:`wbcpy.cli._bench_cases`; 
 more robots, splits and backends are in ``benchmarks/`` of the repository.
 
 Absolute times move with the machine and its load, so the header names the CPU, the core count and the
-1-minute load; ratios measured side by side are the figures to compare with README's. ``--quick`` takes
-200 samples per call (a few seconds in all); the default takes 3000.
+1-minute load; ratios measured side by side are the figures to compare with docs/benchmarks.md.
+``--quick`` takes 200 samples per call (a few seconds in all); the default takes 3000.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     for note in dict.fromkeys(notes):
         print(f"note: {note}")
     print(
-        "\nfloor: the raw Pinocchio calls doing the same maths at the same state (README, Speed); "
+        "\nfloor: the raw Pinocchio calls doing the same maths at the same state (docs/benchmarks.md); "
         "ratios are the figures to compare between machines"
     )
     return 0

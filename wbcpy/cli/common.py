@@ -53,7 +53,7 @@ def add_package_dir_argument(parser: argparse.ArgumentParser) -> None:
 def add_robot_argument(parser: argparse.ArgumentParser) -> None:
     """Add the positional ROBOT argument (registry name, URDF path), ``--floating-base`` and
     ``--package-dir``."""
-    parser.add_argument("robot", metavar="ROBOT", help="robot name (see `wbcpy robots`) or URDF path")
+    parser.add_argument("robot", metavar="ROBOT", help="robot name (see `wbcpy robots`), URDF or MJCF path")
     parser.add_argument(
         "--floating-base", action="store_true", default=None, help="add a free-flyer base joint"
     )

@@ -87,7 +87,8 @@ def robot_table(robot: RobotModel) -> str:
         lines.append(f"mass fixed to the world (not moved by any joint): {fixed_mass:.6g} kg")
     postures = robot.reference_configuration_names()
     if postures:
-        lines.append(f"reference postures (SRDF {robot.srdf_path}): {', '.join(postures)}")
+        where = f"MJCF keyframes of {robot.mjcf_path}" if robot.mjcf_path else f"SRDF {robot.srdf_path}"
+        lines.append(f"reference postures ({where}): {', '.join(postures)}")
     return "\n".join(lines)
 
 
@@ -115,7 +116,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="joints, types, limits and masses of a robot",
         description="Print a robot's joints (types, limits), link masses and total mass.",
     )
-    parser.add_argument("robot", nargs="?", metavar="ROBOT", help="robot name (see --list) or URDF path")
+    parser.add_argument(
+        "robot", nargs="?", metavar="ROBOT", help="robot name (see --list), URDF or MJCF path"
+    )
     parser.add_argument("--list", action="store_true", help="print the available robot names and exit")
     parser.add_argument(
         "--floating-base", action="store_true", default=None, help="add a free-flyer base joint"

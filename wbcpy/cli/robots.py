@@ -3,8 +3,8 @@
 Sources: ``wbcpy`` (shipped), ``example-robot-data`` and ``icub-models`` when installed (see
 :mod:`wbcpy.model.registry`). Aliases follow as ``alias -> name``. ``--names`` prints the names only (the
 same list
-as ``wbcpy info --list``); ``--markdown`` prints a compact Markdown table (README's robot list is made so:
-``wbcpy robots --markdown --source wbcpy,example-robot-data``).
+as ``wbcpy info --list``); ``--markdown`` prints a compact Markdown table (the robot list of docs/robots.md
+is made so: ``wbcpy robots --markdown --source wbcpy,example-robot-data``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""``wbcpy walk``: a humanoid walks in the rigid-contact plant (:func:`wbcpy.locomotion.walk`)."""
+"""``wbcpy walk``: a humanoid walks in the rigid-contact plant or in MuJoCo
+(:func:`wbcpy.locomotion.walk`)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ def register(subparsers: Any) -> None:
     """Add the ``walk`` command."""
     parser = subparsers.add_parser(
         "walk",
-        help="walk a humanoid (Talos) in rigid-contact simulation, optionally pushed",
+        help="walk a humanoid (Talos) in rigid-contact simulation or in MuJoCo, optionally pushed",
         description=(
             "Footsteps, a DCM walking pattern and an InverseDynamicsScene that outputs torques, closed "
-            "around Pinocchio's rigid-contact dynamics. Prints a summary; exit status 0 when the walk "
-            "completed without a fall, slip or limit violation, 1 otherwise, 2 on bad input."
+            "around Pinocchio's rigid-contact dynamics (--plant pinocchio) or MuJoCo (--plant mujoco). "
+            "Prints a summary; exit status 0 when the walk completed without a fall, slip or limit "
+            "violation, 1 otherwise, 2 on bad input."
         ),
     )
     parser.add_argument("robot", nargs="?", default="talos", help="robot (default talos; needs half_sitting)")
@@ -28,8 +30,20 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--lateral", type=float, default=0.0, help="sideways advance per step, m (0)")
     parser.add_argument("--step-time", type=float, default=0.8, help="s per step incl. 0.2 s double support")
     parser.add_argument(
-        "--push", metavar="IMPULSE@TIME", default=None, help="lateral push, N·s@s, e.g. 30@3.0"
+        "--push",
+        metavar="IMPULSE@TIME",
+        default=None,
+        help="lateral push (+y) on the base: an impulse N·s@s, e.g. 30@3.0, or a force N@s:duration, e.g. "
+        "300@3.0:0.1",
     )
+    parser.add_argument(
+        "--plant", choices=("pinocchio", "mujoco"), default="pinocchio",
+        help="the simulation: Pinocchio's rigid contacts (default) or MuJoCo (pip install 'wbcpy[mujoco]')",
+    )  # fmt: skip
+    parser.add_argument(
+        "--contact-options", choices=("library", "mujoco"), default="library",
+        help="with --plant mujoco: wbcpy's stiff contact options (default) or MuJoCo's own",
+    )  # fmt: skip
     parser.add_argument("--dt", type=float, default=0.002, help="control and simulation step, s (0.002)")
     parser.add_argument("--solver", metavar="NAME", default=None, help="QP backend of the scene")
     parser.add_argument("--log", metavar="FILE.npz", default=None, help="write the log file")
@@ -52,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from ..locomotion.walk import parse_push
 
     push = parse_push(args.push) if args.push is not None else None
+    options = _contact_options(args)
     if args.log is not None:  # (NumPy appends .npz to a name without it: both must be files to be)
         for path in {args.log, args.log if args.log.endswith(".npz") else args.log + ".npz"}:
             check_output_file(path, "--log")
@@ -64,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     summary = walk(
         args.robot, n_steps=args.steps, length=args.length, width=args.width, turn=args.turn,
         lateral=args.lateral, step_time=args.step_time, push=push, dt=args.dt, log=args.log,
-        solver=args.solver, progress=None if args.quiet else progress,
+        solver=args.solver, progress=None if args.quiet else progress, plant=args.plant,
+        plant_options=options,
     )  # fmt: skip
     if not args.quiet:
         print(file=sys.stderr)
@@ -72,6 +88,19 @@ def run(args: argparse.Namespace) -> int:
     if out is not None or html is not None:
         _views(args, summary, out)
     return 0 if summary.ok else 1
+
+
+def _contact_options(args: argparse.Namespace) -> Any:
+    """The MuJoCo plant's ContactOptions of ``--contact-options`` (None: the library's, or no MuJoCo)."""
+    from . import CLIError
+
+    if args.contact_options == "library":
+        return None
+    if args.plant != "mujoco":
+        raise CLIError("--contact-options: the options of the MuJoCo plant; give --plant mujoco")
+    from ..sim.mujoco import ContactOptions
+
+    return ContactOptions.mujoco_defaults()
 
 
 def _html_path(path: str) -> Any:
@@ -88,7 +117,7 @@ def _views(args: argparse.Namespace, summary: Any, out: Any) -> None:
     robot = load_robot(args.robot)
     title = f"{args.robot}: {args.steps} steps of {args.length} m" + (
         f", push {args.push}" if args.push else ""
-    )
+    ) + (f" ({args.plant})" if args.plant != "pinocchio" else "")
     if out is not None:
         png = out / "walk.png"
         if plot_walk(png, robot, summary.log, title):

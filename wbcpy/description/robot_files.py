@@ -55,10 +55,12 @@ def normalised_name(stem: str) -> str:
 
 def urdf_file(robot: Any) -> Path | None:
     """The URDF file of ``robot``: ``robot.urdf_path``, else ``robot.source`` when it is an existing file,
-    else None (a robot built from a ``pin.Model`` or from an XML string)."""
+    else None (a robot built from a ``pin.Model``, from an XML string or from an MJCF file)."""
     path = getattr(robot, "urdf_path", None)
     if path is not None:
         return Path(path)
+    if getattr(robot, "mjcf_path", None) is not None:
+        return None
     source = Path(str(getattr(robot, "source", "")))
     return source if source.suffix and source.is_file() else None
 
@@ -157,6 +159,9 @@ def geometry_model(robot: Any, kind: pin.GeometryType) -> pin.GeometryModel:
         URDFError: no URDF (see :func:`urdf_source`), or a mesh that cannot be found or loaded (the folders
             searched are named).
     """
+    mjcf = getattr(robot, "mjcf_path", None)
+    if mjcf is not None:
+        return _mjcf_geometry(robot.model, Path(mjcf), kind)
     text, path = urdf_source(robot)
     dirs = mesh_package_dirs(text, path, getattr(robot, "package_dirs", ()))
     label = str(path) if path is not None else "<xml>"
@@ -169,6 +174,19 @@ def geometry_model(robot: Any, kind: pin.GeometryType) -> pin.GeometryModel:
         what = _KIND_NAMES.get(kind, str(kind))
         hint = _missing_packages_hint(text, path, getattr(robot, "package_dirs", ()))
         raise URDFError(label, f"{what} geometry: {first} ({hint})") from None
+
+
+def _mjcf_geometry(model: pin.Model, path: Path, kind: pin.GeometryType) -> pin.GeometryModel:
+    """Pinocchio's geometry model of an MJCF file's geoms (``buildGeomFromMJCF``).
+
+    Raises:
+        URDFError: Pinocchio cannot read the geometry (its message).
+    """
+    try:
+        return pin.buildGeomFromMJCF(model, str(path), kind)
+    except (ValueError, RuntimeError, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise URDFError(str(path), f"{_KIND_NAMES.get(kind, str(kind))} geometry: {first}") from None
 
 
 def find_srdf(urdf: Path) -> Path | None:
@@ -197,7 +215,8 @@ def find_srdf(urdf: Path) -> Path | None:
 
 
 def srdf_file(robot: Any) -> Path | None:
-    """The SRDF of ``robot``: ``robot.srdf_path``, else the one beside its URDF file, else None."""
+    """The SRDF of ``robot``: ``robot.srdf_path``, else the one beside its URDF file, else None (also for
+    an MJCF robot, whose postures are the file's keyframes)."""
     path = getattr(robot, "srdf_path", None)
     if path is not None:
         return Path(path)

@@ -18,8 +18,12 @@ __all__ = ["MAX_CONTROL_STEPS", "MAX_PUSH_SPEED", "check_log_path", "check_push"
 
 #: the most control steps a walk takes (duration / dt): its log holds ~(nq + nv + 50) floats per step
 MAX_CONTROL_STEPS = 200_000
-#: the largest base velocity jump a push may give (m/s): |P| ≤ m · this
+#: the largest base velocity jump an impulse may give (m/s): |P| ≤ m · this
 MAX_PUSH_SPEED = 10.0
+#: the largest force push, in robot weights: |F| ≤ this · m g
+MAX_PUSH_WEIGHTS = 10.0
+#: the longest force push (s)
+MAX_PUSH_DURATION = 3600.0
 
 
 def check_log_path(path: Any, field: str = "log") -> Path:
@@ -47,19 +51,23 @@ def check_log_path(path: Any, field: str = "log") -> Path:
     return target
 
 
-def check_push(push: Any) -> tuple[float, float]:
-    """A push ``(P, t)``: a lateral impulse P (N·s, finite) at time t (s, finite, ≥ 0).
+def check_push(push: Any) -> tuple[float, ...]:
+    """A push ``(P, t)``: a lateral impulse P (N·s, finite) at time t (s, finite, ≥ 0); or ``(F, t,
+    duration)``: a lateral force F (N, finite) from t for ``duration`` s (in (0, 3600]).
 
     Raises:
         ConfigError: (field ``push``) anything else (a string such as ``"30@3"``: see
             :func:`~wbcpy.locomotion.walk.parse_push`).
     """
-    if isinstance(push, (str, bytes)) or not isinstance(push, (tuple, list)) or len(push) != 2:
-        why = f"expected (impulse N·s, time s), e.g. (30.0, 3.0), got {safe_repr(push)}"
+    if isinstance(push, (str, bytes)) or not isinstance(push, (tuple, list)) or len(push) not in (2, 3):
+        why = f"expected (impulse N·s, time s) or (force N, time s, duration s), got {safe_repr(push)}"
         raise ConfigError("push", why)
-    impulse = _checks.number(push[0], "push", unit=" (the impulse, N·s)")
+    size = _checks.number(push[0], "push", unit=" (the impulse N·s or force N)")
     at = _checks.number(push[1], "push", 0.0, unit=" (the time, s)")
-    return impulse, at
+    if len(push) == 2:
+        return size, at
+    duration = _checks.number(push[2], "push", 0.0, MAX_PUSH_DURATION, lo_open=True, unit=" (duration, s)")
+    return size, at, duration
 
 
 def push_step(at: float, dt: float) -> int:
@@ -83,19 +91,22 @@ def control_steps(duration: float, dt: float) -> int:
     return max(K, 1)
 
 
-def push_schedule(push: tuple[float, float] | None, K: int, dt: float, mass: float) -> int | None:
-    """The control step of a checked push (:func:`push_step`), None without one.
+def push_schedule(push: tuple[float, ...] | None, K: int, dt: float, mass: float) -> int | None:
+    """The control step a checked push (:func:`check_push`) starts at (:func:`push_step`), None without
+    one.
 
     Raises:
-        ConfigError: (field ``push``) a push after the last control step (K − 1)·dt, or an impulse beyond
-            m · :data:`MAX_PUSH_SPEED`.
+        ConfigError: (field ``push``) a push after the last control step (K − 1)·dt, an impulse beyond
+            m · :data:`MAX_PUSH_SPEED`, a force beyond :data:`MAX_PUSH_WEIGHTS` · m g.
     """
     if push is None:
         return None
-    impulse, at = push
-    if abs(impulse) > mass * MAX_PUSH_SPEED:
-        raise ConfigError("push", f"|impulse| must be ≤ {mass * MAX_PUSH_SPEED:.0f} N·s (the robot's mass × "
-                          f"{MAX_PUSH_SPEED:g} m/s), got {impulse:g}")  # fmt: skip
+    size, at = push[0], push[1]
+    limit = mass * MAX_PUSH_SPEED if len(push) == 2 else MAX_PUSH_WEIGHTS * mass * 9.81
+    if abs(size) > limit:
+        what = "impulse" if len(push) == 2 else "force"
+        unit = "N·s" if len(push) == 2 else "N"
+        raise ConfigError("push", f"|{what}| must be ≤ {limit:.0f} {unit} for this robot, got {size:g}")
     if at / dt - 1e-6 > K - 1:  # (as floats: a push at 1e305 s is no step number)
         why = f"at t = {at:g} s, after the walk's last control step at {(K - 1) * dt:.3f} s"
         raise ConfigError("push", why)

@@ -1,24 +1,32 @@
-"""``walk``: the walking controller closed around the rigid-contact plant, with the log of the spec.
+"""``walk``: the walking controller closed around a plant, with the log of the spec.
 
 Per control step k (t = k·dt): the controller applies the pattern's contact events
-(:meth:`WalkingController.schedule`), the plant takes them over (a landing foot is an inelastic impact),
-the controller solves at the measured state, and the plant integrates its torques for dt with Pinocchio's
-rigid-contact dynamics (:class:`~wbcpy.sim.contact_simulation.ContactPlant`). A push (``push=(P, t)``) is an
-impulse on the floating base through :meth:`ContactSimulation.push`, applied exactly once, at the start of
-the first control step at or after t (k·dt ≥ t, to 1e-6 of a step); the controller is not told. A push
-at a negative time or after the last control step is refused before the walk starts.
+(:meth:`WalkingController.schedule`), the plant reports the measured state (the rigid plant first takes
+the events over: a landing foot is an inelastic impact), the controller solves at that state, and the
+plant integrates its torques for dt. The plant (:class:`~wbcpy.sim.plant.Plant` protocol) is Pinocchio's
+rigid-contact dynamics (``plant="pinocchio"``, :class:`~wbcpy.sim.contact_simulation.ContactPlant`),
+MuJoCo (``plant="mujoco"``, :class:`~wbcpy.sim.mujoco.MujocoPlant` with the real soles as boxes, μ of the
+controller, the library's contact options) or a plant object. A push (``push=(P, t)``) is an impulse on
+the floating base (N·s, +y world) through the plant's :meth:`~wbcpy.sim.plant.Plant.push`, or
+``push=(F, t, duration)`` a force (N, +y world) held for ``duration`` seconds; the controller is not told.
+It starts exactly once, at the first control step at or after t (k·dt ≥ t, to 1e-6 of a step); a push
+at a negative time or after the walk's last control step is refused before the walk starts.
 
 Log file (``log=...``, NumPy ``.npz``; the keys of specs/walking.md): ``t`` (K,), ``q`` (K, nq), ``v``
 (K, nv) — the measured state the controller saw at step k —, ``tau`` (K, nv − 6) sent to the plant,
 ``contact_frames`` (C,), ``active`` (K, C) the plant's rigid contacts during the step, ``wrenches``
 (K, C, 6) the plant's contact wrenches during the step (zero when inactive; contact axes, about the frame
 origin, force over torque), ``com`` (K, 3), ``mu``, ``half_size`` (2,), ``dt``, ``footsteps`` (S, 4):
-side (0 left, 1 right), x, y, yaw of every footstep taken; and ``contact_damping``, the plant's Baumgarte
-velocity gain (1/s, :data:`CONTACT_DAMPING`) that a replay with ``pin.constraintDynamics`` needs.
+side (0 left, 1 right), x, y, yaw of every footstep taken; ``contact_damping``, the rigid plant's
+Baumgarte velocity gain (1/s, :data:`CONTACT_DAMPING`; 0 for another plant) that a replay with
+``pin.constraintDynamics`` needs; ``plant``, the plant's name, and ``contact_options``, its contact
+options as a JSON text. The rigid plant's ``active`` are the contacts it held rigid, another plant's the
+soles that carried a contact force in the step.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable
@@ -30,11 +38,13 @@ import numpy as np
 
 from ..errors import ConfigError, QPSolveError, safe_repr
 from ..sim.contact_simulation import ContactPlant
+from ..sim.plant import Plant
 from . import _checks
 from ._walk_inputs import check_log_path, check_push, control_steps, push_schedule
-from .controller import MU, SOLE_HALF_SIZE, WalkingController
+from .controller import MAX_DT, MIN_DT, MU, SOLE_HALF_SIZE, WalkingController
 from .footsteps import FEET, feet_frame, plan_footsteps
 from .pattern import WalkingPattern
+from .plants import check_plant, make_plant, plant_start, push_base
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -70,6 +80,8 @@ class WalkLog:
     half_size: np.ndarray = field(default_factory=lambda: np.array(SOLE_HALF_SIZE))
     dt: float = 0.002
     contact_damping: float = 0.0
+    plant: str = "pinocchio"
+    contact_options: str = "{}"
 
     def save(self, path: str | Path) -> Path:
         """Write the log as an ``.npz`` file (the keys of the module docstring; ``.npz`` is appended when
@@ -110,7 +122,7 @@ class WalkSummary:
         duration: simulated time (s). error: why the walk stopped early ("" if it did not).
         pushed: the push was applied (a walk that stopped before the push's time was not pushed).
         weight: m·g (N).
-        log: the controller's log.
+        log: the controller's log. plant: the plant's name (``"pinocchio"``, ``"mujoco"``, ...).
 
     Plain data: copies and pickles are independent summaries (``copy.copy`` shares the log's arrays).
     """
@@ -130,6 +142,7 @@ class WalkSummary:
     error: str = ""
     pushed: bool = False
     weight: float = 1.0
+    plant: str = "pinocchio"
 
     @property
     def heading_error(self) -> float:
@@ -169,24 +182,28 @@ class WalkSummary:
                 f"(loaded soles); cone/effort violation "
                 + ", ".join(f"{k} {v:.2e}" for k, v in self.violation.items()),
                 f"controller step median {self.step_us:.0f} µs; {self.duration:.1f} s simulated at "
-                f"{self.realtime:.2f}x real time",
+                f"{self.realtime:.2f}x real time (plant: {self.plant})",
                 "OK" if self.ok else "FAILED",
             ]
         )
 
 
-def parse_push(text: str) -> tuple[float, float]:
-    """``"IMPULSE@TIME"`` (N·s, s) as numbers, e.g. ``"30@3.0"``.
+def parse_push(text: str) -> tuple[float, ...]:
+    """``"IMPULSE@TIME"`` (N·s, s) as (impulse, time), e.g. ``"30@3.0"``; ``"FORCE@TIME:DURATION"`` (N, s,
+    s) as (force, time, duration), e.g. ``"300@3.0:0.1"``.
 
     Raises:
-        ConfigError: (field ``push``) anything else, a non-finite impulse or time, a negative time.
+        ConfigError: (field ``push``) anything else, non-finite values, a negative time, a duration ≤ 0.
     """
+    head, _, duration = str(text).partition(":")
     try:
-        impulse, at = (float(x) for x in str(text).split("@"))
+        impulse, at = (float(x) for x in head.split("@"))
+        rest = (float(duration),) if duration else ()
     except ValueError:
-        why = f"expected IMPULSE@TIME (N·s@s), e.g. 30@3.0, got {safe_repr(text)}"
+        got = safe_repr(text)
+        why = f"expected IMPULSE@TIME (N·s@s, e.g. 30@3.0) or FORCE@TIME:DURATION (N@s:s), got {got}"
         raise ConfigError("push", why) from None
-    return check_push((impulse, at))
+    return check_push((impulse, at, *rest))
 
 
 class _Recorder:
@@ -199,22 +216,26 @@ class _Recorder:
         self.k = 0
 
     def record(
-        self, t: float, q: np.ndarray, v: np.ndarray, com: np.ndarray, tau: np.ndarray, plant: ContactPlant
+        self, t: float, q: np.ndarray, v: np.ndarray, com: np.ndarray, tau: np.ndarray, plant: Plant
     ) -> None:
         k = self.k
         self.t[k], self.q[k], self.v[k], self.com[k], self.tau[k] = t, q, v, com, tau
+        active = plant.active_contacts()
+        wrenches = plant.contact_wrenches()
         for i, f in enumerate(self.frames):
-            w = plant.sim.wrenches.get(f)
-            if w is not None and f in plant.sim.active_frames:
+            if f in active:
                 self.active[k, i] = True
-                self.wrenches[k, i] = w
+                self.wrenches[k, i] = wrenches[f]
         self.k += 1
 
-    def log(self, steps: np.ndarray, dt: float) -> WalkLog:
+    def log(self, steps: np.ndarray, dt: float, plant: Plant) -> WalkLog:
         k = self.k
+        damping = CONTACT_DAMPING if isinstance(plant, ContactPlant) else 0.0
+        options = json.dumps(plant.contact_options, default=str)
         return WalkLog(
             self.t[:k], self.q[:k], self.v[:k], self.tau[:k], self.active[:k], self.wrenches[:k],
-            self.com[:k], np.array(self.frames), steps, MU, np.array(SOLE_HALF_SIZE), dt, CONTACT_DAMPING,
+            self.com[:k], np.array(self.frames), steps, MU, np.array(SOLE_HALF_SIZE), dt, damping,
+            str(plant.name), options,
         )  # fmt: skip
 
 
@@ -243,35 +264,46 @@ def walk(
     lateral: float = 0.0,
     step_time: float = 0.8,
     double_support_time: float = 0.2,
-    push: tuple[float, float] | None = None,
+    push: tuple[float, ...] | None = None,
     dt: float = 0.002,
     log: str | Path | None = None,
     solver: str | None = None,
     progress: Callable[[float, float], None] | None = None,
     push_recovery: bool = True,
+    plant: str | Plant = "pinocchio",
+    plant_options: Any = None,
 ) -> WalkSummary:
     """Walk in closed loop (see the module docstring) and summarise.
 
     Args:
-        robot: a registry name (default ``talos``) or a RobotModel; it starts at SRDF ``half_sitting``.
+        robot: a registry name (default ``talos``) or a RobotModel; it starts at SRDF ``half_sitting``
+            (or, with a plant object, at the plant's state).
         n_steps, length, width, turn, lateral: :func:`plan_footsteps` (the first step is to the side of
             ``lateral``, left when 0, or of ``turn`` when no lateral).
         step_time, double_support_time: :class:`WalkingPattern`.
-        push: (P, t): a lateral impulse P (N·s, +y world, |P| ≤ m · 10 m/s) on the base at time t (s,
-            at or after 0 and before the walk's last control step; applied once, at the first control
-            step at or after t), or None.
-        dt: control and simulation step (s), in [1e-4, 0.05]; the walk takes at most
-            :data:`~wbcpy.locomotion._walk_inputs.MAX_CONTROL_STEPS` steps.
+        push: (P, t): a lateral impulse P (N·s, +y world, |P| ≤ m · 10 m/s) on the base at time t (s);
+            (F, t, duration): a lateral force F (N, |F| · duration ≤ m · 10 m/s) from t for ``duration``
+            s (> 0); or None. It starts at the first control step at or after t, which must be one of the
+            walk's (t ≥ 0, before its last control step).
+        dt: control step (s; also the rigid plant's integration step), in [1e-4, 0.05]; the walk takes at
+            most :data:`~wbcpy.locomotion._walk_inputs.MAX_CONTROL_STEPS` steps.
         log: write the log file there (``.npz``; the path is checked before the walk starts).
         solver: the scene's QP backend.
         progress: called as ``progress(t, duration)`` every 0.1 s of simulated time.
         push_recovery: the controller adapts its footsteps to the measured DCM (see
             :class:`WalkingController`).
+        plant: ``"pinocchio"`` (rigid contacts), ``"mujoco"`` (needs the ``mujoco`` package), or a plant
+            object (:class:`~wbcpy.sim.plant.Plant`, its control period ``dt``, the robot's sizes; not a
+            :class:`~wbcpy.sim.contact_simulation.ContactPlant`, which follows its own scene).
+        plant_options: with ``plant="mujoco"``, the :class:`~wbcpy.sim.mujoco.ContactOptions` of its model
+            (None: the library's).
 
     Raises:
         ConfigError: bad arguments (field named), all checked before the walk starts; UnknownNameError
             for an unknown robot.
+        MissingDependencyError: ``plant="mujoco"`` without the mujoco package.
     """
+    dt = _checks.number(dt, "dt", MIN_DT, MAX_DT, unit=" s")
     push = None if push is None else check_push(push)
     log_path = None if log is None else check_log_path(log)
     callback: Any = progress  # (checked: the annotation is what a caller should pass, not what it does)
@@ -281,30 +313,36 @@ def walk(
     _checks.flag(push_recovery, "push_recovery")
     lateral = _checks.number(lateral, "lateral", unit=" m")
     turn = _checks.number(turn, "turn", unit=" rad")
+    check_plant(plant, plant_options, dt)
     model, q0 = _robot(robot)
+    v0 = np.zeros(model.nv)
+    if isinstance(plant, Plant):
+        q0, v0 = plant_start(plant, model)
     side = lateral if lateral != 0.0 else turn
     steps = plan_footsteps(model, n_steps, length, width, turn, lateral, "right" if side < 0 else "left")
     pattern = WalkingPattern(model, steps, step_time, double_support_time)
     ctrl = WalkingController(model, pattern, dt=dt, solver=solver, push_recovery=push_recovery)
     K = control_steps(pattern.duration, ctrl.dt)
     k_push = push_schedule(push, K, ctrl.dt, model.total_mass)
-    return _run(model, q0, ctrl, (K, k_push, push), log_path, progress, (n_steps, length, lateral, turn))
+    the_plant = make_plant(plant, plant_options, model, q0, v0, ctrl, CONTACT_DAMPING)
+    return _run(model, q0, ctrl, the_plant, (K, k_push, push), log_path, progress,
+                (n_steps, length, lateral, turn))  # fmt: skip
 
 
 def _run(
     model: RobotModel,
     q0: np.ndarray,
     ctrl: WalkingController,
-    schedule: tuple[int, int | None, tuple[float, float] | None],
+    plant: Plant,
+    schedule: tuple[int, int | None, tuple[float, ...] | None],
     log: Path | None,
     progress: Callable[[float, float], None] | None,
     plan: tuple[int, float, float, float],
 ) -> WalkSummary:
-    """The closed loop of K control steps, the push (impulse P) at step k_push: ``schedule`` = (K,
-    k_push, (P, t)) (:func:`~wbcpy.locomotion._walk_inputs.push_schedule`)."""
+    """The closed loop of K control steps, the push starting at step k_push: ``schedule`` = (K, k_push,
+    push) (:func:`~wbcpy.locomotion._walk_inputs.push_schedule`)."""
     dt, pattern = ctrl.dt, ctrl.pattern
     K, k_push, push = schedule
-    plant = ContactPlant(ctrl.scene, q0, np.zeros(model.nv), dt, kd=CONTACT_DAMPING)
     rec = _Recorder(K, model.nq, model.nv, FEET)
     start = feet_frame(model)
     z0, error, us = float(q0[2]), "", []
@@ -313,10 +351,10 @@ def _run(
     for k in range(K):
         t = k * dt
         if k == k_push and push is not None:
-            plant.sim.push([0.0, push[0], 0.0])
+            push_base(plant, push)
             pushed = True
         ctrl.schedule(t)
-        q, v = plant.sync()
+        q, v = plant.state()
         model.update(q, v)
         if q[2] < 0.85 * z0:
             error = f"fell at t = {t:.2f} s"
@@ -329,16 +367,17 @@ def _run(
             break
         us.append(time.perf_counter() - t0)
         com = model.com()
-        plant.step()
-        rec.record(t, q, v, com, cmd.effort if cmd.effort is not None else np.zeros(model.nv - 6), plant)
+        tau = cmd.effort if cmd.effort is not None else np.zeros(model.nv - 6)
+        plant.apply(tau)
+        rec.record(t, q, v, com, tau, plant)
         if progress is not None and k % max(1, round(0.1 / dt)) == 0:
             progress(t, pattern.duration)
     wall = time.perf_counter() - wall
     steps = np.array([s.row() for s in ctrl.pattern.steps]) if rec.k else np.zeros((0, 4))
-    walk_log = rec.log(steps, dt)
+    walk_log = rec.log(steps, dt, plant)
     if log is not None:
         walk_log.save(log)
-    return _summary(model, walk_log, plant, start, plan, error, us, wall, pushed)
+    return _summary(model, walk_log, ctrl.scene.effort_limit, start, plan, error, us, wall, pushed)
 
 
 def _planned(
@@ -380,7 +419,7 @@ def _progress(planned: np.ndarray, moved: np.ndarray) -> float:
 def _summary(
     model: RobotModel,
     wl: WalkLog,
-    plant: ContactPlant,
+    effort_limit: np.ndarray | None,
     start: tuple[np.ndarray, float, float, float],
     plan: tuple[int, float, float, float],
     error: str,
@@ -394,12 +433,12 @@ def _summary(
     progress = _progress(planned, moved)
     slip, rot = _slip(model, wl)
     margin, use = _margins(model, wl)
-    violation = _violation(wl, plant.scene.effort_limit)
+    violation = _violation(wl, effort_limit)
     fell = bool(error) or (K > 0 and float(wl.q[:, 2].min()) < 0.85 * float(wl.q[0, 2]))
     return WalkSummary(
         planned, moved, progress, fell, (slip, rot), margin, use, violation,
         1e6 * float(np.median(us)) if us else math.nan, K * wl.dt / max(wall, 1e-9), K * wl.dt, wl,
-        error, pushed, model.total_mass * G0,
+        error, pushed, model.total_mass * G0, wl.plant,
     )  # fmt: skip
 
 

@@ -89,13 +89,16 @@ class DofMap:
             iq, iv, nq, nv = joint.idx_q, joint.idx_v, joint.nq, joint.nv
             if nv == 0:
                 continue
-            if nq == nv == 1:
-                simple_q.append(iq)
-                simple_v.append(iv)
-                names.append(jname)
-                lo, hi = model.lowerPositionLimit[iq], model.upperPositionLimit[iq]
-                lower[iv] = lo if lo > -1e300 else -np.inf
-                upper[iv] = hi if hi < 1e300 else np.inf
+            if nq == nv and (nq == 1 or "Composite" in joint.shortname()):
+                # (a composite of 1-DOF joints, e.g. an MJCF body with several hinges: q = one value per
+                # DOF, named <composite>:<k>)
+                for k in range(nq):
+                    simple_q.append(iq + k)
+                    simple_v.append(iv + k)
+                    names.append(jname if nq == 1 else f"{jname}:{k}")
+                    lo, hi = model.lowerPositionLimit[iq + k], model.upperPositionLimit[iq + k]
+                    lower[iv + k] = lo if lo > -1e300 else -np.inf
+                    upper[iv + k] = hi if hi < 1e300 else np.inf
             elif nq == 2 and nv == 1:
                 self._cont_q.append(iq)
                 self._cont_v.append(iv)

@@ -32,9 +32,10 @@ from typing import Any
 
 import pinocchio as pin
 
+from ..description._mjcf_loading import is_mjcf
 from ..description.robot_files import find_srdf
 from ..description.robot_files import normalised_name as _name
-from ..errors import UnknownNameError
+from ..errors import MJCFError, UnknownNameError
 from .robot_model import RobotModel
 
 __all__ = [
@@ -298,18 +299,26 @@ def robot_path(name: str) -> Path:
 
 
 def load_robot(name_or_path: str | Path, **kwargs: Any) -> RobotModel:
-    """Load a robot by registry name, URDF path or URDF XML string.
+    """Load a robot by registry name, URDF path, URDF XML string or MJCF path.
 
     Keyword arguments go to :meth:`RobotModel.from_urdf` (``floating_base``, ``gravity``, ``srdf``,
     ``check_physics``...) and override the entry's defaults (free-flyer for legged robots and humanoids,
     SRDF, package folders, physics checks as warnings for third-party models); ``package_dirs`` given for a
     registered name are searched before the entry's.
 
+    An MJCF file (``.xml`` or ``.mjcf`` with a ``<mujoco>`` root element) is loaded with
+    :meth:`RobotModel.from_mjcf`: the file defines its own base (a free joint or none), so only ``name``
+    is taken, and ``floating_base``, ``package_dirs`` are ignored when false or empty.
+
     Raises:
         UnknownNameError: a bare name (no path separator, no ``.urdf``) that is not registered.
         URDFError: the file is missing, unreadable, malformed or physically invalid.
+        MJCFError: an MJCF file Pinocchio cannot read, or URDF-only options given for one (the option
+            is named).
     """
     text = str(name_or_path)
+    if "<robot" not in text and is_mjcf(name_or_path):
+        return _load_mjcf(name_or_path, kwargs)
     looks_like_path = isinstance(name_or_path, Path) or "/" in text or "\\" in text or text.endswith(".urdf")
     if "<robot" in text or looks_like_path:
         return RobotModel.from_urdf(name_or_path, **kwargs)
@@ -320,6 +329,13 @@ def load_robot(name_or_path: str | Path, **kwargs: Any) -> RobotModel:
     ):  # the caller's folders first, then the entry's
         kwargs = {**kwargs, "package_dirs": [*kwargs["package_dirs"], *defaults["package_dirs"]]}
     return RobotModel.from_urdf(entry.urdf, **{**defaults, **kwargs})
+
+
+def _load_mjcf(path: str | Path, kwargs: dict[str, Any]) -> RobotModel:
+    unused = [k for k, v in kwargs.items() if k != "name" and v not in (None, False, [], ())]
+    if unused:
+        raise MJCFError(str(path), f"{', '.join(unused)}: URDF options, an MJCF file defines its own model")
+    return RobotModel.from_mjcf(path, name=kwargs.get("name"))
 
 
 def _deepest_frame(robot: RobotModel) -> str:

@@ -29,6 +29,7 @@ import numpy as np
 import pinocchio as pin
 
 from .._support.validation import as_bool, as_state_vector
+from ..description._mjcf_loading import load_mjcf_model
 from ..description._urdf_loading import load_urdf_model
 from ..description.srdf import (
     load_reference_configurations,
@@ -67,18 +68,19 @@ def _paths(dirs: Any) -> list[str]:
     return [str(p) for p in items]
 
 
-_Description = tuple[Path | None, str | None, Path | None]
+#: where a model came from: (urdf_path, urdf_text, srdf_path, mjcf_path)
+_Description = tuple[Path | None, str | None, Path | None, Path | None]
 
 
 def _restore(model: pin.Model, name: str, source: str, dirs: list[str],
              state: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None,
-             description: _Description = (None, None, None),
+             description: _Description = (None, None, None, None),
              mimic: tuple[MimicRepair, ...] = ()) -> RobotModel:  # fmt: skip
     """Unpickling and ``copy.deepcopy``: a new robot on ``model`` at ``state`` = (q, v, a), its mimic joints
     rebuilt from ``mimic`` (what Pinocchio's pickle loses: :mod:`wbcpy.model._mimic_pickle`)."""
     repair_mimic_joints(model, mimic)
     robot = RobotModel(model, name=name, source=source, package_dirs=dirs)
-    robot.urdf_path, robot.urdf_text, robot.srdf_path = description
+    robot._set_description(description)
     if state is not None:
         q, v, a = (None if x is None else np.array(x, dtype=np.float64) for x in state)
         if q is not None and v is not None:
@@ -121,11 +123,13 @@ class RobotModel(RobotStateViews):
         urdf_path: the URDF file (absolute) of :meth:`from_urdf`, or None.
         urdf_text: the URDF XML when it was given as a string to :meth:`from_urdf`, else None.
         srdf_path: the SRDF of the reference configurations, or None.
+        mjcf_path: the MJCF file (absolute) of :meth:`from_mjcf`, or None.
     """
 
     urdf_path: Path | None = None
     urdf_text: str | None = None
     srdf_path: Path | None = None
+    mjcf_path: Path | None = None
 
     @property
     def nq(self) -> int:
@@ -242,6 +246,28 @@ class RobotModel(RobotStateViews):
         robot.srdf_path = srdf_path
         return robot
 
+    @classmethod
+    def from_mjcf(cls, source: str | Path, name: str | None = None) -> RobotModel:
+        """Load a robot from an MJCF file (MuJoCo's XML) with Pinocchio's ``buildModelFromMJCF``.
+
+        Hinge, slide, ball and free joints, armature, bodies and sites (as frames) and keyframes (as
+        reference configurations, plus ``qpos0``); gravity from ``<option gravity>``. Joint and frame names
+        are MuJoCo's, so a :class:`~wbcpy.sim.mujoco.MujocoPlant` of the same file maps on this model by
+        name. See :mod:`wbcpy.description._mjcf_loading`.
+
+        Args:
+            source: path to the ``.xml`` file.
+            name: robot name; default the ``<mujoco model>`` attribute, else the file's stem.
+
+        Raises:
+            URDFNotFoundError: the path does not exist (also a ``FileNotFoundError``).
+            MJCFError: not an MJCF file, malformed XML, or a file Pinocchio's parser rejects.
+        """
+        model, path, label = load_mjcf_model(source)
+        robot = cls(model, name=name or label, source=str(path))
+        robot.mjcf_path = path
+        return robot
+
     def copy(self) -> RobotModel:
         """An independent robot at the same state, cheaply: shared ``pin.Model`` and names, new data.
 
@@ -282,11 +308,15 @@ class RobotModel(RobotStateViews):
                            self._description(), mimic))  # fmt: skip
 
     def _description(self) -> _Description:
-        """Where the model came from: (urdf_path, urdf_text, srdf_path)."""
-        return self.urdf_path, self.urdf_text, self.srdf_path
+        """Where the model came from: (urdf_path, urdf_text, srdf_path, mjcf_path)."""
+        return self.urdf_path, self.urdf_text, self.srdf_path, self.mjcf_path
+
+    def _set_description(self, description: tuple[Any, ...]) -> None:
+        # (a pickle of an older wbcpy holds three entries: no MJCF)
+        self.urdf_path, self.urdf_text, self.srdf_path, self.mjcf_path = (*description, None, None)[:4]
 
     def _copy_description(self, other: RobotModel) -> None:
-        self.urdf_path, self.urdf_text, self.srdf_path = other._description()
+        self._set_description(other._description())
 
     def _state_args(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
         q, v, a = self._st[:3]

@@ -252,9 +252,13 @@ def _one_plain_level(level: QPLevel, split: FixedSplit, solver: LevelSolver,
 def _violated_constraints(hqp: HierarchicalQP, constrained: list[int], x: np.ndarray,
                           tol: float) -> tuple[int, str] | None:  # fmt: skip
     """(level, what) of the first level of ``constrained`` whose equalities or inequalities the answer
-    violates (relative to the magnitudes of their terms: |row| > tol (1 + |M||x| + |side|)), None when it
-    meets them all: each level was certified in its own coordinates x̄ + Z w, and this last guard against
-    what lifting and cancellation could lose is one compiled pass per constraint block."""
+    violates, None when it meets them all: each level was certified in its own coordinates x̄ + Z w, and
+    this last guard against what lifting and cancellation could lose is one compiled pass per constraint
+    block (:func:`wbcpy._kernels.rows_excess`). It is judged against the rows' data, not against the
+    answer's own size: a row's violation may exceed tol·(1 + |side|) only by the rounding allowance of its
+    terms, 8(n + 1)ε·|M||x|, and the answer's rounding ε·max|M|·‖x‖₂ may not exceed tol·(1 + the largest
+    side) — an answer far out along the rows' null space meets them to rounding while its products carry
+    no digit of their sides."""
     levels = hqp.levels
     for p in constrained:
         level = levels[p]
@@ -262,12 +266,13 @@ def _violated_constraints(hqp: HierarchicalQP, constrained: list[int], x: np.nda
         if E is not None and f is not None and E.shape[0]:
             off = _rows_excess(E, f, f, x, tol)
             if off > 0.0:
-                return p, f"equality constraints violated in the answer ({off:.3g} beyond tolerance)"
+                return p, (f"equality constraints violated in the answer, or the answer beyond what they "
+                           f"resolve ({off:.3g} beyond tolerance)")  # fmt: skip
         C, lo, hi = level.C, level.lbC, level.ubC
         if C is None or lo is None or hi is None or not C.shape[0]:
             continue
         if _rows_excess(C, lo, hi, x, tol) > 0.0:
-            return p, "inequality constraints violated in the answer"
+            return p, "inequality constraints violated in the answer, or the answer beyond what they resolve"
     return None
 
 

@@ -23,7 +23,14 @@ of its strong ones:
   scale must sit on an active side with the matching sign;
 * resolution: the multipliers' terms may not be so large that their rounding alone exceeds the
   tolerance on the gradient's own scale (terms that cancel each other at a vertex whose active rows are
-  dependent to rounding would make the relative stationarity test pass anything; ``unresolved``).
+  dependent to rounding would make the relative stationarity test pass anything; ``unresolved``);
+* a bound on the answer, judged against the problem's data (``oversized``): the rounding of the
+  products the answer enters, ε·m·‖x‖₂ with m the largest entry of H, A and C, may not exceed the
+  tolerance on the scale of the data, tol·(1 + the largest finite |g|, |b|, side or bound). Every test
+  above is relative to the magnitudes of the answer's own terms, so a point far out along a direction
+  the level leaves free (a semidefinite level whose optimal set is unbounded, answered by a
+  factorisation of its singular Hessian) would pass them all while its products carry no digit of the
+  data; the levels below would then lose their rows and the hard constraints to cancellation.
 
 For a QP with bounds only, the natural residual x − clip(x − (Hx + g), lb, ub) is zero exactly at the
 optimum (it measures stationarity, feasibility and the signs of the bound multipliers at once) and needs
@@ -37,6 +44,7 @@ the Hessian's condition number); it returns only certified points.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias
@@ -59,6 +67,7 @@ __all__ = [
     "certify",
     "certify_box",
     "cost",
+    "oversized",
     "refine",
 ]
 
@@ -200,6 +209,8 @@ class Certificate:
         gradient: H x + g of a box certificate (None otherwise).
         unresolved: the residuals pass but the multipliers are beyond what double precision resolves
             (see :func:`certify`): ``ok`` is False.
+        oversized: the residuals pass but the answer is so large that its own rounding exceeds the
+            tolerance on the scale of the problem's data (see :func:`oversized`): ``ok`` is False.
     """
 
     ok: bool
@@ -212,6 +223,7 @@ class Certificate:
     marginal: bool = False
     gradient: np.ndarray | None = None
     unresolved: bool = False
+    oversized: bool = False
 
 
 def _mat_abs_dot(M: Matrix, v: np.ndarray) -> np.ndarray:
@@ -377,7 +389,48 @@ def certify(q: StdQP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None,
     if cert.ok and (y is not None or z is not None) and _unresolved(q, x, cert, tol):
         cert.ok = False
         cert.unresolved = True
+    if cert.ok and oversized(q, x, tol):
+        cert.ok = False
+        cert.oversized = True
     return cert
+
+
+def oversized(q: StdQP, x: np.ndarray, tol: float) -> bool:
+    """True when x is beyond what the problem's data resolve: the rounding of the products it enters,
+    ε·m·‖x‖₂ (m the largest |entry| of H, A and C; H is positive semidefinite, so its largest entry is on
+    its diagonal), exceeds ``tol``·(1 + the largest finite |g|, |b|, side or bound).
+
+    Every other test of the certificate is relative to the magnitudes of the answer's own terms, which
+    grow with the answer: this one is judged against the data alone. It is what lets a semidefinite
+    level's answer be trusted when the backend factorised a Hessian that is singular to rounding (a
+    point ~1e18 along a free direction passes the relative tests)."""
+    if not x.size:
+        return False
+    m = _matrix_scale(q)
+    rounding = _EPS * m * math.sqrt(float(x @ x))
+    if rounding <= tol:  # (the data scale is ≥ 1: the usual case needs no look at the data)
+        return False
+    return not rounding <= tol * (1.0 + _data_scale(q))
+
+
+def _matrix_scale(q: StdQP) -> float:
+    """The largest |entry| of the QP's matrices H, A and C (H's on its diagonal: it is semidefinite)."""
+    m = float(np.max(q.H.diagonal(), initial=0.0))
+    for M in (q.A, q.C):
+        if M is not None and M.shape[0] and M.shape[1]:
+            data = M.data if sp.issparse(M) else M
+            m = max(m, float(np.max(np.abs(data), initial=0.0)))
+    return m
+
+
+def _data_scale(q: StdQP) -> float:
+    """The largest finite |entry| of the QP's vectors: g, b, the rows' sides and the bounds."""
+    out = 0.0
+    for v in (q.g, q.b, q.lbC, q.ubC, q.lb, q.ub):
+        if v is not None and v.size:
+            a = np.abs(v)
+            out = max(out, float(np.max(a, where=np.isfinite(a), initial=0.0)))
+    return out
 
 
 def _unresolved(q: StdQP, x: np.ndarray, cert: Certificate, tol: float) -> bool:
@@ -462,6 +515,11 @@ def _complementarity(q: StdQP, x: np.ndarray, z: np.ndarray | None, z_box: np.nd
 
 
 # ---------------------------------------------------------------------------------------------------- refine
+#: the relative singular-value cutoff of the least-squares minimisers of :func:`refine`: directions the
+#: rows weigh less than this (relative to the strongest) are left at the least-norm point. Far above the
+#: rounding of rows that are dependent in exact arithmetic (~kε), far below the weakest rows a hierarchy
+#: meets (√λ = 1e-4 of a λ = 1e-8 regulariser, weights over twelve decades: 1e-6)
+LS_RCOND = 1e-12
 #: what :func:`refine` returns: (x, y, z, z_box, certificate) of a certified optimum
 Refined = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Certificate]
 
@@ -538,21 +596,34 @@ def _reduced(P: _Dense, free: np.ndarray, fixed: np.ndarray, x: np.ndarray, xp: 
         R, d = P.ls
         RZ = R[:, free] @ Z
         base = d - R[:, fixed] @ x[fixed] - R[:, free] @ xp  # ‖R x − d‖² with x[free] = xp + Z w
-        out.append(sla.lstsq(RZ, base, check_finite=False, lapack_driver="gelsy")[0])
+        out.append(sla.lstsq(RZ, base, cond=LS_RCOND, check_finite=False, lapack_driver="gelsy")[0])
     H = P.H
     HFF = H[np.ix_(free, free)]
     Hz = Z.T @ HFF @ Z
     rhs = -(Z.T @ (P.g[free] + HFF @ xp + H[np.ix_(free, fixed)] @ x[fixed]))
     try:
         factor = sla.cho_factor(Hz, check_finite=False)
+        if _singular_factor(factor[0], Hz):
+            raise np.linalg.LinAlgError("semidefinite to rounding")
         w = sla.cho_solve(factor, rhs, check_finite=False)
         out.append(w + sla.cho_solve(factor, rhs - Hz @ w, check_finite=False))
     except np.linalg.LinAlgError:
         if P.ls is None:
-            w = sla.lstsq(Hz, rhs, check_finite=False)[0]
+            w = sla.lstsq(Hz, rhs, cond=LS_RCOND**2, check_finite=False)[0]
             if np.abs(Hz @ w - rhs).max() <= 1e-9 * (1.0 + np.abs(rhs).max()):
                 out.append(w)  # (otherwise a descent direction without curvature: unbounded)
     return out
+
+
+def _singular_factor(L: np.ndarray, Hz: np.ndarray) -> bool:
+    """A Cholesky factor of Hz that only rounding kept positive: a pivot² at or below 8(k + 1)ε of the
+    largest diagonal entry of Hz. Its solution has entries of the order 1/ε along the directions Hz leaves
+    free, which carry no digit of the data: the least-squares minimisers take those directions instead."""
+    k = Hz.shape[0]
+    if not k:
+        return False
+    pivots = np.abs(np.diagonal(L))
+    return bool(float(pivots.min()) ** 2 <= 8.0 * (k + 1) * _EPS * float(np.max(np.diagonal(Hz))))
 
 
 def _multipliers(P: _Dense, x: np.ndarray, sb: np.ndarray,

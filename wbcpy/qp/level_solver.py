@@ -54,7 +54,6 @@ minimiser"). Whatever the compiled call does not settle goes to
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Iterator
 from typing import Any
 
@@ -63,7 +62,7 @@ import numpy as np
 from .._kernels import all_finite as _all_finite
 from .backends import Backend, make_backend
 from .backends.base import Rows
-from .kkt import Certificate, RawResult, StdQP, as_dense, certify, cost, refine
+from .kkt import Certificate, RawResult, StdQP, as_dense, certify, cost, oversized, refine
 
 _EPS = float(np.finfo(np.float64).eps)
 #: with ``tighten``, an exact backend's answer whose stationarity or feasibility residual exceeds
@@ -144,48 +143,6 @@ def _usable(raw: RawResult, n: int) -> np.ndarray | None:
         if x.dtype is not _F64 and np.isfinite(x).all():
             return np.asarray(x, dtype=np.float64)
     return None
-
-
-def _max_abs(M: Any) -> float:
-    """Largest |entry| of a dense or sparse matrix (0 for None or an empty one)."""
-    if M is None or M.shape[0] == 0 or M.shape[1] == 0:
-        return 0.0
-    data = M.data if hasattr(M, "tocsc") else M
-    return float(np.abs(data).max(initial=0.0))
-
-
-def _finite_max(*vectors: np.ndarray | None) -> float:
-    """Largest finite |entry| of the given vectors (0 when there is none)."""
-    out = 0.0
-    for v in vectors:
-        if v is not None and v.size:
-            a = np.abs(v)
-            out = max(out, float(a[np.isfinite(a)].max(initial=0.0)))
-    return out
-
-
-def _resolvable(q: StdQP, x: np.ndarray, tol: float) -> bool:
-    """False when x is so large that its own rounding, ε max|M| ‖x‖ (M = H, A, C), exceeds the tolerance on
-    the scale of the problem's data (1 + the largest |g|, |b| or finite side): its residuals then pass a
-    certificate relative to the magnitude of their terms without saying anything. A semidefinite level
-    whose optimal set is unbounded can get such an answer from an interior-point backend (clarabel: 9e18
-    along the free wrench split of a contact scene, the levels below losing the dynamics equalities to
-    cancellation); another attempt (refinement, fallback, rescue) is made instead. Checked on the answers
-    of iterative backends and on refined answers (an exact active-set backend's answer is a vertex of its
-    active set, bounded by the data; the hierarchy's final constraint check guards every answer)."""
-    if not x.size:
-        return True
-    xmax = math.sqrt(float(x @ x))  # (‖x‖₂ ≥ max |x_i|: one call)
-    H = q.H  # positive semidefinite: its largest |entry| is on the diagonal
-    m = float(H.diagonal().max())
-    if q.A is not None:
-        m = max(m, _max_abs(q.A))
-    if q.C is not None:
-        m = max(m, _max_abs(q.C))
-    rounding = _EPS * xmax * m
-    if rounding <= tol:  # (the data scale is ≥ 1: the usual case needs no look at the data)
-        return True
-    return rounding <= tol * (1.0 + _finite_max(q.g, q.b, q.lbC, q.ubC, q.lb, q.ub))
 
 
 def _guarded(b: Backend[Any], q: StdQP) -> RawResult:
@@ -372,7 +329,11 @@ class LevelSolver:
         ½wᵀ(H + δI)w + (g − δw_k)ᵀw under the same constraints (sides moved out by :func:`_relaxed`
         when the first step finds them infeasible),
         δ = each of :data:`PROX_DELTAS` in turn times (1 + max H_ii),
-        from w_0 = the backend's first answer (or the warm start, or 0). A fixed point is a minimiser of
+        from w_0 = the backend's first answer (or the warm start, or 0; never an answer beyond what the
+        data resolve, :func:`~wbcpy.qp.kkt.oversized`: the iterates stay within ‖w_0 − w*‖ of the
+        minimiser w* nearest w_0, so an answer far out along a free direction of a semidefinite level
+        would keep them there, and w = 0 — the level above's answer — bounds them by the data). A fixed
+        point is a minimiser of
         the level itself: the iterate's multipliers make the level's stationarity residual δ(w_{k+1} − w_k),
         and every iterate is judged by the level's own full certificate (:func:`certify`, with those
         multipliers), then refined on its active set (:func:`refine`) towards a strict certificate —
@@ -386,8 +347,8 @@ class LevelSolver:
             return None
         scale = 1.0 + float(np.abs(np.diagonal(H)).max(initial=0.0))
         w = _usable(raw, n)
-        if w is None:
-            w = x0 if x0 is not None else np.zeros(n)
+        if w is None or oversized(q, w, self.kkt_tol):
+            w = x0 if x0 is not None and not oversized(q, x0, self.kkt_tol) else np.zeros(n)
         best: _Iterate | None = None
         b.reset()
         sides: tuple[np.ndarray | None, ...] = (q.lbC, q.ubC, q.lb, q.ub)
@@ -491,25 +452,22 @@ class LevelSolver:
         if exact or not self.polish:
             cert = certify(q, x, raw.y, raw.z, raw.z_box, self.kkt_tol)
             loose = _loose(cert, self.kkt_tol, exact, self.tighten)
-            if cert.ok and not (loose and self.polish) and (exact or _resolvable(q, x, self.kkt_tol)):
+            if cert.ok and not (loose and self.polish):
                 return self._solved(x, cert, status, raw, who, fallback, exact)
             if not self.polish:
                 self._failed(label, status, cert, notes)
                 return None
         found = self._refined(q, x, raw, cert, status, who, fallback, exact)
         if isinstance(found, Solved):
-            if _resolvable(q, found.x, self.kkt_tol):
-                return found
-            notes.append(
-                f"{label}: {status}; |x| = {np.abs(found.x).max():.3g} beyond what the data resolves"
-            )
-            return None
+            return found
         self._failed(label, status, found, notes)
         return None
 
     def _failed(self, label: str, status: str, cert: Certificate, notes: list[str]) -> None:
         """Note why an answer was rejected."""
         unresolved = f", multipliers up to {cert.dual_scale:.3g} unresolved" if cert.unresolved else ""
+        if cert.oversized:
+            unresolved += ", the answer beyond what the data resolve"
         notes.append(
             f"{label}: {status}; KKT certificate failed (relative residuals: primal {cert.primal:.3g}, "
             f"dual {cert.dual:.3g}, complementarity {cert.complementarity:.3g}{unresolved}; tolerance "

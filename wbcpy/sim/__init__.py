@@ -2,8 +2,12 @@
 
 * :class:`SceneSimulation`, :class:`SimulationResult` — closed loop of a scene file's scene: PD
   references → update → solve → integrate q̈ (or q̇) (:mod:`~wbcpy.sim.simulation`);
+* :class:`Plant` — the plant protocol: state, torques for one control period, contact wrenches, pushes
+  (:mod:`~wbcpy.sim.plant`);
 * :class:`ContactSimulation`, :class:`ContactPlant` — joint torques integrated with Pinocchio's rigid
-  constraint dynamics (:mod:`~wbcpy.sim.contact_simulation`).
+  constraint dynamics (:mod:`~wbcpy.sim.contact_simulation`);
+* :class:`MujocoPlant`, :class:`ContactOptions` — a robot simulated by MuJoCo (:mod:`~wbcpy.sim.mujoco`,
+  the optional ``mujoco`` extra).
 
 Layer: above the scenes.
 """
@@ -11,6 +15,16 @@ Layer: above the scenes.
 from __future__ import annotations
 
 from .contact_simulation import ContactPlant, ContactSimulation
+from .mujoco import ContactOptions, MujocoPlant
+from .plant import Plant
 from .simulation import SceneSimulation, SimulationResult
 
-__all__ = ["ContactPlant", "ContactSimulation", "SceneSimulation", "SimulationResult"]
+__all__ = [
+    "ContactOptions",
+    "ContactPlant",
+    "ContactSimulation",
+    "MujocoPlant",
+    "Plant",
+    "SceneSimulation",
+    "SimulationResult",
+]

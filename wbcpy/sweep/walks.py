@@ -7,6 +7,7 @@ A walk sweep has ``walk:`` — the arguments of :func:`~wbcpy.locomotion.walk` �
       n_steps: 6
       length: 0.15
       push: {impulse: 0, time: 3.0}
+      plant: mujoco              # pinocchio (default) or mujoco
     set:                         # optional: walk paths -> value in every run (not a column)
       walk.double_support_time: 0.2
     grid:                        # walk paths -> values; runs = Cartesian product
@@ -15,7 +16,9 @@ A walk sweep has ``walk:`` — the arguments of :func:`~wbcpy.locomotion.walk` �
       walk.push.impulse: [0, 20, 30]
     metrics: [success, progress, cop_margin, max_slip]   # default: every walk metric
 
-Paths are ``walk.<argument>`` (:data:`WALK_KEYS`) and ``walk.push.impulse`` / ``walk.push.time`` (the
+The plant is Pinocchio's rigid contacts (``plant: pinocchio``, the default) or MuJoCo (``plant: mujoco``,
+the ``mujoco`` extra; ``walk.plant`` may be a grid path, to compare both). Paths are
+``walk.<argument>`` (:data:`WALK_KEYS`) and ``walk.push.impulse`` / ``walk.push.time`` (the
 walk section must then have a ``push`` mapping). A push is a lateral impulse (N·s, +y world) on the base
 at ``time`` (s) through the plant, which the controller is not told about; an impulse of 0 is no push (the
 walk's unpushed acceptance figures apply). Every value, in the walk section, ``set`` and the grid, is
@@ -69,6 +72,7 @@ WALK_KEYS = (
     "dt",
     "solver",
     "push_recovery",
+    "plant",
 )
 #: the keys of a walk's ``push`` mapping: impulse (N·s, ≥ 0), time (s, ≥ 0)
 PUSH_KEYS = ("impulse", "time")
@@ -108,6 +112,7 @@ def _value_error(field: str, key: str, value: Any) -> ConfigError | None:
         "dt": (lambda x: is_number(x) and 0 < x <= 0.05, "a step in (0, 0.05] s"),
         "solver": (lambda x: x is None or (isinstance(x, str) and bool(x)), "a QP backend name or null"),
         "push_recovery": (lambda x: isinstance(x, bool), "true or false"),
+        "plant": (lambda x: x in ("pinocchio", "mujoco"), "pinocchio or mujoco"),
         "impulse": (lambda x: is_number(x) and x >= 0, "a number ≥ 0 (N·s)"),
         "time": (lambda x: is_number(x) and x >= 0, "a number ≥ 0 (s)"),
     }
