@@ -1,4 +1,5 @@
-"""Peer controllers (TSID 1.7.1, pink) set up as their users write them, shared by the benchmarks.
+"""Peer controllers (TSID 1.7.1, pink, PlaCo 0.10.2) set up as their users write them, shared by the
+benchmarks.
 
 Each peer is a small class with ``setup()`` (build everything, then run the closed loop for
 ``n_states`` steps and record the states it visits) and ``step()`` (one full control step at the next
@@ -17,10 +18,22 @@ Peers
   position/velocity/acceleration bounds (``TaskJointPosVelAccBounds``, hard).
 * :class:`PinkPandaReach` — (iv) issues 11 and 16: Panda, pink ``FrameTask`` + ``PostureTask``
   (cost 1e-3), configuration and velocity limits (pink's defaults), daqp.
+* :class:`PlacoTalosStanding` — PlaCo's ``DynamicsSolver`` on the Talos standing problem of
+  :class:`TsidTalosStanding`: a soft COM task (weight 1) and joints task (weight 1e-3) with the same PD
+  gains, both soles as planar contacts (hard frame tasks, 0.2 × 0.13 m, μ = 0.3), PlaCo's torque cost
+  (its default 1e-3, or another ``torque_cost``).
+* :class:`PlacoTalosWalk` — PlaCo's kinematic walk on Talos as its walk example writes it: a
+  ``WalkPatternGenerator`` plan over ``FootstepsPlannerRepetitive`` steps, tracked by a
+  ``KinematicsSolver`` through ``WalkTasks`` (feet, trunk orientation, COM; soft, weight 1) with velocity
+  limits; one step is ``update_tasks_from_trajectory``, ``update_kinematics``, ``solve(True)`` and the
+  support-foot update.
 
 TSID and pink are not wbcpy dependencies: install them in a benchmark venv
 (``pip install tsid==1.7.1 "pin==3.4.0" "cmeel-urdfdom<5" "cmeel-tinyxml2<11" pin-pink quadprog`` then
-``pip install -e .``). A peer that is not installed raises ImportError from its ``setup()``.
+``pip install -e .``). PlaCo 0.10.2 pins Pinocchio 3.8: a venv of its own (``pip install placo==0.10.2
+qpsolvers osqp daqp scipy pyyaml example-robot-data``), with wbcpy on ``PYTHONPATH`` (its compiled
+kernels built by the main venv's editable install). A peer that is not installed raises ImportError from
+its ``setup()``.
 
 Run ``python benchmarks/_peers.py [--repeat N]`` to time every installed peer (median and p95 per step).
 """
@@ -46,11 +59,14 @@ from wbcpy.robots import example_robot_data_dir
 
 __all__ = [
     "PinkPandaReach",
+    "PlacoTalosStanding",
+    "PlacoTalosWalk",
     "TsidPandaReach",
     "TsidTalosStanding",
     "com_target",
     "import_tsid",
     "panda_start",
+    "placo_talos_urdf",
     "talos_start",
 ]
 
@@ -342,6 +358,186 @@ class PinkPandaReach(_Replay):
         self.velocity = self._pink.solve_ik(self.config, self.tasks, DT, solver=self.solver)
 
 
+# ------------------------------------------------------------------------------------------- PlaCo
+#: frames PlaCo's HumanoidRobot needs, added to Talos's URDF: (new link, the link it is fixed to)
+PLACO_FRAMES = (("left_foot", "left_sole_link"), ("right_foot", "right_sole_link"), ("trunk", "torso_2_link"))
+
+
+def placo_talos_urdf() -> str:
+    """Talos's URDF text for PlaCo: without visual and collision elements (PlaCo would load their meshes),
+    with the frames its HumanoidRobot needs (:data:`PLACO_FRAMES`, fixed at the soles and the torso)."""
+    import re
+
+    robot, _ = talos_start()
+    text = re.sub(r"<(visual|collision)\b.*?</\1>", "", Path(robot.source).read_text(), flags=re.S)
+    extra = "".join(
+        f'<link name="{name}"/><joint name="{name}_fixed" type="fixed"><parent link="{parent}"/>'
+        f'<child link="{name}"/><origin xyz="0 0 0" rpy="0 0 0"/></joint>'
+        for name, parent in PLACO_FRAMES
+    )
+    return text.replace("</robot>", f"{extra}</robot>")
+
+
+def _placo_robot(kind: str = "RobotWrapper") -> tuple[Any, Any, np.ndarray]:
+    """(placo module, a PlaCo robot of Talos at half_sitting, q0); its joints in wbcpy's order."""
+    placo = importlib.import_module("placo")
+    wbc_robot, q0 = talos_start()
+    robot = getattr(placo, kind)("", 0, placo_talos_urdf())
+    names = [n for n in robot.model.names if n != "universe"]
+    if names != [n for n in wbc_robot.model.names if n != "universe"]:
+        raise ImportError("PlaCo's Talos model orders its joints differently from wbcpy's")
+    robot.state.q = q0.copy()
+    robot.state.qd = np.zeros(robot.model.nv)
+    robot.update_kinematics()
+    return placo, robot, q0
+
+
+class PlacoTalosStanding(_Replay):
+    """PlaCo's DynamicsSolver on Talos standing (see the module docstring).
+
+    Args:
+        torque_cost: PlaCo's soft cost on the actuated torques (None: its default, 1e-3).
+        n_states: closed-loop steps recorded by :meth:`setup`.
+
+    Attributes (after a step): ``qdd`` (nv), ``tau`` (actuated).
+    """
+
+    name = "PlaCo DynamicsSolver Talos standing"
+
+    def __init__(self, torque_cost: float | None = None, n_states: int = 500) -> None:
+        super().__init__(n_states)
+        self.torque_cost = torque_cost
+        if torque_cost is not None:
+            self.name = f"PlaCo DynamicsSolver Talos standing (torque cost {torque_cost:g})"
+
+    def setup(self) -> None:
+        placo, robot, q0 = _placo_robot()
+        self.wbc_robot, self.robot = talos_start()[0], robot
+        self.model = self.wbc_robot.model
+        solver = self.solver = placo.DynamicsSolver(robot)
+        solver.dt = DT
+        if self.torque_cost is not None:
+            solver.torque_cost = self.torque_cost
+        self.com0 = robot.com_world().copy()
+        com = self.com_task = solver.add_com_task(self.com0)
+        com.configure("com", "soft", WEIGHTS["com"])
+        com.kp, com.kd = COM_KP, COM_KD
+        self.posture_target = q0[7:].copy()
+        joints = [n for n in self.model.names[2:]]
+        posture = self.posture_task = solver.add_joints_task()
+        posture.set_joints({n: float(q) for n, q in zip(joints, self.posture_target, strict=True)})
+        posture.configure("posture", "soft", WEIGHTS["posture"])
+        posture.kp, posture.kd = POSTURE_KP, POSTURE_KD
+        X, Y = SOLE_HALF_SIZE
+        self.contacts, self._alive = [], []
+        for frame in SOLES:
+            foot = solver.add_frame_task(frame, robot.get_T_world_frame(frame))
+            foot.configure(frame, "hard", 1.0, 1.0)
+            contact = solver.add_planar_contact(foot)
+            contact.length, contact.width, contact.mu = 2 * X, 2 * Y, MU
+            self.contacts.append(contact)
+            self._alive.append(foot)
+        self._data = self.model.createData()
+        self._record(self.model, q0, np.zeros(self.model.nv), self._control)
+
+    def _control(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        robot = self.robot
+        robot.state.q, robot.state.qd = q, v
+        robot.update_kinematics()
+        p, dp, ddp = com_target(t, self.com0)
+        task = self.com_task
+        task.target_world, task.dtarget_world, task.ddtarget_world = p, dp, ddp
+        result = self.solver.solve(False)
+        if not result.success:
+            raise RuntimeError("PlaCo's DynamicsSolver failed")
+        self.qdd, self.tau = result.qdd, result.tau[6:]
+        return np.array(result.qdd)
+
+    def step(self) -> None:
+        """One control step at the next recorded state: COM target, kinematics, solve (q̈, τ)."""
+        t, q, v = self._next()
+        self._control(t, q, v)
+
+    def desired_accelerations(self) -> tuple[np.ndarray, np.ndarray]:
+        """The COM and posture accelerations PlaCo's PD tasks ask at the last state (the same laws as
+        TSID's and wbcpy's: kp e + kd ė + feed-forward), evaluated with raw Pinocchio."""
+        t, q, v = self.states[(self._k - 1) % self.n_states]
+        p, dp, ddp = com_target(t, self.com0)
+        com = pin.centerOfMass(self.model, self._data, q, v)
+        vcom = self._data.vcom[0]
+        posture = POSTURE_KP * (self.posture_target - q[7:]) - POSTURE_KD * v[6:]
+        return ddp + COM_KD * (dp - vcom) + COM_KP * (p - com), posture
+
+    def wrenches(self) -> list[np.ndarray]:
+        """Each sole's wrench of the last step (its frame, about its origin, force over torque)."""
+        return [np.array(c.wrench, dtype=float) for c in self.contacts]
+
+
+class PlacoTalosWalk:
+    """PlaCo's kinematic walk on Talos (see the module docstring): ``steps`` footsteps of ``length`` m,
+    single support 0.6 s and double support 0.2 s (wbcpy's WalkingPattern's 0.8 s steps), COM height of
+    half_sitting; the walk restarts from its first state when it ends."""
+
+    name = "PlaCo walk step (WalkPatternGenerator + KinematicsSolver)"
+
+    def __init__(self, steps: int = 3, length: float = 0.2, dt: float = 0.005) -> None:
+        self.n_steps, self.length, self.dt = steps, length, dt
+
+    def setup(self) -> None:
+        placo, robot, _ = _placo_robot("HumanoidRobot")
+        self.robot = robot
+        params = placo.HumanoidParameters()
+        params.single_support_duration = 0.6
+        params.single_support_timesteps = 10
+        params.double_support_ratio = 0.2 / 0.6
+        params.startend_double_support_ratio = 1.5
+        params.planned_timesteps = 48
+        sole = robot.get_T_world_frame("left_foot")[:3, 3]
+        params.walk_com_height = float(robot.com_world()[2] - sole[2])
+        params.walk_foot_height = 0.05
+        params.walk_trunk_pitch = 0.0
+        params.walk_foot_rise_ratio = 0.2
+        params.foot_length, params.foot_width = 2 * SOLE_HALF_SIZE[0], 2 * SOLE_HALF_SIZE[1]
+        params.feet_spacing = float(abs(sole[1] - robot.get_T_world_frame("right_foot")[1, 3]))
+        params.zmp_margin = 0.02
+        params.walk_max_dx_forward = max(0.08, self.length)
+        solver = self.solver = placo.KinematicsSolver(robot)
+        solver.enable_velocity_limits(True)
+        solver.dt = self.dt
+        tasks = self.tasks = placo.WalkTasks()
+        tasks.initialize_tasks(solver, robot)
+        upper = [n for n in robot.joint_names() if n.startswith(("arm_", "head_", "gripper_"))]
+        joints = self.joints_task = solver.add_joints_task()
+        joints.set_joints({n: robot.get_joint(n) for n in upper})
+        joints.configure("joints", "soft", 1.0)
+        planner = placo.FootstepsPlannerRepetitive(params)
+        planner.configure(self.length, 0.0, 0.0, self.n_steps)
+        left = placo.flatten_on_floor(robot.get_T_world_left())
+        right = placo.flatten_on_floor(robot.get_T_world_right())
+        footsteps = planner.plan(placo.HumanoidRobot_Side.left, left, right)
+        double = params.has_double_support()
+        supports = placo.FootstepsPlanner.make_supports(footsteps, 0.0, True, double, True)
+        self.walk = placo.WalkPatternGenerator(robot, params)
+        self.trajectory = self.walk.plan(supports, robot.com_world(), 0.0)
+        self.q_start = np.array(robot.state.q)
+        self.t = 0.0
+
+    def step(self) -> None:
+        """One walk step: tasks from the plan at t, kinematics, solve and integrate, support update."""
+        robot, trajectory, t = self.robot, self.trajectory, self.t
+        self.tasks.update_tasks_from_trajectory(trajectory, t)
+        robot.update_kinematics()
+        self.solver.solve(True)
+        if not trajectory.support_is_both(t):
+            robot.update_support_side(str(trajectory.support_side(t)))
+            robot.ensure_on_floor()
+        self.t = t + self.dt
+        if self.t > trajectory.t_end:  # the walk again from its first state
+            robot.state.q = self.q_start.copy()
+            robot.state.qd = np.zeros(robot.model.nv)
+            self.t = 0.0
+
+
 def all_peers() -> list[Any]:
     """Every peer of this module, default settings."""
     return [
@@ -349,6 +545,8 @@ def all_peers() -> list[Any]:
         TsidTalosStanding(feet_tasks=True),
         TsidPandaReach(),
         PinkPandaReach(),
+        PlacoTalosStanding(),
+        PlacoTalosWalk(),
     ]
 
 

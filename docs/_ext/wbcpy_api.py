@@ -426,7 +426,9 @@ def _resolve(app: Sphinx, env: Any, node: Any, contnode: Any) -> Any:
     return None
 
 
-_TYPING_NAMES = {"Any", "Callable", "Self", "Iterable", "Iterator", "Sequence", "Mapping"}
+#: short names of typing helpers shown as code (numpy's ``ArrayLike``/``NDArray`` reach a module through an
+#: inherited dataclass field: a subclass's module need not import them)
+_TYPING_NAMES = {"Any", "Callable", "Self", "Iterable", "Iterator", "Sequence", "Mapping", "ArrayLike", "NDArray"}
 
 
 def _missing_reference(app: Sphinx, env: Any, node: Any, contnode: Any) -> Any:

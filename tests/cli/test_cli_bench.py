@@ -35,7 +35,8 @@ def test_bench_quick_prints_every_capability_with_its_ratios(tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout
     assert cpu_model() in out.splitlines()[0] and "200 samples per call" in out
-    expected = CAPABILITIES + (["InverseDynamicsScene step"] if example_robot_data_dir() else [])
+    talos = ["InverseDynamicsScene step", "kinematic walk step"]
+    expected = CAPABILITIES + (talos if example_robot_data_dir() else [])
     for capability in expected:
         (row,) = [line for line in out.splitlines() if line.startswith(capability)]
         ratios = [float(x) for x in re.findall(r"(\d+\.\d+)×", row)]
@@ -44,6 +45,8 @@ def test_bench_quick_prints_every_capability_with_its_ratios(tmp_path: Path) -> 
         assert re.search(r"pink \d+(\.\d)?: \d+\.\d+×", out)
     if not _have("tsid"):
         assert "TSID: not installed" in out or not example_robot_data_dir()
+    if not _have("placo"):
+        assert "PlaCo: not installed" in out or not example_robot_data_dir()
 
 
 def _have(module: str) -> bool:

@@ -18,6 +18,7 @@ was computed from it. Such attributes raise :class:`~wbcpy.errors.ReadOnlyAttrib
 
 from __future__ import annotations
 
+import inspect
 import operator
 from typing import Any, Generic, TypeVar, overload
 
@@ -66,9 +67,11 @@ def read_only(name: str, doc: str, hint: str = "read-only; build a new object wi
 
 
 def seal_properties(cls: type, hint: str = "read-only (computed by the object)") -> None:
-    """Give every read-only property that ``cls`` defines (in its own ``__dict__``) a setter and a deleter
-    that raise :class:`~wbcpy.errors.ReadOnlyAttributeError` naming it."""
-    for name, attr in list(vars(cls).items()):
+    """Give every read-only property of ``cls`` (its own or inherited, e.g. from a mixin) a setter and a
+    deleter that raise :class:`~wbcpy.errors.ReadOnlyAttributeError` naming it; the sealed property is
+    set on ``cls`` (a base class is not changed)."""
+    for name in dir(cls):
+        attr = inspect.getattr_static(cls, name)
         if isinstance(attr, property) and attr.fset is None and not name.startswith("_"):
 
             def refuse(self: Any, *value: Any, _name: str = name) -> None:

@@ -244,12 +244,90 @@ def contact_case(with_tsid: bool) -> Case:
     peers: dict[str, Callable[[], object]] = {}
     note = ""
     if with_tsid:
-        from ._bench_peers import tsid_talos_step
+        from ._bench_peers import placo_talos_step, tsid_talos_step
 
         peers, note = tsid_talos_step(robot, q0, goal)
+        placo, placo_note = placo_talos_step(robot, q0, goal)
+        peers.update(placo)
+        note = "; ".join(n for n in (note, placo_note) if n)
     return Case(
         "InverseDynamicsScene step (PD laws, update, solve)", "Talos on two soles", wbcpy, floor, peers, note
     )
+
+
+#: the kinematic walk case: footsteps, their length (m), the control step (s)
+WALK_STEPS, WALK_LENGTH, WALK_DT = 3, 0.2, 0.005
+
+
+def walk_case(with_placo: bool) -> Case:
+    """The kinematic walk step on Talos: a WalkingPattern tracked by a VelocityScene against PlaCo's walk
+    step (``benchmarks/bench_placo.py`` is the full script). One call is one step of the loop a user
+    writes: ``robot.update(q)``, the pattern sampled at t (COM, planted and swinging soles), the targets set
+    on bound velocity laws (COM, soles, torso upright, posture), ``update``, ``solve``, q ⊕ q̇ dt; the walk
+    (3 footsteps of 0.2 m, 0.8 s each, dt 5 ms) starts again when it ends. The floor is the raw Pinocchio
+    kinematics of a state (joint Jacobians, the frames' placements, the COM Jacobian)."""
+    from ..controllers import CartesianVelocityLaw, ComVelocityLaw, JointVelocityLaw
+    from ..locomotion import WalkingPattern, plan_footsteps
+    from ..scenes import VelocityScene
+
+    robot = load_robot("talos")
+    q0 = robot.reference_configuration("half_sitting")
+    robot.update(q0)
+    pattern = WalkingPattern(robot, plan_footsteps(robot, n_steps=WALK_STEPS, length=WALK_LENGTH))
+    scene = VelocityScene(robot, dt=WALK_DT)
+    joints = robot.joint_names[1:]
+    upright_only = [0, 0, 0, 1, 1, 1]
+    scene.configure([
+        {"name": "com", "type": "com"},
+        {"name": "left", "type": "cart", "tip": SOLES[0], "root": "universe"},
+        {"name": "right", "type": "cart", "tip": SOLES[1], "root": "universe"},
+        {"name": "torso", "type": "cart", "tip": "torso_2_link", "root": "universe", "weights": upright_only},
+        {"name": "posture", "type": "jnt", "joint_names": joints, "weights": [1e-3] * len(joints)},
+    ])  # fmt: skip
+    com = scene.bind("com", ComVelocityLaw(kp=10.0), robot.com())
+    feet = {side: scene.bind(side, CartesianVelocityLaw(kp=10.0), robot.frame_placement(frame))
+            for side, frame in zip(("left", "right"), SOLES, strict=True)}  # fmt: skip
+    upright = pin.SE3(np.eye(3), robot.frame_placement("torso_2_link").translation)
+    others = [scene.bind("torso", CartesianVelocityLaw(kp=10.0), upright),
+              scene.bind("posture", JointVelocityLaw(kp=1.0), q0[7:])]  # fmt: skip
+    M, twist, acc, zero = np.eye(4), np.zeros(6), np.zeros(6), np.zeros(6)
+    state: list[tuple[np.ndarray, float]] = [(q0.copy(), 0.0)]
+
+    def wbcpy() -> None:
+        q, t = state[0]
+        robot.update(q)
+        pos, vel, _, _, _ = pattern.sample(t)
+        com.set_target(pos, vel)
+        swing = pattern.swing_into(t, M, twist, acc)
+        for side, placement in pattern.planted(t).items():
+            feet[side].set_target(placement, zero)
+        if swing is not None:
+            feet[swing].set_target(pin.SE3(M), twist)
+        for law in others:
+            law.update()
+        scene.solve(scene.update())
+        if t + WALK_DT > pattern.duration:  # the walk again from its first state
+            state[0] = (q0.copy(), 0.0)
+        else:
+            state[0] = (pin.integrate(robot.model, q, scene.get_solver_output_raw() * WALK_DT), t + WALK_DT)
+
+    model, data = robot.model, robot.model.createData()
+    fids = [model.getFrameId(f) for f in (*SOLES, "torso_2_link")]
+
+    def floor() -> None:
+        pin.computeJointJacobians(model, data, q0)
+        for fid in fids:
+            pin.updateFramePlacement(model, data, fid)
+        pin.jacobianCenterOfMass(model, data, q0)
+
+    peers: dict[str, Callable[[], object]] = {}
+    note = ""
+    if with_placo:
+        from ._bench_peers import placo_walk_step
+
+        peers, note = placo_walk_step(robot, WALK_STEPS, WALK_LENGTH, WALK_DT)
+    return Case("kinematic walk step (pattern, laws, update, solve)", "Talos, 3 steps of 0.2 m", wbcpy,
+                floor, peers, note)  # fmt: skip
 
 
 def all_cases() -> tuple[list[Case], list[str]]:
@@ -264,6 +342,7 @@ def all_cases() -> tuple[list[Case], list[str]]:
     skipped: list[str] = []
     if example_robot_data_dir() is not None:
         builders.append(("contact scene", lambda: contact_case(with_tsid=True)))
+        builders.append(("kinematic walk", lambda: walk_case(with_placo=True)))
     else:
         skipped.append(
             "contact scene (Talos): example-robot-data is not installed (pip install example-robot-data)"

@@ -8,7 +8,9 @@ classical acceleration at q̈ = 0 in the same axes, M, h the mass matrix and non
 the unactuated (free-flyer) and actuated DOFs, :meth:`ContactConstraints.update` builds
 
 * equalities ``E x = f`` — the unactuated rows of the equations of motion
-  ``M_u q̈ − Σ_c J_c,uᵀ w_c = −h_u`` and the rigid contacts ``J_c q̈ = −a_c``;
+  ``M_u q̈ − Σ_c J_c,uᵀ w_c = −h_u`` and the rigid contacts ``J_c q̈ = −a_c``; a loop closure
+  (:mod:`~wbcpy.contacts.loop_closure`) is one more block of both, its wrench λ after the contacts', its
+  rows J q̈ = −(J̇q̇ + K_p e + K_d J q̇) in place of a contact's (no cone, no bounds);
 * inequalities ``lbC ≤ C x ≤ ubC`` — each contact's friction cone ``U_c w_c ≤ 0``
   (:mod:`~wbcpy.contacts.wrench_cone`, constant rows written once), then the effort limits
   ``−τ_max − h_a ≤ M_a q̈ − Σ_c J_c,aᵀ w_c ≤ τ_max − h_a`` of the actuated DOFs that have one;
@@ -26,6 +28,7 @@ The arrays returned are new at every update (problems handed out never share mem
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,6 +37,7 @@ import pinocchio as pin
 from .._kernels import dynamics_rows as _dynamics_rows
 from .contacts import Contact
 from .external import ExternalWrenches
+from .loop_closure import LoopClosure
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -56,7 +60,7 @@ def index_or_slice(idx: np.ndarray) -> slice | np.ndarray:
 
 
 class ContactLayout:
-    """Where the wrenches of the active contacts sit in x = (q̈, w_1, …).
+    """Where the wrenches of the active contacts (and of the loop closures) sit in x = (q̈, w_1, …, λ_1, …).
 
     Attributes:
         nv: number of q̈ variables.
@@ -64,14 +68,18 @@ class ContactLayout:
         contacts: the active contacts, in contact order (the scene's own objects).
         slices: each active contact's columns in x.
         frame_slices: (frame, columns among the wrench columns x[nv:]) of each active contact.
-        names: variable names: the DOF names, then ``<frame>:fx`` … ``<frame>:tz``.
+        loops: the loop closures (:mod:`~wbcpy.contacts.loop_closure`), after the contacts.
+        loop_slices: (name, columns in x) of each loop's wrench λ.
+        names: variable names: the DOF names, then ``<frame>:fx`` … ``<frame>:tz``, then ``<loop>:fx`` ….
     """
 
-    __slots__ = ("contacts", "frame_slices", "n", "names", "nv", "slices")
+    __slots__ = ("contacts", "frame_slices", "loop_slices", "loops", "n", "names", "nv", "slices")
 
     _LABELS = ("fx", "fy", "fz", "tx", "ty", "tz")
 
-    def __init__(self, dof_names: list[str], contacts: list[Contact]) -> None:
+    def __init__(
+        self, dof_names: list[str], contacts: list[Contact], loops: Sequence[LoopClosure] = ()
+    ) -> None:
         self.nv = len(dof_names)
         self.contacts = [c for c in contacts if c.active]
         self.slices: list[slice] = []
@@ -81,6 +89,12 @@ class ContactLayout:
             self.slices.append(slice(k, k + c.size))
             names += [f"{c.frame}:{label}" for label in self._LABELS[: c.size]]
             k += c.size
+        self.loops = list(loops)
+        self.loop_slices: list[tuple[str, slice]] = []
+        for loop in self.loops:
+            self.loop_slices.append((loop.name, slice(k, k + loop.size)))
+            names += [f"{loop.name}:{label}" for label in self._LABELS[: loop.size]]
+            k += loop.size
         self.n = k
         self.names = names
         #: (frame, its columns among the wrench columns x[nv:]) per active contact
@@ -190,11 +204,16 @@ class ContactConstraints:
 
     def _contact_rows(self) -> None:
         """J_c and a_c of every active contact, in its own axes, into the preallocated buffers (the
-        robot's data holds the current state's ``computeAllTerms``: see the module docstring)."""
-        model, data = self.robot.model, self.robot.data
+        robot's data holds the current state's ``computeAllTerms``: see the module docstring); then
+        each loop closure's J and its a_c (J q̈ = −a_c: drift and Baumgarte terms)."""
+        robot = self.robot
+        model, data = robot.model, robot.data
         for fid, J, acc in self._targets:
             J[:] = _jacobian(model, data, fid, _LOCAL)[: J.shape[0]]
             acc[:] = _acceleration(model, data, fid, _LOCAL).vector[: acc.shape[0]]
+        for loop, (_, cols) in zip(self.layout.loops, self.layout.loop_slices, strict=True):
+            rows = slice(cols.start - self._nv, cols.stop - self._nv)
+            self._J[rows], self._acc[rows] = loop.acceleration_rows(robot)
 
     def update(
         self,

@@ -346,9 +346,7 @@ class LevelSolver:
         if n == 0 or not np.isfinite(H).all():
             return None
         scale = 1.0 + float(np.abs(np.diagonal(H)).max(initial=0.0))
-        w = _usable(raw, n)
-        if w is None or oversized(q, w, self.kkt_tol):
-            w = x0 if x0 is not None and not oversized(q, x0, self.kkt_tol) else np.zeros(n)
+        w = self._proximal_start(q, raw, x0)
         best: _Iterate | None = None
         b.reset()
         sides: tuple[np.ndarray | None, ...] = (q.lbC, q.ubC, q.lb, q.ub)
@@ -372,6 +370,14 @@ class LevelSolver:
             return found
         notes.append(f"{who} proximal: no certified iterate, nor refined")
         return None
+
+    def _proximal_start(self, q: StdQP, raw: RawResult, x0: np.ndarray | None) -> np.ndarray:
+        """w_0 of :meth:`_proximal`: the backend's answer, else the warm start, else 0 — the first of them
+        that is usable and not beyond what the data resolve (:func:`~wbcpy.qp.kkt.oversized`)."""
+        for w in (_usable(raw, q.n), x0):
+            if w is not None and not oversized(q, w, self.kkt_tol):
+                return w
+        return np.zeros(q.n)
 
     def _settled(self, best: _Iterate | None) -> bool:
         """A certified proximal iterate that is not loose (:meth:`_loose`)."""

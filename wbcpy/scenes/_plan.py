@@ -16,8 +16,9 @@ that ``solve()`` recognises it (and skips the structural validation), and :func:
 turns joint weights into the regularisation λ/ω and the locked DOFs.
 
 Buffers have ``n_columns`` ≥ nv columns (an inverse-dynamics scene adds contact wrenches after q̈):
-a task writes its rows into the first nv columns, unless it names other columns (a ``columns`` slice,
-e.g. a wrench task); such tasks have constant rows, like joint tasks.
+a task writes its rows into the first nv columns, unless it names other columns (``Task.columns``: a
+wrench task's contact wrench, a torque task's every variable). Tasks whose rows never change
+(``Task.constant_rows``: joint and wrench tasks) are written once per plan; then only their targets.
 
 The plan is rebuilt when a task's version changes (weights, activation, first reference), when the
 timed-out state of a task with a timeout changes, or when the scene drops it (configure, joint
@@ -55,8 +56,8 @@ class LevelPlan:
         priority: the task priority of the level.
         A, y: persistent (m, nv) / (m,) buffers (constant rows written once).
         dynamic: (task, A rows, y rows) of the tasks whose rows depend on the state.
-        joint: (task, y rows) of the tasks with constant rows (joint tasks, tasks with ``columns``:
-            targets rewritten every update).
+        joint: (task, y rows) of the tasks with constant rows (``Task.constant_rows``: targets rewritten
+            every update).
     """
 
     __slots__ = ("A", "dynamic", "joint", "n_columns", "nv", "priority", "tail", "tasks", "y")
@@ -80,14 +81,14 @@ class LevelPlan:
         self.y = np.zeros(m + A_tail.shape[0])
         self.A[m:], self.y[m:] = A_tail, y_tail
         self.dynamic: list[tuple[Task, np.ndarray, np.ndarray]] = []
-        self.joint: list[tuple[Any, np.ndarray]] = []  # JointTask or a task with columns: write_targets
+        self.joint: list[tuple[Any, np.ndarray]] = []  # tasks with constant rows: write_targets
         k = 0
         for t in tasks:
             r = t.n_rows
-            cols = getattr(t, "columns", None)
+            cols = t.columns
             rows = self.A[k : k + r, :nv] if cols is None else self.A[k : k + r, cols]
             target = self.y[k : k + r]
-            if t.type == "jnt" or cols is not None:
+            if t.constant_rows:
                 t.write_rows(rows, target)
                 self.joint.append((t, target))
             else:

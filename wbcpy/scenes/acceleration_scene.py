@@ -261,4 +261,6 @@ class AccelerationScene(Scene):
         levels, priorities, now = self._task_levels()
         lb, ub = self._bounds(q, v)
         self._add_collision_rows(levels[0], lb, ub, self.robot.nv)
+        if self._com_polygon is not None or self._loops:
+            self._add_constraint_rows(levels[0], self.robot.nv)
         return self._keep_problem(HierarchicalQP(levels, self._dof_names, lb, ub), priorities, now, measured)

@@ -50,8 +50,9 @@ from ..errors import ConfigError, ConfigKeyError, InvalidValueError
 from ..limits.effort_limits import effort_limit_vector
 from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel, QPSolver, default_solver
-from ..tasks import JointTask, Task, TaskConfig, task_type
-from ..tasks.wrench_task import WrenchTask
+from ..tasks import Task, TaskConfig, task_type
+from ..tasks.contact_task import ContactTask
+from ..tasks.registry import TorqueRowsTask
 from ._plan import ScenePlan
 from .acceleration_scene import AccelerationScene
 from .joint_command import JointCommand, NoSolutionError
@@ -142,9 +143,8 @@ class _LayoutRows:
         if self.last is None or self.last[0] is not plan:
             nv, n = self.nv, self.n
             covered = np.zeros(nv, dtype=bool)
-            for task, _ in plan.levels[-1].joint if plan.levels else ():
-                if isinstance(task, JointTask):
-                    covered[task.v_indices[task.weights > 0.0]] = True
+            for task in plan.levels[-1].tasks if plan.levels else ():
+                covered[task.selected_dofs()] = True
             free = np.flatnonzero(~covered)
             lam = np.zeros((free.size, n))
             lam[np.arange(free.size), free] = np.sqrt(self.reg_q[free])
@@ -239,12 +239,12 @@ class InverseDynamicsScene(AccelerationScene):
         """
         new = as_contacts(self.robot, contacts)
         by_frame = {c.frame: c for c in new}
-        for t in self._wrench_tasks():
+        for t in self._contact_tasks():
             c = by_frame.get(t.frame)
-            if c is None or c.size != t.n:
-                why = "has no contact" if c is None else f"has a {c.type} contact ({c.size} wrench entries)"
+            why = "has no contact" if c is None else t.contact_mismatch(t.config, c)
+            if why is not None:
                 raise ConfigError(
-                    "contacts", f"wrench task {t.name!r} needs its frame {t.frame!r}, which then {why}"
+                    "contacts", f"{t.type} task {t.name!r} needs its frame {t.frame!r}, which then: {why}"
                 )
         self._contacts = new
         self._unloading = {}
@@ -363,7 +363,7 @@ class InverseDynamicsScene(AccelerationScene):
         key = tuple(c.frame for c in self._contacts if c.active)
         kept = sets.get(key)
         if kept is None:
-            layout = ContactLayout(self._dof_names, self._contacts)
+            layout = ContactLayout(self._dof_names, self._contacts, self.loop_closures)
             constraints = ContactConstraints(
                 self._robot, layout, self._actuated, self._effort_limit, self._external
             )
@@ -374,26 +374,32 @@ class InverseDynamicsScene(AccelerationScene):
         self._rows: _LayoutRows | None = kept[3]
         self._plan = kept[4]
         self._contact_sets: dict[tuple[str, ...], _ContactSet] | None = sets
-        #: the configured wrench tasks (the tasks change only by configure(), which calls this method)
-        self._wrench: list[WrenchTask] = self._wrench_tasks()
+        #: the configured contact and torque tasks (the tasks change only by configure(), which calls
+        #: this method): they are told the layout, the torque rows and the solution
+        self._wrench: list[ContactTask] = self._contact_tasks()
         for t in self._wrench:
             contact = next(c for c in self._contacts if c.frame == t.frame)
             t.bind(contact, self._layout.columns(t.frame))
+        tasks = getattr(self, "_tasks", ())
+        self._torque_tasks: list[TorqueRowsTask] = [t for t in tasks if task_type(t.type).needs_torques]
 
-    def _wrench_tasks(self) -> list[WrenchTask]:
-        return [t for t in getattr(self, "_tasks", ()) if isinstance(t, WrenchTask)]
+    def _contact_tasks(self) -> list[ContactTask]:
+        return [t for t in getattr(self, "_tasks", ()) if task_type(t.type).needs_contacts]
 
     # ------------------------------------------------------------------ configuration
     def _make_task(self, cfg: TaskConfig, prefix: str) -> Task:
         spec = task_type(cfg.type, f"{prefix}type")
+        if spec.needs_torques:
+            task: Task = spec.task_class(self.robot, cfg, prefix, self.task_level)
+            return task
         if not spec.needs_contacts:
             return super()._make_task(cfg, prefix)
-        contact = next((c for c in self._contacts if c.frame == cfg.frame), None)
+        key = spec.task_class.contact_field
+        frame = getattr(cfg, key)
+        contact = next((c for c in self._contacts if c.frame == frame), None)
         if contact is None:
-            raise ConfigKeyError(
-                f"{prefix}frame", "contact frame", cfg.frame, [c.frame for c in self._contacts]
-            )
-        task: Task = spec.task_class(self.robot, cfg, contact, prefix)
+            raise ConfigKeyError(f"{prefix}{key}", "contact frame", frame, [c.frame for c in self._contacts])
+        task = spec.task_class(self.robot, cfg, contact, prefix)
         return task
 
     def configure(self, configs: Any) -> None:
@@ -411,6 +417,10 @@ class InverseDynamicsScene(AccelerationScene):
         super()._joint_weights_changed()
         self._rows = None
         self._contact_sets = None  # (the kept sets' λ rows and plans: of the old weights)
+
+    def _loops_changed(self) -> None:
+        """The loop closures changed: their wrenches are variables, the layout is rebuilt."""
+        self._layout_changed()
 
     def _reset_output(self) -> None:
         super()._reset_output()
@@ -481,6 +491,8 @@ class InverseDynamicsScene(AccelerationScene):
         if plan is None or not plan.valid(now):
             plan = self._plan = ScenePlan(self._groups, now, robot.nv, layout.n)
         E, f, C, lo, hi, T, h_a = self._constraints.update()  # first: computeAllTerms serves the tasks too
+        for t in self._torque_tasks:
+            t.set_torque_rows(T, h_a, self._actuated)
         # λ as rows on the last task level: the next level keeps q̈ at this optimum
         levels, prios = plan.build_levels(rows.reg, robot.nv, rows.last_level(plan))
         first = levels[0]
@@ -489,6 +501,8 @@ class InverseDynamicsScene(AccelerationScene):
             levels.append(QPLevel(rows.wrench.copy(), rows.zeros_w.copy(), rows.zeros_n))
         lb, ub = self._full_bounds(*self._bounds())
         self._add_collision_rows(first, lb, ub, layout.n)
+        if self._com_polygon is not None:
+            self._add_constraint_rows(first, layout.n, loops=False)  # (the loops are in the layout)
         self._torque_rows = (T, h_a, layout)
         return self._keep_problem(HierarchicalQP(levels, layout.names, lb, ub), list(prios), now, measured)
 
@@ -503,8 +517,9 @@ class InverseDynamicsScene(AccelerationScene):
         tau = T.dot(x)  # (ndarray.dot: a third of the matmul operator's dispatch cost, same product)
         tau += h_a
         for t in self._wrench:
-            cols = layout.columns(t.frame)
-            t.solution = None if cols is None else x[cols].copy()
+            t.set_solution(x)
+        for torque_task in self._torque_tasks:
+            torque_task.set_solution(x)
         self._qdd = x[: layout.nv]  # (a view: x is the solver's new array, kept by the scene alone)
         self._tau = tau
         self._wrenches = (x, layout)
@@ -537,6 +552,19 @@ class InverseDynamicsScene(AccelerationScene):
         x, layout = self._wrenches
         w = x[layout.nv :].copy()  # (one new array; each wrench is a view of its own part of it)
         return {frame: w[s] for frame, s in layout.frame_slices}
+
+    def get_loop_wrenches(self) -> dict[str, np.ndarray]:
+        """``{name: λ}`` of the loop closures at the last solve: the wrench each loop exerts on its
+        ``frame_a``, in frame_a's axes about its origin (force over torque; the force of a ``"3d"`` loop),
+        frame_b receiving the opposite (:mod:`~wbcpy.contacts.loop_closure`). New arrays.
+
+        Raises:
+            NoSolutionError: before the first successful :meth:`solve`.
+        """
+        if self._wrenches is None:
+            raise NoSolutionError("loop wrenches")
+        x, layout = self._wrenches
+        return {name: x[s].copy() for name, s in layout.loop_slices}
 
     getJointTorques = get_joint_torques  # alias
     getContactWrenches = get_contact_wrenches  # alias

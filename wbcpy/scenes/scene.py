@@ -28,6 +28,7 @@ from ..tasks import Task, TaskConfig, TasksStatus, make_task
 from ._plan import OwnProblem, ScenePlan, joint_regularization
 from .binding import ReferenceBinding
 from .joint_command import JointCommand, NoSolutionError
+from .scene_constraints import SceneConstraintsApi
 from .values import positive
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def _check_weight(value: Any, field: str) -> float:
     return float(value)
 
 
-class Scene:
+class Scene(SceneConstraintsApi):
     """Base class of scenes (see :class:`~wbcpy.scenes.AccelerationScene`).
 
     Subclasses set ``_regularization`` (λ > 0) before calling ``Scene.__init__``; their :meth:`update`
@@ -155,6 +156,8 @@ class Scene:
         self._by_name: dict[str, Task] = {}
         self._groups: list[list[Task]] = []
         self._configs: list[TaskConfig] = []
+        self._com_polygon = None
+        self._loops = {}
         self._reset_output()
         self._joint_weights_changed()
 
@@ -421,13 +424,11 @@ class Scene:
         warned = self._unreferenced_warned
         if warned is None:
             return
-        missing = [t.name for t in self._tasks if t.reference is None]
+        missing = [t for t in self._tasks if t.reference is None and t.needs_reference]
         if not missing:
             self._unreferenced_warned = None
             return
-        new = [
-            t.name for t in self._tasks if t.reference is None and t.activation > 0 and t.name not in warned
-        ]
+        new = [t.name for t in missing if t.activation > 0 and t.name not in warned]
         if new:
             warned.update(new)
             warnings.warn(MissingReferenceWarning(new), stacklevel=3)

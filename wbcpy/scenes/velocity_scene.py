@@ -247,6 +247,8 @@ class VelocityScene(Scene):
                 levels[0] = QPLevel(
                     first.A, first.y, first.regularization, C=C.copy(), lbC=lower.copy(), ubC=self._inf[:k]
                 )
+        if self._com_polygon is not None or self._loops:
+            self._add_constraint_rows(levels[0], self.robot.nv)
         self._bounds_used = (lb, ub)
         return self._keep_problem(HierarchicalQP(levels, self._dof_names, lb, ub), priorities, now, v)
 

@@ -43,6 +43,7 @@ from .._support.read_only import read_only
 from .._support.validation import as_state_vector, as_vector
 from ..contacts.contacts import Contact, as_contacts
 from ..contacts.external import ExternalWrenches
+from ..contacts.loop_closure import LoopClosure
 from ..errors import ConfigError, InvalidValueError, UnknownNameError
 from ..model.robot_model import RobotModel
 from .plant import push_arguments
@@ -136,6 +137,7 @@ class ContactSimulation:
         kp: float = 0.0,
         kd: float = 0.0,
         damping: float = 0.0,
+        loops: Sequence[LoopClosure] = (),
     ) -> None:
         """Set up the simulation at (q0, v0); every active contact is anchored where it is at q0.
 
@@ -151,6 +153,8 @@ class ContactSimulation:
                 Pinocchio 4 returns NaN — a ConfigError here — and Pinocchio 3 an arbitrary split); μ > 0
                 iterates (up to 100 times, to 1e-12) and also handles redundant contacts (e.g. two soles
                 on one link).
+            loops: loop closures (:class:`~wbcpy.contacts.loop_closure.LoopClosure`) simulated as rigid
+                constraints between their frames, with their own Baumgarte gains (1/T², 2/T).
 
         Raises:
             ConfigError: an invalid contact (``contacts[i].field``), gain, damping or dt; a robot with
@@ -181,6 +185,7 @@ class ContactSimulation:
         self._wrenches: dict[str, np.ndarray] = {}
         self._external = ExternalWrenches(robot)
         self._anchors: dict[str, pin.SE3] = {}
+        self._loops = list(loops)
         pin.framesForwardKinematics(model, self._data, self._q)
         for c in self._contacts:
             if c.active:
@@ -283,6 +288,14 @@ class ContactSimulation:
             cms.append(cm)
             self._slices.append((c.frame, slice(k, k + c.size)))
             k += c.size
+        for loop in self._loops:  # (after the contacts: their multipliers are not reported)
+            fa, fb = (model.frames[model.getFrameId(f)] for f in (loop.frame_a, loop.frame_b))
+            kind = pin.ContactType.CONTACT_6D if loop.size == 6 else pin.ContactType.CONTACT_3D
+            cm = pin.RigidConstraintModel(kind, model, fa.parentJoint, fa.placement, fb.parentJoint,
+                                          fb.placement * loop.b_M_c, _LOCAL)  # fmt: skip
+            T = loop.time_constant
+            _set_baumgarte(cm, 1.0 / (T * T), 2.0 / T)
+            cms.append(cm)
         cds = pin.StdVec_RigidConstraintData()
         for cm in cms:
             cds.append(cm.createData())
@@ -523,7 +536,8 @@ class ContactPlant:
     def __init__(self, scene: Any, q0: Any, v0: Any, dt: float, kp: float = 0.0, kd: float = 0.0) -> None:
         contacts = scene.contacts
         self._scene = scene
-        self._sim = ContactSimulation(scene.robot, contacts, q0, v0, dt, kp, kd)
+        self._sim = ContactSimulation(scene.robot, contacts, q0, v0, dt, kp, kd,
+                                      loops=getattr(scene, "loop_closures", ()))  # fmt: skip
         self._dt = self._sim.dt
         self._gains = (float(kp), float(kd))
         self._limits = {}

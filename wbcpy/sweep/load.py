@@ -41,7 +41,7 @@ import yaml
 
 from ..errors import ConfigError, ConfigKeyError, WbcpyError
 from ..scenes import SceneSetup, load_scene_file
-from .metrics import METRICS, POSE_TOLERANCE, Series, scene_capabilities, series_of
+from .metrics import METRICS, Series, scene_capabilities, series_of
 from .paths import Key, check_path, overlapping, set_path
 from .perturbation import RandomSpec, check_random, parse_random
 from .spec import SweepSpec
@@ -54,10 +54,6 @@ __all__ = ["SWEEP_KEYS", "load_sweep"]
 SWEEP_KEYS = ("scene", "walk", "steps", "set", "grid", "random", "metrics", "tolerances")
 #: the sections a walk sweep (``walk:`` instead of ``scene:``, :mod:`wbcpy.sweep.walks`) may have
 WALK_SWEEP_KEYS = ("walk", "set", "grid", "metrics")
-#: default `success` tolerances: Cartesian position [m], rotation [rad], COM [m]
-#: default tolerances of the built-in kinds of target error (each series carries its own: a registered
-#: task type's comes from its TaskType.tolerance)
-DEFAULT_TOLERANCE = {**POSE_TOLERANCE, "com": 1e-3}
 
 
 def _read_yaml(path: Path, field: str, what: str) -> Any:

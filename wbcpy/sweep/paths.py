@@ -19,15 +19,20 @@ from typing import Any, NoReturn
 
 from ..errors import ConfigError, ConfigKeyError
 from ..scenes.files.scene_file import PD_KEYS, SCENE_FILE_KEYS
-from ..tasks import TaskConfig
+from ..tasks import TaskConfig, task_types
 
 __all__ = ["check_path", "overlapping", "set_path", "split_path"]
 
 #: a canonical path segment: a mapping key or a list index
 Key = str | int
 
-#: keys a task entry of a scene file accepts (TaskConfig fields and the PD part)
-TASK_ENTRY_KEYS: tuple[str, ...] = (*TaskConfig.field_names(), *PD_KEYS)
+
+def task_entry_keys(entry: Mapping[str, Any]) -> tuple[str, ...]:
+    """The keys a task entry of a scene file accepts: the TaskConfig fields of its type (of every
+    registered type when its type is not one) and the PD part."""
+    type_name = entry.get("type")
+    registered = isinstance(type_name, str) and type_name in task_types()
+    return (*TaskConfig.field_names(type_name if registered else None), *PD_KEYS)
 
 
 def split_path(path: Any, field: str) -> tuple[str, ...]:
@@ -106,9 +111,9 @@ def check_path(doc: Mapping[str, Any], path: Any, field: str) -> tuple[Key, ...]
         if depth < len(parts) - 1:
             _missing(node, segment, parts[: depth + 1], field)
         # a new last key: only at the top level or in a task entry, and only a key the format knows
-        allowed = (
-            SCENE_FILE_KEYS if depth == 0 else TASK_ENTRY_KEYS if depth == 2 and parts[0] == "tasks" else None
-        )
+        allowed: tuple[str, ...] | None = SCENE_FILE_KEYS if depth == 0 else None
+        if depth == 2 and parts[0] == "tasks" and isinstance(node, Mapping):
+            allowed = task_entry_keys(node)
         if not isinstance(node, Mapping) or allowed is None:
             _missing(node, segment, parts, field)
         if segment not in allowed:

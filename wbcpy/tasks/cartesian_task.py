@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError, ConfigKeyError, UnknownNameError
 from .config import TaskConfig
+from .fields import frame_field
 from .references import CartesianReference
 from .registry import TaskType, register_task_type
 from .task import Task
@@ -71,6 +72,11 @@ class CartesianTask(Task):
     """
 
     type = "cart"
+    config_fields = (
+        frame_field("root", doc="root frame (default: the robot's base link)"),
+        frame_field("tip", required=True, doc="the frame whose motion relative to root is tracked"),
+        frame_field("ref_frame", doc="frame whose axes references and weights are given in (default: root)"),
+    )
 
     def __init__(
         self, robot: RobotModel, config: TaskConfig, prefix: str = "", level: str = "acceleration"
@@ -244,8 +250,6 @@ register_task_type(
         CartesianTask,
         CartesianReference,
         rows=6,
-        fields=("root", "tip", "ref_frame"),
-        required=("tip",),
         target="pose",
         velocity_field="twist",
         unit="m|rad",

@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError, ConfigKeyError
 from .config import TaskConfig
+from .fields import joint_names_field
 from .references import JointReference
 from .registry import TaskType, register_task_type
 from .task import Task
@@ -34,6 +35,10 @@ class JointTask(Task):
     """
 
     type = "jnt"
+    config_fields = (
+        joint_names_field(doc="the 1-DOF joints of the task, in the order of its rows and references"),
+    )
+    constant_rows = True
 
     def __init__(
         self, robot: RobotModel, config: TaskConfig, prefix: str = "", level: str = "acceleration"
@@ -78,6 +83,11 @@ class JointTask(Task):
     def compute(self) -> None:
         """Selection rows are constant and the bias is zero: nothing to do."""
 
+    def selected_dofs(self) -> NDArray[np.intp]:
+        """The DOFs of the joints whose row has a positive weight."""
+        out: NDArray[np.intp] = self.v_indices[self.weights > 0.0]
+        return out
+
     def defer_compute(self) -> None:
         """Constant rows: nothing to compute, now or later."""
 
@@ -115,26 +125,13 @@ class JointTask(Task):
         return self.robot.v[self.v_indices]
 
 
-def _check_joint_names(config: TaskConfig, prefix: str) -> None:
-    """A jnt task's ``joint_names``: a list of distinct non-empty names."""
-    names = config.joint_names
-    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
-        raise ConfigError(f"{prefix}joint_names", f"must be a list of joint names, got {names!r}")
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise ConfigError(f"{prefix}joint_names", f"joint(s) listed twice: {dup}")
-
-
 register_task_type(
     TaskType(
         "jnt",
         JointTask,
         JointReference,
         rows=None,
-        fields=("joint_names",),
-        required=("joint_names",),
         target="joints",
         unit="rad|m",
-        check_config=_check_joint_names,
     )
 )

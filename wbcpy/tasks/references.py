@@ -47,8 +47,10 @@ __all__ = [
     "Reference",
     "ReferenceCheck",
     "ReferenceTypeError",
+    "TargetReference",
     "VectorReference",
     "WrenchReference",
+    "check_reference_class",
     "tracked_field",
     "validate_reference",
 ]
@@ -56,6 +58,18 @@ __all__ = [
 
 class ReferenceTypeError(InvalidValueError, TypeError):
     """A reference of the wrong class for its task (also a ``TypeError``)."""
+
+
+def check_reference_class(ref: object, cls: type[Any], task_name: str, task_type: str) -> None:
+    """Raise :class:`ReferenceTypeError` unless ``ref`` is a ``cls`` (the reference of a task named
+    ``task_name`` of type ``task_type``)."""
+    if not isinstance(ref, cls):
+        raise ReferenceTypeError(
+            f"reference of task {task_name!r}",
+            cls.__name__,
+            type(ref).__name__,
+            reason=f"a {task_type} task takes a {cls.__name__}, got {type(ref).__name__}",
+        )
 
 
 @dataclass
@@ -161,6 +175,31 @@ class WrenchReference:
         return WrenchReference(wrench, t)
 
 
+@checked_fields
+@dataclass
+class TargetReference:
+    """Reference of a task whose target is a value the reference holds as it is (target kind ``value``:
+    no control law), the base of :class:`~wbcpy.tasks.torque_task.TorqueReference` and
+    :class:`~wbcpy.tasks.cop_task.CopReference`.
+
+    Attributes:
+        target: the task's target, one entry per task row (units of the task type).
+        time: time stamp on the scene clock (s); ``None`` = when set.
+    """
+
+    target: Any
+    time: float | None = None
+
+    def validated(self, size: int, task_name: str = "task") -> TargetReference:
+        """A validated copy of the same class holding a new float64 array.
+
+        Raises:
+            InvalidValueError: a wrong size, NaN or inf, or an invalid time stamp.
+        """
+        label = f"{task_name}.reference"
+        return type(self)(as_vector(self.target, size, f"{label}.target"), _time(self.time, f"{label}.time"))
+
+
 def _time(t: object, name: str) -> float | None:
     if t is None:
         return None
@@ -170,12 +209,13 @@ def _time(t: object, name: str) -> float | None:
 
 
 def tracked_field(task_type: str, level: str) -> str:
-    """The reference field a scene tracks: ``acceleration`` at the acceleration level; at the velocity
-    level the type's :attr:`~wbcpy.tasks.registry.TaskType.velocity_field` (``velocity``; ``twist`` for a
-    Cartesian task)."""
-    if level == "acceleration":
-        return "acceleration"
-    return registered_type(task_type).velocity_field
+    """The reference field a scene tracks: the type's
+    :attr:`~wbcpy.tasks.registry.TaskType.acceleration_field` at the acceleration level (``acceleration``;
+    ``wrench``, ``target`` for the tasks on wrenches and torques), its
+    :attr:`~wbcpy.tasks.registry.TaskType.velocity_field` at the velocity level (``velocity``; ``twist``
+    for a Cartesian task)."""
+    spec = registered_type(task_type)
+    return spec.acceleration_field if level == "acceleration" else spec.velocity_field
 
 
 def validate_reference(

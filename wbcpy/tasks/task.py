@@ -31,18 +31,32 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import weighted_rows as _weighted_rows
-from ..errors import ConfigError
+from ..errors import ConfigError, ConfigKeyError, UnknownNameError
 from .config import TaskConfig
+from .fields import TaskField
 from .references import Reference, ReferenceCheck, tracked_field
+from .registry import task_type
 from .status import TaskStatus
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["TASK_LEVELS", "Task"]
+__all__ = ["TASK_LEVELS", "Task", "frame_index"]
 
 #: decision variables a task can work at (its scene's): joint accelerations or joint velocities
 TASK_LEVELS = ("acceleration", "velocity")
+
+
+def frame_index(robot: RobotModel, name: str, field: str) -> int:
+    """The Pinocchio index of frame ``name`` of ``robot`` (a task's robot-dependent check).
+
+    Raises:
+        ConfigKeyError: an unknown frame (``field`` named; link frames suggested first).
+    """
+    try:
+        return robot.frame_id(name)
+    except UnknownNameError:
+        raise ConfigKeyError(field, "frame", name, robot.frame_names, preferred=robot.link_names) from None
 
 
 #: :attr:`Task._src` of a task whose compute :meth:`Task.defer_compute` left for later (the state it
@@ -68,6 +82,15 @@ class Task:
     """
 
     type: ClassVar[str] = ""
+    #: the type's own config fields (:mod:`wbcpy.tasks.fields`): its registration reads them
+    config_fields: ClassVar[tuple[TaskField, ...]] = ()
+    #: the rows never change with the state (a selection): a scene writes them once per plan and only
+    #: rewrites the targets (:meth:`write_targets`)
+    constant_rows: ClassVar[bool] = False
+    #: the task contributes no rows until it has a reference (False: a regulariser whose target is zero)
+    needs_reference: ClassVar[bool] = True
+    #: the columns of the scene's variables the rows act on; None: the first nv (q̈ or q̇)
+    columns: slice | None = None
 
     def __init__(self, robot: RobotModel, config: TaskConfig, level: str = "acceleration") -> None:
         if level not in TASK_LEVELS:
@@ -78,7 +101,7 @@ class Task:
         self.robot = robot
         self.config = config
         self.name = config.name
-        self.n = config.n_variables
+        self.n = task_type(config.type).row_count(config, robot.nv)
         nv = robot.nv
         self._A = np.zeros((self.n, nv))
         self._bias = np.zeros(self.n)
@@ -289,7 +312,7 @@ class Task:
         """``"active"``, ``"inactive"`` (activation 0), ``"no_reference"`` or ``"timed_out"``."""
         if self.activation <= 0.0:
             return "inactive"
-        if self.reference is None:
+        if self.reference is None and self.needs_reference:
             return "no_reference"
         if self.timed_out(now):
             return "timed_out"
@@ -298,6 +321,15 @@ class Task:
     # ------------------------------------------------------------------ rows
     def compute(self) -> None:
         """Fill :attr:`A` and :attr:`bias` for the robot's current state (subclasses)."""
+        raise NotImplementedError
+
+    def selected_dofs(self) -> NDArray[np.intp]:
+        """The DOFs (v indices) whose q̈ the task's active rows select one by one (rows e_jᵀ: a joint
+        task); empty for any other task. An inverse-dynamics scene keeps their regulariser diagonal."""
+        return np.zeros(0, dtype=np.intp)
+
+    def write_targets(self, y_out: NDArray[np.float64]) -> None:
+        """Write the weighted targets only (tasks with :attr:`constant_rows`; subclasses)."""
         raise NotImplementedError
 
     def fill_rows(self, A_out: NDArray[np.float64], y_out: NDArray[np.float64]) -> None:

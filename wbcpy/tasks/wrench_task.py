@@ -14,16 +14,16 @@ it is inactive or before a solve), ``y`` is None (a wrench is not measured).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ConfigError
 from .config import TaskConfig
-from .references import ReferenceTypeError, WrenchReference
+from .contact_task import ContactTask, TaskContact
+from .fields import frame_field
+from .references import WrenchReference, check_reference_class
 from .registry import TaskType, register_task_type
-from .status import TaskStatus
-from .task import Task
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -31,32 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["TaskContact", "WrenchTask"]
 
 
-class TaskContact(Protocol):
-    """What a wrench task reads of its contact (a :class:`~wbcpy.contacts.SurfaceContact` or
-    :class:`~wbcpy.contacts.PointContact`; typed structurally: the contacts sit above the tasks)."""
-
-    @property
-    def frame(self) -> str:
-        """The contact frame."""
-        ...
-
-    @property
-    def type(self) -> str:
-        """``"surface"`` or ``"point"``."""
-        ...
-
-    @property
-    def size(self) -> int:
-        """Entries of its wrench: 6 (surface) or 3 (point)."""
-        ...
-
-    @property
-    def active(self) -> bool:
-        """Whether the contact is in use."""
-        ...
-
-
-class WrenchTask(Task):
+class WrenchTask(ContactTask):
     """Track a contact wrench (N over N·m, contact-frame axes).
 
     Attributes:
@@ -67,35 +42,30 @@ class WrenchTask(Task):
     """
 
     type = "wrench"
+    config_fields = (frame_field("frame", required=True, doc="a contact frame of the scene"),)
+    constant_rows = True
 
     def __init__(self, robot: RobotModel, config: TaskConfig, contact: TaskContact, prefix: str = "") -> None:
         """Raises ConfigError: weights whose count is not the contact's wrench size."""
+        reason = self.contact_mismatch(config, contact)
+        if reason is not None:
+            raise ConfigError(f"{prefix}weights", reason)
+        data = config.to_dict()
+        data["weights"] = [1.0] * contact.size if config.weights is None else list(config.weights)
+        super().__init__(robot, TaskConfig.from_dict(data), contact)
+
+    @classmethod
+    def contact_mismatch(cls, config: TaskConfig, contact: TaskContact) -> str | None:
+        """Weights whose count is not the contact's wrench size."""
         size = contact.size
         if config.weights is not None and len(config.weights) != size:
-            raise ConfigError(
-                f"{prefix}weights",
-                f"expected {size} weights for the {contact.type} contact on {contact.frame!r}, "
-                f"got {len(config.weights)}",
-            )
-        data = config.to_dict()
-        data["weights"] = [1.0] * size if config.weights is None else list(config.weights)
-        super().__init__(robot, TaskConfig.from_dict(data))
-        self._tracked = "wrench"  # the reference field the rows track (Task.set_reference)
-        self.frame = contact.frame
-        self.contact = contact
-        self.columns: slice | None = None
-        self.solution: np.ndarray | None = None
+            return (f"expected {size} weights for the {contact.type} contact on {contact.frame!r}, "
+                    f"got {len(config.weights)}")  # fmt: skip
+        return None
 
     def _rescale(self) -> None:
         super()._rescale()
         self._WA = np.eye(self.n)[self._rows] * self._sw_col
-
-    def bind(self, contact: TaskContact, columns: slice | None) -> None:
-        """Follow the scene's contacts: the contact object and its wrench columns (None: inactive)."""
-        self.contact = contact
-        if columns != self.columns:
-            self._version += 1
-        self.columns = columns
 
     # ------------------------------------------------------------------ references
     def validate_reference(self, ref: Any) -> WrenchReference:  # type: ignore[override]
@@ -105,20 +75,9 @@ class WrenchTask(Task):
             ReferenceTypeError: not a WrenchReference (also a TypeError).
             InvalidValueError: a wrong size, NaN/inf or an invalid time stamp.
         """
-        if not isinstance(ref, WrenchReference):
-            raise ReferenceTypeError(
-                f"reference of task {self.name!r}",
-                "WrenchReference",
-                type(ref).__name__,
-                reason=f"a wrench task takes a WrenchReference, got {type(ref).__name__}",
-            )
-        return ref.validated(self.n, self.name)
-
-    def state(self, now: float) -> str:
-        """As :meth:`Task.state`, and ``"contact_inactive"`` while the contact is lifted."""
-        if self.activation > 0.0 and not self.contact.active:
-            return "contact_inactive"
-        return super().state(now)
+        check_reference_class(ref, WrenchReference, self.name, self.type)
+        out: WrenchReference = ref.validated(self.n, self.name)
+        return out
 
     # ------------------------------------------------------------------ rows
     def compute(self) -> None:
@@ -141,16 +100,10 @@ class WrenchTask(Task):
         ref = self._ref_acc if self._all_rows else self._ref_acc[self._rows]
         np.multiply(ref, self._sw, y_out)
 
-    def status(self, qdd: np.ndarray | None, measured: np.ndarray | None, now: float) -> TaskStatus:
-        """Status from the solved wrench (:attr:`solution`), not from q̈."""
-        state = self.state(now)
-        y_ref = None if self.reference is None else self._ref_acc.copy()
-        y_sol = None if self.solution is None else self.solution.copy()
-        error = None if y_ref is None or y_sol is None else y_ref - y_sol
-        return TaskStatus(name=self.name, type=self.type, priority=self.priority, state=state,
-                          activation=self.activation, weights=self.weights.copy(),
-                          timed_out=state == "timed_out", y_ref=y_ref, y_solution=y_sol, y=None,
-                          error=error)  # fmt: skip
+
+def _wrench_rows(config: TaskConfig) -> int:
+    """6 rows, or 3 when 3 weights are given (a point contact's force)."""
+    return 3 if isinstance(config.weights, list) and len(config.weights) == 3 else 6
 
 
 register_task_type(
@@ -159,10 +112,10 @@ register_task_type(
         WrenchTask,
         WrenchReference,
         rows=6,
-        fields=("frame",),
-        required=("frame",),
-        target="wrench",
+        target="value",
+        acceleration_field="wrench",
         unit="N|N·m",
         needs_contacts=True,
+        count_rows=_wrench_rows,
     )
 )

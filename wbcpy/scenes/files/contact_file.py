@@ -30,7 +30,6 @@ import numpy as np
 from ...contacts.transition import transition_duration
 from ...errors import ConfigError, ConfigKeyError
 from ...model.robot_model import RobotModel
-from ...tasks.wrench_task import WrenchTask
 from ..inverse_dynamics_scene import InverseDynamicsScene
 from ..values import numbers
 
@@ -41,7 +40,6 @@ __all__ = [
     "make_contact_scene",
     "split_contact_events",
     "wants_contact_scene",
-    "wrench_target",
 ]
 
 #: scene-file keys of contact scenes
@@ -145,16 +143,3 @@ def split_contact_events(items: Any) -> tuple[Any, list[ContactEvent]]:
         events.append(ContactEvent(at, str(item.get("frame")), ramp))
         contacts.append({k: v for k, v in item.items() if k != "lift"})
     return contacts, sorted(events)
-
-
-def wrench_target(task: WrenchTask, spec: Mapping[str, Any], field: str) -> np.ndarray:
-    """The wrench a file's ``wrench`` task asks for (its ``target``, default zero).
-
-    Raises:
-        ConfigKeyError: a key other than ``target`` (PD gains do not apply).
-        ConfigError: a target that is not ``task.n`` finite numbers.
-    """
-    for key in spec:
-        if key != "target":
-            raise ConfigKeyError(f"{field}.{key}", "wrench task key", key, ["target"])
-    return numbers(spec.get("target", [0.0] * task.n), task.n, f"{field}.target")

@@ -44,7 +44,13 @@ Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation)
 ``scene: velocity`` (default ``acceleration``) builds a :class:`~wbcpy.scenes.VelocityScene` instead:
 velocity laws per task (``kp``, ``kff``, ``max_velocity``), ``velocity_limits`` and ``limit_gain``
 (:mod:`wbcpy.scenes.files.velocity_file`). Every scene kind takes a ``collision`` section
-(:mod:`wbcpy.scenes.files.collision_file`).
+(:mod:`wbcpy.scenes.files.collision_file`) and ``com_polygon`` and ``loop_closures`` sections
+(:mod:`wbcpy.scenes.files.constraint_file`).
+
+A task entry takes the fields of its type (``tip``/``axis`` for ``axis``, ``contact`` for ``cop``, ...:
+the docs page *Task types and constraints*). Tasks whose type takes no control law take only a
+``target``: the value the reference holds (a ``wrench``, ``torque`` or ``cop`` task; default zero), or
+nothing at all (``kinetic_energy``).
 
 The file is read by :func:`wbcpy._support.yaml_files.load_yaml_file` (UTF-8, syntax errors with line and
 column, depth and
@@ -69,20 +75,19 @@ from ...controllers._gains import as_gain
 from ...errors import ConfigError, ConfigKeyError, UnknownNameError, safe_repr
 from ...model.registry import load_robot
 from ...model.robot_model import RobotModel
-from ...tasks import CartesianTask, JointTask, Reference, Task, TaskConfig, task_type
-from ...tasks.references import WrenchReference
-from ...tasks.wrench_task import WrenchTask
+from ...tasks import Reference, Task, TaskConfig, task_type
+from ...tasks.references import tracked_field
 from ..acceleration_scene import AccelerationScene
 from ..values import flag, is_number, numbers, positive
 from ..velocity_scene import VelocityScene
 from .collision_file import COLLISION_FILE_KEYS, apply_collision_section
+from .constraint_file import CONSTRAINT_FILE_KEYS, apply_constraint_sections
 from .contact_file import (
     CONTACT_FILE_KEYS,
     ContactEvent,
     make_contact_scene,
     split_contact_events,
     wants_contact_scene,
-    wrench_target,
 )
 from .velocity_file import VELOCITY_FILE_KEYS, make_velocity_scene, scene_kind, velocity_law
 
@@ -110,6 +115,7 @@ SCENE_FILE_KEYS = (
     "scene",
     *VELOCITY_FILE_KEYS,
     *COLLISION_FILE_KEYS,
+    *CONSTRAINT_FILE_KEYS,
 )
 PD_KEYS = ("target", "kp", "kd", "kff", "max_acceleration", "max_velocity")
 #: most simulation steps a scene file may ask for (duration / dt or steps)
@@ -148,18 +154,22 @@ class TaskTarget:
         """Task name."""
         return self.task.name
 
-    def reference(self) -> Reference | WrenchReference:
-        """The PD reference for the robot's current state (a wrench task: its wrench)."""
+    def reference(self) -> Any:
+        """The PD reference for the robot's current state; for a task without a law (target kind
+        ``value`` or ``none``) the type's reference holding the fixed target (zero for ``none``)."""
         if self.controller is None:
-            return WrenchReference(self.target)
+            task = self.task
+            spec = task_type(task.type)
+            value = np.zeros(task.n) if self.target is None else self.target
+            return spec.reference_class(**{tracked_field(task.type, task.level): value})
         return self.controller.reference(self.task, self.target)
 
     def error_labels(self) -> list[str]:
         """Labels of :meth:`errors`, by the task type's target kind (:mod:`wbcpy.tasks.registry`): a pose
-        reports position and rotation separately, a wrench none (its status reports the wrench error),
-        any other target one norm in the type's unit."""
+        reports position and rotation separately, a fixed value or no target none (the status reports
+        a wrench's error), any other target one norm in the type's unit."""
         kind = task_type(self.task.type).target
-        if kind == "wrench":
+        if kind in ("value", "none"):
             return []
         if kind == "pose":
             return [f"{self.name} position [m]", f"{self.name} rotation [rad]"]
@@ -169,7 +179,7 @@ class TaskTarget:
         """Current target errors (Euclidean norms) for the robot's current state."""
         task: Any = self.task
         kind = task_type(task.type).target
-        if kind == "wrench":
+        if kind in ("value", "none"):
             return []
         if kind == "pose":
             M = task.pose()
@@ -214,7 +224,21 @@ class SceneSetup:
         return [] if avoidance is None else list(avoidance.obstacles)
 
 
-def _cart_target(task: CartesianTask, spec: Any, field: str) -> pin.SE3:
+class _PoseTask(Protocol):
+    """A task whose target kind is ``pose``: its current pose is the default target."""
+
+    def pose(self) -> pin.SE3: ...
+
+
+class _JointsTask(Protocol):
+    """A task whose target kind is ``joints``: joint positions, by name too."""
+
+    joint_names: list[str]
+
+    def positions(self) -> NDArray[np.float64]: ...
+
+
+def _cart_target(task: _PoseTask, spec: Any, field: str) -> pin.SE3:
     M = task.pose()
     if spec is None:
         return M
@@ -260,7 +284,7 @@ def _point_target(current: NDArray[np.float64], spec: Any, field: str) -> NDArra
     return numbers(spec, current.shape[0], field)
 
 
-def _joint_target(task: JointTask, spec: Any, field: str) -> NDArray[np.float64]:
+def _joint_target(task: _JointsTask, spec: Any, field: str) -> NDArray[np.float64]:
     current = task.positions()
     if isinstance(spec, Mapping) and not ({"position", "offset"} & set(spec)):
         out = current.copy()
@@ -292,11 +316,28 @@ def _velocity_target(task: Task, spec: Mapping[str, Any], field: str) -> TaskTar
     return TaskTarget(task, law, _target(task, spec.get("target"), f"{field}.target"))
 
 
+def _fixed_target(task: Task, spec: Mapping[str, Any], field: str) -> NDArray[np.float64] | None:
+    """The fixed target of a task without a law: its ``target`` (target kind ``value``: a wrench,
+    torques, a CoP; n numbers, default zero), or None (kind ``none``: the task takes no key).
+
+    Raises:
+        ConfigKeyError: a key the task does not take (PD gains do not apply).
+        ConfigError: a target that is not ``task.n`` finite numbers.
+    """
+    keys = ["target"] if task_type(task.type).target == "value" else []
+    for key in spec:
+        if key not in keys:
+            raise ConfigKeyError(f"{field}.{key}", f"{task.type} task key", key, keys)
+    if not keys:
+        return None
+    return numbers(spec.get("target", [0.0] * task.n), task.n, f"{field}.target")
+
+
 def _make_target(task: Task, spec: Mapping[str, Any], field: str, kind: str = "acceleration") -> TaskTarget:
+    if task_type(task.type).target in ("value", "none"):  # a fixed value or none: no law
+        return TaskTarget(task, None, _fixed_target(task, spec, field))
     if kind == "velocity":
         return _velocity_target(task, spec, field)
-    if isinstance(task, WrenchTask):  # a fixed wrench, no PD law
-        return TaskTarget(task, None, wrench_target(task, spec, field))
     law = law_for(task.type, "acceleration")
     if law is None:
         raise ConfigError(f"{field}.type", f"a {task.type} task takes no PD law in a scene file")
@@ -485,6 +526,7 @@ def load_scene_file(
     scene.configure(configs)
     q0, v0 = _initial_state(robot, doc)
     robot.update(q0, v0)
+    apply_constraint_sections(scene, doc)  # (loops are closed at the initial state)
     targets = [
         _make_target(scene.get_task(cfg.name), spec, f"tasks[{i}]", kind)
         for i, (cfg, spec) in enumerate(zip(scene.get_wbc_config(), pd_specs, strict=True))
