@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from .._support.validation import as_float, check_se3, short_repr
+from .._support.validation import as_float, se3_homogeneous, short_repr
 from ..errors import ConfigError, InvalidValueError, safe_repr
 
 __all__ = [
@@ -134,13 +134,14 @@ def sole_placement(value: Any, field: str) -> pin.SE3:
         InvalidValueError: (``field``) not a ``pin.SE3``, non-finite, not a rotation.
         ConfigError: (``field``) a tilted sole or one beyond the position limit.
     """
-    M = check_se3(value, field)
-    tilt = math.acos(max(-1.0, min(1.0, float(M.rotation[2, 2]))))
+    h = se3_homogeneous(value, field)  # (a new, checked 4×4 array)
+    (_, _, _, x), (_, _, _, y), (_, _, zz, z), _ = h.tolist()
+    tilt = math.acos(max(-1.0, min(1.0, zz)))
     if tilt > FLAT_TOL:
         raise ConfigError(field, f"must be flat (a yaw rotation, tilt ≤ {FLAT_TOL} rad), tilt {tilt:.3g} rad")
-    if float(np.abs(M.translation).max()) > POSITION_LIMIT:
-        raise ConfigError(field, f"coordinates must be within ±{POSITION_LIMIT:g} m, got {M.translation}")
-    return pin.SE3(M)
+    if max(abs(x), abs(y), abs(z)) > POSITION_LIMIT:
+        raise ConfigError(field, f"coordinates must be within ±{POSITION_LIMIT:g} m, got {[x, y, z]}")
+    return pin.SE3(h)
 
 
 def half_size(value: Any, field: str) -> tuple[float, float]:

@@ -29,7 +29,7 @@ import numpy as np
 import pinocchio as pin
 
 from .._support.exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate
-from .._support.read_only import SealedAfterInit
+from .._support.read_only import read_only, seal_properties
 from .._support.validation import as_vector
 from ..controllers import CartesianPD, ComPD, JointPD
 from ..errors import ConfigError
@@ -53,7 +53,7 @@ MIN_DT = 1e-4
 MAX_DT = 0.05
 
 
-class WalkingController(SealedAfterInit):
+class WalkingController:
     """Tracks a :class:`WalkingPattern` with an :class:`~wbcpy.scenes.InverseDynamicsScene` (see the
     module docstring). Per control step, at the measured state::
 
@@ -77,6 +77,20 @@ class WalkingController(SealedAfterInit):
     :meth:`step`, :meth:`schedule` or a copy entered while another thread is inside raises
     :class:`~wbcpy.errors.ConcurrentUseError` and changes nothing.
     """
+
+    robot: RobotModel = read_only("robot", "The robot (read-only).")
+    pattern: WalkingPattern = read_only("pattern", "The live plan (read-only; push recovery moves steps).")
+    scene: InverseDynamicsScene = read_only("scene", "The controller's InverseDynamicsScene (read-only).")
+    dt: float = read_only("dt", "The control step (s; read-only: the scene's bounds are built for it).")
+    half_size: tuple[float, float] = read_only("half_size", "The real soles' half sizes (m; read-only).")
+    mu: float = read_only("mu", "The real friction coefficient (read-only).")
+    cop_margin: float = read_only("cop_margin", "The CoP margin of the scene's soles (m; read-only).")
+    friction_use: float = read_only("friction_use", "The largest |f_t| / (μ f_z) allowed (read-only).")
+    max_normal: float = read_only("max_normal", "The largest normal force of a sole, in m·g (read-only).")
+    com_pd: ComPD = read_only("com_pd", "The COM law (read-only: bound to its task).")
+    foot_pd: CartesianPD = read_only("foot_pd", "The swing-foot law (read-only: bound to its tasks).")
+    base_pd: CartesianPD = read_only("base_pd", "The base law (read-only: bound to its task).")
+    posture_pd: JointPD = read_only("posture_pd", "The posture law (read-only: bound to its task).")
 
     def __init__(
         self,
@@ -116,25 +130,25 @@ class WalkingController(SealedAfterInit):
             raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
         if not isinstance(pattern, WalkingPattern):
             raise ConfigError("pattern", f"expected a WalkingPattern, got {type(pattern).__name__}")
-        self.dt = _checks.number(dt, "dt", MIN_DT, MAX_DT, unit=" s")
-        self.half_size = half_size = _checks.half_size(half_size, "half_size")
-        self.mu = mu = _checks.number(mu, "mu", 0.0, 10.0, lo_open=True)
-        self.cop_margin = cop_margin = _checks.number(cop_margin, "cop_margin", 0.0, unit=" m")
+        self._dt = _checks.number(dt, "dt", MIN_DT, MAX_DT, unit=" s")
+        self._half_size = half_size = _checks.half_size(half_size, "half_size")
+        self._mu = mu = _checks.number(mu, "mu", 0.0, 10.0, lo_open=True)
+        self._cop_margin = cop_margin = _checks.number(cop_margin, "cop_margin", 0.0, unit=" m")
         if cop_margin >= min(half_size):
             why = f"must be less than the sole's half sizes {half_size}, got {cop_margin}"
             raise ConfigError("cop_margin", why)
         friction_use = _checks.number(friction_use, "friction_use", 0.0, 1.0, lo_open=True)
         max_normal = _checks.number(max_normal, "max_normal", 0.0, 100.0, lo_open=True)
-        self.friction_use, self.max_normal = friction_use, max_normal
+        self._friction_use, self._max_normal = friction_use, max_normal
         if posture is None:
             q = robot.state_view("walking controller")[0]
         else:
             q = as_vector(posture, robot.nq, "posture")
-        self.posture = np.array(q, dtype=float)[7:]
-        self.robot, self.pattern = robot, pattern
-        self.feet = dict(zip(SIDES, pattern.feet, strict=True))
+        self._posture_target = np.array(q, dtype=float)[7:]
+        self._robot, self._pattern = robot, pattern
+        self._feet = dict(zip(SIDES, pattern.feet, strict=True))
         inner = self._inner = (half_size[0] - cop_margin, half_size[1] - cop_margin)
-        scene = self.scene = InverseDynamicsScene(robot, solver=solver, dt=self.dt, effort_limits=True)
+        scene = self._scene = InverseDynamicsScene(robot, solver=solver, dt=self._dt, effort_limits=True)
         fz_max = max_normal * robot.total_mass * 9.81
         scene.set_contacts(
             [SurfaceContact(f, half_size=inner, mu=friction_use * mu, fz_max=fz_max) for f in pattern.feet]
@@ -151,15 +165,15 @@ class WalkingController(SealedAfterInit):
             },
             {"name": "posture", "type": "jnt", "joint_names": joints, "weights": [1e-3] * len(joints)},
         ]
-        for side, frame in self.feet.items():
+        for side, frame in self._feet.items():
             foot = {"name": f"{side}_foot", "type": "cart", "tip": frame, "root": "universe"}
             configs.append({**foot, "weights": [10.0] * 6, "activation": 0.0})
         scene.configure(configs)
         # the height by PD; the ground plane by the DCM law of _write_com (no PD terms there)
-        self.com_pd = ComPD(kp=[0.0, 0.0, 60.0], kd=[0.0, 0.0, 2 * math.sqrt(60.0)])
-        self.foot_pd = CartesianPD(kp=400.0, kd=40.0)
-        self.base_pd = CartesianPD(kp=100.0, kd=20.0)
-        self.posture_pd = JointPD(kp=10.0, kd=2.0 * math.sqrt(10.0))
+        self._com_pd = ComPD(kp=[0.0, 0.0, 60.0], kd=[0.0, 0.0, 2 * math.sqrt(60.0)])
+        self._foot_pd = CartesianPD(kp=400.0, kd=40.0)
+        self._base_pd = CartesianPD(kp=100.0, kd=20.0)
+        self._posture_pd = JointPD(kp=10.0, kd=2.0 * math.sqrt(10.0))
         self._com = cast(ComTask, scene.get_task("com"))
         self._base = cast(CartesianTask, scene.get_task("base"))
         self._posture = cast(JointTask, scene.get_task("posture"))
@@ -179,9 +193,18 @@ class WalkingController(SealedAfterInit):
         self._stance_key: tuple[float, int] | None = None
         self._stance = (0.0, 0.0, 1.0, 0.0, 0.0, 1.0)
         self._idle: list[None] = [None]  # (one thread at a time: wbcpy._support.exclusive)
-        self._seal()
 
     # ------------------------------------------------------------------ settings, copies
+    @property
+    def feet(self) -> dict[str, str]:
+        """{side: sole frame} (a copy)."""
+        return dict(self._feet)
+
+    @property
+    def posture(self) -> np.ndarray:
+        """The posture target of the actuated joints (a copy)."""
+        return self._posture_target.copy()
+
     @property
     def push_recovery(self) -> bool:
         """Whether the footsteps adapt to the measured DCM (settable: True or False)."""
@@ -223,19 +246,20 @@ class WalkingController(SealedAfterInit):
         ``set_target`` when a target moves), and the COM task's acceleration written in place by
         :meth:`_write_com` (the task's ``target_view``/``stamp`` protocol; its values come from the
         pattern and the measured state, finite by construction)."""
-        robot, scene = self.robot, self.scene
-        self._posture_law = scene.bind("posture", self.posture_pd, self.posture)
+        robot, scene = self._robot, self._scene
+        self._posture_law = scene.bind("posture", self._posture_pd, self._posture_target)
         self._yaw = math.nan  # the base binding's target heading (rad)
         self._planted_key: tuple[float, str, int] | None = None
         self._planted_sum = (0.0, 0.0)  # Σ sin, Σ cos of the planted soles' headings
-        self._base_law = scene.bind("base", self.base_pd, pin.SE3.Identity())
+        self._base_law = scene.bind("base", self._base_pd, pin.SE3.Identity())
         self._foot_law = {
-            side: scene.bind(f"{side}_foot", self.foot_pd, robot.frame_placement(frame))
-            for side, frame in self.feet.items()
+            side: scene.bind(f"{side}_foot", self._foot_pd, robot.frame_placement(frame))
+            for side, frame in self._feet.items()
         }
-        kp, kd = (np.broadcast_to(np.asarray(g, dtype=float), (3,)) for g in (self.com_pd.kp, self.com_pd.kd))
+        gains = (self._com_pd.kp, self._com_pd.kd)
+        kp, kd = (np.broadcast_to(np.asarray(g, dtype=float), (3,)) for g in gains)
         self._com_gains = (float(kp[2]), float(kd[2]))  # (the ground plane: the DCM law, no PD terms)
-        scene.set_reference("com", self.com_pd.reference(self._com, robot.com()))
+        scene.set_reference("com", self._com_pd.reference(self._com, robot.com()))
         self._com_view = self._com.target_view()
 
     # ------------------------------------------------------------------ contacts
@@ -256,24 +280,24 @@ class WalkingController(SealedAfterInit):
         if t == self._scheduled:
             return
         self._scheduled = t
-        scene, pattern = self.scene, self.pattern
+        scene, pattern = self._scene, self._pattern
         ph = pattern.phase(t)
         active = scene.active_contact_frames
         if ph.kind != "single" and self._swinging is not None:  # touch-down
-            scene.set_contact_active(self.feet[self._swinging], True)
+            scene.set_contact_active(self._feet[self._swinging], True)
             scene.set_task_activation(f"{self._swinging}_foot", 0.0)
             self._swinging = None
-        nxt = pattern.phase(ph.t1 + 0.5 * self.dt) if ph.kind in ("start", "double") else None
+        nxt = pattern.phase(ph.t1 + 0.5 * self._dt) if ph.kind in ("start", "double") else None
         if nxt is not None and nxt.kind == "single" and nxt.swing is not None:
             left = nxt.t0 - t
-            frame = self.feet[nxt.swing]
+            frame = self._feet[nxt.swing]
             if left <= pattern.double_support_time + 1e-9 and frame in active and self._unloaded != nxt.step:
                 scene.set_contact_active(frame, False, transition=left)
                 self._unloaded = nxt.step
         if ph.kind == "single" and ph.swing is not None and self._swinging is None:
             self._swinging = ph.swing
             self._adaptation.lift_off(pattern)
-            scene.set_contact_active(self.feet[ph.swing], False)  # (the ramp has ended: a no-op then)
+            scene.set_contact_active(self._feet[ph.swing], False)  # (the ramp has ended: a no-op then)
             scene.set_task_activation(f"{ph.swing}_foot", 1.0)
 
     # ------------------------------------------------------------------ references
@@ -281,7 +305,7 @@ class WalkingController(SealedAfterInit):
         """The base's heading (rad): the mean of the planted soles' and the swing sole's headings (the
         planted soles' part is cached per phase and plan version; the swing sole's from
         :attr:`_swing_M`)."""
-        pattern = self.pattern
+        pattern = self._pattern
         key = (ph.t0, ph.kind, pattern.version)
         if self._planted_key != key:
             yaws = [yaw_of(M.rotation) for M in pattern.planted(t).values()]
@@ -310,7 +334,7 @@ class WalkingController(SealedAfterInit):
             plan: the pattern's :meth:`~WalkingPattern.lipm` at the time. ph: its phase. x, v: the measured
                 COM position and velocity (world, m and m/s, as float lists).
         """
-        pattern = self.pattern
+        pattern = self._pattern
         w = pattern.omega
         _, (xi0, xi1), (p0, p1) = plan
         k = 1.0 + self._dcm_gain / w
@@ -321,7 +345,7 @@ class WalkingController(SealedAfterInit):
         out[1] = w * w * (x[1] - py)
         # (the plan's COM height is constant: z_ref = ground + z_c, ż_ref = z̈_ref = 0)
         out[2] = kp * (pattern.ground + pattern.com_height - x[2]) + kd * (0.0 - v[2])
-        self._com.stamp(self.scene.clock())
+        self._com.stamp(self._scene.clock())
 
     def _clamp_zmp(self, ph: Phase, px: float, py: float) -> tuple[float, float]:
         """In single support, (px, py) clamped into the stance sole as the scene sees it (a ZMP the
@@ -330,9 +354,9 @@ class WalkingController(SealedAfterInit):
         The sole is cached per phase and plan version."""
         if ph.kind != "single" or ph.stance is None:
             return px, py
-        key = (ph.t0, self.pattern.version)
+        key = (ph.t0, self._pattern.version)
         if self._stance_key != key:
-            sole = self.pattern.foot_before(ph.step, ph.stance)
+            sole = self._pattern.foot_before(ph.step, ph.stance)
             (r00, r01, _), (r10, r11, _), _ = sole.rotation.tolist()
             cx, cy, _ = sole.translation.tolist()
             self._stance = (cx, cy, r00, r01, r10, r11)
@@ -350,7 +374,7 @@ class WalkingController(SealedAfterInit):
         swing (:mod:`~wbcpy.locomotion.push_recovery`; the height keeps the pattern's profile); returns
         the swinging side, or None when both feet are planted."""
         M, vel, acc = self._swing_M, self._swing_v, self._swing_a
-        side = self.pattern.swing_into(t, M, vel, acc)
+        side = self._pattern.swing_into(t, M, vel, acc)
         if side is not None:
             self._adaptation.override(t, M, vel, acc)
         return side
@@ -369,13 +393,13 @@ class WalkingController(SealedAfterInit):
         """
         t = _checks.query_time(t)
         self._schedule(t)
-        scene, robot = self.scene, self.robot
+        scene, robot = self._scene, self._robot
         robot.precompute("dynamics")  # (the scene's update needs them: they give the COM terms too)
         x, v = robot.com_position_view().tolist(), robot.com_velocity().tolist()  # (measured COM, m, m/s)
-        pattern = self.pattern
+        pattern = self._pattern
         ph, plan = pattern.phase(t), pattern.lipm(t)
         adapted = self._push_recovery and ph.swing is not None and self._adaptation.adapt(
-            pattern, robot, self.feet[ph.swing], t, ph, plan, x, v
+            pattern, robot, self._feet[ph.swing], t, ph, plan, x, v
         )
         if adapted:
             plan = pattern.lipm(t)  # (re-planned over the moved footstep)
@@ -393,3 +417,6 @@ class WalkingController(SealedAfterInit):
             pose.rotation, pose.translation = M[:3, :3], M[:3, 3]
             self._foot_law[swing].set_target(pose, self._swing_v, self._swing_a)
         return scene.solve(scene.update())
+
+
+seal_properties(WalkingController)

@@ -369,9 +369,7 @@ class WalkingPattern(SealedAfterInit):
             InvalidValueError: t is not a finite real number; ``M``, ``vel`` or ``acc`` is not a writable
                 float64 array of shape (4, 4), (6,), (6,).
         """
-        _check_out(M, (4, 4), "M")
-        _check_out(vel, (6,), "vel")
-        _check_out(acc, (6,), "acc")
+        _check_buffers(M, vel, acc)
         ph = self.phase(t)
         if ph.kind != "single" or ph.swing is None:
             return None
@@ -398,10 +396,22 @@ class WalkingPattern(SealedAfterInit):
         return ph.swing
 
 
-def _check_out(a: Any, shape: tuple[int, ...], name: str) -> None:
-    """Raise InvalidValueError unless ``a`` is a writable float64 array of ``shape`` (an output buffer)."""
-    if type(a) is np.ndarray and a.shape == shape and a.dtype == np.float64 and a.flags.writeable:
+_F64 = np.dtype(np.float64)
+
+
+def _check_buffers(M: Any, vel: Any, acc: Any) -> None:
+    """Raise InvalidValueError unless M, vel and acc are writable float64 arrays of shapes (4, 4), (6,),
+    (6,) (:meth:`WalkingPattern.swing_into`'s output buffers; one expression when they are)."""
+    nd = np.ndarray
+    if (
+        type(M) is nd and type(vel) is nd and type(acc) is nd
+        and M.shape == (4, 4) and vel.shape == (6,) and acc.shape == (6,)
+        and M.dtype == _F64 and vel.dtype == _F64 and acc.dtype == _F64
+        and M.flags.writeable and vel.flags.writeable and acc.flags.writeable
+    ):  # fmt: skip
         return
-    got = a.shape if isinstance(a, np.ndarray) else type(a).__name__
-    why = f"expected a writable float64 array of shape {shape}, got {got}"
-    raise InvalidValueError(name, shape, got, reason=why)
+    for a, shape, name in ((M, (4, 4), "M"), (vel, (6,), "vel"), (acc, (6,), "acc")):
+        if not (type(a) is nd and a.shape == shape and a.dtype == _F64 and a.flags.writeable):
+            got = a.shape if isinstance(a, np.ndarray) else type(a).__name__
+            why = f"expected a writable float64 array of shape {shape}, got {got}"
+            raise InvalidValueError(name, shape, got, reason=why)

@@ -56,11 +56,12 @@ class FootstepAdaptation:
         self._nominal_version = -1  # the pattern's version when _nominal was copied from it
         self._adapting = False
         self._path: tuple[float, Quintic] | None = None
+        self._step: pin.SE3 | None = None  # the swing's nominal footstep, once it adapts
 
     def lift_off(self, pattern: WalkingPattern) -> None:
         """A swing starts: the pattern as it is now is the swing's nominal plan."""
         self._nominal, self._nominal_version = pattern.copy(), pattern.version
-        self._adapting, self._path = False, None
+        self._adapting, self._path, self._step = False, None, None
 
     def adapt(self, pattern: WalkingPattern, robot: RobotModel, frame: str, t: float, ph: Phase, plan: Lipm,
               x: list[float], v: list[float]) -> bool:  # fmt: skip
@@ -85,7 +86,9 @@ class FootstepAdaptation:
         if not self._adapting and math.hypot(*shift) < self.threshold:
             return False
         self._adapting = True
-        nominal = nominal_plan.footstep(ph.step).placement
+        if self._step is None:
+            self._step = nominal_plan.footstep(ph.step).placement
+        nominal = self._step
         target = reachable(pattern, ph, nominal.translation[:2] + np.array(shift))
         current = pattern.footstep(ph.step).placement.translation[:2]
         if float(np.linalg.norm(target - current)) < 2e-3 or left < 0.06:
