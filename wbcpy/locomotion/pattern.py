@@ -399,19 +399,15 @@ class WalkingPattern(SealedAfterInit):
 _F64 = np.dtype(np.float64)
 
 
+def _buffer_ok(a: Any, shape: tuple[int, ...]) -> bool:
+    return type(a) is np.ndarray and a.shape == shape and a.dtype == _F64 and bool(a.flags.writeable)
+
+
 def _check_buffers(M: Any, vel: Any, acc: Any) -> None:
     """Raise InvalidValueError unless M, vel and acc are writable float64 arrays of shapes (4, 4), (6,),
-    (6,) (:meth:`WalkingPattern.swing_into`'s output buffers; one expression when they are)."""
-    nd = np.ndarray
-    if (
-        type(M) is nd and type(vel) is nd and type(acc) is nd
-        and M.shape == (4, 4) and vel.shape == (6,) and acc.shape == (6,)
-        and M.dtype == _F64 and vel.dtype == _F64 and acc.dtype == _F64
-        and M.flags.writeable and vel.flags.writeable and acc.flags.writeable
-    ):  # fmt: skip
-        return
+    (6,) (:meth:`WalkingPattern.swing_into`'s output buffers)."""
     for a, shape, name in ((M, (4, 4), "M"), (vel, (6,), "vel"), (acc, (6,), "acc")):
-        if not (type(a) is nd and a.shape == shape and a.dtype == _F64 and a.flags.writeable):
+        if not _buffer_ok(a, shape):
             got = a.shape if isinstance(a, np.ndarray) else type(a).__name__
             why = f"expected a writable float64 array of shape {shape}, got {got}"
             raise InvalidValueError(name, shape, got, reason=why)
