@@ -66,8 +66,9 @@ from _peers import (
 )
 from _timing import Row, Timing, print_cpu, print_table
 
+from wbcpy import InverseDynamicsScene
+from wbcpy.contacts import SurfaceContact
 from wbcpy.controllers import ComPD, JointPD
-from wbcpy.scenes import InverseDynamicsScene, SurfaceContact
 
 LOCAL = pin.ReferenceFrame.LOCAL
 

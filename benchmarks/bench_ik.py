@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _timing import Row, Timing, measure_interleaved, print_cpu, print_table
 
+from wbcpy import load_robot
 from wbcpy.errors import UnknownNameError
 from wbcpy.ik import MultiRefMinJerkCtrl
-from wbcpy.robots import load_robot
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 TS = 0.01

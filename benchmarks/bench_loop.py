@@ -74,9 +74,9 @@ from _peers import (
 )
 from _timing import Row, measure_interleaved, print_cpu, print_table
 
+from wbcpy import AccelerationScene
 from wbcpy.controllers import CartesianPD, ComPD, JointPD
 from wbcpy.ik import CtrlPose, MultiRefMinJerkCtrl
-from wbcpy.scenes import AccelerationScene
 from wbcpy.tasks import TaskConfig
 
 

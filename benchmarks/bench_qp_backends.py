@@ -16,7 +16,8 @@ every call sees a slightly different problem, as in a control loop with warm sta
 For each backend of ``available_solvers()`` the table lists the dedicated adapter and the generic
 qpsolvers path (``via_qpsolvers=True``) — median and p95 per call in µs and the ratio of the median to
 the raw Pinocchio floor (``computeAllTerms`` of the same robot, measured in the same run). The
-``raw daqp.solve`` row is the bare C call on the same H, g (no validation, no checks).
+``raw daqp.solve`` row is the bare C call on the same H, g (no validation, no checks); the ``raw
+daqp_quadprog`` row the same C function without daqp's Python wrapper (as the DAQP backend calls it).
 
 Run: ``PYTHONPATH=. python benchmarks/bench_qp_backends.py [--quick]``.
 """
@@ -31,9 +32,9 @@ import numpy as np
 import pinocchio as pin
 from _timing import print_cpu
 
+from wbcpy import load_robot
 from wbcpy.qp import HierarchicalQP, QPLevel, QPSolver, available_solvers, default_solver
 from wbcpy.qp.backends import PREFERENCE
-from wbcpy.robots import load_robot
 
 LAM = 1e-8
 N_STEPS = 40  # distinct problems cycled through
@@ -145,15 +146,24 @@ def _print_row(pname: str, label: str, timings: np.ndarray, floor: float, status
 
 
 def _raw_daqp_row(pname: str, level: QPLevel, floor: float, budget: float, max_calls: int) -> None:
-    """The bare ``daqp.solve`` C call on the level's H, g (no validation, no checks)."""
+    """The bare ``daqp.solve`` call on the level's H, g (no validation, no checks), and the same C function
+    called without daqp's Python wrapper (``wbcpy._kernels.daqp_solve``, as the DAQP backend calls it): the
+    difference of the two rows is the wrapper's Python work per call."""
     import daqp
+
+    from wbcpy import _kernels
+    from wbcpy.qp.backends import daqp_direct
 
     H = level.A.T @ level.A + np.diag(level.regularization)
     g = -(level.y @ level.A)
     no_rows, empty, sense = np.zeros((0, H.shape[0])), np.zeros(0), np.zeros(0, dtype=np.intc)
     args = (H, g, no_rows, empty, empty, sense)
     raw = timeit(lambda args=args: daqp.solve(*args), budget, max_calls)
-    _print_row(pname, "raw daqp.solve", raw, floor, "bare C call")
+    _print_row(pname, "raw daqp.solve", raw, floor, "bare C call through daqp's wrapper")
+    settings = daqp_direct.settings_vector({})
+    if settings is not None:
+        direct = timeit(lambda args=args: _kernels.daqp_solve(*args, settings), budget, max_calls)
+        _print_row(pname, "raw daqp_quadprog", direct, floor, "the same C call, no wrapper")
 
 
 def _bench_problem(

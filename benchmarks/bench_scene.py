@@ -55,10 +55,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _timing import Row, Timing, measure_interleaved, print_cpu, print_table
 
-from wbcpy import load_robot
+from wbcpy import AccelerationScene, load_robot
 from wbcpy.errors import WbcpyError
 from wbcpy.qp import available_solvers, default_solver
-from wbcpy.scenes import AccelerationScene
 from wbcpy.tasks import CartesianReference, ComReference, JointReference, TaskConfig
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED

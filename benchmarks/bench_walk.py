@@ -54,10 +54,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _timing import Row, Timing, print_cpu, print_table
 
+from wbcpy import InverseDynamicsScene
+from wbcpy.contacts import SurfaceContact
 from wbcpy.controllers import ComPD, JointPD
 from wbcpy.locomotion import WalkingController, WalkingPattern, plan_footsteps, walk
 from wbcpy.model.registry import load_robot
-from wbcpy.scenes import InverseDynamicsScene, SurfaceContact
 from wbcpy.sim.contact_simulation import ContactPlant
 
 

@@ -41,11 +41,11 @@ from _timing import print_cpu
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from wbcpy import AccelerationScene, RobotModel, load_robot
+from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel, load_robot
+from wbcpy.contacts import SurfaceContact
 from wbcpy.controllers import CartesianPD, ComPD, JointPD
 from wbcpy.errors import UnknownNameError
 from wbcpy.ik import MultiRefMinJerkCtrl
-from wbcpy.scenes import InverseDynamicsScene, SurfaceContact
 from wbcpy.sim.contact_simulation import ContactPlant
 from wbcpy.tasks import TaskConfig
 

@@ -8,7 +8,8 @@ import math
 import numpy as np
 from _contact_oracle import TALOS_SOLE, ContactProblem, OracleContact, cone_facets
 
-from wbcpy.scenes import InverseDynamicsScene, PointContact, SurfaceContact
+from wbcpy import InverseDynamicsScene
+from wbcpy.contacts import PointContact, SurfaceContact
 from wbcpy.sim.contact_simulation import ContactSimulation
 from wbcpy.tasks import ComReference, JointReference
 

@@ -85,7 +85,8 @@ def test_lazy_names_are_listed_by_dir_and_resolve() -> None:
     for name in (*wbcpy._SUBMODULES, *wbcpy._LAZY):
         assert name in names, name
         assert getattr(wbcpy, name) is not None
-    assert wbcpy.AccelerationScene is importlib.import_module("wbcpy.scenes").AccelerationScene
+    defining = importlib.import_module("wbcpy.scenes.acceleration_scene")
+    assert wbcpy.AccelerationScene is defining.AccelerationScene
     with pytest.raises(AttributeError, match="no attribute 'NoSuchThing'"):
         _ = wbcpy.NoSuchThing
 

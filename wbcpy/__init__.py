@@ -13,8 +13,12 @@ from .errors import (
     ConcurrentUseError,
     ConfigError,
     ConfigKeyError,
+    EffortLimitWarning,
     InvalidValueError,
+    MissingDependencyError,
     MissingReferenceWarning,
+    MJCFError,
+    ModelError,
     QPSolveError,
     ReadOnlyAttributeError,
     SRDFError,
@@ -23,6 +27,7 @@ from .errors import (
     URDFError,
     URDFNotFoundError,
     URDFWarning,
+    WalkingWarning,
     WbcpyError,
 )
 from .model.registry import available as available_robots
@@ -45,9 +50,13 @@ __all__ = [
     "ConcurrentUseError",
     "ConfigError",
     "ConfigKeyError",
+    "EffortLimitWarning",
     "InvalidValueError",
     "InverseDynamicsScene",
+    "MJCFError",
+    "MissingDependencyError",
     "MissingReferenceWarning",
+    "ModelError",
     "QPSolveError",
     "ReadOnlyAttributeError",
     "RobotModel",
@@ -58,6 +67,7 @@ __all__ = [
     "URDFWarning",
     "UnknownNameError",
     "VelocityScene",
+    "WalkingWarning",
     "WbcpyError",
     "__version__",
     "available_robots",
@@ -66,32 +76,31 @@ __all__ = [
 
 
 #: sub-packages and modules imported on first access (``wbcpy.jspace``...), so ``import wbcpy`` stays light
-_SUBMODULES = ("arl", "chain", "cli", "collision", "controllers", "ik", "jspace", "qp", "scenes", "tasks")
-#: classes imported on first access: name -> module that defines or re-exports it
+_SUBMODULES = ("arl", "cli", "collision", "controllers", "ik", "jspace", "qp", "scenes", "tasks")
+#: classes imported on first access: name -> the module that defines it
 _LAZY = {
-    "AccelerationScene": ".scenes",
-    "InverseDynamicsScene": ".scenes",
-    "AccelerationSceneTSID": ".scenes",
-    "VelocityScene": ".scenes",
-    "Chain": ".chain",
+    "AccelerationScene": ".scenes.acceleration_scene",
+    "InverseDynamicsScene": ".scenes.inverse_dynamics_scene",
+    "AccelerationSceneTSID": ".scenes.inverse_dynamics_scene",
+    "VelocityScene": ".scenes.velocity_scene",
+    "Chain": ".model.chain",
 }
 
 if TYPE_CHECKING:  # what editors and type checkers see; keep in step with _SUBMODULES and _LAZY
     from . import arl as arl
     from . import cli as cli
+    from . import collision as collision
     from . import controllers as controllers
     from . import ik as ik
     from . import jspace as jspace
     from . import qp as qp
     from . import scenes as scenes
     from . import tasks as tasks
-    from .limits import collision as collision
-    from .model import chain as chain
     from .model.chain import Chain as Chain
-    from .scenes import AccelerationScene as AccelerationScene
-    from .scenes import AccelerationSceneTSID as AccelerationSceneTSID
-    from .scenes import InverseDynamicsScene as InverseDynamicsScene
-    from .scenes import VelocityScene as VelocityScene
+    from .scenes.acceleration_scene import AccelerationScene as AccelerationScene
+    from .scenes.inverse_dynamics_scene import AccelerationSceneTSID as AccelerationSceneTSID
+    from .scenes.inverse_dynamics_scene import InverseDynamicsScene as InverseDynamicsScene
+    from .scenes.velocity_scene import VelocityScene as VelocityScene
 
 
 def __getattr__(name: str) -> object:

@@ -2,7 +2,8 @@
 
 Every exception derives from :class:`WbcpyError` and carries the data that explains it (the offending
 name, the expected shape, the solver and its status). Where Python has a natural built-in category the
-exception also derives from it, so ``except KeyError`` or ``except ValueError`` keep working.
+exception also derives from it, so ``except KeyError`` or ``except ValueError`` keep working. Their
+public path is the package's top level: ``from wbcpy import ConfigError``.
 
 ============================================  ================================================================
 situation                                     raises
@@ -28,27 +29,6 @@ import difflib
 import reprlib
 from collections.abc import Iterable
 from typing import Any
-
-__all__ = [
-    "ConcurrentUseError",
-    "ConfigError",
-    "ConfigKeyError",
-    "InvalidValueError",
-    "MJCFError",
-    "MissingDependencyError",
-    "MissingReferenceWarning",
-    "ModelError",
-    "QPSolveError",
-    "ReadOnlyAttributeError",
-    "SRDFError",
-    "StateNotSetError",
-    "URDFError",
-    "URDFNotFoundError",
-    "URDFWarning",
-    "UnknownNameError",
-    "WbcpyError",
-    "safe_repr",
-]
 
 
 class WbcpyError(Exception):
@@ -150,6 +130,28 @@ class MissingDependencyError(WbcpyError, ImportError):
 
 class URDFWarning(UserWarning):
     """A URDF loaded, but some of its values are physically implausible (``check_physics="warn"``)."""
+
+
+class WalkingWarning(UserWarning):
+    """A walk runs, but not quite as asked: e.g. the robot's SRDF posture has its soles tilted, so it
+    starts from a computed standing posture instead (the message says what and why)."""
+
+
+class EffortLimitWarning(WalkingWarning):
+    """Some actuated joints have no URDF effort limit (none, 0 or infinite): their torques are not bounded.
+
+    Attributes:
+        joints: the joints without a limit.
+    """
+
+    def __init__(self, robot: str, joints: Iterable[str]) -> None:
+        self.joints = [str(j) for j in joints]
+        more = f" and {len(self.joints) - 8} more" if len(self.joints) > 8 else ""
+        shown = ", ".join(self.joints[:8]) + more
+        super().__init__(
+            f"robot {robot!r}: {len(self.joints)} actuated joint(s) have no URDF effort limit ({shown}); "
+            "their torques are unbounded (bound them with effort_limits={joint: N·m})"
+        )
 
 
 class MissingReferenceWarning(UserWarning):

@@ -1,4 +1,7 @@
-"""Robot registry (public path): names that resolve to URDF files. Defined in :mod:`wbcpy.model.registry`."""
+"""Robot registry (public path): names that resolve to URDF files. Defined in :mod:`wbcpy.model.registry`.
+
+Loading a robot by name is :func:`wbcpy.load_robot`; the names are :func:`wbcpy.available_robots`.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +9,8 @@ from .model.registry import (
     ALIASES,
     RobotEntry,
     aliases,
-    available,
     default_end_effector,
     example_robot_data_dir,
-    load_robot,
     refresh,
     registry,
     robot_entry,
@@ -21,10 +22,8 @@ __all__ = [
     "ALIASES",
     "RobotEntry",
     "aliases",
-    "available",
     "default_end_effector",
     "example_robot_data_dir",
-    "load_robot",
     "refresh",
     "registry",
     "robot_entry",

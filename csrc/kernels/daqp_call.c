@@ -1,7 +1,7 @@
 /* DAQP's C solver called directly: daqp_quadprog in the daqp Python module's own shared object.
  *
- * The daqp Python wrapper spends about 2.8 µs per solve before and after the solver itself (argument
- * conversion, output arrays, the info dictionary; a 9-variable level takes 4 µs in all). wbcpy's DAQP
+ * The daqp Python wrapper does Python-level work before and after the solver itself on every call
+ * (argument conversion, output arrays, the info dictionary; its cost: docs/benchmarks.md). wbcpy's DAQP
  * backend hands its already validated float64 arrays to the same C function instead.
  *
  * DAQP's C API (api.h, types.h) passes structs; they are declared below as DAQP 0.11 defines them. The

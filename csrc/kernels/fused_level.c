@@ -292,7 +292,7 @@ static int unconstrained_minimiser(const level *lv, const double *w_ref, double 
  * triangle, row-major: the memory of dpstrf's upper factor U = Lᵀ, column-major (U(i, j) = W[i + j k]).
  * piv: the 1-based original index at each position (dpstrf's); c: k doubles of scratch. Returns the rank.
  * Each step's trailing update W_il −= c_i c_l runs over contiguous rows (c: L's column j), where dpstf2
- * calls dgemv per column: 0.6 against 2.1 µs on the 32 × 32 Talos contact level. */
+ * calls dgemv per column (cheaper on the 32 × 32 Talos contact level: docs/benchmarks.md). */
 static int pivoted_cholesky(double *W, Py_ssize_t k, double tol, int *piv, double *c)
 {
     for (Py_ssize_t j = 0; j < k; j++)
@@ -349,8 +349,8 @@ static int pivoted_cholesky(double *W, Py_ssize_t k, double tol, int *piv, doubl
  * nearest 0 has (I + BᵀB) t = Bᵀu₁ (dpotrf, dpotrs), the point DAQP's proximal iterations from 0 approach.
  * DAQP's answer, when no constraint is active, is this point (up to rounding), at the cost of its full
  * setup (the product of every row with the inverse factor and its working-set loop): on the Talos contact
- * level the whole call takes 16 µs this way against 29 µs with DAQP. The caller asks for it where the
- * level's optimum had no active constraint last time (a robot standing or swaying on flat feet: its
+ * level the whole call is cheaper this way than with DAQP (docs/benchmarks.md). The caller asks for it
+ * where the level's optimum had no active constraint last time (a robot standing or swaying on flat feet: its
  * friction cones and torque limits are not touched). Scratch W: 2k² + 4k doubles. 0, or -1 with an
  * exception set. */
 static int cholesky_minimiser(const level *lv, double *W, double *w, double *lam, verdict *v)

@@ -100,7 +100,6 @@ PyObject *wk_vector_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *wk_joint_law(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_transform_error(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_weighted_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-PyObject *wk_normal_equations(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_ls_gradient(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_natural_residual(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_rows_residual(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
@@ -113,7 +112,6 @@ PyObject *wk_rows_certificate(PyObject *self, PyObject *const *args, Py_ssize_t 
 PyObject *wk_all_finite(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_kept_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-PyObject *wk_selection_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_pin_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_split_bounds(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_split_columns(PyObject *self, PyObject *const *args, Py_ssize_t nargs);

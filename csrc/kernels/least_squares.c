@@ -144,45 +144,6 @@ void wk_gram(const wk_mat *A, double *H)
             H[j * n + i] = H[i * n + j];
 }
 
-/* normal_equations(A, e, r, H, g): H = AᵀA + diag(r) and g = Aᵀe, the Hessian and gradient at 0 of
- * ½‖A x + e‖² + ½ Σ r x² (e = −y for rows A x ≈ y; r None: no diagonal term). */
-PyObject *wk_normal_equations(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (wk_nargs(nargs, 5, "normal_equations") < 0 ||
-        wk_disjoint_outputs(args, nargs, 1u << 3 | 1u << 4, "normal_equations") < 0 || wk_load_lapack() < 0)
-        return NULL;
-    wk_mat A, H;
-    if (wk_matrix(args[0], -1, -1, 0, "A", &A) < 0)
-        return NULL;
-    Py_ssize_t m = A.rows, n = A.cols;
-    int no_r;
-    const double *y = wk_vector(args[1], m, 0, "e");
-    const double *r = y ? wk_vector_or_none(args[2], n, 0, "r", &no_r) : NULL;
-    if (y == NULL || (r == NULL && !no_r) || wk_matrix(args[3], n, n, 1, "H", &H) < 0)
-        return NULL;
-    double *g = wk_vector(args[4], n, 1, "g");
-    if (g == NULL)
-        return NULL;
-    if (H.rs != n || H.cs != 1) {
-        PyErr_SetString(PyExc_ValueError, "H: expected a C-contiguous matrix");
-        return NULL;
-    }
-    wk_gram(&A, H.data);
-    for (Py_ssize_t j = 0; j < n; j++) {
-        g[j] = 0.0;
-        if (!no_r)
-            H.data[j * n + j] += r[j];
-    }
-    for (Py_ssize_t k = 0; k < m; k++) {
-        double yk = y[k];
-        if (yk == 0.0)
-            continue;
-        for (Py_ssize_t j = 0; j < n; j++)
-            g[j] += WK_AT(A, k, j) * yk;
-    }
-    Py_RETURN_NONE;
-}
-
 void wk_rows_dot(const wk_mat *M, const double *x, const double *init, double *out)
 {
     Py_ssize_t m = M->rows, n = M->cols, rs = M->rs, cs = M->cs, i = 0;

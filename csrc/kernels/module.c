@@ -91,8 +91,6 @@ static PyMethodDef methods[] = {
                             "rigid transform (inf when an entry of its first three rows is not finite)."),
     KERNEL(weighted_rows, "weighted_rows(A_out, y_out, J, target, bias, sw)\n\n"
                           "A_out = sw[:, None] * J, y_out = sw * (target - bias) (sw, bias None: 1, 0)."),
-    KERNEL(normal_equations, "normal_equations(A, e, r, H, g)\n\n"
-                             "H = A^T A + diag(r), g = A^T e (A: m x n; r None: no diagonal term)."),
     KERNEL(ls_gradient, "ls_gradient(AZ, e0, r, Z, xbar, w) -> (t, scale)\n\n"
                         "Gradient of 1/2 |AZ w + e0|^2 + 1/2 sum r (Z w + xbar)^2 and its componentwise scale."),
     KERNEL(natural_residual, "natural_residual(x, t, scale, lb, ub, z_box) -> (residual, max scale)\n\n"
@@ -119,8 +117,6 @@ static PyMethodDef methods[] = {
     KERNEL(kept_rows, "kept_rows(M, v, lo, hi, drop_constant) -> (M_kept, lo - v, hi - v, rows) or None\n\n"
                       "Rows bounded on at least one side; with drop_constant, rows of M that vanish are dropped "
                       "once v meets them (None when one does not)."),
-    KERNEL(selection_rows, "selection_rows(A) -> (columns, other_rows): the distinct columns of A's rows with "
-                           "exactly one nonzero, and the indices of its rows with more."),
     KERNEL(pin_rows, "pin_rows(A, k, xbar, blocks, C) -> None or (cols, kept, values, xbar_kept, rows, C_kept, "
                      "C_shift): the variables A's selection rows pin and the kept variables' problem data."),
     KERNEL(split_bounds, "split_bounds(lb, ub, fix_tol) -> (free, fixed, values, lb_free, ub_free, lb_open, "

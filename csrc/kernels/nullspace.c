@@ -812,19 +812,14 @@ PyObject *wk_kept_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
-/* selection_rows(A) -> (columns, other_rows)
+/* selection_rows(A) -> (columns, other_rows), new arrays
  *
  * The rows of A with exactly one nonzero entry (a multiple of a unit row: A x = A x* then fixes that
  * variable), as the sorted distinct columns they select, and the indices of the rows with two or more
  * nonzero entries. Rows without any, and single-entry rows no longer than 1e-12 max(1, the longest row)
  * (rounding noise, which the null space drops too), are in neither. */
-PyObject *wk_selection_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *selection_rows(wk_mat A)
 {
-    if (wk_nargs(nargs, 1, "selection_rows") < 0)
-        return NULL;
-    wk_mat A;
-    if (wk_matrix(args[0], -1, -1, 0, "A", &A) < 0)
-        return NULL;
     Py_ssize_t m = A.rows, n = A.cols;
     char *selected = PyMem_Calloc((size_t)n + 1, 1);
     npy_intp *others = PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(npy_intp));
@@ -895,15 +890,14 @@ static PyArrayObject *gather_columns(const wk_mat *M, const npy_intp *cols, Py_s
  * (all three None: no rows) C[:, kept] and the sides lo − s, hi − s with s = C[:, cols] x̄[cols]. */
 PyObject *wk_pin_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 7, "pin_rows") < 0)
+    wk_mat A, C;
+    if (wk_nargs(nargs, 7, "pin_rows") < 0 || wk_matrix(args[0], -1, -1, 0, "A", &A) < 0)
         return NULL;
-    PyObject *sel = wk_selection_rows(self, args, 1);
+    PyObject *sel = selection_rows(A);
     if (sel == NULL)
         return NULL;
     PyArrayObject *cols = (PyArrayObject *)PyTuple_GET_ITEM(sel, 0);
     PyArrayObject *others = (PyArrayObject *)PyTuple_GET_ITEM(sel, 1);
-    wk_mat A, C;
-    wk_matrix(args[0], -1, -1, 0, "A", &A);
     Py_ssize_t n = A.cols, n_cols = PyArray_DIM(cols, 0), k = PyLong_AsSsize_t(args[1]);
     if (k < 0 && PyErr_Occurred()) {
         Py_DECREF(sel);

@@ -19,6 +19,9 @@ here: it appears on the next build. The pages are rewritten only when their text
   docstrings count; data: a ``#:`` comment or a string literal after the assignment);
 * a cross-reference to a ``wbcpy`` name that does not exist.
 
+**Aliases.** A class's members under a second name (the seed libraries' camelCase names) are not
+documented as members of their own: the class's docstring ends with the list of its aliases.
+
 A reference Sphinx cannot resolve directly is resolved here, by object identity: ``wbcpy.RobotModel`` (a
 re-export) links to where ``RobotModel`` is documented; a short name (``RobotModel`` in an annotation) links
 to the one documented object of that name; references to private helpers that exist (``wbcpy.model._cache``)
@@ -178,11 +181,22 @@ def public_names(package: str) -> list[PublicName]:
         owner = _defining_module(first.obj) or (key[0] if isinstance(key, tuple) else None)
         own = [e for e in group if e.module == owner and is_public(e.module)]
         # a class's own name before its aliases
-        own.sort(key=lambda e: e.name != getattr(e.obj, "__name__", e.name))
-        home = own[0] if own else min(group, key=lambda e: (e.module.count("."), e.module, e.name))
+        own.sort(key=_alias_name)
+        home = own[0] if own else min(group, key=_home_order)
         for entry in group:
             entry.home_module, entry.home_name = home.module, home.name
     return entries
+
+
+def _alias_name(entry: PublicName) -> bool:
+    """True when the entry names a class or function by a name not its own (``AccelerationSceneTSID``)."""
+    return entry.name != getattr(entry.obj, "__name__", entry.name)
+
+
+def _home_order(entry: PublicName) -> tuple[bool, int, str, str]:
+    """Of the modules that list an object defined in a private or unlisting one: its own name first, then
+    the shortest module path."""
+    return _alias_name(entry), entry.module.count("."), entry.module, entry.name
 
 
 # ---------------------------------------------------------------------------------------- docstrings
@@ -235,6 +249,55 @@ def missing_docstrings(entries: list[PublicName]) -> list[str]:
     return missing
 
 
+# -------------------------------------------------------------------------------------------- aliases
+def class_aliases(cls: type) -> dict[str, str]:
+    """``{alias: name}``: public attributes of a class that are another of its public attributes under a
+    second name (the seed libraries' camelCase names, class-body assignments or
+    :class:`wbcpy._support.aliases.alias` mixins). Of the names of one object, a snake_case one is the
+    member (the function's own name first); the others are its aliases."""
+    groups: dict[int, list[str]] = {}
+    for name in dir(cls):
+        if name.startswith("_"):
+            continue
+        try:
+            value = getattr(cls, name)
+        except Exception:  # (an alias whose method a class lacks, a property raising on the class)
+            continue
+        if inspect.isfunction(inspect.unwrap(value)) or isinstance(value, property):
+            groups.setdefault(id(value), []).append(name)
+    aliases: dict[str, str] = {}
+    for names in groups.values():
+        if len(names) > 1:
+            own = getattr(getattr(cls, names[0]), "__name__", None)
+            member = min(names, key=lambda n: (n != n.lower(), n != own, n))
+            aliases.update({n: member for n in names if n != member})
+    return aliases
+
+
+#: (alias name, id of its object) of every documented class: members that autodoc skips
+_ALIASES: set[tuple[str, int]] = set()
+
+
+def _collect_aliases(entries: list[PublicName]) -> None:
+    for entry in entries:
+        if entry.is_home and inspect.isclass(entry.obj):
+            for name in class_aliases(entry.obj):
+                _ALIASES.add((name, id(getattr(entry.obj, name))))
+
+
+def _skip_alias(app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+    """An alias is no member of its own: the class docstring lists the aliases (see _process_docstring)."""
+    return True if what == "class" and (name, id(obj)) in _ALIASES else None
+
+
+def _alias_lines(name: str, cls: type) -> list[str]:
+    aliases = class_aliases(cls)
+    if not aliases:
+        return []
+    listed = ", ".join(f"``{a}`` (:py:obj:`~{name}.{m}`)" for a, m in sorted(aliases.items()))
+    return ["", f"**Aliases** (the seed library's names of these members): {listed}."]
+
+
 # ---------------------------------------------------------------------------------------------- pages
 def _directive(entry: PublicName) -> list[str]:
     obj, target = entry.obj, entry.home
@@ -251,7 +314,14 @@ def _directive(entry: PublicName) -> list[str]:
         return [f".. autofunction:: {target}", ""]
     if inspect.ismodule(obj):
         return []
-    return [f".. autodata:: {target}", "   :no-value:", ""]
+    source = data_source(entry.module, entry.name)
+    if source is None or source[0] == entry.module:
+        return [f".. autodata:: {target}", "   :no-value:", ""]
+    # data a package lists but an implementation module assigns: its ``#:`` comment is there
+    doc = list(ModuleAnalyzer.for_module(source[0]).find_attr_docs().get(("", source[1]), []))
+    _escape_bars(doc)
+    head = [f".. py:data:: {entry.home_name}", f"   :module: {entry.home_module}", ""]
+    return [*head, *(f"   {line}".rstrip() for line in doc), ""]
 
 
 def _is_own(cls: type) -> bool:
@@ -269,7 +339,11 @@ def _title(text: str, char: str) -> list[str]:
 def module_section(module: str, entries: list[PublicName], level: str) -> list[str]:
     """The reST of one module: docstring, its home objects, its re-exports as links."""
     lines = _title(module, level)
-    lines += [f".. automodule:: {module}", "   :no-members:", ""]
+    parent, _, leaf = module.rpartition(".")
+    shadowed = bool(parent) and not inspect.ismodule(getattr(importlib.import_module(parent), leaf, None))
+    # (a module its package shadows with a name of the same path, e.g. the function locomotion.walk:
+    # the name is the link target, the module's section is not)
+    lines += [f".. automodule:: {module}", "   :no-members:", *(["   :no-index:"] if shadowed else []), ""]
     here = [e for e in entries if e.module == module and e.is_home]
     elsewhere = [e for e in entries if e.module == module and not e.is_home]
     for entry in sorted(here, key=lambda e: e.name.lower()):
@@ -315,6 +389,7 @@ def _generate(app: Sphinx) -> None:
     package = app.config.wbcpy_api_package
     _PACKAGE[0] = package
     entries = public_names(package)
+    _collect_aliases(entries)
     write_pages(api_pages(package, entries), Path(app.srcdir) / app.config.wbcpy_api_dir)
     for name in missing_docstrings(entries):
         logger.warning("public name without a docstring: %s", name, type="wbcpy", subtype="docstring")
@@ -417,10 +492,14 @@ def _resolve(app: Sphinx, env: Any, node: Any, contnode: Any) -> Any:
         matches = [
             name
             for name, entry in env.get_domain("py").objects.items()
-            if name.rsplit(".", 1)[-1] == target and entry.objtype in ("class", "exception", "function")
+            if name.rsplit(".", 1)[-1] == target
+            and entry.objtype in ("class", "exception", "function")
+            and not entry.aliased  # (the defining module's path of an object documented elsewhere)
         ]
         if len(matches) == 1:
             return _link(app, env, node, contnode, matches[0])
+        if target in _module_names(package):
+            return contnode  # a name of an implementation module (documented in its package): code
     elif target.split(".")[0] != package:
         return contnode  # another library (numpy, pinocchio, the standard library): code, no link
     return None
@@ -428,7 +507,17 @@ def _resolve(app: Sphinx, env: Any, node: Any, contnode: Any) -> Any:
 
 #: short names of typing helpers shown as code (numpy's ``ArrayLike``/``NDArray`` reach a module through an
 #: inherited dataclass field: a subclass's module need not import them)
-_TYPING_NAMES = {"Any", "Callable", "Self", "Iterable", "Iterator", "Sequence", "Mapping", "ArrayLike", "NDArray"}
+_TYPING_NAMES = {
+    "Any", "Callable", "Self", "Iterable", "Iterator", "Sequence", "Mapping", "ArrayLike", "NDArray",
+}
+
+
+@functools.cache
+def _module_names(package: str) -> frozenset[str]:
+    """Every name of every module of the package: a short name a docstring of an implementation module
+    uses (its neighbours, its imports) exists there, though the page shows the docstring elsewhere."""
+    modules = [importlib.import_module(module) for module in public_modules(package)]
+    return frozenset(name for module in modules for name in vars(module))
 
 
 def _missing_reference(app: Sphinx, env: Any, node: Any, contnode: Any) -> Any:
@@ -456,6 +545,8 @@ def _process_docstring(app: Sphinx, what: str, name: str, obj: Any, options: Any
     _escape_bars(lines)
     if what not in ("attribute", "property", "data"):
         napoleon._process_docstring(app, what, name, obj, options, lines)
+    if what in ("class", "exception") and inspect.isclass(obj):
+        lines += _alias_lines(name, obj)
 
 
 @functools.cache
@@ -514,6 +605,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
             app.disconnect(listener.id)
     app.connect("autodoc-process-docstring", _process_docstring)
     app.connect("autodoc-process-signature", _qualify_signature)
+    app.connect("autodoc-skip-member", _skip_alias)
     app.connect("builder-inited", _generate)
     app.connect("missing-reference", _missing_reference)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wbcpy import load_robot
-from wbcpy.contacts import WrenchReference
 from wbcpy.contacts.contacts import (
     PointContact,
     SurfaceContact,
@@ -18,6 +17,7 @@ from wbcpy.contacts.contacts import (
     contact_from_dict,
 )
 from wbcpy.errors import ConfigError, ConfigKeyError, InvalidValueError
+from wbcpy.tasks import WrenchReference
 
 NAN = float("nan")
 

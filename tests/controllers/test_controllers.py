@@ -7,9 +7,9 @@ import pinocchio as pin
 import pytest
 from _scene_helpers import lwr4, random_state, relative_angular_velocity
 
+from wbcpy import AccelerationScene
 from wbcpy.controllers import CartesianPD, ComPD, JointPD, pose_error
 from wbcpy.errors import ConfigError, InvalidValueError
-from wbcpy.scenes import AccelerationScene
 from wbcpy.tasks import CartesianReference, ComReference, JointReference, TaskConfig
 
 

@@ -20,9 +20,9 @@ from _scene_helpers import lwr4, random_state, relative_angular_velocity
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from wbcpy import AccelerationScene, VelocityScene
 from wbcpy.controllers import CartesianPD, CartesianVelocityLaw, ComPD, JointPD
 from wbcpy.errors import ConfigError, InvalidValueError
-from wbcpy.scenes import AccelerationScene, VelocityScene
 from wbcpy.tasks import CartesianReference, TaskConfig
 
 #: (root, tip, ref_frame) of the Cartesian tasks: the fixed base's world axes, a moving link's axes, a

@@ -30,7 +30,7 @@ from wbcpy.ik import (
     MultiRefMinJerkCtrl,
 )
 from wbcpy.ik.pose_error import parse_target
-from wbcpy.model.chain import se3_from_pose7
+from wbcpy.model import se3_from_pose7
 
 TS = 0.01
 PLANT = {"Kp": 1.5, "Tz": 0.05, "Tw": 0.08, "Zeta": 0.6}

@@ -113,11 +113,6 @@ def _weighted_rows(a: list[Any]) -> Any:
     return None, [s[:, None] * J, s * (target - b)]
 
 
-def _normal_equations(a: list[Any]) -> Any:
-    A, e, r, _H, _g = a
-    return None, [A.T @ A + (0.0 if r is None else np.diag(r)), A.T @ e]
-
-
 def _bounds_gap(a: list[Any]) -> Any:
     lb, ub = a
     d = ub - lb
@@ -419,19 +414,6 @@ SPECS: dict[str, Spec] = {
         _weighted_rows,
         outputs=(0, 1),
     ),
-    "normal_equations": Spec(
-        lambda r: (
-            lambda m, n: [
-                r.standard_normal((m, n)),
-                r.standard_normal(m),
-                r.uniform(0, 1, n),
-                np.zeros((n, n)),
-                np.zeros(n),
-            ]
-        )(int(r.integers(1, 6)), int(r.integers(1, 6))),
-        _normal_equations,
-        outputs=(3, 4),
-    ),
     "ls_gradient": Spec(lambda r: (lambda a, k: [*a, r.standard_normal(k)])(*_ls_args(r, True))),
     "natural_residual": Spec(
         lambda r: (
@@ -461,7 +443,6 @@ SPECS: dict[str, Spec] = {
     ),
     "nullspace_update": Spec(_nullspace_args, finite_only=True),
     "kept_rows": Spec(_kept_rows_args),
-    "selection_rows": Spec(lambda r: [_selection_matrix(r)]),
     "pin_rows": Spec(_pin_rows_args),
     "split_bounds": Spec(_split_bounds_args),
     "split_columns": Spec(_split_columns_args, _split_columns),

@@ -46,18 +46,18 @@ def test_normalize_blocks_does_not_overflow() -> None:
     "call",
     [
         pytest.param(
-            lambda A, e, r, H, g: kernels.normal_equations(A, e, r, A, g), id="normal_equations(H=A)"
+            lambda A, y, J, t: kernels.weighted_rows(J, y, J, t, None, None), id="weighted_rows(A_out=J)"
         ),
         pytest.param(
-            lambda A, e, r, H, g: kernels.normal_equations(A, e, r, H, e), id="normal_equations(g=e)"
+            lambda A, y, J, t: kernels.weighted_rows(A, t, J, t, None, None), id="weighted_rows(y_out=t)"
         ),
     ],
 )
-def test_normal_equations_outputs_must_not_alias_inputs(call) -> None:
+def test_weighted_rows_outputs_must_not_alias_inputs(call) -> None:
     rng = np.random.default_rng(1)
-    A, e, r = rng.standard_normal((4, 4)), rng.standard_normal(4), np.ones(4)
+    J, t = rng.standard_normal((4, 4)), rng.standard_normal(4)
     with pytest.raises(ValueError, match="overlaps"):
-        call(A, e, r, np.zeros((4, 4)), np.zeros(4))
+        call(np.zeros((4, 4)), np.zeros(4), J, t)
 
 
 def test_joint_law_and_limits_outputs_must_not_alias_inputs() -> None:
@@ -77,12 +77,14 @@ def test_outputs_that_are_views_of_one_buffer_overlap_only_where_they_share_memo
     """Two halves of one buffer are separate outputs (no false alarm); one shared entry is an overlap."""
     buf = np.zeros(6)
     rng = np.random.default_rng(2)
-    A, e = rng.standard_normal((3, 3)), rng.standard_normal(3)
-    H, g = np.zeros((3, 3)), buf[3:]
-    kernels.normal_equations(A, e, None, H, g)
-    np.testing.assert_allclose(g, A.T @ e, rtol=1e-14)
+    C, x, z = rng.standard_normal((3, 3)), rng.standard_normal(3), rng.standard_normal(3)
+    lo, hi = np.full(3, -np.inf), np.full(3, np.inf)
+    t, scale = buf[:3], buf[3:]
+    kernels.rows_residual(C, lo, hi, x, z, t, scale)
+    np.testing.assert_allclose(t, C.T @ z, rtol=1e-14)
+    np.testing.assert_allclose(scale, np.abs(C).T @ np.abs(z), rtol=1e-14)
     with pytest.raises(ValueError, match="overlaps"):
-        kernels.normal_equations(A, buf[2:5], None, H, buf[:3])
+        kernels.rows_residual(C, lo, hi, x, z, buf[2:5], buf[:3])
 
 
 def test_byte_swapped_and_misaligned_arrays_are_refused() -> None:

@@ -127,18 +127,6 @@ def test_weighted_rows_into_strided_buffers() -> None:
     np.testing.assert_allclose(y_out, t)
 
 
-@pytest.mark.parametrize("shape", [(6, 9), (47, 38), (3, 1), (0, 4)])
-@pytest.mark.parametrize("order", ["C", "F"])
-def test_normal_equations(shape: tuple[int, int], order: str) -> None:
-    m, n = shape
-    A = np.asarray(RNG.normal(size=shape), order=order)
-    e, r = RNG.normal(size=m), RNG.uniform(0, 1, n)
-    H, g = np.empty((n, n)), np.empty(n)
-    kernels.normal_equations(A, e, r, H, g)
-    np.testing.assert_allclose(H, A.T @ A + np.diag(r), atol=1e-12)
-    np.testing.assert_allclose(g, A.T @ e, atol=1e-12)
-
-
 def _selection_rows(rng: np.random.Generator, count: int, n: int) -> np.ndarray:
     """``count`` rows with one nonzero entry each (joint-task and regulariser rows), one of them zero."""
     rows = np.zeros((count, n))
@@ -612,7 +600,6 @@ def test_kept_rows() -> None:
 @pytest.mark.parametrize(
     ("kernel", "args"),
     [(kernels.natural_residual, (np.zeros(2), np.zeros(3), np.zeros(2), None, None, None)),
-     (kernels.normal_equations, (np.zeros((2, 2)), np.zeros(2), None, np.zeros((3, 3)), np.zeros(2))),
      (kernels.level_equations, ([[1.0]], np.zeros(1), np.zeros(1), None, None)),
      (kernels.nullspace_update, (np.zeros((2, 3)), None, np.zeros((2, 2)), None, 1e-9)),
      (kernels.joint_limits, (np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.intp), np.zeros((5, 2)), 0.1,

@@ -16,9 +16,9 @@ import pytest
 from _collision_helpers import ARM_URDF, geometry_pose, sphere_sphere
 
 from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel
+from wbcpy.collision import AccelerationCollisionConstraint, CollisionAvoidance, Obstacle, Sphere
 from wbcpy.controllers import CartesianPD
 from wbcpy.errors import ConfigError
-from wbcpy.limits.collision import AccelerationCollisionConstraint, CollisionAvoidance, Obstacle, Sphere
 from wbcpy.tasks import CartesianReference, TaskConfig
 
 DT, DS, DI, GAIN = 0.01, 0.01, 0.15, 0.3

@@ -14,9 +14,7 @@ import pytest
 from _collision_helpers import ARM_URDF, write_arm
 
 from wbcpy import RobotModel
-from wbcpy.description.robot_files import find_srdf
-from wbcpy.errors import ConfigError, ConfigKeyError
-from wbcpy.limits.collision import (
+from wbcpy.collision import (
     Box,
     Capsule,
     CollisionAvoidance,
@@ -25,6 +23,8 @@ from wbcpy.limits.collision import (
     Sphere,
     load_collision_geometry,
 )
+from wbcpy.description.robot_files import find_srdf
+from wbcpy.errors import ConfigError, ConfigKeyError
 from wbcpy.model.registry import example_robot_data_dir
 
 BALL = Obstacle("ball", Sphere(0.05), pin.SE3(np.eye(3), np.array([0.3, 0.2, 0.4])))

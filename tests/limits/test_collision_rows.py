@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wbcpy import RobotModel
+from wbcpy.collision import Box, Capsule, CollisionAvoidance, CollisionConstraint, Obstacle, Sphere
 from wbcpy.errors import StateNotSetError
-from wbcpy.limits.collision import Box, Capsule, CollisionAvoidance, CollisionConstraint, Obstacle, Sphere
 
 DT = 0.01
 OBSTACLES = [

@@ -15,10 +15,11 @@ import pytest
 from _joint_limit_oracle import joint_bounds as _oracle
 from _scene_helpers import BACKENDS, lwr4
 
+from wbcpy import AccelerationScene
 from wbcpy.controllers import CartesianPD, JointPD
 from wbcpy.errors import ConfigError
+from wbcpy.limits import JointLimitBounds
 from wbcpy.qp import default_solver
-from wbcpy.scenes import AccelerationScene, JointLimitBounds
 from wbcpy.tasks import TaskConfig
 
 Q0 = np.array([0.3, 0.6, -0.2, -1.2, 0.3, 0.8, 0.1])

@@ -14,9 +14,9 @@ from _collision_helpers import ARM_GEOMETRY, ARM_URDF, geometry_pose, sphere_box
 from _scene_helpers import BACKENDS
 
 from wbcpy import RobotModel, VelocityScene, load_robot
+from wbcpy.collision import CollisionAvoidance, Obstacle, Sphere
 from wbcpy.controllers import CartesianVelocityLaw
 from wbcpy.errors import ConfigError, ConfigKeyError, QPSolveError
-from wbcpy.limits.collision import CollisionAvoidance, Obstacle, Sphere
 from wbcpy.tasks import CartesianReference, JointReference, TaskConfig
 
 DT, DS, DI, GAIN = 0.01, 0.01, 0.1, 0.5

@@ -13,7 +13,7 @@ from scipy.spatial import ConvexHull
 
 from wbcpy.errors import ConfigError
 from wbcpy.locomotion import WalkingPattern, plan_footsteps
-from wbcpy.locomotion.pattern import quintic
+from wbcpy.locomotion.profiles import quintic
 
 HALF = (0.1, 0.065)
 

@@ -179,10 +179,12 @@ def test_no_raw_exception_from_walk_arguments(example_robot, no_walk):
 )
 def test_walk_refuses_bad_numbers_before_walking(example_robot, no_walk, name, value):
     """Every numeric argument: a bool, string, container, complex, non-finite, huge or degenerate value is
-    a ConfigError naming the field, raised before the plant is built (width None and lateral/turn/length
-    1e-300 are valid: today's width, a vanishing advance)."""
+    a ConfigError naming the field, raised before the plant is built (width and length None and
+    lateral/turn/length 1e-300 are valid: today's width, the robot's scaled length, a vanishing advance)."""
     example_robot("talos")
-    if (name == "width" and value is None) or (name in ("length", "turn", "lateral") and value == 1e-300):
+    if (name in ("width", "length") and value is None) or (
+        name in ("length", "turn", "lateral") and value == 1e-300
+    ):
         return
     with pytest.raises(ConfigError) as info:
         walk("talos", **{**SHORT, name: value})

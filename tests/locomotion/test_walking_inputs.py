@@ -14,9 +14,11 @@ from _bad_values import HUGE_INT, bad_vectors
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wbcpy.errors import ConfigError, ConfigKeyError, InvalidValueError, ReadOnlyAttributeError, WbcpyError
-from wbcpy.locomotion import Footstep, WalkingController, WalkingPattern, plan_footsteps
-from wbcpy.locomotion.controller import SOLE_HALF_SIZE
+from wbcpy.errors import ConfigError, InvalidValueError, ReadOnlyAttributeError, UnknownNameError, WbcpyError
+from wbcpy.locomotion import Footstep, WalkingController, WalkingPattern, find_feet, plan_footsteps
+
+#: Talos's soles (the registry's): half sizes (X, Y), m
+SOLE_HALF_SIZE = (0.1, 0.065)
 
 NOT_NUMBERS = [None, "0.1", "nan", b"1", True, False, np.bool_(True), 1j, [0.1], {"a": 1}, object()]
 NON_FINITE = [math.nan, math.inf, -math.inf, HUGE_INT, -HUGE_INT]
@@ -93,17 +95,17 @@ def test_a_width_below_the_sole_width_is_refused(talos, width):
     assert info.value.field == "width"
 
 
-def test_the_width_check_uses_the_sole_size_given(talos):
-    assert len(plan_footsteps(talos, 2, 0.1, width=0.12, half_size=(0.1, 0.05))) == 2
+def test_the_width_check_uses_the_robots_soles(talos):
+    """The soles' width is the robot's (its Feet): narrower soles allow a narrower stance."""
+    assert find_feet(talos).half_size == pytest.approx(SOLE_HALF_SIZE)
+    narrow, wide = find_feet(talos, sole=(0.2, 0.1)), find_feet(talos, sole=(0.2, 0.22))
+    assert len(plan_footsteps(talos, 2, 0.1, width=0.12, feet=narrow)) == 2
     with pytest.raises(ConfigError) as info:
-        plan_footsteps(talos, 2, 0.1, width=0.2, half_size=(0.1, 0.11))
+        plan_footsteps(talos, 2, 0.1, width=0.2, feet=wide)
     assert info.value.field == "width"
     with pytest.raises(ConfigError) as info:
-        plan_footsteps(talos, 2, 0.1, half_size=(0.1, 0.11))  # today's feet (0.17 m) are too close too
+        plan_footsteps(talos, 2, 0.1, feet=wide)  # today's feet (0.17 m) are too close too
     assert info.value.field == "width"
-    for bad in ((0.1,), "ab", (0.1, -0.05), (0.1, math.nan), (True, 0.05), None):
-        with pytest.raises(ConfigError):
-            plan_footsteps(talos, 2, 0.1, half_size=bad)
 
 
 @pytest.mark.parametrize(
@@ -126,10 +128,10 @@ def test_plan_footsteps_ranges(talos, kwargs, field):
 
 
 def test_plan_footsteps_feet_and_robot(talos):
-    with pytest.raises(ConfigKeyError):
+    with pytest.raises(UnknownNameError):
         plan_footsteps(talos, feet=("left_sole_link", "no_such_sole"))
     for feet in ("left_sole_link", ("left_sole_link",), ("left_sole_link", "left_sole_link"), (1, 2)):
-        with pytest.raises(ConfigError):
+        with pytest.raises(WbcpyError):
             plan_footsteps(talos, feet=feet)
     with pytest.raises(ConfigError) as info:
         plan_footsteps("talos")
@@ -151,8 +153,10 @@ def test_plan_footsteps_feet_and_robot(talos):
 def test_pattern_refuses_bad_numbers(talos, name, value):
     """Non-numbers, non-finite values and values that make the plan degenerate (a phase of 1e-17 s, a
     COM height of 1e-300 m or 1e300 m) are ConfigErrors naming the field (step_height 0 is valid)."""
-    if (name == "step_height" and value in (0.0, 1e-17, 1e-300)) or (name == "com_height" and value is None):
-        return  # (valid: a swing height ≥ 0; None: the COM's own height)
+    if (name == "step_height" and value in (0.0, 1e-17, 1e-300, None)) or (
+        name == "com_height" and value is None
+    ):
+        return  # (valid: a swing height ≥ 0; None: the robot's scaled height, the COM's own height)
     steps = plan_footsteps(talos, 3, 0.1)
     with pytest.raises(ConfigError) as info:
         WalkingPattern(talos, steps, **{name: value})
@@ -279,8 +283,8 @@ def controller(talos, pattern):
     ),
 )
 def test_controller_refuses_bad_numbers(talos, pattern, name, value):
-    if value == 1e-9 and name != "dt":
-        return  # (valid: only dt has a lower bound above 0)
+    if (value == 1e-9 and name != "dt") or (value is None and name in ("mu", "cop_margin")):
+        return  # (valid: only dt has a lower bound above 0; None: the soles' μ, the default margin)
     with pytest.raises(ConfigError) as info:
         WalkingController(talos, pattern, **{name: value})
     assert info.value.field == name
@@ -344,7 +348,7 @@ def test_no_raw_exception_from_any_bad_argument(talos):
         lambda: WalkingPattern(talos, steps, com=[0.0, 0.0]),
         lambda: WalkingPattern(talos, steps, step_time=1e-17, double_support_time=1e-18),
         lambda: WalkingPattern(talos, [1, 2]),
-        lambda: WalkingPattern(talos, steps, feet=None),
+        lambda: WalkingPattern(talos, steps, feet=5),
         lambda: plan_footsteps(talos, "3"),
         lambda: plan_footsteps(talos, 3, turn=None),
     ]

@@ -16,7 +16,8 @@ from _urdf_oracle import need_example_robot, parse_joints, path_joints, urdf_fil
 from scipy.spatial.transform import Rotation
 
 from wbcpy import ConfigError, InvalidValueError, RobotModel, UnknownNameError, load_robot
-from wbcpy.model.chain import Chain, pose7_from_se3, se3_from_pose7
+from wbcpy.model import pose7_from_se3, se3_from_pose7
+from wbcpy.model.chain import Chain
 
 RNG = np.random.default_rng(20240611)
 

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel, VelocityScene
+from wbcpy.collision import CollisionAvoidance, Obstacle, Sphere
 from wbcpy.errors import ConfigError, ConfigKeyError, URDFWarning
-from wbcpy.limits.collision import CollisionAvoidance, Obstacle, Sphere
 from wbcpy.model._names import MimicJoint
 from wbcpy.sim.contact_simulation import ContactSimulation
 from wbcpy.tasks import CartesianReference, TaskConfig

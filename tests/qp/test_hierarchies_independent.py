@@ -70,3 +70,29 @@ def test_prefixes_answered_at_the_reference_optimum(name: str, levels: int) -> N
     """The prefixes whose answer the final constraint guard let pass with the equalities lost."""
     hqp = _problem(name, levels)
     _judge(hqp, QPSolver().solve_hierarchy(hqp))
+
+
+
+def test_refinement_settles_a_semidefinite_level_with_exact_null_directions() -> None:
+    """A contact level in its null-space coordinates (tests/data/semidefinite_cone_level.npz: 32 variables,
+    32 cone rows, a Hessian with three exact null directions and curvatures down to 1e-13 of the largest),
+    in Hessian form only (no least-squares rows). Refinement from w = 0 (a feasible point) reaches a
+    certified optimum whose cost is no worse than the independent reference's (proximal-point quadprog
+    iterations with their own KKT check, tests/_hierarchy_reference.py). Its least-squares minimiser of the
+    reduced Hessian once kept singular values down to 1e-24 of the largest — below the rounding of the
+    Hessian's entries —, stepped along the null directions by 1/ε and found no certified point."""
+    from _hierarchy_reference import _check_kkt, _prox_level
+
+    from wbcpy.qp.kkt import StdQP, refine
+
+    d = np.load(Path(__file__).parents[1] / "data" / "semidefinite_cone_level.npz")
+    H, g, C, lo, hi = d["H"], d["g"], d["C"], d["lbC"], d["ubC"]
+    rows = np.isfinite(hi)
+    w_ref = _prox_level(H, g, -C[rows], -hi[rows])
+    _check_kkt(H, g, -C[rows], -hi[rows], w_ref, 0)
+    best = 0.5 * float(w_ref @ H @ w_ref) + float(g @ w_ref)
+    got = refine(StdQP(H, g, C=C, lbC=lo, ubC=hi), np.zeros(g.shape[0]), 1e-6)
+    assert got is not None and got[4].ok
+    w = got[0]
+    assert float(np.max(C @ w - hi)) <= 1e-9
+    assert 0.5 * float(w @ H @ w) + float(g @ w) <= best + 1e-9 * (1.0 + abs(best))

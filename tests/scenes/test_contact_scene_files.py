@@ -13,9 +13,11 @@ import pinocchio as pin
 import pytest
 from _contact_oracle import contact_jacobian, talos_half_sitting
 
+from wbcpy import InverseDynamicsScene
 from wbcpy.cli import main
+from wbcpy.contacts import SurfaceContact
 from wbcpy.errors import ConfigError, ConfigKeyError
-from wbcpy.scenes import InverseDynamicsScene, SurfaceContact, load_scene_file
+from wbcpy.scenes import load_scene_file
 from wbcpy.sim import SceneSimulation
 from wbcpy.sim.contact_simulation import ContactPlant, ContactSimulation
 

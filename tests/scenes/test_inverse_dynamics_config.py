@@ -15,18 +15,11 @@ import pytest
 from _contact_oracle import TALOS_SOLE, WrenchRows, talos_half_sitting, talos_standing
 from _id_helpers import G0, SOLES, solve_talos, talos_scene
 
-from wbcpy import load_robot
+from wbcpy import AccelerationScene, AccelerationSceneTSID, InverseDynamicsScene, load_robot
+from wbcpy.contacts import PointContact, SurfaceContact
 from wbcpy.errors import ConfigError, ConfigKeyError, InvalidValueError
-from wbcpy.scenes import (
-    AccelerationScene,
-    AccelerationSceneTSID,
-    InverseDynamicsScene,
-    NoSolutionError,
-    PointContact,
-    SurfaceContact,
-    WrenchReference,
-)
-from wbcpy.tasks import ComReference, ReferenceTypeError
+from wbcpy.scenes import NoSolutionError
+from wbcpy.tasks import ComReference, ReferenceTypeError, WrenchReference
 
 
 @pytest.fixture(scope="module")

@@ -25,9 +25,8 @@ from _contact_oracle import (
 )
 from _id_helpers import G0, SOLES, assert_exact, solve_talos, talos_scene
 
-from wbcpy import load_robot
+from wbcpy import AccelerationScene, InverseDynamicsScene, load_robot
 from wbcpy.qp.backends import daqp_direct
-from wbcpy.scenes import AccelerationScene, InverseDynamicsScene
 from wbcpy.tasks import CartesianReference, ComReference, JointReference
 
 LWR_Q = np.array([0.3, 0.6, -0.2, -1.2, 0.3, 0.8, 0.1])

@@ -26,11 +26,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_inverse_dynamics_exact import CASES
 
-from wbcpy import load_robot
+from wbcpy import InverseDynamicsScene, load_robot
+from wbcpy.contacts import PointContact
 from wbcpy.errors import QPSolveError
 from wbcpy.model.registry import example_robot_data_dir
 from wbcpy.qp import QPSolver, available_solvers, default_solver
-from wbcpy.scenes import InverseDynamicsScene, PointContact
 from wbcpy.scenes.inverse_dynamics_scene import BACKEND_OPTIONS
 from wbcpy.tasks import ComReference, JointReference
 

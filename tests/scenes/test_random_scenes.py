@@ -46,11 +46,11 @@ from hypothesis import strategies as st
 from scipy.optimize import nnls
 
 from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel, VelocityScene
+from wbcpy.collision import CollisionAvoidance, Obstacle, Sphere
+from wbcpy.contacts import PointContact, SurfaceContact
 from wbcpy.errors import QPSolveError
-from wbcpy.limits.collision import CollisionAvoidance, Obstacle, Sphere
 from wbcpy.qp import HierarchicalQP, available_solvers
-from wbcpy.scenes import PointContact, SurfaceContact, WrenchReference
-from wbcpy.tasks import CartesianReference, ComReference, JointReference, TaskConfig
+from wbcpy.tasks import CartesianReference, ComReference, JointReference, TaskConfig, WrenchReference
 
 BACKENDS = available_solvers()
 #: examples per test; a longer campaign: ``WBCPY_SCENE_EXAMPLES=2000 pytest

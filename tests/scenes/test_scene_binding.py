@@ -12,6 +12,7 @@ import pinocchio as pin
 import pytest
 from _scene_helpers import lwr4, random_state
 
+from wbcpy import AccelerationScene, InverseDynamicsScene, VelocityScene
 from wbcpy.controllers import (
     CartesianPD,
     CartesianVelocityLaw,
@@ -21,7 +22,6 @@ from wbcpy.controllers import (
     JointVelocityLaw,
 )
 from wbcpy.errors import ConfigError, InvalidValueError, UnknownNameError
-from wbcpy.scenes import AccelerationScene, InverseDynamicsScene, VelocityScene
 from wbcpy.tasks import TaskConfig
 
 

@@ -10,6 +10,7 @@ import pinocchio as pin
 import pytest
 from _scene_helpers import BACKENDS, LWA, com_acceleration_fd, example_robot, lwr4, random_state
 
+from wbcpy import AccelerationScene
 from wbcpy.errors import (
     ConfigError,
     ConfigKeyError,
@@ -18,7 +19,7 @@ from wbcpy.errors import (
     StateNotSetError,
     UnknownNameError,
 )
-from wbcpy.scenes import AccelerationScene, NoSolutionError, Scene
+from wbcpy.scenes import NoSolutionError, Scene
 from wbcpy.tasks import (
     CartesianReference,
     ComReference,

@@ -24,9 +24,9 @@ from _contact_oracle import TALOS_SOLE, talos_half_sitting
 from _id_helpers import actuated_joints
 
 from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel, VelocityScene, load_robot
+from wbcpy.collision import CollisionAvoidance, Obstacle, Sphere
+from wbcpy.contacts import SurfaceContact
 from wbcpy.controllers import CartesianPD, CartesianVelocityLaw, ComPD, JointPD, JointVelocityLaw
-from wbcpy.limits.collision import CollisionAvoidance, Obstacle, Sphere
-from wbcpy.scenes import SurfaceContact
 from wbcpy.tasks import CartesianReference, ComReference, JointReference, TaskConfig
 
 COPIERS: dict[str, Callable[[Any], Any]] = {

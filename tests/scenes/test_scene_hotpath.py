@@ -13,10 +13,10 @@ import pytest
 from _joint_limit_oracle import joint_bounds as _oracle
 from _scene_helpers import LWA, lwr4, random_state, regularized_ls
 
-from wbcpy import RobotModel
+from wbcpy import AccelerationScene, RobotModel
 from wbcpy.errors import InvalidValueError
+from wbcpy.limits import JointLimitBounds
 from wbcpy.qp import HierarchicalQP, available_solvers, default_solver
-from wbcpy.scenes import AccelerationScene, JointLimitBounds
 from wbcpy.tasks import CartesianReference, ComReference, JointReference, TaskConfig
 
 LAMBDA = 1e-8

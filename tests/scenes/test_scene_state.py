@@ -17,8 +17,8 @@ import pinocchio as pin
 import pytest
 from _scene_helpers import LWA, lwr4, random_state
 
+from wbcpy import AccelerationScene
 from wbcpy.errors import ConfigError
-from wbcpy.scenes import AccelerationScene
 from wbcpy.tasks import CartesianReference, JointReference, TaskConfig
 
 

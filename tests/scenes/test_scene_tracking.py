@@ -20,7 +20,7 @@ from _scene_helpers import (
     relative_acceleration_fd,
 )
 
-from wbcpy.scenes import AccelerationScene
+from wbcpy import AccelerationScene
 from wbcpy.tasks import CartesianReference, ComReference, JointReference, TaskConfig
 
 

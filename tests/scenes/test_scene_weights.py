@@ -14,7 +14,7 @@ import pytest
 import scipy.linalg as sla
 from _scene_helpers import BACKENDS, LWA, lwr4, random_state, regularized_ls
 
-from wbcpy.scenes import AccelerationScene
+from wbcpy import AccelerationScene
 from wbcpy.tasks import CartesianReference, JointReference, TaskConfig
 
 LAMBDA = 1e-8

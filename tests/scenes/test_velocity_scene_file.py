@@ -11,10 +11,11 @@ import pinocchio as pin
 import pytest
 from _collision_helpers import write_arm
 
+from wbcpy import AccelerationScene, VelocityScene
 from wbcpy.cli import main
 from wbcpy.controllers import CartesianVelocityLaw, JointVelocityLaw
 from wbcpy.errors import ConfigError, ConfigKeyError
-from wbcpy.scenes import AccelerationScene, VelocityScene, load_scene_file
+from wbcpy.scenes import load_scene_file
 from wbcpy.sim import SceneSimulation
 
 EXAMPLE_YAML = Path(__file__).resolve().parents[2] / "examples" / "velocity_obstacle.yaml"

@@ -16,9 +16,10 @@ from _sweep_helpers import reach_scene
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from wbcpy.contacts import SurfaceContact
 from wbcpy.errors import ConfigError, InvalidValueError, UnknownNameError
 from wbcpy.model.registry import load_robot
-from wbcpy.scenes import SurfaceContact, load_scene_file
+from wbcpy.scenes import load_scene_file
 from wbcpy.sim import SceneSimulation
 from wbcpy.sim.contact_simulation import ContactSimulation
 

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from wbcpy import InverseDynamicsScene
 from wbcpy.collision import Box, Capsule, CollisionAvoidance, Obstacle, Sphere
-from wbcpy.contacts import PointContact, SurfaceContact, WrenchReference
+from wbcpy.contacts import PointContact, SurfaceContact
 from wbcpy.errors import ConfigError, ConfigKeyError
 from wbcpy.sweep.perturbation import PushSpec, RandomSpec
-from wbcpy.tasks import TaskConfig
+from wbcpy.tasks import TaskConfig, WrenchReference
 
 # a valid construction of each class (its required arguments), and a misspelt field with its suggestion
 CASES: list[tuple[type, dict[str, Any], str, str]] = [

@@ -9,16 +9,11 @@ import pytest
 from _contact_oracle import talos_half_sitting
 from _id_helpers import SOLES, actuated_joints
 
-from wbcpy import load_robot
+from wbcpy import AccelerationScene, InverseDynamicsScene, VelocityScene, load_robot
+from wbcpy.contacts import SurfaceContact
 from wbcpy.controllers import MomentumPD
 from wbcpy.errors import ConfigError
-from wbcpy.scenes import (
-    AccelerationScene,
-    InverseDynamicsScene,
-    SurfaceContact,
-    VelocityScene,
-    load_scene_file,
-)
+from wbcpy.scenes import load_scene_file
 from wbcpy.tasks import MomentumReference, TaskConfig
 
 G0 = 9.81

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wbcpy import load_robot
+from wbcpy import VelocityScene, load_robot
 from wbcpy.controllers import MomentumVelocityLaw, TaskVelocityLaw, law_for, laws_taken
 from wbcpy.errors import ConfigError, InvalidValueError
-from wbcpy.scenes import VelocityScene, load_scene_file
+from wbcpy.scenes import load_scene_file
 from wbcpy.tasks import TaskConfig
 
 Q0 = [0.3, 0.6, -0.2, -1.1, 0.4, 0.8, 0.1]

@@ -19,10 +19,10 @@ import pinocchio as pin
 import pytest
 import yaml
 
-from wbcpy import load_robot
+from wbcpy import AccelerationScene, InverseDynamicsScene, VelocityScene, load_robot
 from wbcpy.controllers import JointPD, JointVelocityLaw, TaskPD, TaskVelocityLaw, law_for
 from wbcpy.errors import ConfigError, ConfigKeyError
-from wbcpy.scenes import AccelerationScene, InverseDynamicsScene, VelocityScene, load_scene_file
+from wbcpy.scenes import load_scene_file
 from wbcpy.sim import SceneSimulation
 from wbcpy.sweep import load_sweep, run_one
 from wbcpy.tasks import (

@@ -5,5 +5,3 @@ reading (:mod:`~wbcpy._support.yaml_files`) and output files written in a forked
 """
 
 from __future__ import annotations
-
-__all__: list[str] = []

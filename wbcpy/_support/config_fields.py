@@ -18,8 +18,6 @@ from typing import Any, TypeVar
 
 from ..errors import ConfigError, ConfigKeyError
 
-__all__ = ["checked_fields"]
-
 T = TypeVar("T", bound=type)
 
 

@@ -22,18 +22,6 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from ..errors import ConcurrentUseError
 
-__all__ = [
-    "clone",
-    "exclusive",
-    "exclusive_copy",
-    "exclusive_deepcopy",
-    "exclusive_getstate",
-    "guarded_getter",
-    "guarded_method",
-    "restore_fields",
-    "snapshot_fields",
-]
-
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 _P = ParamSpec("_P")

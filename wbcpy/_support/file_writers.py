@@ -16,8 +16,6 @@ from typing import Any
 
 from ..errors import WbcpyError
 
-__all__ = ["FileWriters"]
-
 
 def _write_all(writers: Mapping[str, Callable[[Path], Path]], folder: Path, conn: Any = None) -> list[str]:
     """Call every writer; with ``conn`` (a pipe end) send ("ok", paths) or ("error", text) through it."""

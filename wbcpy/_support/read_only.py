@@ -24,8 +24,6 @@ from typing import Any, Generic, TypeVar, overload
 
 from ..errors import ReadOnlyAttributeError
 
-__all__ = ["ClassConstant", "SealedAfterInit", "read_only", "seal_properties"]
-
 _T = TypeVar("_T")
 
 

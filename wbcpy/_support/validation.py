@@ -31,30 +31,6 @@ from .._kernels import state_copy as _state_copy
 from .._kernels import transform_error as _transform_error
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError, UnknownNameError
 
-__all__ = [
-    "REPR_LIMIT",
-    "ROTATION_TOL",
-    "STATE_LIMIT",
-    "as_bool",
-    "as_float",
-    "as_int",
-    "as_matrix",
-    "as_real_array",
-    "as_se3",
-    "as_state_vector",
-    "as_vector",
-    "check_config_mapping",
-    "check_finite",
-    "check_homogeneous",
-    "check_rotation",
-    "check_se3",
-    "check_state",
-    "lookup",
-    "optional_vector",
-    "se3_homogeneous",
-    "short_repr",
-]
-
 #: longest excerpt of an offending value shown in an error message (characters)
 REPR_LIMIT = 80
 #: largest |entry| accepted in a robot state (q, v, a in m, rad, m/s, rad/s, ...): beyond it the dynamics
@@ -163,8 +139,8 @@ def as_bool(value: Any, name: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- arrays
-#: up to this size :func:`check_finite` sums in Python (0.3 µs for a 9-vector, where entering
-#: ``np.errstate`` alone costs 2 µs)
+#: up to this size :func:`check_finite` sums in Python instead of entering ``np.errstate`` (a threshold
+#: from a measurement: 0.3 µs for the sum of a 9-vector, 2 µs to enter ``np.errstate``)
 _SMALL = 32
 
 

@@ -20,8 +20,6 @@ import yaml
 
 from ..errors import ConfigError
 
-__all__ = ["MAX_DEPTH", "MAX_NODES", "load_yaml_file", "load_yaml_text"]
-
 #: deepest nesting of lists and mappings accepted
 MAX_DEPTH = 50
 #: most values (scalars, lists, mappings, counted with aliases expanded) accepted in one document

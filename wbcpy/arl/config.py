@@ -31,8 +31,6 @@ from .._support.validation import as_float, short_repr
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError, UnknownNameError
 from ..model.robot_model import RobotModel
 
-__all__ = ["CONFIG_KEYS", "ChainSpec", "load_config", "lock_joints", "parse_chain_specs"]
-
 #: keys a chain configuration may hold
 CONFIG_KEYS = ("name", "urdf", "robot", "floating_base", "main_chains", "chains", "locked_joints")
 

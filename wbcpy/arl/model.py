@@ -34,8 +34,6 @@ from ..model.chain import Chain
 from ..model.robot_model import RobotModel
 from .config import load_config, lock_joints, parse_chain_specs, parse_main_chains, robot_from_config
 
-__all__ = ["ChainFkSolver", "ChainJacSolver", "Model"]
-
 
 def _is_index(x: Any) -> TypeGuard[int | np.integer[Any]]:
     return isinstance(x, (int, np.integer)) and not isinstance(x, bool)

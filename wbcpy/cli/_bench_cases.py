@@ -20,8 +20,6 @@ import pinocchio as pin
 from ..model.registry import example_robot_data_dir, load_robot
 from ..model.robot_model import RobotModel
 
-__all__ = ["ARM_Q", "Case", "all_cases"]
-
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 #: the lwr4's start configuration (README's examples) [rad]
 ARM_Q = np.array([0.3, 0.6, -0.2, -1.2, 0.3, 0.8, 0.1])
@@ -108,7 +106,7 @@ def chain_case() -> Case:
 def acceleration_case(with_pink: bool) -> Case:
     """The AccelerationScene step: ``robot.update``, bound PD laws, ``update``, ``solve`` (lwr4)."""
     from ..controllers import CartesianPD, JointPD
-    from ..scenes import AccelerationScene
+    from ..scenes.acceleration_scene import AccelerationScene
     from ..tasks import TaskConfig
 
     robot = load_robot("lwr4")
@@ -148,7 +146,7 @@ def acceleration_case(with_pink: bool) -> Case:
 def velocity_case(with_pink: bool) -> Case:
     """The VelocityScene step: ``robot.update``, bound velocity laws, ``update``, ``solve`` (lwr4)."""
     from ..controllers import CartesianVelocityLaw, JointVelocityLaw
-    from ..scenes import VelocityScene
+    from ..scenes.velocity_scene import VelocityScene
     from ..tasks import TaskConfig
 
     robot = load_robot("lwr4")
@@ -212,8 +210,9 @@ def multiref_case() -> Case:
 
 def contact_case(with_tsid: bool) -> Case:
     """The InverseDynamicsScene step on Talos standing on both soles (COM + posture, μ = 0.3)."""
+    from ..contacts import SurfaceContact
     from ..controllers import ComPD, JointPD
-    from ..scenes import InverseDynamicsScene, SurfaceContact
+    from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 
     robot = load_robot("talos")
     q0 = robot.reference_configuration("half_sitting")

@@ -28,8 +28,6 @@ import pinocchio as pin
 
 from ..model.robot_model import RobotModel
 
-__all__ = ["pink_step", "placo_talos_step", "placo_walk_step", "tsid_talos_step"]
-
 Peers = tuple[dict[str, Callable[[], object]], str]
 #: Talos's soles
 SOLES = ("left_sole_link", "right_sole_link")

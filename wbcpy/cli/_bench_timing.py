@@ -15,8 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Timing", "measure_interleaved"]
-
 
 @dataclass(frozen=True)
 class Timing:

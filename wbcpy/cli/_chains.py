@@ -13,8 +13,6 @@ from ..reporting import model_chain_table
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["add_chains_argument", "chain_table", "model_chain_table"]
-
 
 def add_chains_argument(parser: argparse.ArgumentParser) -> None:
     """Add ``--chains CONFIG`` (an arl chain configuration YAML, see ``robots/bimanual_chains.yaml``)."""

@@ -22,9 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .common import CLIError, format_table
-
-__all__ = ["cpu_model", "register", "run"]
+from ..reporting import format_table
+from . import CLIError
 
 
 def cpu_model() -> str:

@@ -14,27 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..reporting import format_table
 from . import CLIError
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
-
-__all__ = [
-    "CLIError",
-    "add_package_dir_argument",
-    "add_robot_argument",
-    "check_finite_output",
-    "check_output_dir",
-    "check_output_file",
-    "check_plot_path",
-    "check_solver",
-    "format_table",
-    "load_robot_arg",
-    "package_dirs_arg",
-    "parse_configuration_arg",
-    "parse_vector",
-]
 
 
 PACKAGE_DIR_HELP = (

@@ -6,8 +6,6 @@ import argparse
 import time
 from typing import Any
 
-__all__ = ["register", "run"]
-
 
 def register(subparsers: Any) -> None:
     """Add the ``demo`` command."""

@@ -16,16 +16,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from ..reporting import format_table
 from .common import (
     add_robot_argument,
     check_finite_output,
-    format_table,
     load_robot_arg,
     parse_configuration_arg,
     parse_vector,
 )
-
-__all__ = ["register", "run", "split_values"]
 
 
 def split_values(values: Sequence[str] | None) -> list[str] | None:

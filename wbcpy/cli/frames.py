@@ -11,12 +11,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from .common import add_robot_argument, format_table, load_robot_arg
+from ..reporting import format_table
+from .common import add_robot_argument, load_robot_arg
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
-
-__all__ = ["FRAME_TYPES", "frame_rows", "register", "run"]
 
 #: --type values -> Pinocchio frame type names
 FRAME_TYPES = {"body": "BODY", "joint": "JOINT", "fixed": "FIXED_JOINT", "op": "OP_FRAME", "sensor": "SENSOR"}

@@ -11,13 +11,13 @@ import argparse
 import math
 from typing import TYPE_CHECKING
 
+from ..reporting import format_table
+from . import CLIError
 from ._chains import add_chains_argument, chain_table
-from .common import CLIError, add_package_dir_argument, format_table, load_robot_arg
+from .common import add_package_dir_argument, load_robot_arg
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
-
-__all__ = ["joint_kind", "register", "robot_table", "run"]
 
 _KINDS = {
     "FreeFlyer": "free-flyer",

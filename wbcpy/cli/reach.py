@@ -27,7 +27,8 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .common import CLIError, add_robot_argument, check_finite_output, check_plot_path, load_robot_arg
+from . import CLIError
+from .common import add_robot_argument, check_finite_output, check_plot_path, load_robot_arg
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,8 +36,6 @@ if TYPE_CHECKING:
     from ..ik.reaching import ReachResult
     from ..model.chain import Chain
     from ..model.robot_model import RobotModel
-
-__all__ = ["MAX_STEPS", "register", "run"]
 
 #: largest step budget (--max-steps, or 5·T/Ts)
 MAX_STEPS = 1_000_000

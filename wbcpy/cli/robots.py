@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import format_table
-
-__all__ = ["markdown_table", "register", "robot_rows", "run"]
+from ..reporting import format_table
 
 
 def robot_rows() -> list[list[str]]:

@@ -32,22 +32,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..reporting import STATUS_UNITS, ProgressBar
-from .common import (
-    CLIError,
-    add_package_dir_argument,
-    check_plot_path,
-    check_solver,
-    format_table,
-    package_dirs_arg,
-)
+from ..reporting import STATUS_UNITS, ProgressBar, format_table
+from . import CLIError
+from .common import add_package_dir_argument, check_plot_path, check_solver, package_dirs_arg
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
-    from ..scenes import AccelerationScene, VelocityScene
+    from ..scenes.acceleration_scene import AccelerationScene
+    from ..scenes.velocity_scene import VelocityScene
     from ..sim.simulation import SimulationResult
-
-__all__ = ["ProgressBar", "register", "run", "save_plot", "scene_kind"]
 
 
 def save_plot(result: SimulationResult, path: Path, title: str) -> bool:
@@ -99,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 def scene_kind(scene: AccelerationScene | VelocityScene) -> str:
     """What the run's header calls the scene: ``"inverse-dynamics (contact) scene"`` for an
     InverseDynamicsScene, else ``"acceleration scene"`` or ``"velocity scene"`` (its task level)."""
-    from ..scenes import InverseDynamicsScene
+    from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 
     if isinstance(scene, InverseDynamicsScene):
         return "inverse-dynamics (contact) scene"

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import format_table
-
-__all__ = ["register", "run", "solver_rows"]
+from ..reporting import format_table
 
 
 def _formats(name: str) -> str:

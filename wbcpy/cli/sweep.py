@@ -20,9 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .common import CLIError, add_package_dir_argument, check_output_file, check_plot_path, package_dirs_arg
-
-__all__ = ["register", "run"]
+from . import CLIError
+from .common import add_package_dir_argument, check_output_file, check_plot_path, package_dirs_arg
 
 NEEDS = ("distributed", "tqdm", "threadpoolctl")
 

@@ -22,8 +22,6 @@ from typing import Any
 
 from .common import add_robot_argument, load_robot_arg, parse_configuration_arg
 
-__all__ = ["register", "run"]
-
 
 def register(subparsers: Any) -> None:
     """Add the ``view`` command."""

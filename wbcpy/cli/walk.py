@@ -1,5 +1,9 @@
-"""``wbcpy walk``: a humanoid walks in the rigid-contact plant or in MuJoCo
-(:func:`wbcpy.locomotion.walk`)."""
+"""``wbcpy walk``: a humanoid walks in the rigid-contact plant or in MuJoCo (:func:`wbcpy.locomotion.walk`).
+
+``--feet LEFT,RIGHT`` names the sole frames or foot links, ``--sole LxW`` the sole size (m), ``--posture
+NAME`` the start posture (an SRDF posture, or ``computed``); by default the robot's own (the registry's
+feet, or its feet's collision geometry; SRDF ``half_sitting``, or a computed standing posture).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +11,12 @@ import argparse
 import sys
 from typing import Any
 
-__all__ = ["register", "run"]
-
 
 def register(subparsers: Any) -> None:
     """Add the ``walk`` command."""
     parser = subparsers.add_parser(
         "walk",
-        help="walk a humanoid (Talos) in rigid-contact simulation or in MuJoCo, optionally pushed",
+        help="walk a humanoid (Talos, G1, iCub, Romeo, ...) in rigid-contact simulation or MuJoCo",
         description=(
             "Footsteps, a DCM walking pattern and an InverseDynamicsScene that outputs torques, closed "
             "around Pinocchio's rigid-contact dynamics (--plant pinocchio) or MuJoCo (--plant mujoco). "
@@ -22,9 +24,11 @@ def register(subparsers: Any) -> None:
             "violation, 1 otherwise, 2 on bad input."
         ),
     )
-    parser.add_argument("robot", nargs="?", default="talos", help="robot (default talos; needs half_sitting)")
+    parser.add_argument("robot", nargs="?", default="talos", help="a floating-base humanoid (default talos)")
     parser.add_argument("--steps", type=int, default=8, help="number of footsteps (default 8)")
-    parser.add_argument("--length", type=float, default=0.15, help="forward advance per step, m (0.15)")
+    parser.add_argument(
+        "--length", type=float, default=None, help="forward advance per step, m (0.15 scaled to the robot)"
+    )
     parser.add_argument("--width", type=float, default=None, help="feet distance, m (default: today's)")
     parser.add_argument("--turn", type=float, default=0.0, help="total heading change, rad (0)")
     parser.add_argument("--lateral", type=float, default=0.0, help="sideways advance per step, m (0)")
@@ -45,6 +49,16 @@ def register(subparsers: Any) -> None:
         help="with --plant mujoco: wbcpy's stiff contact options (default) or MuJoCo's own",
     )  # fmt: skip
     parser.add_argument("--dt", type=float, default=0.002, help="control and simulation step, s (0.002)")
+    parser.add_argument(
+        "--feet", metavar="LEFT,RIGHT", default=None, help="sole frames or foot links (default: the robot's)"
+    )
+    parser.add_argument(
+        "--sole", metavar="LxW", default=None, help="sole size, m, e.g. 0.2x0.13 (default: the robot's)"
+    )
+    parser.add_argument(
+        "--posture", metavar="NAME", default=None,
+        help="start posture: an SRDF posture or 'computed' (default: half_sitting when flat, else computed)",
+    )  # fmt: skip
     parser.add_argument("--solver", metavar="NAME", default=None, help="QP backend of the scene")
     parser.add_argument("--log", metavar="FILE.npz", default=None, help="write the log file")
     parser.add_argument("--html", metavar="FILE", default=None, help="write the walk as an HTML animation")
@@ -80,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         args.robot, n_steps=args.steps, length=args.length, width=args.width, turn=args.turn,
         lateral=args.lateral, step_time=args.step_time, push=push, dt=args.dt, log=args.log,
         solver=args.solver, progress=None if args.quiet else progress, plant=args.plant,
-        plant_options=options,
+        plant_options=options, feet=args.feet, sole=args.sole, posture=args.posture,
     )  # fmt: skip
     if not args.quiet:
         print(file=sys.stderr)
@@ -111,11 +125,11 @@ def _html_path(path: str) -> Any:
 
 
 def _views(args: argparse.Namespace, summary: Any, out: Any) -> None:
-    from ..model.registry import load_robot
     from ..viz.walk_plots import animate_walk, plot_walk
 
-    robot = load_robot(args.robot)
-    title = f"{args.robot}: {args.steps} steps of {args.length} m" + (
+    robot = summary.robot  # (with its sole frames)
+    length = summary.planned[0] / max(args.steps - 1, 1) if args.length is None else args.length
+    title = f"{args.robot}: {args.steps} steps of {length:.2f} m" + (
         f", push {args.push}" if args.push else ""
     ) + (f" ({args.plant})" if args.plant != "pinocchio" else "")
     if out is not None:

@@ -42,8 +42,6 @@ from .loop_closure import LoopClosure
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["ContactConstraints", "ContactLayout", "index_or_slice"]
-
 Array = np.ndarray
 
 _LOCAL = pin.ReferenceFrame.LOCAL

@@ -35,15 +35,6 @@ from .wrench_cone import point_friction_pyramid, surface_wrench_cone
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = [
-    "CONTACT_TYPES",
-    "Contact",
-    "PointContact",
-    "SurfaceContact",
-    "as_contacts",
-    "contact_from_dict",
-]
-
 #: index of the normal force f_z in both wrench layouts (force first)
 NORMAL_INDEX = 2
 

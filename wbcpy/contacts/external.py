@@ -32,8 +32,6 @@ from ..errors import ConfigError
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["ExternalWrenches"]
-
 _LOCAL = pin.ReferenceFrame.LOCAL
 
 

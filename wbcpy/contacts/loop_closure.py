@@ -41,8 +41,6 @@ from ..errors import ConfigError, ConfigKeyError, UnknownNameError, safe_repr
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["LOOP_KINDS", "LoopClosure"]
-
 #: the kinds of closure: the whole relative placement, or the relative position of the origins
 LOOP_KINDS = ("6d", "3d")
 #: the default time constant of the drift correction, in control steps

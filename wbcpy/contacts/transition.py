@@ -19,8 +19,6 @@ import numpy as np
 
 from ..errors import ConfigError
 
-__all__ = ["MAX_TRANSITION", "UnloadingRamp", "transition_duration"]
-
 #: the longest transition (s): an hour of unloading is no contact switch (and T / dt must be a step count)
 MAX_TRANSITION = 3600.0
 

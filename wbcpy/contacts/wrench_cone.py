@@ -24,8 +24,6 @@ import numpy as np
 
 from ..errors import ConfigError
 
-__all__ = ["point_friction_pyramid", "surface_wrench_cone"]
-
 
 def _positive(value: float, field: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):

@@ -1,5 +1,5 @@
 """Feedback laws that turn targets into references for scene tasks: PD laws (acceleration references,
-:class:`~wbcpy.scenes.AccelerationScene`) and velocity laws (:class:`~wbcpy.scenes.VelocityScene`).
+:class:`~wbcpy.AccelerationScene`) and velocity laws (:class:`~wbcpy.VelocityScene`).
 
 * :class:`JointPD` → :class:`~wbcpy.tasks.JointReference`
 * :class:`CartesianPD` → :class:`~wbcpy.tasks.CartesianReference` (pose error (Δp, log₃(R_d Rᵀ)))

@@ -17,8 +17,6 @@ from ..tasks import Task, VectorReference
 from ._gains import as_gain, broadcast_gain, saturate
 from .evaluation import EvaluatedLaw, LawEvaluator
 
-__all__ = ["PDLaw", "VectorPD"]
-
 _Task = TypeVar("_Task", bound=Task)
 #: the references a vector PD law builds (their fields: acceleration, position, velocity, time)
 _Ref = TypeVar("_Ref", bound=VectorReference)

@@ -10,8 +10,6 @@ from numpy.typing import ArrayLike, NDArray
 from .._support.validation import as_real_array, short_repr
 from ..errors import ConfigError, InvalidValueError
 
-__all__ = ["as_gain", "broadcast_gain", "saturate"]
-
 
 @overload
 def as_gain(value: ArrayLike, name: str, allow_none: Literal[False] = False) -> NDArray[np.float64]: ...

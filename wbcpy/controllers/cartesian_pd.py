@@ -34,8 +34,6 @@ from ._base import PDLaw
 if TYPE_CHECKING:
     from ..tasks import CartesianTask
 
-__all__ = ["CartesianPD", "pose_error"]
-
 _TARGET_NAMES = ("target_pose", "target_twist", "target_acceleration")
 
 

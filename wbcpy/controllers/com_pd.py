@@ -12,8 +12,6 @@ from __future__ import annotations
 from ..tasks import ComReference, ComTask, register_law
 from ._base import VectorPD
 
-__all__ = ["ComPD"]
-
 
 class ComPD(VectorPD[ComTask, ComReference]):
     """COM PD law with feed-forward: a = K_ff a_d + K_d (v_d − ċ) + K_p (c_d − c).

@@ -50,16 +50,6 @@ from ..errors import ConfigError, InvalidValueError
 from ..tasks import CartesianTask, ComTask, JointTask, Task, task_type
 from ._gains import as_gain
 
-__all__ = [
-    "CACHE_SIZE",
-    "GAIN_NAMES",
-    "TARGET_NAMES",
-    "EvaluatedLaw",
-    "LawEvaluator",
-    "evaluator_for",
-    "law_gains",
-]
-
 #: the largest finite float (a vector within ±_FINITE is finite)
 _FINITE = float(np.finfo(np.float64).max)
 _EYE6 = np.eye(6)

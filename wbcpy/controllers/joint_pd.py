@@ -13,8 +13,6 @@ from __future__ import annotations
 from ..tasks import JointReference, JointTask, register_law
 from ._base import VectorPD
 
-__all__ = ["JointPD"]
-
 
 class JointPD(VectorPD[JointTask, JointReference]):
     """Joint PD law with feed-forward: a = K_ff a_d + K_d (v_d − v) + K_p (q_d − q).

@@ -29,8 +29,6 @@ from ..tasks.momentum_task import MomentumReference, MomentumTask
 from ._base import VectorPD
 from .velocity_laws import VelocityLaw
 
-__all__ = ["MomentumPD", "MomentumVelocityLaw"]
-
 
 class MomentumPD(VectorPD[MomentumTask, MomentumReference]):
     """ḣ* = K_ff ḣ_d + (K_d + K_p)(h_d − h) (6 rows, linear over angular, world axes, about the COM).

@@ -17,8 +17,6 @@ from ..tasks import Task, VectorReference, task_type
 from ._base import VectorPD
 from .velocity_laws import TaskVelocityLaw
 
-__all__ = ["TaskPD", "law_for", "laws_taken"]
-
 
 class TaskPD(VectorPD[Task, VectorReference]):
     """PD law on a vector task's own variable x: a = K_ff a_d + K_d (v_d − ẋ) + K_p (x_d − x).

@@ -1,7 +1,7 @@
 """Velocity laws: proportional feedback with feed-forward that turns targets into velocity references.
 
 The velocity-level twins of the PD laws (:mod:`wbcpy.controllers`), for a
-:class:`~wbcpy.scenes.VelocityScene`:
+:class:`~wbcpy.VelocityScene`:
 
 .. math::
 
@@ -37,8 +37,6 @@ from .evaluation import EvaluatedLaw, LawEvaluator
 
 if TYPE_CHECKING:
     from ..tasks import CartesianTask, ComTask, JointTask, Task
-
-__all__ = ["CartesianVelocityLaw", "ComVelocityLaw", "JointVelocityLaw", "TaskVelocityLaw", "VelocityLaw"]
 
 _TARGET_NAMES = ("target_position", "target_velocity", "target_acceleration")
 _POSE_NAMES = ("target_pose", "target_twist", "target_acceleration")

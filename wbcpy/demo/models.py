@@ -51,8 +51,6 @@ from ..viz.plotting import have_matplotlib, plot_contact_run, plot_reach, plot_s
 from .talos import TalosRun as TalosRunType
 from .talos import animate_talos
 
-__all__ = ["ARM_Q0", "DEMO_SCENE", "PARTS", "PUMA_POSES", "DemoContext", "DemoResult", "run_demo"]
-
 #: named PUMA configurations (rad), jspace joint order
 PUMA_POSES: dict[str, tuple[float, ...]] = {
     "zero": (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),

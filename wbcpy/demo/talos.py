@@ -18,8 +18,8 @@ Effort limits: the URDF's. The sequence (:data:`PHASES`):
 5. ``reload`` — the wrench task brings the sole's share back, then lets go;
 6. ``back``   — the COM returns to its start.
 
-:func:`run_talos` returns a :class:`TalosRun` with everything recorded and the checks of issue 10,
-point 9: simulated contact wrenches inside their cones and bounds (feet never slip or tip), torques
+:func:`run_talos` returns a :class:`TalosRun` with everything recorded and its checks: simulated
+contact wrenches inside their cones and bounds (feet never slip or tip), torques
 within limits, the COM over the support polygon, the lifted foot at its target within 1 cm.
 """
 
@@ -35,14 +35,13 @@ from typing import cast
 import numpy as np
 import pinocchio as pin
 
+from ..contacts import SurfaceContact
 from ..controllers import CartesianPD, ComPD, JointPD
 from ..model.registry import load_robot
 from ..model.robot_model import RobotModel
-from ..scenes import InverseDynamicsScene, SurfaceContact, WrenchReference
+from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..sim.contact_simulation import ContactPlant
-from ..tasks import CartesianTask, ComTask, JointTask
-
-__all__ = ["FEET", "LIFT_HEIGHT", "PHASES", "SOLE_HALF_SIZE", "TalosRun", "animate_talos", "run_talos"]
+from ..tasks import CartesianTask, ComTask, JointTask, WrenchReference
 
 #: the soles in contact (the right one is lifted)
 FEET = ("left_sole_link", "right_sole_link")

@@ -28,8 +28,6 @@ import pinocchio as pin
 from ..errors import MJCFError, URDFNotFoundError, close_matches
 from .robot_files import normalised_name
 
-__all__ = ["is_mjcf", "load_mjcf_model"]
-
 #: file name endings taken for MJCF by :func:`is_mjcf` (when the file's root element says so too)
 MJCF_SUFFIXES = (".xml", ".mjcf")
 

@@ -30,8 +30,6 @@ from ..errors import URDFError, URDFNotFoundError, URDFWarning, close_matches
 from .urdf_checks import UrdfTree, check_urdf
 from .urdf_physics import PhysicsMode, apply_physics_checks
 
-__all__ = ["UrdfSource", "captured_stderr", "load_urdf_model", "read_urdf"]
-
 _STDERR_LOCK = threading.Lock()
 
 

@@ -21,26 +21,14 @@ from __future__ import annotations
 
 import os
 import re
+import xml.etree.ElementTree as ET
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 import pinocchio as pin
 
 from ..errors import URDFError
-
-__all__ = [
-    "find_srdf",
-    "geometry_model",
-    "mesh_package_dirs",
-    "mesh_packages",
-    "normalised_name",
-    "package_search_folders",
-    "ros_package_path",
-    "srdf_file",
-    "urdf_file",
-    "urdf_source",
-    "visual_model",
-]
 
 _PACKAGE = re.compile(r"package://([^/\"'\s<>]+)/")
 #: how many ancestors of a folder are searched for a package
@@ -147,13 +135,33 @@ def _missing_packages_hint(text: str, path: Path | None, package_dirs: Any) -> s
     )
 
 
-def geometry_model(robot: Any, kind: pin.GeometryType) -> pin.GeometryModel:
+def _only_links(text: str, path: Path | None, tag: str, links: Collection[str]) -> str:
+    """The URDF XML with the ``<visual>``/``<collision>`` elements (``tag``) of every link not in ``links``
+    removed, and relative mesh file names made absolute (the XML is parsed from a string, not from its
+    folder)."""
+    root = ET.fromstring(text)
+    for link in root.iter("link"):
+        for element in link.findall(tag):
+            if link.get("name") not in links:
+                link.remove(element)
+    if path is not None:
+        for mesh in root.iter("mesh"):
+            name = mesh.get("filename", "")
+            if name and "://" not in name and not Path(name).is_absolute():
+                mesh.set("filename", str((path.resolve().parent / name).resolve()))
+    return ET.tostring(root, encoding="unicode")
+
+
+def geometry_model(
+    robot: Any, kind: pin.GeometryType, links: Collection[str] | None = None
+) -> pin.GeometryModel:
     """Pinocchio's geometry model of the robot's ``<visual>`` or ``<collision>`` elements (meshes resolved).
 
     Args:
         robot: a :class:`~wbcpy.model.robot_model.RobotModel` (its ``pin.Model`` is the one the geometry is
             attached to).
         kind: ``pin.GeometryType.VISUAL`` or ``pin.GeometryType.COLLISION``.
+        links: only the elements of these links (their meshes alone are read), or None for all.
 
     Raises:
         URDFError: no URDF (see :func:`urdf_source`), or a mesh that cannot be found or loaded (the folders
@@ -165,13 +173,16 @@ def geometry_model(robot: Any, kind: pin.GeometryType) -> pin.GeometryModel:
     text, path = urdf_source(robot)
     dirs = mesh_package_dirs(text, path, getattr(robot, "package_dirs", ()))
     label = str(path) if path is not None else "<xml>"
+    what = _KIND_NAMES.get(kind, str(kind))
     try:
+        if links is not None:
+            only = _only_links(text, path, what, links)
+            return pin.buildGeomFromUrdfString(robot.model, only, kind, None, dirs)
         if path is not None:
             return pin.buildGeomFromUrdf(robot.model, str(path), kind, None, dirs)
         return pin.buildGeomFromUrdfString(robot.model, text, kind, None, dirs)
-    except (ValueError, RuntimeError, OSError) as exc:
+    except (ValueError, RuntimeError, OSError, ET.ParseError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        what = _KIND_NAMES.get(kind, str(kind))
         hint = _missing_packages_hint(text, path, getattr(robot, "package_dirs", ()))
         raise URDFError(label, f"{what} geometry: {first} ({hint})") from None
 

@@ -22,8 +22,6 @@ import pinocchio as pin
 from ..errors import SRDFError, UnknownNameError, URDFError, close_matches
 from .urdf_checks import XNode, parse_xml, short_repr
 
-__all__ = ["load_reference_configurations", "reference_configuration", "reference_configuration_names"]
-
 
 def _check_joint_values(joint: XNode, model: pin.Model, where: str) -> None:
     name = joint.attrib.get("name", "")

@@ -25,19 +25,6 @@ from dataclasses import dataclass, field
 
 from ..errors import URDFError, close_matches, safe_repr
 
-__all__ = [
-    "JOINT_DOF",
-    "MAX_DEPTH",
-    "MAX_DOF",
-    "MAX_LINKS",
-    "MAX_URDF_BYTES",
-    "UrdfTree",
-    "XNode",
-    "check_urdf",
-    "parse_xml",
-    "short_repr",
-]
-
 #: largest URDF text accepted (characters)
 MAX_URDF_BYTES = 32 * 2**20
 #: most links accepted (Pinocchio's parser recurses per link; 20,000 links crash it)

@@ -30,8 +30,6 @@ import numpy as np
 from ..errors import URDFError, URDFWarning
 from .urdf_checks import UrdfTree, XNode
 
-__all__ = ["EXEMPT_TAG", "PHYSICS_CHECKS", "PhysicsMode", "apply_physics_checks", "physics_violations"]
-
 #: the checks :func:`physics_violations` runs, by name
 PHYSICS_CHECKS = ("mass", "inertia", "triangle", "axis", "limits")
 #: element inside ``<inertial>`` that exempts one link from named checks

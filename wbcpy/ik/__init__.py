@@ -18,6 +18,7 @@ Controller on a :class:`~wbcpy.model.chain.Chain`:
 
 from __future__ import annotations
 
+from ._ctrl_state import CtrlState
 from .blend import blend_velocities, guard_weights
 from .dls import DLSResult, dls_ik
 from .filters import Filter
@@ -32,7 +33,8 @@ from .minjerk_ctrl import (
     minjerk_abc,
 )
 from .minjerk_trajectory import MinJerkTrajectory
-from .multiref import CtrlPose, CtrlState, MultiRefMinJerkCtrl
+from .multiref import MultiRefMinJerkCtrl
+from .pose_error import CtrlPose
 
 __all__ = [
     "ALPHA",

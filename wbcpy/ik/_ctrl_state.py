@@ -17,8 +17,6 @@ from typing import Any
 
 from .._support.validation import as_bool, as_float, as_int
 
-__all__ = ["CtrlState", "TargetWatch"]
-
 
 class CtrlState(IntEnum):
     """Controller state (iKin ``IKINCTRL_STATE_*``)."""

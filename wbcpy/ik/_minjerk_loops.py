@@ -24,8 +24,6 @@ from .minjerk_ctrl import (
     MinJerkVelCtrlForNonIdealPlant,
 )
 
-__all__ = ["MinJerkLoops"]
-
 
 class MinJerkLoops:
     """Joint (n) and task (6) min-jerk velocity controllers with stacked ``(n + 6)`` input and output.

@@ -40,8 +40,6 @@ from .pose_error import CtrlPose, as_ctrl_pose, pose_error
 if TYPE_CHECKING:
     from ..model.chain import Chain
 
-__all__ = ["ReachLoop"]
-
 _FULL = CtrlPose.FULL
 _VIEWS = ("_u", "e", "_e_pos", "_e_rot", "_diag")
 

@@ -25,8 +25,6 @@ from .pose_error import CtrlPose, parse_target
 if TYPE_CHECKING:
     from ..model.chain import Chain
 
-__all__ = ["IK_MAX_ITER", "Target", "TargetCache", "finite_vector", "task_velocity"]
-
 F64 = np.dtype(np.float64)
 SHAPE7 = (7,)
 #: default bound on the DLS iterations one ``iterate()`` without ``qd`` may spend on a new target

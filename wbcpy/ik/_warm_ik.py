@@ -41,8 +41,6 @@ from .pose_error import CtrlPose
 if TYPE_CHECKING:
     from ..model.chain import Chain
 
-__all__ = ["WarmIK", "acc_layout"]
-
 # the kernel's statuses: a step proposed (the budget ended); converged; stuck (λ > 1e6); no step
 # (max|Δq| < 1e-14); a step proposed with ‖e‖ below the pause tolerance (the call ends there)
 _STEP, _DONE, _STUCK, _NO_STEP, _PAUSE = 0, 1, 2, 3, 4

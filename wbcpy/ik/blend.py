@@ -34,9 +34,6 @@ from scipy.linalg.lapack import dposv as _dposv
 from .._support.validation import as_float, as_matrix, as_real_array, as_vector
 from ..errors import InvalidValueError
 
-__all__ = ["EYE6", "GuardBands", "blend_unchecked", "blend_velocities", "diag_scratch", "guard_weights"]
-
-
 #: I₆ (read-only; the controllers' BLAS calls take it as the matrix they add to)
 EYE6 = np.eye(6)
 EYE6.setflags(write=False)

@@ -39,8 +39,6 @@ from .pose_error import CtrlPose, as_ctrl_pose, parse_target, pose_error
 if TYPE_CHECKING:
     from ..model.chain import Chain
 
-__all__ = ["LAMBDA_MAX", "DLSResult", "dls_ik", "dls_step", "start_points"]
-
 #: damping above which a search is stuck (it stops)
 LAMBDA_MAX = 1e6
 

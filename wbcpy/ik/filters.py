@@ -28,9 +28,6 @@ from .._support.exclusive import (
 )
 from .._support.validation import as_matrix, as_real_array, as_vector
 from ..errors import InvalidValueError
-from .integrator import Integrator  # re-exported (its historical home)
-
-__all__ = ["Filter", "Integrator"]
 
 # A sum of numerator coefficients below this fraction of their absolute sum is a zero at DC (rounding only).
 _DC_ZERO_RTOL = 64.0 * np.finfo(np.float64).eps

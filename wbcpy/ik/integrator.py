@@ -21,9 +21,6 @@ from .._support.exclusive import (
 from .._support.validation import as_float, as_real_array, as_vector
 from ..errors import InvalidValueError
 
-__all__ = ["Integrator"]
-
-
 #: accepted range of sample and execution times [s]: beyond it the Tustin coefficients (∝ 1/Ts², 1/T³)
 #: overflow or vanish in double precision
 TIME_MIN, TIME_MAX = 1e-9, 1e9

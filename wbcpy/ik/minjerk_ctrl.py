@@ -41,16 +41,6 @@ from ..errors import ConfigError, ConfigKeyError, InvalidValueError
 from .filters import Filter
 from .integrator import check_time
 
-__all__ = [
-    "ALPHA",
-    "BETA",
-    "KAPPA",
-    "PLANT_PARAMETER_DEFAULTS",
-    "MinJerkVelCtrlForIdealPlant",
-    "MinJerkVelCtrlForNonIdealPlant",
-    "minjerk_abc",
-]
-
 ALPHA: float = 150.765868956161
 """α = p̄³: constant term of (s + p̄)³ for T = 1 s; a = −α/T³ [1/s³]."""
 BETA: float = 84.9812819469538

@@ -35,8 +35,6 @@ from ..errors import InvalidValueError
 from .integrator import check_time
 from .minjerk_ctrl import ALPHA, BETA, KAPPA, check_exec_time
 
-__all__ = ["MinJerkTrajectory"]
-
 
 def _zoh_matrices(T: float, Ts: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact ZOH discretisation (Ad 3×3, Bd 3) of p³/(s+p)³, (s+p)³ = s³ + (κ/T)s² + (β/T²)s + α/T³."""

@@ -7,8 +7,8 @@ and :mod:`wbcpy.ik.blend`). The controller is composed of a :class:`~wbcpy.ik._t
 (validated, cached targets and the bounded IK), a :class:`~wbcpy.ik._reach_loop.ReachLoop` (numeric
 state and step) and a :class:`~wbcpy.ik._ctrl_state.TargetWatch` (state machine and watchdog).
 
-Cost per :meth:`~MultiRefMinJerkCtrl.iterate` (about ten times the raw Pinocchio FK + Jacobian on a 7-DOF
-arm, see ``benchmarks/bench_ik.py``): inputs validated once and cached by value; one
+Cost per :meth:`~MultiRefMinJerkCtrl.iterate` (against the raw Pinocchio FK + Jacobian:
+``benchmarks/bench_ik.py``): inputs validated once and cached by value; one
 ``chain.fk_jacobian_unchecked`` call; both min-jerk loops in one filter step; with W = γI the blend is four
 direct BLAS/LAPACK calls. Without ``qd``, a target that moves a little per step adds one IK iteration
 (one more Pinocchio pass, the rest compiled: :mod:`wbcpy.ik._warm_ik`); ``benchmarks/bench_loop.py``
@@ -40,13 +40,11 @@ from ._ctrl_state import CtrlState, TargetWatch
 from ._minjerk_loops import MinJerkLoops
 from ._reach_loop import ReachLoop
 from ._targets import F64, IK_MAX_ITER, SHAPE7, Target, TargetCache, task_velocity
-from .pose_error import CtrlPose, as_ctrl_pose
+from .pose_error import as_ctrl_pose
 
 if TYPE_CHECKING:
     from ..model.chain import Chain
     from .dls import DLSResult
-
-__all__ = ["CtrlPose", "CtrlState", "MultiRefMinJerkCtrl"]
 
 _RUNNING, _INTARGET, _DEADLOCK = CtrlState.RUNNING, CtrlState.INTARGET, CtrlState.DEADLOCK
 

@@ -26,8 +26,6 @@ from .._support.validation import as_vector, check_homogeneous
 from ..errors import InvalidValueError, UnknownNameError
 from ..model._poses import pose7, rotation_from_axis_angle
 
-__all__ = ["CtrlPose", "as_ctrl_pose", "parse_homogeneous", "parse_target", "pose_error"]
-
 
 class CtrlPose(IntEnum):
     """Which part of the pose the controller tracks (iKin ``IKINCTRL_POSE_*``)."""

@@ -14,8 +14,6 @@ import pinocchio as pin
 
 from .multiref import MultiRefMinJerkCtrl
 
-__all__ = ["ReachResult", "run_reach"]
-
 
 @dataclass
 class ReachResult:

@@ -14,8 +14,8 @@ method names kept as aliases::
 
 from __future__ import annotations
 
-from .model import Model, NodeIDError
-from .node import Node
+from .model import Model
+from .node import Node, NodeIDError
 from .state import COMPARE_ALL, COMPARE_FORCE, COMPARE_POSITION, COMPARE_VELOCITY, State
 
 __all__ = [

@@ -17,8 +17,6 @@ from .._support.validation import as_vector, check_state
 from ..errors import InvalidValueError
 from ..model.robot_model import RobotModel
 
-__all__ = ["check_state_pair", "one_state", "point", "state_vectors"]
-
 _T = TypeVar("_T")
 
 

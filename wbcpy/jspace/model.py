@@ -41,8 +41,6 @@ from ._helpers import point as _point
 from .node import Node, NodeIDError, NodeTable, build_nodes
 from .state import State
 
-__all__ = ["Model", "NodeIDError"]
-
 NodeRef = Node | int
 _T = TypeVar("_T")
 _F64 = np.dtype(np.float64)

@@ -18,8 +18,6 @@ import pinocchio as pin
 from .._support.validation import lookup, short_repr
 from ..errors import InvalidValueError, UnknownNameError
 
-__all__ = ["Node", "NodeIDError", "NodeTable", "build_nodes"]
-
 
 def _frozen(arr: np.ndarray) -> np.ndarray:
     out = np.array(arr, dtype=np.float64)

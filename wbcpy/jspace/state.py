@@ -16,8 +16,6 @@ import numpy as np
 from .._support.validation import as_float, as_int, as_real_array
 from ..errors import InvalidValueError
 
-__all__ = ["COMPARE_ALL", "COMPARE_FORCE", "COMPARE_POSITION", "COMPARE_VELOCITY", "State"]
-
 #: :meth:`State.equal` flag: compare positions (Stanford-WBC ``jspace::State::COMPARE_POSITION``)
 COMPARE_POSITION = 0x1
 #: :meth:`State.equal` flag: compare velocities

@@ -31,8 +31,6 @@ from ..errors import ConfigError, safe_repr
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["ComPolygon"]
-
 
 def _vertices(vertices: Any) -> NDArray[np.float64]:
     """k × 2 finite vertices, k ≥ 3."""

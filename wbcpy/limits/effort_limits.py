@@ -26,8 +26,6 @@ from ..errors import ConfigError, ConfigKeyError
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["effort_limit_vector"]
-
 
 def _limit(value: Any, field: str) -> float:
     ok = not isinstance(value, bool) and isinstance(value, (int, float, np.floating, np.integer))

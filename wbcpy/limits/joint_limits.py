@@ -42,8 +42,6 @@ from ..errors import ConfigError
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["DEFAULT_ACCELERATION_FACTOR", "JointLimitBounds"]
-
 #: default acceleration limit = this factor × the velocity limit (1/s); inf where v_max is inf
 DEFAULT_ACCELERATION_FACTOR = 10.0
 

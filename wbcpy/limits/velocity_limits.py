@@ -33,8 +33,6 @@ from ..errors import ConfigError, InvalidValueError
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["VelocityLimitBounds"]
-
 
 def _check_dt(dt: Any) -> float:
     if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not 0.0 < float(dt) < math.inf:

@@ -19,18 +19,6 @@ import pinocchio as pin
 from .._support.validation import as_float, se3_homogeneous, short_repr
 from ..errors import ConfigError, InvalidValueError, safe_repr
 
-__all__ = [
-    "FLAT_TOL",
-    "POSITION_LIMIT",
-    "flag",
-    "half_size",
-    "integer",
-    "number",
-    "query_time",
-    "sole_placement",
-    "step_index",
-]
-
 #: largest tilt (rad) of a footstep's z axis from the vertical: the pattern walks on flat ground
 FLAT_TOL = 0.01
 #: largest |coordinate| (m) of a footstep: farther is no walk (and squares overflow long before 1e154)

@@ -17,8 +17,6 @@ import pinocchio as pin
 
 from .footsteps import SIDES, Footstep, yaw_of
 
-__all__ = ["DcmPlan", "Lipm", "PhaseLike", "build_plan", "foot_before", "segment", "start_com", "swing_ends"]
-
 #: one linear-ZMP segment as floats: (t_a, t_b, per axis (p_a, ṗ, C, E))
 Row = tuple[float, float, tuple[tuple[float, ...], ...]]
 #: the plan's ground-plane state as (x, y) float pairs: COM, DCM, ZMP

@@ -13,9 +13,6 @@ from typing import Any
 from ..errors import ConfigError, safe_repr
 from . import _checks
 
-__all__ = ["MAX_CONTROL_STEPS", "MAX_PUSH_SPEED", "check_log_path", "check_push", "control_steps",
-           "push_schedule", "push_step"]  # fmt: skip
-
 #: the most control steps a walk takes (duration / dt): its log holds ~(nq + nv + 50) floats per step
 MAX_CONTROL_STEPS = 200_000
 #: the largest base velocity jump an impulse may give (m/s): |P| ≤ m · this

@@ -3,7 +3,8 @@
 One weighted task level (the scene's hard constraints sit above it: equations of motion, rigid contacts,
 contact wrench cones, URDF effort limits):
 
-* ``com`` (weight 1): ẍ* = ẍ_ref + k_p (x_ref − x) + k_d (ẋ_ref − ẋ) along the pattern's COM;
+* ``com`` (weight 10): on the ground plane the DCM law of :meth:`WalkingController._write_com`, its
+  height by PD along the pattern's COM;
 * ``left_foot`` / ``right_foot`` (weight 10, active while that foot swings): the swing trajectory, PD in
   world axes;
 * ``base`` (weight 1, orientation rows only): the base upright, heading between the feet's headings;
@@ -14,6 +15,12 @@ before its lift-off (``set_contact_active(frame, False, transition=...)``: its n
 to 0, so nothing jumps at lift-off), the landing foot is activated when its swing ends (the plant's
 inelastic impact lands it).
 
+Balance strategies: the ankle (the CoP in the stance sole: the DCM law's ZMP is clamped into it), the
+hip (while a pushed swing adapts its footstep the ZMP is not clamped: the COM task then asks for more than
+the sole can give, and the QP turns the trunk and limbs — centroidal angular momentum — to give it; the
+COM task weighs as much as the swing foot's, so the swing leg's own momentum does not push the COM off),
+and the step (:mod:`~wbcpy.locomotion.push_recovery`).
+
 Robustness margins by construction: the scene's soles are the real ones shrunk by ``cop_margin`` per edge
 and its friction coefficient is ``friction_use`` · μ, so every wrench the scene allows — and with it the
 plant's, which equals it (same τ, same active contacts, both exact) — keeps its CoP that far inside the
@@ -23,6 +30,7 @@ real sole and its tangential force below ``friction_use`` · μ f_z.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, cast
 
 import numpy as np
@@ -31,30 +39,35 @@ import pinocchio as pin
 from .._support.exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate
 from .._support.read_only import read_only, seal_properties
 from .._support.validation import as_vector
+from ..contacts import SurfaceContact
 from ..controllers import CartesianPD, ComPD, JointPD
-from ..errors import ConfigError
+from ..errors import ConfigError, EffortLimitWarning
 from ..model.robot_model import RobotModel
-from ..scenes import InverseDynamicsScene, SurfaceContact
+from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
 from . import _checks
 from ._dcm import Lipm
-from .footsteps import SIDES, SOLE_HALF_SIZE, yaw_of
+from .feet import Feet
+from .footsteps import SIDES, yaw_of
 from .pattern import Phase, WalkingPattern
-from .push_recovery import FootstepAdaptation
+from .push_recovery import FootstepAdaptation, Reach
+from .scaling import WalkingScale, walking_scale
 
-__all__ = ["MAX_DT", "MIN_DT", "MU", "SOLE_HALF_SIZE", "WalkingController"]
-
-#: the friction coefficient of the spec's ground
-MU = 0.3
 #: the shortest control step dt (s): 10 kHz
 MIN_DT = 1e-4
 #: the longest control step dt (s): 20 Hz
 MAX_DT = 0.05
 
 
+def default_cop_margin(half_size: tuple[float, float]) -> float:
+    """How far inside the real sole's edges the controller keeps the CoP (m): 15 mm, at most a quarter of
+    the sole's smaller half size (Talos's 0.065 m sole: 15 mm; a 0.03 m one: 7.5 mm)."""
+    return min(0.015, 0.25 * min(half_size))
+
+
 class WalkingController:
-    """Tracks a :class:`WalkingPattern` with an :class:`~wbcpy.scenes.InverseDynamicsScene` (see the
+    """Tracks a :class:`WalkingPattern` with an :class:`~wbcpy.InverseDynamicsScene` (see the
     module docstring). Per control step, at the measured state::
 
         ctrl.schedule(t)          # contact switches of the pattern (before the plant lands a foot)
@@ -65,9 +78,12 @@ class WalkingController:
 
     Attributes:
         robot, pattern, scene, dt: as given / built (the pattern is the live plan: push recovery moves
-            its footsteps). feet: {side: sole frame}.
+            its footsteps). feet: {side: sole frame} (a copy).
         half_size, mu: the real soles and friction (the scene uses the shrunk ones). cop_margin,
-            friction_use, max_normal, posture: as given.
+            friction_use, max_normal, posture: as used (the posture a copy).
+        scale: the robot's :class:`~wbcpy.locomotion.scaling.WalkingScale` (gains, reach).
+        reach: the footstep adaptation's reach box (m, stance-sole axes): (forward min, max), (sideways
+            min, max).
         push_recovery, dcm_gain, adapt_threshold: settable (validated): whether footsteps adapt, the DCM
             feedback gain k_ξ (1/s) and the capture-point shift (m) from which a swing adapts.
 
@@ -87,6 +103,8 @@ class WalkingController:
     cop_margin: float = read_only("cop_margin", "The CoP margin of the scene's soles (m; read-only).")
     friction_use: float = read_only("friction_use", "The largest |f_t| / (μ f_z) allowed (read-only).")
     max_normal: float = read_only("max_normal", "The largest normal force of a sole, in m·g (read-only).")
+    scale: WalkingScale = read_only("scale", "The robot's walking scale (read-only).")
+    reach: Reach = read_only("reach", "The footstep adaptation's reach box (m; read-only).")
     com_pd: ComPD = read_only("com_pd", "The COM law (read-only: bound to its task).")
     foot_pd: CartesianPD = read_only("foot_pd", "The swing-foot law (read-only: bound to its tasks).")
     base_pd: CartesianPD = read_only("base_pd", "The base law (read-only: bound to its task).")
@@ -98,9 +116,9 @@ class WalkingController:
         pattern: WalkingPattern,
         dt: float = 0.002,
         solver: str | None = None,
-        half_size: tuple[float, float] = SOLE_HALF_SIZE,
-        mu: float = MU,
-        cop_margin: float = 0.015,
+        half_size: tuple[float, float] | None = None,
+        mu: float | None = None,
+        cop_margin: float | None = None,
         friction_use: float = 0.8,
         posture: Any = None,
         push_recovery: bool = True,
@@ -114,52 +132,58 @@ class WalkingController:
             dt: control step (s), in [:data:`MIN_DT`, :data:`MAX_DT`].
             solver: QP backend (None: the default).
             half_size, mu: the real soles' half sizes (m, each in (0, 1]) and friction coefficient (in
-                (0, 10]).
-            cop_margin: how far inside the real sole's edges the CoP stays (m, ≥ 0, less than each half
-                size).
+                (0, 10]); None: the pattern's :class:`~wbcpy.locomotion.feet.Feet`'s.
+            cop_margin: how far inside the real sole's edges the CoP stays (m, ≥ 0 and less than each half
+                size); None: :func:`default_cop_margin`.
             friction_use: the largest |f_t| / (μ f_z) the scene allows, in (0, 1].
             posture: the posture target (nq), default the robot's current configuration.
             push_recovery: adapt the footsteps to the measured DCM (:mod:`~wbcpy.locomotion.push_recovery`).
             max_normal: the largest normal force of a sole, in units of m·g, in (0, 100].
 
+        The gains, the reach of the footstep adaptation and its threshold are Talos's scaled to the robot
+        (:class:`~wbcpy.locomotion.scaling.WalkingScale`). Actuated joints without a URDF effort limit are
+        named in an :class:`~wbcpy.errors.EffortLimitWarning` (their torques are unbounded).
+
         Raises:
-            ConfigError: a bad argument (field named). InvalidValueError: a ``posture`` that is not nq
-                finite numbers. ConfigKeyError: the pattern's feet are not frames of the robot.
+            ConfigError: a bad argument (field named); the robot lacks a sole frame of the pattern's feet
+                (add them: ``pattern.feet.attach(robot)``). InvalidValueError: a ``posture`` that is not
+                nq finite numbers.
         """
         if not isinstance(robot, RobotModel):
             raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
         if not isinstance(pattern, WalkingPattern):
             raise ConfigError("pattern", f"expected a WalkingPattern, got {type(pattern).__name__}")
-        self._dt = _checks.number(dt, "dt", MIN_DT, MAX_DT, unit=" s")
-        self._half_size = half_size = _checks.half_size(half_size, "half_size")
-        self._mu = mu = _checks.number(mu, "mu", 0.0, 10.0, lo_open=True)
-        self._cop_margin = cop_margin = _checks.number(cop_margin, "cop_margin", 0.0, unit=" m")
-        if cop_margin >= min(half_size):
-            why = f"must be less than the sole's half sizes {half_size}, got {cop_margin}"
-            raise ConfigError("cop_margin", why)
-        friction_use = _checks.number(friction_use, "friction_use", 0.0, 1.0, lo_open=True)
-        max_normal = _checks.number(max_normal, "max_normal", 0.0, 100.0, lo_open=True)
-        self._friction_use, self._max_normal = friction_use, max_normal
+        feet = pattern.feet
+        missing = feet.missing(robot)
+        if missing:
+            raise ConfigError(
+                "feet", f"the robot lacks the sole frame(s) {', '.join(s.frame for s in missing)}: walk the "
+                "robot of pattern.feet.attach(robot)",
+            )  # fmt: skip
+        self._options(feet, dt, half_size, mu, cop_margin, friction_use, max_normal)
+        half_size, cop_margin = self._half_size, self._cop_margin
         if posture is None:
             q = robot.state_view("walking controller")[0]
         else:
             q = as_vector(posture, robot.nq, "posture")
         self._posture_target = np.array(q, dtype=float)[7:]
         self._robot, self._pattern = robot, pattern
-        self._feet = dict(zip(SIDES, pattern.feet, strict=True))
+        self._feet = dict(zip(SIDES, feet.frames, strict=True))
+        scale = self._scale = walking_scale(robot, feet)
         inner = self._inner = (half_size[0] - cop_margin, half_size[1] - cop_margin)
         scene = self._scene = InverseDynamicsScene(robot, solver=solver, dt=self._dt, effort_limits=True)
-        fz_max = max_normal * robot.total_mass * 9.81
+        self._warn_effort_limits()
+        fz_max = self._max_normal * robot.total_mass * 9.81
         scene.set_contacts(
-            [SurfaceContact(f, half_size=inner, mu=friction_use * mu, fz_max=fz_max) for f in pattern.feet]
+            [SurfaceContact(f, inner, self._friction_use * self._mu, fz_max=fz_max) for f in feet.frames]
         )
         joints = [n for n in robot.joint_names if robot.model.joints[robot.joint_id(n)].nv == 1]
         configs: list[dict[str, Any]] = [
-            {"name": "com", "type": "com"},
+            {"name": "com", "type": "com", "weights": [10.0] * 3},
             {
                 "name": "base",
                 "type": "cart",
-                "tip": "base_link",
+                "tip": robot.root_link,
                 "root": "universe",
                 "weights": [0, 0, 0, 1, 1, 1],
             },
@@ -170,10 +194,11 @@ class WalkingController:
             configs.append({**foot, "weights": [10.0] * 6, "activation": 0.0})
         scene.configure(configs)
         # the height by PD; the ground plane by the DCM law of _write_com (no PD terms there)
-        self._com_pd = ComPD(kp=[0.0, 0.0, 60.0], kd=[0.0, 0.0, 2 * math.sqrt(60.0)])
-        self._foot_pd = CartesianPD(kp=400.0, kd=40.0)
-        self._base_pd = CartesianPD(kp=100.0, kd=20.0)
-        self._posture_pd = JointPD(kp=10.0, kd=2.0 * math.sqrt(10.0))
+        kp, kd = scale.gains(60.0)
+        self._com_pd = ComPD(kp=[0.0, 0.0, kp], kd=[0.0, 0.0, kd])
+        self._foot_pd = CartesianPD(*scale.gains(400.0, 40.0))
+        self._base_pd = CartesianPD(*scale.gains(100.0, 20.0))
+        self._posture_pd = JointPD(*scale.gains(10.0))
         self._com = cast(ComTask, scene.get_task("com"))
         self._base = cast(CartesianTask, scene.get_task("base"))
         self._posture = cast(JointTask, scene.get_task("posture"))
@@ -181,10 +206,11 @@ class WalkingController:
         self._bind_references()
         self._swinging: str | None = None
         self._scheduled = math.nan  # the time of the last schedule() (s)
-        #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
+        #: push recovery: whether it is on, the DCM gain, the adaptation of the swings (its state)
         self._push_recovery = _checks.flag(push_recovery, "push_recovery")
-        self._dcm_gain = 3.0
-        self._adaptation = FootstepAdaptation(0.03)
+        self._dcm_gain = 3.0 / scale.time
+        self._reach = scale.reach
+        self._adaptation = FootstepAdaptation(scale.adapt_threshold, scale.reach)
         self._unloaded = -1  # the footstep whose swing foot is being unloaded
         #: the swing foot's reference of the step (:meth:`_swing_reference`): placement, twist, acceleration
         self._swing_M, self._swing_v, self._swing_a = np.eye(4), np.zeros(6), np.zeros(6)
@@ -193,6 +219,23 @@ class WalkingController:
         self._stance_key: tuple[float, int] | None = None
         self._stance = (0.0, 0.0, 1.0, 0.0, 0.0, 1.0)
         self._idle: list[None] = [None]  # (one thread at a time: wbcpy._support.exclusive)
+
+    def _options(self, feet: Feet, dt: Any, half_size: Any, mu: Any, cop_margin: Any, friction_use: Any,
+                 max_normal: Any) -> None:  # fmt: skip
+        """The numeric options, checked (a ConfigError naming the field); the soles' half sizes and
+        friction default to ``feet``'s, the CoP margin to :func:`default_cop_margin`."""
+        self._dt = _checks.number(dt, "dt", MIN_DT, MAX_DT, unit=" s")
+        half = feet.half_size if half_size is None else _checks.half_size(half_size, "half_size")
+        self._half_size = half
+        self._mu = feet.mu if mu is None else _checks.number(mu, "mu", 0.0, 10.0, lo_open=True)
+        margin = default_cop_margin(half)
+        if cop_margin is not None:
+            margin = _checks.number(cop_margin, "cop_margin", 0.0, unit=" m")
+        if margin >= min(half):
+            raise ConfigError("cop_margin", f"must be less than the sole's half sizes {half}, got {margin}")
+        self._cop_margin = margin
+        self._friction_use = _checks.number(friction_use, "friction_use", 0.0, 1.0, lo_open=True)
+        self._max_normal = _checks.number(max_normal, "max_normal", 0.0, 100.0, lo_open=True)
 
     # ------------------------------------------------------------------ settings, copies
     @property
@@ -240,6 +283,15 @@ class WalkingController:
         self.__dict__.update(state)
         self.__dict__["_idle"] = [None]
 
+    def _warn_effort_limits(self) -> None:
+        """An :class:`EffortLimitWarning` naming the actuated joints without a URDF effort limit."""
+        limit = self._scene.effort_limit
+        if limit is None or np.all(np.isfinite(limit)):
+            return
+        dofs = [self._robot.dof_names[i] for i in range(6, self._robot.nv)]
+        unbounded = [d for d, x in zip(dofs, limit, strict=True) if not np.isfinite(x)]
+        warnings.warn(EffortLimitWarning(self._robot.name, unbounded), stacklevel=3)
+
     def _bind_references(self) -> None:
         """The hot loop's references, validated once: the posture, base and swing-foot laws bound to
         their tasks (:meth:`~wbcpy.scenes.scene.Scene.bind`; per step only ``update()``, and
@@ -249,6 +301,11 @@ class WalkingController:
         robot, scene = self._robot, self._scene
         self._posture_law = scene.bind("posture", self._posture_pd, self._posture_target)
         self._yaw = math.nan  # the base binding's target heading (rad)
+        soles = [yaw_of(robot.frame_placement(f).rotation) for f in self._feet.values()]
+        heading = math.atan2(sum(map(math.sin, soles)), sum(map(math.cos, soles)))
+        offset = yaw_of(robot.frame_placement(robot.root_link).rotation) - heading
+        #: the base's heading relative to the soles' mean heading at the start (rad, in [−π, π))
+        self._base_offset = (offset + math.pi) % (2 * math.pi) - math.pi
         self._planted_key: tuple[float, str, int] | None = None
         self._planted_sum = (0.0, 0.0)  # Σ sin, Σ cos of the planted soles' headings
         self._base_law = scene.bind("base", self._base_pd, pin.SE3.Identity())
@@ -317,9 +374,10 @@ class WalkingController:
             s, c = s + math.sin(y), c + math.cos(y)
         return math.atan2(s, c)
 
-    @staticmethod
-    def _base_target(yaw: float) -> pin.SE3:
-        """The base upright with heading ``yaw`` (rad)."""
+    def _base_target(self, yaw: float) -> pin.SE3:
+        """The base upright with heading ``yaw`` (rad) plus its heading relative to the soles' at the start
+        (:attr:`_base_offset`: 0 when the base's x axis points forward, π for iCub's, whose points back)."""
+        yaw = yaw + self._base_offset
         c, s = math.cos(yaw), math.sin(yaw)
         return pin.SE3(np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]), np.zeros(3))
 
@@ -351,8 +409,9 @@ class WalkingController:
         """In single support, (px, py) clamped into the stance sole as the scene sees it (a ZMP the
         contact can realise: the COM task then asks for what the feet can give): in the sole's axes
         (R₂ its rotation's ground block, c its centre) ℓ = clip(R₂ᵀ(p − c), ±half size), p = c + R₂ℓ.
-        The sole is cached per phase and plan version."""
-        if ph.kind != "single" or ph.stance is None:
+        The sole is cached per phase and plan version. Not clamped while the swing adapts its footstep
+        (a push: the hip strategy of the module docstring)."""
+        if ph.kind != "single" or ph.stance is None or self._adaptation.adapting:
             return px, py
         key = (ph.t0, self._pattern.version)
         if self._stance_key != key:

@@ -11,9 +11,9 @@ midpoint thus moves (n − 1)·(length, lateral) and the heading changes by ``tu
 
 A plan must be walkable as stated: the heading may change by at most π/2 per footstep (a swing sole then
 turns by at most π, so its shortest turn is the planned one), and the feet distance must be at least the
-soles' width (half sizes: the robot's, :data:`SOLE_HALF_SIZE` for Talos by default). (Stepping sideways
-by ``lateral`` brings the trailing foot to ``width − |lateral|`` of the leading one, as the spec's
-walking frame has it; the plant has no foot-to-foot collision.)
+soles' width (the robot's soles: :class:`~wbcpy.locomotion.feet.Feet`). (Stepping sideways by
+``lateral`` brings the trailing foot to ``width − |lateral|`` of the leading one, as the spec's walking
+frame has it; the plant has no foot-to-foot collision.)
 """
 
 from __future__ import annotations
@@ -25,19 +25,13 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from ..errors import ConfigError, ConfigKeyError, UnknownNameError, safe_repr
+from ..errors import ConfigError, safe_repr
 from ..model.robot_model import RobotModel
 from . import _checks
+from .sole_finder import as_feet
 
-__all__ = ["FEET", "MAX_STEPS", "SIDES", "SOLE_HALF_SIZE", "Footstep", "check_feet", "check_footsteps",
-           "feet_frame", "plan_footsteps", "yaw_of"]  # fmt: skip
-
-#: the sides of a biped, in the order of :data:`FEET`
+#: the sides of a biped, in the order of the walking API's (left, right) pairs
 SIDES = ("left", "right")
-#: default sole frames (Talos), left then right
-FEET = ("left_sole_link", "right_sole_link")
-#: Talos's soles: half sizes (X, Y) in m
-SOLE_HALF_SIZE = (0.1, 0.065)
 #: the most footsteps a plan takes
 MAX_STEPS = 1000
 #: largest |length|, |lateral| per footstep and feet distance (m)
@@ -95,33 +89,19 @@ class Footstep:
         return np.array([SIDES.index(self.side), *self.xy, self.yaw])
 
 
-def check_feet(robot: RobotModel, feet: Any) -> tuple[str, str]:
-    """The (left, right) sole frames, checked: two distinct frame names of the robot.
-
-    Raises:
-        ConfigError: (``feet``) not two distinct names; ConfigKeyError: an unknown frame.
-    """
-    if not isinstance(feet, (tuple, list)) or len(feet) != 2 or not all(isinstance(f, str) for f in feet):
-        raise ConfigError("feet", f"must be the (left, right) sole frame names, got {safe_repr(feet)}")
-    if feet[0] == feet[1]:
-        raise ConfigError("feet", f"the left and right soles must differ, got {feet[0]!r} twice")
-    for i, frame in enumerate(feet):
-        try:
-            robot.frame_id(frame)
-        except UnknownNameError as exc:
-            raise ConfigKeyError(f"feet[{i}]", "frame", frame, robot.frame_names) from exc
-    return str(feet[0]), str(feet[1])
-
-
-def feet_frame(robot: RobotModel, feet: tuple[str, str] = FEET) -> tuple[np.ndarray, float, float, float]:
+def feet_frame(robot: RobotModel, feet: Any = None) -> tuple[np.ndarray, float, float, float]:
     """The walking frame of the robot's current feet: (midpoint xy, heading θ, feet distance, ground z).
 
     The heading is the mean of the soles' yaws; the distance is measured along the frame's y axis.
 
+    Args:
+        robot: the robot, with a state set.
+        feet: its soles (:func:`~wbcpy.locomotion.sole_finder.as_feet`: a Feet, (left, right) frames, None).
+
     Raises:
         StateNotSetError: the robot has no state; UnknownNameError: an unknown foot frame.
     """
-    left, right = (robot.frame_placement(f) for f in feet)
+    left, right = (sole.world(robot) for sole in as_feet(robot, feet).soles)
     mid = 0.5 * (left.translation[:2] + right.translation[:2])
     yl, yr = yaw_of(left.rotation), yaw_of(right.rotation)
     theta = math.atan2(math.sin(yl) + math.sin(yr), math.cos(yl) + math.cos(yr))
@@ -139,8 +119,7 @@ def plan_footsteps(
     turn: float = 0.0,
     lateral: float = 0.0,
     first: str = "left",
-    feet: tuple[str, str] = FEET,
-    half_size: tuple[float, float] = SOLE_HALF_SIZE,
+    feet: Any = None,
 ) -> list[Footstep]:
     """Footsteps from the robot's current feet (see the module docstring for the geometry).
 
@@ -149,21 +128,21 @@ def plan_footsteps(
         n_steps: number of footsteps n, 1 ≤ n ≤ :data:`MAX_STEPS` (n = 1: one step in place beside the
             other foot).
         length: forward advance of the walking frame per step (m, |length| ≤ 2).
-        width: distance between the soles (m, at least the sole width 2·half_size[1], at most 2); None
+        width: distance between the soles (m, at least the soles' width 2·half_size[1], at most 2); None
             keeps today's.
         turn: total heading change (rad, counter-clockwise), at most π/2 per step (|turn| ≤ (n − 1)·π/2);
             needs n ≥ 2 when non-zero.
         lateral: sideways advance per step (m, + to the left, |lateral| ≤ 2).
         first: the side that steps first.
-        feet: the (left, right) sole frames.
-        half_size: the soles' half sizes (X, Y) (m): the feet distance must be at least 2·half_size[1].
+        feet: the soles: a :class:`~wbcpy.locomotion.feet.Feet`, (left, right) frame names, or None for the
+            robot's own (:func:`~wbcpy.locomotion.sole_finder.find_feet`); their half sizes bound the width.
 
     Returns:
         n :class:`Footstep` with alternating sides, starting with ``first``.
 
     Raises:
         ConfigError: a bad argument (the field named; ``width`` for soles closer than their width);
-            ConfigKeyError: an unknown foot frame; StateNotSetError without a robot state.
+            UnknownNameError: an unknown foot frame; StateNotSetError without a robot state.
     """
     if not isinstance(robot, RobotModel):
         raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
@@ -173,22 +152,21 @@ def plan_footsteps(
     turn = _checks.number(turn, "turn", unit=" rad")
     if first not in SIDES:
         raise ConfigError("first", f"must be 'left' or 'right', got {safe_repr(first)}")
-    feet = check_feet(robot, feet)
-    half = _checks.half_size(half_size, "half_size")
     if n_steps == 1 and turn != 0.0:
         raise ConfigError("turn", "a turn needs at least 2 steps")
     dtheta = turn / (n_steps - 1) if n_steps > 1 else 0.0
     if abs(dtheta) > 0.5 * math.pi:
-        raise ConfigError(
-            "turn", f"at most π/2 per step: {turn:g} rad in {n_steps} steps turns {dtheta:.3g} rad per step"
-        )
-    mid, theta0, width0, ground = feet_frame(robot, feet)
+        why = f"at most π/2 per step: {turn:g} rad in {n_steps} steps turns {dtheta:.3g} rad per step"
+        raise ConfigError("turn", why)
+    soles = as_feet(robot, feet)
+    mid, theta0, width0, ground = feet_frame(robot, soles)
     w = width0 if width is None else _checks.number(width, "width", 0.0, MAX_ADVANCE, lo_open=True, unit=" m")
-    if w < 2.0 * half[1]:
+    sole_width = 2.0 * soles.half_size[1]
+    if w < sole_width:
         raise ConfigError(
-            "width", f"the soles ({2 * half[1]:.3f} m wide) would overlap: feet distance {w:.3f} m"
-            f"{' (today)' if width is None else ''}; give a width ≥ {2 * half[1]:.3f} m"
-        )
+            "width", f"the soles ({sole_width:.3f} m wide) would overlap: feet distance {w:.3f} m"
+            f"{' (today)' if width is None else ''}; give a width ≥ {sole_width:.3f} m"
+        )  # fmt: skip
     steps: list[Footstep] = []
     m, theta = mid.copy(), theta0
     for k in range(1, n_steps + 1):
@@ -200,7 +178,6 @@ def plan_footsteps(
         xy = m + _rz(theta)[:2, :2] @ np.array([0.0, sign * 0.5 * w])
         steps.append(Footstep(side, pin.SE3(_rz(theta), np.array([xy[0], xy[1], ground]))))
     return steps
-
 
 
 def check_footsteps(steps: Any) -> tuple[Footstep, ...]:

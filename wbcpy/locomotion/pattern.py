@@ -52,10 +52,11 @@ from ..errors import ConfigError, InvalidValueError
 from ..model.robot_model import RobotModel
 from . import _checks
 from ._dcm import DcmPlan, Lipm, build_plan, foot_before, segment, start_com, swing_ends
-from .footsteps import FEET, SIDES, Footstep, check_feet, check_footsteps
-from .profiles import Quintic, bump, min_jerk, quintic
-
-__all__ = ["Phase", "Quintic", "WalkingPattern", "bump", "min_jerk", "quintic"]
+from .feet import Feet
+from .footsteps import SIDES, Footstep, check_footsteps
+from .profiles import bump, min_jerk
+from .scaling import walking_scale
+from .sole_finder import as_feet
 
 GRAVITY = 9.81
 #: the shortest and longest phase (s): see the module docstring
@@ -92,7 +93,7 @@ class WalkingPattern(SealedAfterInit):
     The attributes are read-only: a changed value would not re-plan (:meth:`set_step` moves a footstep).
 
     Attributes:
-        steps: the footsteps (copies). feet: the (left, right) sole frames.
+        steps: the footsteps (copies). feet: the robot's :class:`~wbcpy.locomotion.feet.Feet`.
         start: {side: placement} of the soles at the start (copies). com0: the COM at the start (world,
             m; a copy).
         omega: √(g / z_c) (1/s). com_height: z_c, the COM height above the ground (m). ground: ground z.
@@ -114,10 +115,10 @@ class WalkingPattern(SealedAfterInit):
         step_time: float = 0.8,
         double_support_time: float = 0.2,
         com_height: float | None = None,
-        step_height: float = 0.05,
+        step_height: float | None = None,
         start_time: float = 1.0,
         end_time: float = 1.0,
-        feet: tuple[str, str] = FEET,
+        feet: Any = None,
         com: Any = None,
     ) -> None:
         """Plan from the robot's current feet and COM (at rest).
@@ -129,10 +130,12 @@ class WalkingPattern(SealedAfterInit):
             step_time: time per footstep (s), single plus double support.
             double_support_time: its double-support part (s), 0 < · < step_time.
             com_height: z_c above the ground (m); None: the COM's current height.
-            step_height: swing apex height (m), ≥ 0.
+            step_height: swing apex height (m), ≥ 0; None: 0.05 m scaled to the robot's size
+                (:class:`~wbcpy.locomotion.scaling.WalkingScale`; Talos: 0.05 m).
             start_time: the first phase, shifting the weight onto the first stance foot (s).
             end_time: standing still at the end (s).
-            feet: the (left, right) sole frames.
+            feet: the soles: a :class:`~wbcpy.locomotion.feet.Feet`, (left, right) frame names, or None for
+                the robot's own (:func:`~wbcpy.locomotion.sole_finder.find_feet`).
             com: the COM to start from (3,), default the robot's.
 
         Raises:
@@ -150,12 +153,14 @@ class WalkingPattern(SealedAfterInit):
             why = f"must leave ≥ {MIN_PHASE} s of single support in step_time = {T}, got {ds}"
             raise ConfigError("double_support_time", why)
         self.step_time, self.double_support_time = T, ds
+        self.feet: Feet = as_feet(robot, feet)
+        if step_height is None:
+            step_height = walking_scale(robot, self.feet).step_height
         self.step_height = _checks.number(step_height, "step_height", 0.0, MAX_STEP_HEIGHT, unit=" m")
         self.start_time = _checks.number(start_time, "start_time", MIN_PHASE, MAX_PHASE, unit=" s")
         self.end_time = _checks.number(end_time, "end_time", MIN_PHASE, MAX_PHASE, unit=" s")
         checked = check_footsteps(steps)
-        self.feet = check_feet(robot, feet)
-        start = {side: robot.frame_placement(f) for side, f in zip(SIDES, self.feet, strict=True)}
+        start = {side: pin.SE3(sole.world(robot)) for side, sole in zip(SIDES, self.feet.soles, strict=True)}
         self.ground = 0.5 * sum(float(p.translation[2]) for p in start.values())
         com0 = robot.com() if com is None else as_vector(com, 3, "com")
         lo, hi = COM_HEIGHT_RANGE

@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
     from .controller import WalkingController
 
-__all__ = ["PLANTS", "check_plant", "make_plant", "plant_start", "push_base"]
-
 #: the plants :func:`walk` builds by name
 PLANTS = ("pinocchio", "mujoco")
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Quintic", "bump", "min_jerk", "quintic"]
-
 
 def min_jerk(s: float) -> tuple[float, float, float]:
     """Minimum-jerk blend of s ∈ [0, 1] (clamped): value, d/ds, d²/ds²."""

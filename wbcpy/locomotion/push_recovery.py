@@ -23,18 +23,23 @@ if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
     from .pattern import Phase, WalkingPattern
 
-__all__ = ["FootstepAdaptation", "reachable"]
+#: the last part of a swing (s) that keeps its footstep: a re-plan later than this asks the swing leg for
+#: accelerations it cannot follow, and the foot lands moving
+ADAPT_STOP = 0.1
+#: a reach box (m, stance-sole axes): (forward min, max), (sideways min, max) away from the stance foot
+Reach = tuple[tuple[float, float], tuple[float, float]]
 
 
-def reachable(pattern: WalkingPattern, ph: Phase, xy: np.ndarray) -> np.ndarray:
-    """``xy`` clamped, in the stance sole's axes, to the reach box: forward [−0.3, 0.5] m, sideways
-    [0.16, 0.45] m away from the stance foot on the swing foot's side (no crossing)."""
+def reachable(pattern: WalkingPattern, ph: Phase, xy: np.ndarray, reach: Reach) -> np.ndarray:
+    """``xy`` clamped, in the stance sole's axes, to the reach box (Talos: forward [−0.3, 0.5] m, sideways
+    [0.16, 0.45] m away from the stance foot on the swing foot's side: no crossing)."""
     stance = pattern.foot_before(ph.step, str(ph.stance))
     R = stance.rotation[:2, :2]
     local = R.T @ (xy - stance.translation[:2])
     sign = 1.0 if ph.swing == "left" else -1.0
-    local[0] = min(max(local[0], -0.3), 0.5)
-    local[1] = sign * min(max(sign * local[1], 0.16), 0.45)
+    (back, ahead), (near, far) = reach
+    local[0] = min(max(local[0], back), ahead)
+    local[1] = sign * min(max(sign * local[1], near), far)
     out: np.ndarray = stance.translation[:2] + R @ local
     return out
 
@@ -47,16 +52,22 @@ class FootstepAdaptation:
     copies and pickles are independent; it belongs to its controller, whose contract covers threads.
 
     Attributes:
-        threshold: the capture-point shift (m) from which a swing adapts.
+        threshold: the capture-point shift (m) from which a swing adapts. reach: the reach box
+            (:func:`reachable`).
     """
 
-    def __init__(self, threshold: float = 0.03) -> None:
-        self.threshold = threshold
+    def __init__(self, threshold: float, reach: Reach) -> None:
+        self.threshold, self.reach = threshold, reach
         self._nominal: WalkingPattern | None = None
         self._nominal_version = -1  # the pattern's version when _nominal was copied from it
         self._adapting = False
         self._path: tuple[float, Quintic] | None = None
         self._step: pin.SE3 | None = None  # the swing's nominal footstep, once it adapts
+
+    @property
+    def adapting(self) -> bool:
+        """Whether the current swing adapts its footstep (the controller's hip strategy then)."""
+        return self._adapting
 
     def lift_off(self, pattern: WalkingPattern) -> None:
         """A swing starts: the pattern as it is now is the swing's nominal plan."""
@@ -89,9 +100,9 @@ class FootstepAdaptation:
         if self._step is None:
             self._step = nominal_plan.footstep(ph.step).placement
         nominal = self._step
-        target = reachable(pattern, ph, nominal.translation[:2] + np.array(shift))
+        target = reachable(pattern, ph, nominal.translation[:2] + np.array(shift), self.reach)
         current = pattern.footstep(ph.step).placement.translation[:2]
-        if float(np.linalg.norm(target - current)) < 2e-3 or left < 0.06:
+        if float(np.linalg.norm(target - current)) < 2e-3 or left < ADAPT_STOP:
             return False
         pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
         ref = pattern.swing(t)

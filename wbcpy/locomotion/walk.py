@@ -14,14 +14,22 @@ at a negative time or after the walk's last control step is refused before the w
 
 Log file (``log=...``, NumPy ``.npz``; the keys of specs/walking.md): ``t`` (K,), ``q`` (K, nq), ``v``
 (K, nv) — the measured state the controller saw at step k —, ``tau`` (K, nv − 6) sent to the plant,
-``contact_frames`` (C,), ``active`` (K, C) the plant's rigid contacts during the step, ``wrenches``
-(K, C, 6) the plant's contact wrenches during the step (zero when inactive; contact axes, about the frame
-origin, force over torque), ``com`` (K, 3), ``mu``, ``half_size`` (2,), ``dt``, ``footsteps`` (S, 4):
-side (0 left, 1 right), x, y, yaw of every footstep taken; ``contact_damping``, the rigid plant's
-Baumgarte velocity gain (1/s, :data:`CONTACT_DAMPING`; 0 for another plant) that a replay with
-``pin.constraintDynamics`` needs; ``plant``, the plant's name, and ``contact_options``, its contact
-options as a JSON text. The rigid plant's ``active`` are the contacts it held rigid, another plant's the
-soles that carried a contact force in the step.
+``contact_frames`` (C,), ``contact_parents`` (C,) and ``contact_placements`` (C, 4, 4): each contact
+frame's parent frame and its placement there (the frame itself and the identity when the URDF has it; a
+sole frame added to the model hangs under its foot frame), ``active`` (K, C) the plant's rigid contacts
+during the step, ``wrenches`` (K, C, 6) the plant's contact wrenches during the step (zero when inactive;
+contact axes, about the frame origin, force over torque), ``com`` (K, 3), ``mu``, ``half_size`` (2,),
+``dt``, ``footsteps`` (S, 4): side (0 left, 1 right), x, y, yaw of every footstep taken;
+``contact_damping``, the rigid plant's Baumgarte velocity gain (1/s, :data:`CONTACT_DAMPING`; 0 for
+another plant) that a replay with ``pin.constraintDynamics`` needs; ``plant``, the plant's name, and
+``contact_options``, its contact options as a JSON text; ``locked_joints`` (L,) and ``locked_positions``
+(L,): the URDF joints locked because they move no inertia, and where (:mod:`~wbcpy.locomotion.walking_robot`;
+q and v are those of the model without them). The rigid plant's ``active`` are the contacts it held
+rigid, another plant's the soles that carried a contact force in the step.
+
+The robot: a registry name or a RobotModel; its soles from :func:`~wbcpy.locomotion.sole_finder.find_feet`
+(``feet``, ``sole``; frames it lacks added), its start posture from
+:func:`~wbcpy.locomotion.standing.start_posture` (``posture``).
 """
 
 from __future__ import annotations
@@ -32,24 +40,23 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..errors import ConfigError, QPSolveError, safe_repr
+from ..model.robot_model import RobotModel
 from ..sim.contact_simulation import ContactPlant
 from ..sim.plant import Plant
 from . import _checks
 from ._walk_inputs import check_log_path, check_push, control_steps, push_schedule
-from .controller import MAX_DT, MIN_DT, MU, SOLE_HALF_SIZE, WalkingController
-from .footsteps import FEET, feet_frame, plan_footsteps
+from .controller import MAX_DT, MIN_DT, WalkingController
+from .feet import MU, Feet
+from .footsteps import feet_frame, plan_footsteps
 from .pattern import WalkingPattern
 from .plants import check_plant, make_plant, plant_start, push_base
-
-if TYPE_CHECKING:
-    from ..model.robot_model import RobotModel
-
-__all__ = ["WalkLog", "WalkSummary", "parse_push", "walk"]
+from .scaling import walking_scale
+from .walking_robot import walking_robot
 
 G0 = 9.81
 #: the plant's Baumgarte velocity gain k_d (1/s) of every contact: an active contact's acceleration is
@@ -77,11 +84,15 @@ class WalkLog:
     contact_frames: np.ndarray
     footsteps: np.ndarray
     mu: float = MU
-    half_size: np.ndarray = field(default_factory=lambda: np.array(SOLE_HALF_SIZE))
+    half_size: np.ndarray = field(default_factory=lambda: np.zeros(2))
     dt: float = 0.002
     contact_damping: float = 0.0
     plant: str = "pinocchio"
     contact_options: str = "{}"
+    contact_parents: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=str))
+    contact_placements: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 4)))
+    locked_joints: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=str))
+    locked_positions: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def save(self, path: str | Path) -> Path:
         """Write the log as an ``.npz`` file (the keys of the module docstring; ``.npz`` is appended when
@@ -123,6 +134,7 @@ class WalkSummary:
         pushed: the push was applied (a walk that stopped before the push's time was not pushed).
         weight: m·g (N).
         log: the controller's log. plant: the plant's name (``"pinocchio"``, ``"mujoco"``, ...).
+        robot: the robot that walked (with its sole frames, joints without inertia locked).
 
     Plain data: copies and pickles are independent summaries (``copy.copy`` shares the log's arrays).
     """
@@ -143,6 +155,7 @@ class WalkSummary:
     pushed: bool = False
     weight: float = 1.0
     plant: str = "pinocchio"
+    robot: Any = None
 
     @property
     def heading_error(self) -> float:
@@ -207,12 +220,13 @@ def parse_push(text: str) -> tuple[float, ...]:
 
 
 class _Recorder:
-    def __init__(self, K: int, nq: int, nv: int, frames: tuple[str, ...]) -> None:
+    def __init__(self, K: int, nq: int, nv: int, feet: Feet) -> None:
         self.t, self.q, self.v = np.zeros(K), np.zeros((K, nq)), np.zeros((K, nv))
         self.tau, self.com = np.zeros((K, nv - 6)), np.zeros((K, 3))
+        frames = feet.frames
         self.active = np.zeros((K, len(frames)), dtype=bool)
         self.wrenches = np.zeros((K, len(frames), 6))
-        self.frames = frames
+        self.frames, self.feet = frames, feet
         self.k = 0
 
     def record(
@@ -228,37 +242,22 @@ class _Recorder:
                 self.wrenches[k, i] = wrenches[f]
         self.k += 1
 
-    def log(self, steps: np.ndarray, dt: float, plant: Plant) -> WalkLog:
-        k = self.k
+    def log(self, steps: np.ndarray, dt: float, plant: Plant, locked: dict[str, float]) -> WalkLog:
+        k, feet = self.k, self.feet.log_arrays()
         damping = CONTACT_DAMPING if isinstance(plant, ContactPlant) else 0.0
         options = json.dumps(plant.contact_options, default=str)
         return WalkLog(
             self.t[:k], self.q[:k], self.v[:k], self.tau[:k], self.active[:k], self.wrenches[:k],
-            self.com[:k], np.array(self.frames), steps, MU, np.array(SOLE_HALF_SIZE), dt, damping,
-            str(plant.name), options,
+            self.com[:k], feet["contact_frames"], steps, self.feet.mu, feet["half_size"], dt, damping,
+            str(plant.name), options, feet["contact_parents"], feet["contact_placements"],
+            np.array(list(locked), dtype=str), np.array(list(locked.values()), dtype=float),
         )  # fmt: skip
-
-
-def _robot(robot: Any) -> tuple[RobotModel, np.ndarray]:
-    from ..model.registry import load_robot
-    from ..model.robot_model import RobotModel
-
-    if not isinstance(robot, (RobotModel, str)):
-        raise ConfigError("robot", f"expected a robot name or a RobotModel, got {type(robot).__name__}")
-    model = robot if isinstance(robot, RobotModel) else load_robot(robot)
-    if not model.floating_base:
-        raise ConfigError("robot", "walking needs a floating-base robot")
-    if "half_sitting" not in model.reference_configuration_names():
-        raise ConfigError("robot", "walking starts from the SRDF posture half_sitting, which the robot lacks")
-    q0 = model.reference_configuration("half_sitting")
-    model.update(q0, np.zeros(model.nv))
-    return model, q0
 
 
 def walk(
     robot: Any = "talos",
     n_steps: int = 8,
-    length: float = 0.15,
+    length: float | None = None,
     width: float | None = None,
     turn: float = 0.0,
     lateral: float = 0.0,
@@ -272,19 +271,24 @@ def walk(
     push_recovery: bool = True,
     plant: str | Plant = "pinocchio",
     plant_options: Any = None,
+    feet: Any = None,
+    sole: Any = None,
+    posture: Any = None,
 ) -> WalkSummary:
     """Walk in closed loop (see the module docstring) and summarise.
 
     Args:
-        robot: a registry name (default ``talos``) or a RobotModel; it starts at SRDF ``half_sitting``
-            (or, with a plant object, at the plant's state).
+        robot: a registry name (default ``talos``) or a floating-base RobotModel (sole frames it lacks are
+            added, and joints without inertia locked, in a copy: ``summary.robot``); it starts at its
+            start posture (``posture``), or, with a plant object, at the plant's state.
         n_steps, length, width, turn, lateral: :func:`plan_footsteps` (the first step is to the side of
-            ``lateral``, left when 0, or of ``turn`` when no lateral).
+            ``lateral``, left when 0, or of ``turn`` when no lateral); ``length`` None: 0.15 m scaled to
+            the robot (:class:`~wbcpy.locomotion.scaling.WalkingScale`; Talos 0.15 m).
         step_time, double_support_time: :class:`WalkingPattern`.
         push: (P, t): a lateral impulse P (N·s, +y world, |P| ≤ m · 10 m/s) on the base at time t (s);
-            (F, t, duration): a lateral force F (N, |F| · duration ≤ m · 10 m/s) from t for ``duration``
-            s (> 0); or None. It starts at the first control step at or after t, which must be one of the
-            walk's (t ≥ 0, before its last control step).
+            (F, t, duration): a lateral force F (N, |F| ≤ 10 m g) from t for ``duration`` s (> 0); or
+            None. It starts at the first control step at or after t, which must be one of the walk's
+            (t ≥ 0, before its last control step).
         dt: control step (s; also the rigid plant's integration step), in [1e-4, 0.05]; the walk takes at
             most :data:`~wbcpy.locomotion._walk_inputs.MAX_CONTROL_STEPS` steps.
         log: write the log file there (``.npz``; the path is checked before the walk starts).
@@ -297,10 +301,16 @@ def walk(
             :class:`~wbcpy.sim.contact_simulation.ContactPlant`, which follows its own scene).
         plant_options: with ``plant="mujoco"``, the :class:`~wbcpy.sim.mujoco.ContactOptions` of its model
             (None: the library's).
+        feet: the soles: a :class:`~wbcpy.locomotion.feet.Feet`, (left, right) frame names (``"L,R"``), or
+            None for the robot's own (:func:`~wbcpy.locomotion.sole_finder.find_feet`).
+        sole: the sole rectangle's size (length, width) in m or ``"LxW"``; None: the robot's.
+        posture: the start posture: None (SRDF ``half_sitting`` when its soles are flat, else computed),
+            ``"computed"``, an SRDF posture's name, or a configuration (nq)
+            (:func:`~wbcpy.locomotion.standing.start_posture`).
 
     Raises:
         ConfigError: bad arguments (field named), all checked before the walk starts; UnknownNameError
-            for an unknown robot.
+            for an unknown robot, frame or posture.
         MissingDependencyError: ``plant="mujoco"`` without the mujoco package.
     """
     dt = _checks.number(dt, "dt", MIN_DT, MAX_DT, unit=" s")
@@ -313,20 +323,25 @@ def walk(
     _checks.flag(push_recovery, "push_recovery")
     lateral = _checks.number(lateral, "lateral", unit=" m")
     turn = _checks.number(turn, "turn", unit=" rad")
+    if not isinstance(robot, (str, RobotModel)):
+        raise ConfigError("robot", f"expected a robot name or a RobotModel, got {type(robot).__name__}")
     check_plant(plant, plant_options, dt)
-    model, q0 = _robot(robot)
+    model, soles, q0, locked = walking_robot(robot, feet, sole, posture)
     v0 = np.zeros(model.nv)
     if isinstance(plant, Plant):
         q0, v0 = plant_start(plant, model)
+    if length is None:
+        length = walking_scale(model, soles).step_length
     side = lateral if lateral != 0.0 else turn
-    steps = plan_footsteps(model, n_steps, length, width, turn, lateral, "right" if side < 0 else "left")
-    pattern = WalkingPattern(model, steps, step_time, double_support_time)
+    first = "right" if side < 0 else "left"
+    steps = plan_footsteps(model, n_steps, length, width, turn, lateral, first, feet=soles)
+    pattern = WalkingPattern(model, steps, step_time, double_support_time, feet=soles)
     ctrl = WalkingController(model, pattern, dt=dt, solver=solver, push_recovery=push_recovery)
     K = control_steps(pattern.duration, ctrl.dt)
     k_push = push_schedule(push, K, ctrl.dt, model.total_mass)
     the_plant = make_plant(plant, plant_options, model, q0, v0, ctrl, CONTACT_DAMPING)
-    return _run(model, q0, ctrl, the_plant, (K, k_push, push), log_path, progress,
-                (n_steps, length, lateral, turn))  # fmt: skip
+    plan = (n_steps, length, lateral, turn)
+    return _run(model, q0, ctrl, the_plant, (K, k_push, push), log_path, progress, plan, locked)
 
 
 def _run(
@@ -338,14 +353,16 @@ def _run(
     log: Path | None,
     progress: Callable[[float, float], None] | None,
     plan: tuple[int, float, float, float],
+    locked: dict[str, float] | None = None,
 ) -> WalkSummary:
     """The closed loop of K control steps, the push starting at step k_push: ``schedule`` = (K, k_push,
     push) (:func:`~wbcpy.locomotion._walk_inputs.push_schedule`)."""
     dt, pattern = ctrl.dt, ctrl.pattern
     K, k_push, push = schedule
-    rec = _Recorder(K, model.nq, model.nv, FEET)
-    start = feet_frame(model)
-    z0, error, us = float(q0[2]), "", []
+    rec = _Recorder(K, model.nq, model.nv, pattern.feet)
+    start = feet_frame(model, pattern.feet)
+    ground = start[3]  # (the soles' height: the base's height is measured above it)
+    z0, error, us = float(q0[2]) - ground, "", []
     pushed = False
     wall = time.perf_counter()
     for k in range(K):
@@ -356,7 +373,7 @@ def _run(
         ctrl.schedule(t)
         q, v = plant.state()
         model.update(q, v)
-        if q[2] < 0.85 * z0:
+        if q[2] - ground < 0.85 * z0:
             error = f"fell at t = {t:.2f} s"
             break
         t0 = time.perf_counter()
@@ -374,7 +391,7 @@ def _run(
             progress(t, pattern.duration)
     wall = time.perf_counter() - wall
     steps = np.array([s.row() for s in ctrl.pattern.steps]) if rec.k else np.zeros((0, 4))
-    walk_log = rec.log(steps, dt, plant)
+    walk_log = rec.log(steps, dt, plant, locked or {})
     if log is not None:
         walk_log.save(log)
     return _summary(model, walk_log, ctrl.scene.effort_limit, start, plan, error, us, wall, pushed)
@@ -434,11 +451,12 @@ def _summary(
     slip, rot = _slip(model, wl)
     margin, use = _margins(model, wl)
     violation = _violation(wl, effort_limit)
-    fell = bool(error) or (K > 0 and float(wl.q[:, 2].min()) < 0.85 * float(wl.q[0, 2]))
+    ground = start[3]
+    fell = bool(error) or (K > 0 and float(wl.q[:, 2].min()) - ground < 0.85 * (float(wl.q[0, 2]) - ground))
     return WalkSummary(
         planned, moved, progress, fell, (slip, rot), margin, use, violation,
         1e6 * float(np.median(us)) if us else math.nan, K * wl.dt / max(wall, 1e-9), K * wl.dt, wl,
-        error, pushed, model.total_mass * G0, wl.plant,
+        error, pushed, model.total_mass * G0, wl.plant, model,
     )  # fmt: skip
 
 

@@ -42,20 +42,6 @@ import pinocchio as pin
 from ..errors import StateNotSetError
 from ._pin_bindings import BindingProbe, all_terms, has_mimic
 
-__all__ = [
-    "FRAMES",
-    "GROUPS",
-    "PLACEMENT_KEY",
-    "SID",
-    "A",
-    "PerThreadWorkspace",
-    "Q",
-    "RobotState",
-    "V",
-    "Workspace",
-    "record",
-]
-
 #: offset of the frame placements' keys in a record's ``frames`` map (see the module docstring)
 PLACEMENT_KEY: Final = 1 << 40
 Q: Final = 0
@@ -71,8 +57,7 @@ GROUPS = ("kinematics", "jacobians", "com", "dynamics", "minverse")
 _LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 _ACC = pin.KinematicLevel.ACCELERATION
 #: up to this nv, M⁻¹ from the Cholesky factors of an already computed M beats ``computeMinverse``
-#: (measured with pin 4.1 after computeAllTerms: PUMA 3.6 vs 4.2 µs, Baxter nv=19 11.0 vs 12.1 µs; Talos
-#: nv=38 30.7 vs 24.2 µs, iCub nv=35 28 vs 22 µs)
+#: (a threshold from a measurement, pin 4.1: nv = 19 11.0 vs 12.1 µs, nv = 35 28 vs 22 µs; docs/benchmarks.md)
 CHOLESKY_MINV_MAX_NV = 24
 
 

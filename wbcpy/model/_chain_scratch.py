@@ -12,8 +12,6 @@ import threading
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["UNLOADED", "ChainConfig", "PerThreadScratch", "Scratch"]
-
 
 class ChainConfig:
     """What a chain computes with besides its joint angles; immutable, replaced as a whole by the setters.

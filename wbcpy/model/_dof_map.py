@@ -16,8 +16,6 @@ import pinocchio as pin
 from .._kernels import normalize_blocks as _normalize_blocks
 from ..errors import InvalidValueError
 
-__all__ = ["DofMap"]
-
 _FF_SUFFIX = ("x", "y", "z", "wx", "wy", "wz")
 _PLANAR_SUFFIX = ("x", "y", "theta")
 

@@ -24,8 +24,6 @@ import pinocchio as pin
 
 from ..errors import ConfigError
 
-__all__ = ["MimicRepair", "mimic_repairs", "repair_mimic_joints"]
-
 #: how far S may be from a pure rotation or translation (relative)
 _TOL = 1e-9
 

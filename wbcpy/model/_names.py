@@ -21,8 +21,6 @@ from .._support.validation import as_vector, lookup
 from ..errors import UnknownNameError
 from ._dof_map import DofMap
 
-__all__ = ["MimicJoint", "RobotNames", "extended_coupling", "forwarded"]
-
 _BIG = 1e300  # Pinocchio's "no limit" is ±max double
 
 

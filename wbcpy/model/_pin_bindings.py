@@ -18,8 +18,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import pinocchio as pin
 
-__all__ = ["BindingProbe", "all_terms", "has_mimic", "probe_bindings"]
-
 
 def has_mimic(model: pin.Model) -> bool:
     """True when the model has mimic joints (see the module docstring)."""

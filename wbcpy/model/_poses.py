@@ -14,8 +14,6 @@ import pinocchio as pin
 from .._support.validation import as_vector
 from ..errors import InvalidValueError
 
-__all__ = ["pose7", "pose7_from_se3", "rotation_from_axis_angle", "se3_from_pose7"]
-
 _TWO_PI = 2.0 * math.pi
 
 

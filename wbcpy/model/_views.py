@@ -28,8 +28,6 @@ from ._cache import FRAMES, GROUPS, PLACEMENT_KEY, SID, PerThreadWorkspace, Reco
 from ._names import RobotNames
 from ._pin_bindings import BindingProbe
 
-__all__ = ["RobotStateViews"]
-
 
 class RobotStateViews:
     """A state published for many readers, and the no-copy views of it (see the module docstring).

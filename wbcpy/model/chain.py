@@ -36,9 +36,7 @@ from ..errors import ConfigError, UnknownNameError
 from ._chain_scratch import ChainConfig as _Config
 from ._chain_scratch import PerThreadScratch as _PerThread
 from ._chain_scratch import Scratch as _Scratch
-from ._poses import pose7_from_se3, rotation_from_axis_angle, se3_from_pose7
-
-__all__ = ["Chain", "pose7_from_se3", "rotation_from_axis_angle", "se3_from_pose7"]
+from ._poses import pose7_from_se3
 
 _LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 _F64 = np.dtype(np.float64)

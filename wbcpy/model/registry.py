@@ -38,20 +38,6 @@ from ..description.robot_files import normalised_name as _name
 from ..errors import MJCFError, UnknownNameError
 from .robot_model import RobotModel
 
-__all__ = [
-    "ALIASES",
-    "RobotEntry",
-    "available",
-    "default_end_effector",
-    "example_robot_data_dir",
-    "load_robot",
-    "refresh",
-    "registry",
-    "robot_entry",
-    "robot_path",
-    "shipped_robots_dir",
-]
-
 #: well-known short names -> registry names
 ALIASES: dict[str, str] = {
     "talos": "talos_reduced",
@@ -111,6 +97,18 @@ END_EFFECTORS: dict[str, str] = {
     "laikago": "FL_foot",
 }
 
+#: registry-name pattern -> a humanoid's feet for walking: its (left, right) sole frames or foot links, and
+#: the sole rectangle's size (length, width) in m when those frames are sole frames at the centre of a known
+#: rectangle (None: the soles come from the feet's collision geometry, :mod:`wbcpy.locomotion.sole_finder`)
+FEET: dict[str, tuple[tuple[str, str], tuple[float, float] | None]] = {
+    "talos*": (("left_sole_link", "right_sole_link"), (0.2, 0.13)),
+    "icub": (("l_sole", "r_sole"), None),
+    "icub_reduced": (("l_sole", "r_sole"), None),
+    "icub-models:iCub*": (("l_sole", "r_sole"), None),
+    "romeo*": (("l_sole", "r_sole"), None),
+    "g1_*": (("left_ankle_roll_link", "right_ankle_roll_link"), None),
+}
+
 
 @dataclass(frozen=True)
 class RobotEntry:
@@ -123,6 +121,9 @@ class RobotEntry:
         package_dirs: folders for ``package://`` URIs.
         end_effector: default tip frame of ``wbcpy reach`` (None: the deepest frame of the tree).
         check_physics: default of ``load_robot``'s ``check_physics``.
+        feet: a humanoid's (left, right) sole frames or foot links for walking, or None.
+        sole: the sole rectangle's size (length, width) in m when ``feet`` are sole frames at its centre,
+            or None (the soles come from the feet's collision geometry).
     """
 
     name: str
@@ -133,6 +134,8 @@ class RobotEntry:
     package_dirs: tuple[str, ...] = ()
     end_effector: str | None = None
     check_physics: bool | str = True
+    feet: tuple[str, str] | None = None
+    sole: tuple[float, float] | None = None
 
     def load_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :meth:`RobotModel.from_urdf` for this entry."""
@@ -166,6 +169,12 @@ def example_robot_data_dir() -> Path | None:
 
 def _end_effector(name: str) -> str | None:
     return next((tip for pat, tip in END_EFFECTORS.items() if fnmatch.fnmatchcase(name, pat)), None)
+
+
+def _feet(name: str) -> dict[str, Any]:
+    """The ``feet`` and ``sole`` fields of a robot's entry (:data:`FEET`)."""
+    found = next((v for pat, v in FEET.items() if fnmatch.fnmatchcase(name, pat)), None)
+    return {} if found is None else {"feet": found[0], "sole": found[1]}
 
 
 def _has_links(path: Path) -> bool:
@@ -205,6 +214,7 @@ def _example() -> list[RobotEntry]:
                 (str(root.parent.parent),),
                 _end_effector(name),
                 "warn",
+                **_feet(name),
             )
         )
     return out
@@ -226,8 +236,11 @@ def _icub_models() -> list[RobotEntry]:
         name = f"icub-models:{model}"
         floating = model.startswith("iCub")  # whole robots float like example-robot-data's iCub; parts do not
         out.append(
-            RobotEntry(name, "icub-models", path, None, floating, package_dirs, _end_effector(name), "warn")
-        )
+            RobotEntry(
+                name, "icub-models", path, None, floating, package_dirs, _end_effector(name), "warn",
+                **_feet(name),
+            )
+        )  # fmt: skip
     return out
 
 

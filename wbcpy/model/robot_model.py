@@ -38,7 +38,7 @@ from ..description.srdf import (
 )
 from ..description.urdf_physics import PhysicsMode
 from ..errors import InvalidValueError
-from ._cache import FRAMES, RobotState, record
+from ._cache import FRAMES, record
 from ._mimic_pickle import MimicRepair, mimic_repairs, repair_mimic_joints
 from ._names import MimicJoint, RobotNames
 from ._names import forwarded as _forward
@@ -47,8 +47,6 @@ from ._views import RobotStateViews
 
 if TYPE_CHECKING:
     from .chain import Chain
-
-__all__ = ["RobotModel", "RobotState"]
 
 _LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 

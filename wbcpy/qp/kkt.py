@@ -355,21 +355,39 @@ def _certify_rows(q: StdQP, C: np.ndarray, lo: np.ndarray, hi: np.ndarray, x: np
     |c_i − clip(c_i + κ_i z_i, lbC_i, ubC_i)| / (1 + |c_i|) with c = C x and κ_i = (1 + |c_i|)·σ_i, σ_i =
     max_j |C_ij| / s_j the weight row i's multiplier has in stationarity: 0 when z_i = 0 and the row is
     feasible, or when z_i names the side the row sits at; otherwise the relative slack or the multiplier's
-    relative size, whichever is smaller.
+    relative size, whichever is smaller. A certificate that passes stationarity only within the rounding
+    allowance (``marginal``) judges the multipliers' weights σ_i on that same allowance's scale: a
+    multiplier below the rounding of the terms stationarity was accepted with names no side (at a
+    degenerate vertex of an ill-conditioned level its sign is rounding).
     """
     ls = q.ls
+    c = 8.0 * (x.shape[0] + 1) * _EPS / tol
     if ls is None:
         t, scale = _gradient(q.H, q.g, x, q)
         compl, smax = _rows_residual(C, lo, hi, x, z, t, scale)  # (adds Cᵀz to t, |C|ᵀ|z| to scale first)
         dual, marginal = _dual_error(t, scale, tol, q, x)
     else:  # (gradient, rows and the strict stationarity test: one compiled pass)
-        c = 8.0 * (x.shape[0] + 1) * _EPS / tol
         dual, compl, smax, t, scale = ls.rows_certificate(x, C, lo, hi, z, c)
         marginal = not dual <= tol
         if marginal:
             dual = _marginal_dual_error(t, scale, c, q, x)
+    if marginal and not compl <= tol:
+        mag = scale + (q.mag(x) if q.mag is not None else 0.0)
+        compl = _natural_rows_residual(C, lo, hi, x, z, scale + c * mag)
     ok = dual <= tol and compl <= tol
     return Certificate(ok, compl, dual, compl, None, z, 1.0 + smax, marginal)
+
+
+def _natural_rows_residual(C: np.ndarray, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, z: np.ndarray,
+                           scale: np.ndarray) -> float:  # fmt: skip
+    """max_i |c_i − clip(c_i + κ_i z_i, lo_i, hi_i)| / (1 + |c_i|) with c = C x, κ_i = (1 + |c_i|)·σ_i and
+    σ_i = max_j |C_ij| / scale_j (:func:`_certify_rows`' residual on a given stationarity scale)."""
+    cx = C @ x
+    sigma = (np.abs(C) / (scale + _FLOOR)).max(axis=1, initial=0.0)
+    kappa = (1.0 + np.abs(cx)) * sigma
+    with np.errstate(invalid="ignore"):
+        r = np.abs(cx - np.clip(cx + kappa * z, lo, hi)) / (1.0 + np.abs(cx))
+    return float(np.max(r, initial=0.0))
 
 
 def certify(q: StdQP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None, z_box: np.ndarray | None,
@@ -609,7 +627,9 @@ def _reduced(P: _Dense, free: np.ndarray, fixed: np.ndarray, x: np.ndarray, xp: 
         out.append(w + sla.cho_solve(factor, rhs - Hz @ w, check_finite=False))
     except np.linalg.LinAlgError:
         if P.ls is None:
-            w = sla.lstsq(Hz, rhs, cond=LS_RCOND**2, check_finite=False)[0]
+            # (on the Hessian itself nothing below the rounding of its entries, 8(k + 1)ε of the largest, is
+            # a direction of curvature)
+            w = sla.lstsq(Hz, rhs, cond=8.0 * (Hz.shape[0] + 1) * _EPS, check_finite=False)[0]
             if np.abs(Hz @ w - rhs).max() <= 1e-9 * (1.0 + np.abs(rhs).max()):
                 out.append(w)  # (otherwise a descent direction without curvature: unbounded)
     return out
@@ -669,8 +689,8 @@ def refine(q: StdQP, x0: np.ndarray, tol: float, z0: np.ndarray | None = None,
     the point strictly. Otherwise it changes ONE constraint — the active one with the most wrong-signed
     multiplier is released, else the most violated inactive one is activated (bounded-variable least
     squares, Stark and Parker 1995) — until nothing is left to change, an active set repeats or
-    ``max_steps`` (default 2·(n + m_in) + 4) steps are done; of the points certified only within
-    rounding (``marginal``) on the way, the cheapest is returned.
+    ``max_steps`` (default 2·(n + m_in) + 4) steps are done; of the points certified only within rounding
+    (``marginal``) on the way, the cheapest is returned.
 
     Returns:
         ``(x, y, z, z_box, certificate)`` of a certified optimum, or None.
@@ -698,7 +718,7 @@ def refine(q: StdQP, x0: np.ndarray, tol: float, z0: np.ndarray | None = None,
             return done
         x = candidates[0]
         _y, z, zb = _multipliers(P, x, sb, sc)
-        if not _update_active_set(P, x, z, zb, sb, sc, tol):
+        if not _update_active_set(P, x, z, zb, sb, sc, tol, seen):
             break
     return best[0][1] if best else None
 
@@ -756,18 +776,23 @@ def _wrong_signs(sb: np.ndarray, sc: np.ndarray, z: np.ndarray, zb: np.ndarray, 
 
 
 def _update_active_set(P: _Dense, x: np.ndarray, z: np.ndarray, zb: np.ndarray, sb: np.ndarray,
-                       sc: np.ndarray, tol: float) -> bool:  # fmt: skip
+                       sc: np.ndarray, tol: float, seen: set[bytes] | None = None) -> bool:  # fmt: skip
     """One change of the active set: release the active constraint with the most wrong-signed multiplier,
-    else activate the most violated inactive one. False when there is nothing to change."""
+    else activate the most violated inactive one. False when there is nothing to change.
+
+    A release that leads back to an active set already tried (``seen``) is not made: at a degenerate
+    vertex of an ill-conditioned level, a multiplier's sign can be rounding (1e-15 against a scale of 1),
+    and releasing it would cycle between two sets; the most violated constraint is activated instead."""
     wb = np.where(sb < 0, zb, np.where(sb > 0, -zb, 0.0))  # > 0: wrong sign
     wc = np.where(sc < 0, z, np.where(sc > 0, -z, 0.0)) if sc.size else np.zeros(0)
     worst_b, worst_c = float(np.max(wb, initial=0.0)), float(np.max(wc, initial=0.0))
     if max(worst_b, worst_c) > 0.0:
-        if worst_b >= worst_c:
-            sb[int(np.argmax(wb))] = 0
-        else:
-            sc[int(np.argmax(wc))] = 0
-        return True
+        side, k = (sb, int(np.argmax(wb))) if worst_b >= worst_c else (sc, int(np.argmax(wc)))
+        was = side[k]
+        side[k] = 0
+        if seen is None or sb.tobytes() + sc.tobytes() not in seen:
+            return True
+        side[k] = was
     with np.errstate(invalid="ignore"):
         vb = np.where(sb == 0, np.maximum(P.lb - x, x - P.ub) / (1.0 + np.abs(x)), 0.0)
         vc = np.zeros(0)

@@ -77,7 +77,7 @@ _EPS = float(np.finfo(np.float64).eps)
 #: pass). The scenes' DAQP levels run without ``tighten`` (a contact scene's DAQP, eta_prox 1e-10,
 #: leaves ~1e-10…7e-7 on ordinary states)
 LOOSE = 1e-6
-#: proximal weights of :meth:`LevelSolver._proximal`, relative to 1 + the largest diagonal entry of H,
+#: proximal weights of :meth:`LevelSolver._proximal`, relative to the largest diagonal entry of H,
 #: tried in turn: a small one converges in few steps where the curvature decides, a large one where
 #: constraints and flat directions do (a rank-1 level over 59 directions: steps of ~2 that do not settle
 #: with 1e-6)
@@ -328,7 +328,9 @@ class LevelSolver:
         fewer independent rows than free directions): the exact backend on the strictly convex
         ½wᵀ(H + δI)w + (g − δw_k)ᵀw under the same constraints (sides moved out by :func:`_relaxed`
         when the first step finds them infeasible),
-        δ = each of :data:`PROX_DELTAS` in turn times (1 + max H_ii),
+        δ = each of :data:`PROX_DELTAS` in turn times max H_ii (1 where H is zero: relative to the
+        level's own curvature, so that a level whose curvatures are all far below 1 — a COM task's rows
+        of 1e-2 over a λ = 1e-8 regulariser — is not swamped by an absolute δ),
         from w_0 = the backend's first answer (or the warm start, or 0; never an answer beyond what the
         data resolve, :func:`~wbcpy.qp.kkt.oversized`: the iterates stay within ‖w_0 − w*‖ of the
         minimiser w* nearest w_0, so an answer far out along a free direction of a semidefinite level
@@ -345,7 +347,7 @@ class LevelSolver:
         n = q.n
         if n == 0 or not np.isfinite(H).all():
             return None
-        scale = 1.0 + float(np.abs(np.diagonal(H)).max(initial=0.0))
+        scale = float(np.abs(np.diagonal(H)).max(initial=0.0)) or 1.0
         w = self._proximal_start(q, raw, x0)
         best: _Iterate | None = None
         b.reset()

@@ -36,8 +36,6 @@ from ..qp import HierarchicalQP, QPLevel
 if TYPE_CHECKING:
     from ..tasks import Task
 
-__all__ = ["LevelPlan", "OwnProblem", "ScenePlan", "joint_regularization"]
-
 
 def joint_regularization(weights: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
     """The per-DOF regularisation λ/ω_j (λ where ω_j = 0) as a read-only array, and the locked DOFs

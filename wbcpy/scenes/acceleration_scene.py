@@ -19,7 +19,7 @@ distance, the discrete-time velocity-damper row
     J_d \\ddot q \\ge -γ \\frac{d - d_s}{dt^2} - \\frac{J_d \\dot q}{dt} - \\tfrac12 \\dot J_d \\dot q
 
 as an inequality of the highest level (so it holds at every level):
-:class:`~wbcpy.limits.collision.AccelerationCollisionConstraint` derives it for q̈ applied for one step dt
+:class:`~wbcpy.collision.AccelerationCollisionConstraint` derives it for q̈ applied for one step dt
 and integrated semi-implicitly (v ← v + q̈ dt, q ← q ⊕ v dt).
 
 Per control step::
@@ -37,7 +37,7 @@ Hot path: the stacking decisions are made once per configuration (:mod:`wbcpy.sc
 rows are written into preallocated buffers straight from the robot's per-state caches by compiled kernels
 (:mod:`wbcpy._kernels`: weighted rows, joint-limit bounds), and :meth:`Scene.solve` hands the scene's own
 problem to the solver without re-validating its structure (``QPSolver.solve_hierarchy_unchecked``): one
-update + solve of a 7-DOF arm costs about 7× the raw Pinocchio calls (``benchmarks/bench_scene.py``).
+update + solve stays a small multiple of the raw Pinocchio calls (``benchmarks/bench_scene.py`` prints it).
 """
 
 from __future__ import annotations
@@ -51,15 +51,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._support.read_only import read_only
 from ..errors import ConfigError, ConfigKeyError
-from ..limits.collision import AccelerationCollisionConstraint, CollisionAvoidance
-from ..limits.collision.avoidance import as_avoidance
+from ..limits.collision.acceleration import AccelerationCollisionConstraint
+from ..limits.collision.avoidance import CollisionAvoidance, as_avoidance
 from ..limits.joint_limits import JointLimitBounds
 from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel
 from .scene import HierarchySolver, Scene
 from .values import positive
-
-__all__ = ["SCENE_OPTIONS", "AccelerationScene"]
 
 
 def _flag(value: Any, field: str) -> bool:
@@ -175,11 +173,11 @@ class AccelerationScene(Scene):
         """Keep the pairs of ``avoidance`` apart from the next :meth:`update` on (None: no avoidance).
 
         The configuration, pairs, obstacles and scene-file section (``collision``) are those of
-        :meth:`wbcpy.scenes.VelocityScene.set_collision_avoidance`; the rows act on q̈ (module docstring,
-        :class:`~wbcpy.limits.collision.AccelerationCollisionConstraint`) with the scene's ``dt``.
+        :meth:`wbcpy.VelocityScene.set_collision_avoidance`; the rows act on q̈ (module docstring,
+        :class:`~wbcpy.collision.AccelerationCollisionConstraint`) with the scene's ``dt``.
 
         Args:
-            avoidance: a :class:`~wbcpy.limits.collision.CollisionAvoidance`, a mapping accepted by
+            avoidance: a :class:`~wbcpy.collision.CollisionAvoidance`, a mapping accepted by
                 :meth:`CollisionAvoidance.from_dict`, or None.
 
         Raises:
@@ -197,7 +195,7 @@ class AccelerationScene(Scene):
 
     @property
     def collision(self) -> AccelerationCollisionConstraint | None:
-        """The :class:`~wbcpy.limits.collision.AccelerationCollisionConstraint` in use (geometry, pairs,
+        """The :class:`~wbcpy.collision.AccelerationCollisionConstraint` in use (geometry, pairs,
         the distances and pairs of the last :meth:`update`), or None."""
         return self._collision
 

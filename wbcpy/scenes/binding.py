@@ -43,8 +43,6 @@ from ..errors import ConfigError
 from ..tasks import task_type
 from ..tasks.references import tracked_field
 
-__all__ = ["ReferenceBinding"]
-
 
 class BoundScene(Protocol):
     """What a binding reads of its scene (a :class:`~wbcpy.scenes.scene.Scene`; typed structurally so that

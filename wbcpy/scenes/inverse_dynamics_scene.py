@@ -7,9 +7,9 @@ Variables ``x = (q̈, w_1, …, w_k)``: joint accelerations and one wrench per a
   rigid contacts ``J_c q̈ + a_c = 0`` (contact axes, classical acceleration), friction cones, normal-force
   bounds, effort limits ``|τ| ≤ τ_max`` as rows in (q̈, w), joint-limit bounds on q̈ —
   :mod:`~wbcpy.contacts.constraints`; the collision-avoidance rows on q̈
-  (:meth:`~wbcpy.scenes.AccelerationScene.set_collision_avoidance`, the discrete-time damper of
-  :class:`~wbcpy.limits.collision.AccelerationCollisionConstraint`);
-* one level per task priority, exactly as in :class:`~wbcpy.scenes.AccelerationScene`: task rows on q̈
+  (:meth:`~wbcpy.AccelerationScene.set_collision_avoidance`, the discrete-time damper of
+  :class:`~wbcpy.collision.AccelerationCollisionConstraint`);
+* one level per task priority, exactly as in :class:`~wbcpy.AccelerationScene`: task rows on q̈
   (wrench tasks: rows on their contact's wrench, :mod:`~wbcpy.tasks.wrench_task`) and the regulariser
   λ/ω_j on q̈ only, never on the wrenches;
 * exactness: the last task level writes its regulariser as rows √(λ/ω_j) e_j with target 0 (same cost)
@@ -55,17 +55,15 @@ from ..tasks.contact_task import ContactTask
 from ..tasks.registry import TorqueRowsTask
 from ._plan import ScenePlan
 from .acceleration_scene import AccelerationScene
+from .aliases import InverseDynamicsAliases
 from .joint_command import JointCommand, NoSolutionError
-
-__all__ = ["AccelerationSceneTSID", "InverseDynamicsScene"]
-
 
 #: backend options the scene's levels need: its level 0 is semidefinite in the wrench split (no row
 #: covers it), where DAQP runs proximal-point iterations whose default stopping tolerance leaves a
 #: stationarity error of ~1e-4 relative that the KKT certificate rightly rejects. A fixed proximal weight
-#: 1e-8 (instead of DAQP's automatic one) converges in 4 iterations instead of 6 (Talos standing, 50
-#: states of bench_contact: 26.8 µs against 32.0 µs, every answer certified; weights 1e-9 and 1e-10 take
-#: as many iterations). Stopping at 1e-10 takes 3 (500 states: 1e-12 and 1e-11 take 4), and leaves a
+#: 1e-8 (instead of DAQP's automatic one) converges in 4 iterations instead of 6 (Talos standing, the
+#: states of bench_contact, every answer certified; weights 1e-9 and 1e-10 take as many iterations; the
+#: step's cost: docs/benchmarks.md). Stopping at 1e-10 takes 3 (1e-12 and 1e-11 take 4), and leaves a
 #: stationarity error ≤ 1e-10 relative, every answer certified as it is, none refined, no fallback.
 BACKEND_OPTIONS: dict[str, dict[str, Any]] = {"daqp": {"eta_prox": 1e-10, "eps_prox": 1e-8}}
 
@@ -154,7 +152,7 @@ class _LayoutRows:
         return self.last[1:]
 
 
-class InverseDynamicsScene(AccelerationScene):
+class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
     """Prioritised tasks under rigid contacts, friction and torque limits; outputs q̈, τ and wrenches.
 
     Its attributes are AccelerationScene's and these two.
@@ -351,8 +349,8 @@ class InverseDynamicsScene(AccelerationScene):
 
         A switch keeps what the outgoing contact set built (layout, constraints, bounds, λ rows, row plan)
         and takes the incoming set's from the last time it was active, so that a walk, which alternates
-        between a few sets, rebuilds nothing at a touch-down or lift-off (issue 26: the step right after
-        a switch cost 1.9× a standing step). Any other change drops them all. The row plan stays valid
+        between a few sets, rebuilds nothing at a touch-down or lift-off (the step right after a switch
+        costs what any other step costs). Any other change drops them all. The row plan stays valid
         across switches: :meth:`ScenePlan.valid` checks the tasks' versions and timeouts at every update.
         """
         kept_sets: dict[tuple[str, ...], _ContactSet] | None = getattr(self, "_contact_sets", None)
@@ -514,7 +512,7 @@ class InverseDynamicsScene(AccelerationScene):
                 "hqp", (n,), x.shape, reason="not a problem of this scene's last update()"
             )
         T, h_a, layout = self._torque_rows
-        tau = T.dot(x)  # (ndarray.dot: a third of the matmul operator's dispatch cost, same product)
+        tau = T.dot(x)  # (ndarray.dot: less dispatch work than the matmul operator, same product)
         tau += h_a
         for t in self._wrench:
             t.set_solution(x)
@@ -565,11 +563,6 @@ class InverseDynamicsScene(AccelerationScene):
             raise NoSolutionError("loop wrenches")
         x, layout = self._wrenches
         return {name: x[s].copy() for name, s in layout.loop_slices}
-
-    getJointTorques = get_joint_torques  # alias
-    getContactWrenches = get_contact_wrenches  # alias
-    setContacts = set_contacts  # alias
-    setContactActive = set_contact_active  # alias
 
 
 #: ARC-OPT's name of this scene

@@ -8,8 +8,6 @@ import numpy as np
 
 from ..errors import UnknownNameError, WbcpyError
 
-__all__ = ["JointCommand", "NoSolutionError"]
-
 
 class NoSolutionError(WbcpyError, RuntimeError):
     """The scene has no solver output yet (call ``update()`` and ``solve()`` first)."""

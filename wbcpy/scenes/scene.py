@@ -6,7 +6,8 @@ Subclasses implement :meth:`Scene.update`, which turns the robot's current state
 :class:`~wbcpy.qp.HierarchicalQP`; :meth:`Scene.solve` hands it to the solver.
 
 Every setter validates its input completely before changing anything: a failed call leaves the scene as
-it was. snake_case methods are the API; the ARC-OPT camelCase names are aliases.
+it was. snake_case methods are the API; the ARC-OPT camelCase names are aliases
+(:class:`~wbcpy.scenes.aliases.SceneAliases`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..errors import ConfigError, ConfigKeyError, MissingReferenceWarning, QPSol
 from ..qp import LevelStatus, QPSolver, default_solver
 from ..tasks import Task, TaskConfig, TasksStatus, make_task
 from ._plan import OwnProblem, ScenePlan, joint_regularization
+from .aliases import SceneAliases
 from .binding import ReferenceBinding
 from .joint_command import JointCommand, NoSolutionError
 from .scene_constraints import SceneConstraintsApi
@@ -35,14 +37,12 @@ if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
     from ..qp import HierarchicalQP, QPLevel
 
-__all__ = ["HierarchySolver", "Scene"]
-
 
 def _tightened_by_design(name: str | None) -> bool:
     """Whether a scene's levels solved by backend ``name`` (None: the default) skip QPSolver's
     ``tighten`` refinement: DAQP's, whose answers on the scenes' strictly convex levels (λ > 0) are
     certified to kkt_tol and checked exact against independent oracles, and whose refinement in Python
-    tripled the contact step (issue 26); the other backends keep it."""
+    would cost more than the rest of the contact step; the other backends keep it."""
     return (name if name is not None else default_solver()) == "daqp"
 
 
@@ -83,8 +83,8 @@ def _check_weight(value: Any, field: str) -> float:
     return float(value)
 
 
-class Scene(SceneConstraintsApi):
-    """Base class of scenes (see :class:`~wbcpy.scenes.AccelerationScene`).
+class Scene(SceneConstraintsApi, SceneAliases):
+    """Base class of scenes (see :class:`~wbcpy.AccelerationScene`).
 
     Subclasses set ``_regularization`` (λ > 0) before calling ``Scene.__init__``; their :meth:`update`
     builds the task levels with :meth:`_task_levels` and hands the problem out through
@@ -561,24 +561,6 @@ class Scene(SceneConstraintsApi):
     def get_n_task_variables_per_prio(configs: Sequence[TaskConfig | Mapping[str, Any]]) -> list[int]:
         """Number of task rows per priority level (same order as :meth:`sort_task_config`)."""
         return [sum(c.n_variables for c in group) for group in Scene.sort_task_config(configs)]
-
-    # ------------------------------------------------------------------ ARC-OPT aliases
-    setReference = set_reference  # alias
-    setTaskWeights = set_task_weights  # alias
-    setTaskActivation = set_task_activation  # alias
-    getTask = get_task  # alias
-    hasTask = has_task  # alias
-    getWbcConfig = get_wbc_config  # alias
-    setJointWeights = set_joint_weights  # alias
-    getJointWeights = get_joint_weights  # alias
-    getActuatedJointWeights = get_actuated_joint_weights  # alias
-    getSolverOutput = get_solver_output  # alias
-    getSolverOutputRaw = get_solver_output_raw  # alias
-    updateTasksStatus = update_tasks_status  # alias
-    getTasksStatus = get_tasks_status  # alias
-    sortTaskConfig = sort_task_config  # alias
-    getNTaskVariables = get_n_task_variables  # alias
-    getNTaskVariablesPerPrio = get_n_task_variables_per_prio  # alias
 
 
 seal_properties(Scene)

@@ -25,8 +25,6 @@ from ..qp import QPLevel
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["SceneConstraintsApi", "append_rows"]
-
 
 def append_rows(level: QPLevel, E: np.ndarray | None = None, f: np.ndarray | None = None,
                 C: np.ndarray | None = None, upper: np.ndarray | None = None) -> None:  # fmt: skip

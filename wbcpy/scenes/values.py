@@ -16,8 +16,6 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError, safe_repr
 
-__all__ = ["flag", "is_number", "numbers", "positive"]
-
 
 def is_number(x: Any) -> bool:
     """True for ints and floats (numpy's too), False for booleans (YAML's ``true`` is an int in Python)

@@ -1,7 +1,7 @@
 """VelocityScene: differential IK as a prioritised QP (ARC-OPT ``VelocitySceneQP``, pink, mink).
 
 Decision variable q̇ ∈ R^nv (a floating base's 6 DOFs included). The tasks, their configuration, weights,
-activations, priorities and status are those of :class:`~wbcpy.scenes.AccelerationScene`, at the
+activations, priorities and status are those of :class:`~wbcpy.AccelerationScene`, at the
 velocity level: each task adds the rows A q̇ ≈ y with the same Jacobian A and no bias, y = the reference
 velocity (``jnt``, ``com``) or twist (``cart``). Each priority level p minimises
 
@@ -17,7 +17,7 @@ every level:
 * joint weight ω_j = 0: q̇_j = 0;
 * collision avoidance (:meth:`VelocityScene.set_collision_avoidance`): for every pair closer than its
   influence distance the velocity-damper row n·(J_b(p_b) − J_a(p_a)) q̇ ≥ −γ (d − d_s)/dt
-  (:class:`~wbcpy.limits.collision.CollisionConstraint`), as inequality rows of the highest level.
+  (:class:`~wbcpy.collision.CollisionConstraint`), as inequality rows of the highest level.
 
 Per control step::
 
@@ -41,8 +41,8 @@ import numpy as np
 
 from .._support.read_only import ClassConstant, read_only
 from ..errors import ConfigError, ConfigKeyError
-from ..limits.collision import CollisionAvoidance, CollisionConstraint
-from ..limits.collision.avoidance import as_avoidance
+from ..limits.collision.avoidance import CollisionAvoidance, as_avoidance
+from ..limits.collision.constraint import CollisionConstraint
 from ..limits.velocity_limits import VelocityLimitBounds
 from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel
@@ -51,8 +51,6 @@ from .joint_command import JointCommand
 from .scene import Scene
 from .values import positive
 from .velocity_status import VelocitySceneStatus
-
-__all__ = ["VELOCITY_SCENE_OPTIONS", "VelocityScene"]
 
 #: keyword options of :class:`VelocityScene` (an unknown one raises ConfigKeyError)
 VELOCITY_SCENE_OPTIONS = (
@@ -182,7 +180,7 @@ class VelocityScene(Scene):
         """Keep the pairs of ``avoidance`` apart from the next :meth:`update` on (None: no avoidance).
 
         Args:
-            avoidance: a :class:`~wbcpy.limits.collision.CollisionAvoidance`, a mapping accepted by
+            avoidance: a :class:`~wbcpy.collision.CollisionAvoidance`, a mapping accepted by
                 :meth:`CollisionAvoidance.from_dict` (a scene file's ``collision`` section), or None.
 
         Raises:
@@ -205,7 +203,7 @@ class VelocityScene(Scene):
 
     @property
     def collision(self) -> CollisionConstraint | None:
-        """The :class:`~wbcpy.limits.collision.CollisionConstraint` in use (geometry, pairs, last
+        """The :class:`~wbcpy.collision.CollisionConstraint` in use (geometry, pairs, last
         distances)."""
         return self._collision
 

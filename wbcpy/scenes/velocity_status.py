@@ -6,7 +6,7 @@ y are velocities and twists) with
 * ``limits`` — ``{dof_name: "lower" | "upper"}`` for the DOFs whose q̇ sits on a bound (position limit
   over one step, velocity limit or a locked joint);
 * ``collisions`` — the pairs inside their influence distance at the last update
-  (:class:`~wbcpy.limits.collision.CollisionPairStatus`: names, signed distance, witness points, normal, the
+  (:class:`~wbcpy.collision.CollisionPairStatus`: names, signed distance, witness points, normal, the
   row's right-hand side), closest first; ``penetrating`` lists those with d ≤ 0.
 """
 
@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..limits.collision import CollisionPairStatus
+from ..limits.collision.constraint import CollisionPairStatus
 from ..tasks import TasksStatus
-
-__all__ = ["VELOCITY_STATUS_UNITS", "VelocitySceneStatus"]
 
 #: units of the task status table's norms for a velocity scene (its references are velocities)
 VELOCITY_STATUS_UNITS = (

@@ -6,8 +6,8 @@
   (:mod:`~wbcpy.sim.plant`);
 * :class:`ContactSimulation`, :class:`ContactPlant` — joint torques integrated with Pinocchio's rigid
   constraint dynamics (:mod:`~wbcpy.sim.contact_simulation`);
-* :class:`MujocoPlant`, :class:`ContactOptions` — a robot simulated by MuJoCo (:mod:`~wbcpy.sim.mujoco`,
-  the optional ``mujoco`` extra).
+* :mod:`wbcpy.sim.mujoco` — a robot simulated by MuJoCo (``MujocoPlant``, ``ContactOptions``; the optional
+  ``mujoco`` extra).
 
 Layer: above the scenes.
 """
@@ -15,15 +15,12 @@ Layer: above the scenes.
 from __future__ import annotations
 
 from .contact_simulation import ContactPlant, ContactSimulation
-from .mujoco import ContactOptions, MujocoPlant
 from .plant import Plant
 from .simulation import SceneSimulation, SimulationResult
 
 __all__ = [
-    "ContactOptions",
     "ContactPlant",
     "ContactSimulation",
-    "MujocoPlant",
     "Plant",
     "SceneSimulation",
     "SimulationResult",

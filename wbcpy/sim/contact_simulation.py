@@ -1,6 +1,6 @@
 """Contact simulation: joint torques integrated with Pinocchio's rigid constraint dynamics.
 
-The plant a torque controller (:class:`~wbcpy.scenes.InverseDynamicsScene`) drives. One step with period dt:
+The plant a torque controller (:class:`~wbcpy.InverseDynamicsScene`) drives. One step with period dt:
 
 1. forward dynamics with rigid contacts (``pin.constraintDynamics``, one ``RigidConstraintModel`` per
    active contact: ``CONTACT_6D`` for a :class:`~wbcpy.contacts.contacts.SurfaceContact`, ``CONTACT_3D``
@@ -47,8 +47,6 @@ from ..contacts.loop_closure import LoopClosure
 from ..errors import ConfigError, InvalidValueError, UnknownNameError
 from ..model.robot_model import RobotModel
 from .plant import push_arguments
-
-__all__ = ["ContactPlant", "ContactSimulation"]
 
 _LOCAL = pin.ReferenceFrame.LOCAL
 _WORLD = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
@@ -503,7 +501,7 @@ class ContactSimulation:
 
 
 class ContactPlant:
-    """The plant of a closed loop around an :class:`~wbcpy.scenes.InverseDynamicsScene`: a
+    """The plant of a closed loop around an :class:`~wbcpy.InverseDynamicsScene`: a
     :class:`ContactSimulation` of the robot driven by the scene's τ, whose contacts follow the scene's
     (``set_contact_active``), recording how far the simulated contact wrenches and the torques leave their
     limits. It satisfies the plant protocol (:class:`~wbcpy.sim.plant.Plant`, ``name == "pinocchio"``):

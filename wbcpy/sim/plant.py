@@ -31,8 +31,6 @@ from ..errors import ConfigError, UnknownNameError
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["Plant", "push_arguments"]
-
 
 @runtime_checkable
 class Plant(Protocol):

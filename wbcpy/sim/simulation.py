@@ -10,7 +10,7 @@ The robot is an ideal acceleration-controlled plant (no dynamics, no contacts): 
 controller and the task maths, not a physical robot. A velocity scene (``scene.task_level ==
 "velocity"``) gives q̇ instead, from velocity laws: q ← q ⊕ q̇ dt, v ← q̇ (an ideal velocity-controlled
 plant); with collision avoidance the smallest pair distance met at an update is recorded. An
-:class:`~wbcpy.scenes.InverseDynamicsScene` (a scene file with ``contacts``) drives a physical plant:
+:class:`~wbcpy.InverseDynamicsScene` (a scene file with ``contacts``) drives a physical plant:
 its joint torques τ are integrated by rigid-contact dynamics
 (:class:`~wbcpy.sim.contact_simulation.ContactPlant`), and the run records how far the simulated
 contact wrenches leave their cones and the torques their limits; :meth:`SceneSimulation.push` pushes
@@ -34,8 +34,6 @@ from ..scenes.files.scene_file import SceneSetup
 from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..tasks import TasksStatus
 from .contact_simulation import ContactPlant
-
-__all__ = ["SceneSimulation", "SimulationResult"]
 
 
 @dataclass

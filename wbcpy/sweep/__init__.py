@@ -11,7 +11,7 @@ with its values, simulates it and computes its metrics; runs are spread over a D
 * :data:`METRICS` — the metric list (:mod:`wbcpy.sweep.metrics`).
 * :func:`plot_sweep` — a metric over one or two swept parameters (matplotlib).
 
-Contact scenes (scene files with ``contacts``: an :class:`~wbcpy.scenes.InverseDynamicsScene` driving a
+Contact scenes (scene files with ``contacts``: an :class:`~wbcpy.InverseDynamicsScene` driving a
 simulated robot) add the metrics ``max_torque_ratio`` and ``min_normal_force``, ``success`` means *still
 standing* (:mod:`wbcpy.sweep.metrics`), and ``random.push`` pushes the simulated robot once per run in a
 random horizontal direction (:mod:`wbcpy.sweep.perturbation`; ``examples/sweep_push.yaml``: success rate

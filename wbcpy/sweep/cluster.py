@@ -24,8 +24,6 @@ from typing import Any
 
 from distributed import Client, LocalCluster, WorkerPlugin
 
-__all__ = ["BLAS_ENV", "PinBlasThreads", "default_workers", "sweep_client"]
-
 #: environment of local worker processes: one thread for every BLAS/OpenMP runtime numpy may load
 BLAS_ENV: dict[str, str] = {
     "OMP_NUM_THREADS": "1",

@@ -1,7 +1,7 @@
 """Per-step quantities of a contact-scene run: torque ratio, normal force and footing.
 
 :class:`ContactMonitor` watches a :class:`~wbcpy.sim.SceneSimulation` of an
-:class:`~wbcpy.scenes.InverseDynamicsScene` (a torque-driven plant) step by step and fills the
+:class:`~wbcpy.InverseDynamicsScene` (a torque-driven plant) step by step and fills the
 :class:`~wbcpy.sweep.metrics.ContactRecord` of the run (definitions in :mod:`wbcpy.sweep.metrics`).
 """
 
@@ -12,11 +12,9 @@ import math
 import numpy as np
 import pinocchio as pin
 
-from ..scenes import InverseDynamicsScene
+from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..sim import SceneSimulation
 from .metrics import FOOTING_TOLERANCE, ContactRecord
-
-__all__ = ["ContactMonitor"]
 
 
 class ContactMonitor:

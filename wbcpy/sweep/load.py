@@ -48,8 +48,6 @@ from .spec import SweepSpec
 from .values import is_int, is_number
 from .walks import WALK_METRICS, check_walk, check_walk_value, walk_arguments, walk_path
 
-__all__ = ["SWEEP_KEYS", "load_sweep"]
-
 #: the top-level keys of a sweep file (``random``: :data:`~wbcpy.sweep.perturbation.RANDOM_KEYS`)
 SWEEP_KEYS = ("scene", "walk", "steps", "set", "grid", "random", "metrics", "tolerances")
 #: the sections a walk sweep (``walk:`` instead of ``scene:``, :mod:`wbcpy.sweep.walks`) may have

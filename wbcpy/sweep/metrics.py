@@ -18,7 +18,7 @@ Euclidean norm of the task's error, as ``wbcpy scene`` prints it).
 * ``qp_failures``: number of steps whose QP raised :class:`~wbcpy.errors.QPSolveError`.
 * ``solve_time_median``, ``solve_time_p95``: median and 95th percentile of the wall time of
   ``update() + solve()`` per step [µs].
-* ``max_torque_ratio`` (scenes with torques: an :class:`~wbcpy.scenes.InverseDynamicsScene`, i.e. a scene
+* ``max_torque_ratio`` (scenes with torques: an :class:`~wbcpy.InverseDynamicsScene`, i.e. a scene
   file with ``contacts`` or ``effort_limits``): max over the steps and actuated joints j of
   |τ_j| / τ_max,j, τ the torques applied to the simulated robot and τ_max the scene's effort limits
   (``effort_limits``), or the URDF's when the scene sets none; joints without a finite positive limit are
@@ -49,24 +49,9 @@ from typing import Any
 
 import numpy as np
 
-from ..scenes import InverseDynamicsScene, SceneSetup
+from ..scenes import SceneSetup
+from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..tasks import task_type
-
-__all__ = [
-    "DEFAULT_METRICS",
-    "FOOTING_TOLERANCE",
-    "METRICS",
-    "POSE_TOLERANCE",
-    "ContactRecord",
-    "Metric",
-    "RunRecord",
-    "Series",
-    "compute_metrics",
-    "deterministic_columns",
-    "metric_columns",
-    "scene_capabilities",
-    "series_of",
-]
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,6 @@ from ..errors import ConfigError, ConfigKeyError
 from ..scenes.files.scene_file import PD_KEYS, SCENE_FILE_KEYS
 from ..tasks import TaskConfig, task_types
 
-__all__ = ["check_path", "overlapping", "set_path", "split_path"]
-
 #: a canonical path segment: a mapping key or a list index
 Key = str | int
 

@@ -19,7 +19,7 @@ push is applied to the simulated robot (:meth:`~wbcpy.sim.SceneSimulation.push`)
 impulse at the frame's origin under the active rigid contacts, before step k = round(time / dt); the
 controller sees the new velocity at that step. A magnitude of 0 is no push at all (the run is the one
 without a ``push`` section, bit for bit). A push needs a physical plant: a contact scene (a scene file
-with ``contacts``, :class:`~wbcpy.scenes.InverseDynamicsScene`).
+with ``contacts``, :class:`~wbcpy.InverseDynamicsScene`).
 
 **Grid.** The grid may sweep the options in :data:`RANDOM_GRID_PATHS` with dotted paths that start with
 ``random.`` (``random.push.magnitude: [0, 20, 40]``); such a path needs its section in the file
@@ -39,19 +39,9 @@ from numpy.typing import NDArray
 
 from .._support.config_fields import checked_fields
 from ..errors import ConfigError, ConfigKeyError
-from ..scenes import InverseDynamicsScene, SceneSetup
+from ..scenes import SceneSetup
+from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from .values import is_int, is_number
-
-__all__ = [
-    "PUSH_KEYS",
-    "RANDOM_GRID_PATHS",
-    "RANDOM_KEYS",
-    "Push",
-    "PushSpec",
-    "RandomSpec",
-    "check_random",
-    "parse_random",
-]
 
 #: the keys of a sweep file's ``random`` section
 RANDOM_KEYS = ("n", "seed", "q0_noise", "push")

@@ -20,8 +20,6 @@ import numpy as np
 
 from ..viz.plotting import have_matplotlib
 
-__all__ = ["aggregate", "plot_sweep"]
-
 
 def _value(row: Mapping[str, Any], metric: str) -> float:
     ok = str(row.get("status", "ok")) == "ok"

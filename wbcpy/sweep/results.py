@@ -17,8 +17,6 @@ from typing import Any, TextIO
 
 from ..errors import ConfigError
 
-__all__ = ["ResultWriter", "completed_ids", "read_results"]
-
 
 def read_results(path: str | Path) -> tuple[list[str], list[dict[str, str]]]:
     """Header and rows (strings) of a result file; a truncated last line is ignored.

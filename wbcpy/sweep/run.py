@@ -37,8 +37,6 @@ from .perturbation import Push
 from .spec import Run, SweepSpec, row_params
 from .walks import run_walk, walk_arguments
 
-__all__ = ["build_setup", "describe_error", "push_of", "run_one", "simulate"]
-
 
 def build_setup(spec: SweepSpec, run: Run) -> SceneSetup:
     """The scene of ``run``: the scene document with the ``set`` and grid values, q0 perturbed.

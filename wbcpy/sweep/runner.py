@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     #: a run's task: its row
     RunFuture = Future[dict[str, Any]]
 
-__all__ = ["run_sweep"]
-
 
 def _hold(spec: SweepSpec) -> SweepSpec:
     """Task that returns the sweep (so workers fetch it once from a peer)."""

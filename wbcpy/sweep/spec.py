@@ -24,8 +24,6 @@ from .paths import Key
 from .perturbation import RandomSpec
 from .walks import WALK_METRICS
 
-__all__ = ["RandomSpec", "Run", "SweepSpec", "row_params"]
-
 #: columns every result file has besides parameters and metrics
 FIRST_COLUMNS = ("run_id",)
 LAST_COLUMNS = ("status", "worker", "wall_time")

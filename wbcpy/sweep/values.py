@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from typing import Any, TypeGuard
 
-__all__ = ["is_int", "is_number"]
-
 
 def is_int(value: Any) -> TypeGuard[int]:
     """True for a Python integer (not a bool)."""

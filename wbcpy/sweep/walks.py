@@ -46,18 +46,6 @@ from ..locomotion.walk import WalkSummary
 from .metrics import Metric
 from .values import is_int, is_number
 
-__all__ = [
-    "PUSH_KEYS",
-    "WALK_KEYS",
-    "WALK_METRICS",
-    "check_walk",
-    "check_walk_value",
-    "run_walk",
-    "walk_arguments",
-    "walk_metric_values",
-    "walk_path",
-]
-
 #: the arguments of :func:`wbcpy.locomotion.walk` a walk section may give
 WALK_KEYS = (
     "robot",

@@ -39,8 +39,6 @@ from .task import Task, frame_index
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["AxisReference", "AxisTask"]
-
 
 @dataclass
 class AxisReference(VectorReference):

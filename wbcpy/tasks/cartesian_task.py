@@ -50,8 +50,6 @@ from .task import Task
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["CartesianTask"]
-
 _LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
 

@@ -20,8 +20,6 @@ from .task import Task
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["ComTask"]
-
 
 class ComTask(Task):
     """Track a COM acceleration in world axes (m/s²)."""

@@ -7,7 +7,7 @@ fields of its type (the frames, joints or axis it acts on), which the type decla
 YAML list (:meth:`TaskConfig.from_yaml`).
 
 Construction checks everything that does not need a robot (type, priority, activation, weight count and
-sign, the type's fields through their declarations); :meth:`wbcpy.scenes.AccelerationScene.configure`
+sign, the type's fields through their declarations); :meth:`wbcpy.AccelerationScene.configure`
 checks the rest (unknown frames or joints, duplicate names) and re-checks the fields, because a config can
 be edited after construction. Every failure raises :class:`~wbcpy.errors.ConfigError` naming the field.
 
@@ -27,8 +27,6 @@ from .._support.yaml_files import load_yaml_file, load_yaml_text
 from ..errors import ConfigError, ConfigKeyError
 from .fields import COMMON_FIELDS, TaskField, is_blank
 from .registry import ROWS_PER_DOF, TaskType, task_type, task_types
-
-__all__ = ["TASK_TYPES", "TaskConfig"]
 
 
 class _TaskTypeRows(Mapping[str, "int | str | None"]):

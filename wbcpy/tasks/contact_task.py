@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
     from .config import TaskConfig
 
-__all__ = ["ContactTask", "TaskContact"]
-
 
 class TaskContact(Protocol):
     """What a contact task reads of its contact (a :class:`~wbcpy.contacts.SurfaceContact` or

@@ -41,8 +41,6 @@ from .registry import TaskType, register_task_type
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["CopReference", "CopTask", "center_of_pressure"]
-
 #: entries of a surface contact's wrench (force over torque)
 _FZ, _TX, _TY = 2, 3, 4
 

@@ -37,8 +37,6 @@ from .task import Task, frame_index
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["MIN_DISTANCE", "DistanceReference", "DistanceTask"]
-
 #: below this distance (m) the direction of the last larger distance is kept (module docstring)
 MIN_DISTANCE = 1e-9
 

@@ -28,8 +28,6 @@ import numpy as np
 
 from ..errors import ConfigError, safe_repr
 
-__all__ = ["COMMON_FIELDS", "TaskField", "frame_field", "joint_names_field", "vector_field"]
-
 #: the fields every task config has (a task type's fields take other names)
 COMMON_FIELDS = ("name", "type", "priority", "weights", "activation", "timeout")
 

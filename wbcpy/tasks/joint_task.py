@@ -21,8 +21,6 @@ from .task import Task
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["JointTask"]
-
 
 class JointTask(Task):
     """Track accelerations of a subset of 1-DOF joints, listed in any order.

@@ -37,8 +37,6 @@ from .task import Task
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["KineticEnergyReference", "KineticEnergyTask"]
-
 _HALF = float(np.sqrt(0.5))
 
 

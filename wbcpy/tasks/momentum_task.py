@@ -41,8 +41,6 @@ from .task import Task
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["MomentumReference", "MomentumTask"]
-
 
 @dataclass
 class MomentumReference(VectorReference):

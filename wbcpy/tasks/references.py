@@ -11,7 +11,7 @@ keeps a private copy, so a caller may reuse or mutate its reference object after
 * :class:`WrenchReference` — the wrench a contact should transmit (a ``wrench`` task).
 
 Which field a scene tracks depends on its decision variable (the task's ``level``): an
-:class:`~wbcpy.scenes.AccelerationScene` requires ``acceleration``; a :class:`~wbcpy.scenes.VelocityScene`
+:class:`~wbcpy.AccelerationScene` requires ``acceleration``; a :class:`~wbcpy.VelocityScene`
 requires ``velocity`` (``twist`` for a Cartesian task) and ignores ``acceleration``. The other fields are
 informative.
 
@@ -39,21 +39,6 @@ from .registry import task_type as registered_type
 
 #: the largest finite float: |x| ≤ _FINITE holds exactly for the finite entries
 _FINITE = float(np.finfo(np.float64).max)
-
-__all__ = [
-    "CartesianReference",
-    "ComReference",
-    "JointReference",
-    "Reference",
-    "ReferenceCheck",
-    "ReferenceTypeError",
-    "TargetReference",
-    "VectorReference",
-    "WrenchReference",
-    "check_reference_class",
-    "tracked_field",
-    "validate_reference",
-]
 
 
 class ReferenceTypeError(InvalidValueError, TypeError):

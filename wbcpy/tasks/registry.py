@@ -12,7 +12,7 @@ registered :class:`TaskType`:
 * references — :func:`~wbcpy.tasks.references.validate_reference` checks the reference class and the
   field a velocity scene tracks (``velocity``, or ``twist`` for a Cartesian task);
 * scenes — :func:`~wbcpy.tasks.make_task` builds the task class (a type that ``needs_contacts`` or
-  ``needs_torques`` is built by an :class:`~wbcpy.scenes.InverseDynamicsScene`); the plan reads the task
+  ``needs_torques`` is built by an :class:`~wbcpy.InverseDynamicsScene`); the plan reads the task
   class's ``constant_rows``, ``needs_reference`` and ``columns``;
 * bindings and YAML scene files — the kind of target (``vector``, ``pose``, ``joints``, ``value``,
   ``none``) and the control laws the type takes per scene level; a ``vector`` type takes the generic laws
@@ -70,20 +70,6 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError, ConfigKeyError
 from .fields import STANDARD_FIELDS, TaskField
-
-__all__ = [
-    "LAW_LEVELS",
-    "ROWS_PER_DOF",
-    "TARGET_KINDS",
-    "TaskType",
-    "TorqueRowsTask",
-    "make_task",
-    "register_law",
-    "register_task_type",
-    "task_type",
-    "task_types",
-    "unregister_task_type",
-]
 
 #: what a task's target is, for bindings and scene files: an n-vector in the task's own space (e = x_d − x),
 #: a pose (``pin.SE3``, the pose error), joint positions (also by joint name in files), a ``value`` the

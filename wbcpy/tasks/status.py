@@ -27,8 +27,6 @@ from ..errors import UnknownNameError
 if TYPE_CHECKING:
     from ..qp import LevelStatus
 
-__all__ = ["TaskStatus", "TasksStatus"]
-
 
 @dataclass
 class TaskStatus:

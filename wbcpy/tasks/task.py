@@ -41,8 +41,6 @@ from .status import TaskStatus
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["TASK_LEVELS", "Task", "frame_index"]
-
 #: decision variables a task can work at (its scene's): joint accelerations or joint velocities
 TASK_LEVELS = ("acceleration", "velocity")
 

@@ -36,8 +36,6 @@ from .task import Task
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
 
-__all__ = ["TorqueReference", "TorqueTask"]
-
 
 @dataclass
 class TorqueReference(TargetReference):

@@ -1,6 +1,6 @@
 """Wrench task (``type: wrench``): ask a contact's wrench to equal a :class:`WrenchReference`.
 
-A wrench task acts on the wrench variables of an :class:`~wbcpy.scenes.InverseDynamicsScene`, not on
+A wrench task acts on the wrench variables of an :class:`~wbcpy.InverseDynamicsScene`, not on
 q̈: its rows are the weighted selection rows √(a·w_k) e_k over its contact's wrench columns, and its
 target is √(a·w_k) w_ref,k (contact-frame axes, about the contact origin; force over torque for a
 surface contact, the force for a point contact). Cost contribution: a · Σ_k w_k (w_c,k − w_ref,k)².
@@ -27,8 +27,6 @@ from .registry import TaskType, register_task_type
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
-
-__all__ = ["TaskContact", "WrenchTask"]
 
 
 class WrenchTask(ContactTask):

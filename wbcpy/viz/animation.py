@@ -33,8 +33,6 @@ from .overlays import obstacle_model, sphere_object, tube_object
 from .page import ROBOT_NODE, html_page
 from .recorder import SceneRecorder
 
-__all__ = ["TRACE_COLORS", "frame_times", "prepare_output", "write_animation"]
-
 #: colours of the frame paths, in the order of ``trace_frames`` (then of ``paths``)
 TRACE_COLORS = (0xE8590C, 0x1971C2, 0x9C36B5, 0x2F9E44, 0xF08C00, 0x0C8599)
 _TARGET_COLOR = 0x2B8A3E

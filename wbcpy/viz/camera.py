@@ -14,8 +14,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FOV_DEG", "camera_view", "lowest_point", "place_ground", "set_camera", "three_coordinates"]
-
 #: vertical field of view of meshcat's default camera (degrees)
 FOV_DEG = 75.0
 #: viewing direction, from the target towards the camera (world axes; robots usually face +x)

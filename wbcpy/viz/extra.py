@@ -12,8 +12,6 @@ import warnings
 
 from ..errors import WbcpyError
 
-__all__ = ["INSTALL_HINT", "VizExtraMissingError", "have_viz", "require_viz"]
-
 #: the command that installs what :mod:`wbcpy.viz` needs
 INSTALL_HINT = 'pip install "wbcpy[viz]"'
 _MODULES = ("meshcat", "umsgpack")

@@ -20,8 +20,6 @@ import pinocchio as pin
 
 from ..errors import InvalidValueError
 
-__all__ = ["OBSTACLE_RGBA", "obstacle_model", "sphere_object", "tube_object"]
-
 #: colour of obstacles (translucent red)
 OBSTACLE_RGBA = (0.85, 0.2, 0.2, 0.45)
 _SIDES = 8

@@ -23,8 +23,6 @@ from pathlib import Path
 
 from .camera import three_coordinates
 
-__all__ = ["ROBOT_NODE", "html_page", "viewer_script"]
-
 #: meshcat path of the robot (what ``robot=0`` hides)
 ROBOT_NODE = ("meshcat", "robot")
 

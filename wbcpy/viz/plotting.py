@@ -22,23 +22,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "error_units",
-    "have_matplotlib",
-    "joint_figure",
-    "joint_units",
-    "log_values",
-    "plot_contact_run",
-    "plot_joint_trajectories",
-    "plot_reach",
-    "plot_scene_summary",
-    "plot_task_errors",
-    "plot_tip_path",
-    "reach_profiles",
-    "set_equal_3d",
-    "task_error_figure",
-]
-
 
 def have_matplotlib() -> bool:
     """True when matplotlib can be imported."""

@@ -14,8 +14,6 @@ import pinocchio as pin
 from .._support.validation import as_vector
 from ..errors import InvalidValueError
 
-__all__ = ["parse_configuration"]
-
 
 def _number(text: Any, k: int) -> Any:
     if not isinstance(text, str):

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SceneRecorder"]
-
 
 class _Node(dict[str, Any]):
     """One path of the scene tree: children by name plus the path's last commands."""

@@ -15,8 +15,6 @@ import pinocchio as pin
 
 from .animation import write_animation
 
-__all__ = ["animate_reach", "animate_scene"]
-
 
 def _world_placement(robot: Any, q: np.ndarray, frame_id: int) -> pin.SE3:
     """Placement of a frame in the world at ``q``, computed in a fresh ``pin.Data`` (robot untouched)."""

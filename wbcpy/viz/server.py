@@ -26,8 +26,6 @@ from ..description.robot_files import visual_model
 from ..errors import WbcpyError
 from .extra import require_viz
 
-__all__ = ["ViewServer", "ViewServerError", "show_robot"]
-
 _START_TIMEOUT = 20.0
 
 

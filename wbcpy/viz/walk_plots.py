@@ -18,8 +18,6 @@ import numpy as np
 
 from .plotting import have_matplotlib
 
-__all__ = ["animate_walk", "plot_walk", "walk_paths"]
-
 
 def walk_paths(robot: Any, log: Any, every: int = 5) -> dict[str, np.ndarray]:
     """``com`` (N, 3), ``zmp`` (N, 3; NaN without load), ``time`` (N,) every ``every``-th step, and

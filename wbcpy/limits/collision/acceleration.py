@@ -8,7 +8,7 @@ and inverse-dynamics scenes run: q̈ is applied for one step dt and integrated s
     v^+ = v + \\ddot q\\, dt, \\qquad q^+ = q \\oplus v^+ dt .
 
 **Derivation.** Let d(q) be a pair's signed distance, J_d = ∂d/∂q its gradient (the row
-nᵀ(J_b(p_b) − J_a(p_a)) of :class:`~wbcpy.limits.collision.CollisionConstraint`: witness points p_a, p_b,
+nᵀ(J_b(p_b) − J_a(p_a)) of :class:`~wbcpy.collision.CollisionConstraint`: witness points p_a, p_b,
 unit normal n from a to b) and J̇_d v = vᵀ∇²d v its drift (the second derivative of d along q ⊕ s v at
 s = 0). Along the step, q(s) = q ⊕ s v⁺ for s ∈ [0, dt], so by Taylor's theorem
 
@@ -32,7 +32,7 @@ step ends with, plus the curvature of d along the step. Unlike a continuous-time
 d ≥ d_s up to the third-order remainder.
 
 **Terms.** d, the witness points and n come from coal through Pinocchio
-(:class:`~wbcpy.limits.collision.CollisionConstraint`, which also gives J_d); J̇_d v is the central
+(:class:`~wbcpy.collision.CollisionConstraint`, which also gives J_d); J̇_d v is the central
 second difference of coal's distances along the current velocity,
 (d(q ⊕ εv) − 2 d(q) + d(q ⊖ εv)) / ε², with ε = :data:`DRIFT_STEP` / ‖v‖ (zero when v = 0).
 
@@ -59,8 +59,6 @@ from .constraint import GJK_TOLERANCE, CollisionConstraint, CollisionPairStatus
 if TYPE_CHECKING:
     from ...model.robot_model import RobotModel
 
-__all__ = ["DRIFT_STEP", "AccelerationCollisionConstraint"]
-
 #: ε‖v‖ of the second difference of the distances (rad or m of motion along v): the truncation error
 #: is O(ε²), the distance noise (GJK tolerance 1e-9 m) adds 4e-9/ε² (m/s² per (rad/s)²)
 DRIFT_STEP = 1e-3
@@ -70,7 +68,7 @@ _BIG = 1e300
 
 class AccelerationCollisionConstraint(SealedAfterInit):
     """Distance rows C q̈ ≥ lower (see the module docstring) for one robot and one
-    :class:`~wbcpy.limits.collision.CollisionAvoidance`.
+    :class:`~wbcpy.collision.CollisionAvoidance`.
 
     Built once (geometry, pairs, buffers); :meth:`compute` is the per-step call and reads the robot's
     current state (q, v).
@@ -86,7 +84,7 @@ class AccelerationCollisionConstraint(SealedAfterInit):
     Attributes:
         robot: the robot whose state :meth:`compute` reads.
         avoidance: the configuration.
-        pairs: the :class:`~wbcpy.limits.collision.CollisionConstraint` that gives the geometry, the
+        pairs: the :class:`~wbcpy.collision.CollisionConstraint` that gives the geometry, the
             pairs, the distances, the witness points and J_d (its ``status()`` reports the pairs of the
             last :meth:`compute`; its ``lower`` there is the velocity-level damper value −γ(d − d_s)/dt).
     """
@@ -95,7 +93,7 @@ class AccelerationCollisionConstraint(SealedAfterInit):
         """Load the geometry and select the pairs (:class:`CollisionConstraint`).
 
         Raises:
-            ConfigError: as :class:`~wbcpy.limits.collision.CollisionConstraint`.
+            ConfigError: as :class:`~wbcpy.collision.CollisionConstraint`.
         """
         self.pairs = CollisionConstraint(robot, avoidance)
         self.robot = robot

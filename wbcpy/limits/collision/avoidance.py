@@ -2,7 +2,7 @@
 
 It says which pairs to keep apart, which obstacles exist, and how: the safety distance d_s, the
 influence distance d_i and the damper gain γ of the velocity-damper row (see
-:class:`~wbcpy.limits.collision.CollisionConstraint`)
+:class:`~wbcpy.collision.CollisionConstraint`)
 
 .. math::
 
@@ -26,8 +26,6 @@ from ..._support.config_fields import checked_fields
 from ..._support.validation import check_config_mapping
 from ...errors import ConfigError
 from .shapes import Obstacle
-
-__all__ = ["SELF", "CollisionAvoidance", "as_avoidance"]
 
 #: the ``pairs`` value that selects every self-collision pair of the robot
 SELF = "self"

@@ -41,8 +41,6 @@ from .pairs import select_pairs
 if TYPE_CHECKING:
     from ...model.robot_model import RobotModel
 
-__all__ = ["CollisionConstraint", "CollisionPairStatus"]
-
 #: GJK tolerance (m): coal's default 1e-6 leaves distance noise that swamps finite differences; 1e-9
 #: costs nothing measurable (Panda, 44 convex-hull pairs)
 GJK_TOLERANCE = 1e-9

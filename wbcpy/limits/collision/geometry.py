@@ -21,8 +21,6 @@ from ...errors import ConfigError, URDFError
 if TYPE_CHECKING:
     from ...model.robot_model import RobotModel
 
-__all__ = ["adjacent_links", "link_of_geometry", "load_collision_geometry"]
-
 
 def load_collision_geometry(robot: RobotModel, convex_hull: bool = True) -> pin.GeometryModel:
     """A new ``pin.GeometryModel`` of the robot's ``<collision>`` elements.

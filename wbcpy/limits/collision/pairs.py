@@ -1,4 +1,4 @@
-"""Pair selection: turn a :class:`~wbcpy.limits.collision.CollisionAvoidance` into geometry index pairs.
+"""Pair selection: turn a :class:`~wbcpy.collision.CollisionAvoidance` into geometry index pairs.
 
 The geometry model holds the robot's collision geometries first, then the obstacles (attached to the
 universe, joint 0). Names resolve, in this order, to
@@ -24,8 +24,6 @@ import pinocchio as pin
 from ...errors import ConfigError, ConfigKeyError
 from .avoidance import CollisionAvoidance
 from .geometry import adjacent_links, link_of_geometry
-
-__all__ = ["select_pairs"]
 
 
 def _name_index(model: pin.Model, geom: pin.GeometryModel, n_robot: int) -> dict[str, list[int]]:

@@ -27,8 +27,6 @@ from ..._support.config_fields import checked_fields
 from ..._support.validation import check_config_mapping
 from ...errors import ConfigError, ConfigKeyError
 
-__all__ = ["Box", "Capsule", "Obstacle", "Shape", "Sphere", "shape_from_dict"]
-
 
 def _length(value: object, field_name: str) -> float:
     """A finite length > 0 (m), else ConfigError naming the field."""

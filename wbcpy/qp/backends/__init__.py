@@ -24,11 +24,8 @@ ADAPTERS: dict[str, type[Backend[Any]]] = {
     for cls in (DaqpBackend, QuadprogBackend, ProxqpBackend, PiqpBackend, OsqpBackend, ClarabelBackend)
 }
 
-#: Default-backend preference, fastest first, measured with ``benchmarks/bench_qp_backends.py`` (median
-#: µs per solve, 7-DOF arm one-level problem / Talos 38-DOF two-level hierarchy with bounds):
-#: daqp 12 / 99, quadprog 41 / 259, proxqp 42 / 653,
-#: piqp 39 / 669, osqp 49 / 770, clarabel 297 / 2411 (the raw Pinocchio floor, computeAllTerms, is
-#: 3.5 / 15.8 µs on the same machine).
+#: Default-backend preference, fastest first: the ranking ``benchmarks/bench_qp_backends.py`` prints
+#: (7-DOF arm one-level problem and Talos 38-DOF two-level hierarchy with bounds; docs/benchmarks.md).
 #: osqp is the one backend always installed (core dependency), so it is the default of a minimal
 #: install; clarabel, slower than osqp, is never preferred over it.
 PREFERENCE: tuple[str, ...] = ("daqp", "quadprog", "proxqp", "piqp", "osqp", "clarabel")

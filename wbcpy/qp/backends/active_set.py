@@ -42,9 +42,9 @@ _HOW = {
 }
 #: the compiled level's unconstrained least-squares minimiser first (after DAQP crawled): DAQP is tried
 #: again after this many such steps, an interval that doubles, up to :data:`LS_PROBE_MAX`, while DAQP
-#: still crawls (see :meth:`DaqpBackend._next_start`). Measured in bench_states' Talos family: with 32 the
-#: twelve-decade state's median is unchanged (173 µs against 174 µs with 256) and the states after it
-#: are back on DAQP within 32 steps (swaying 0.98× TSID, against 1.11× with 256)
+#: still crawls (see :meth:`DaqpBackend._next_start`); the limit 32 is chosen from bench_states.py's
+#: Talos family (docs/benchmarks.md): the twelve-decade state's step as with 256, the states after it
+#: back on DAQP within 32 steps
 LS_PROBE_FIRST = 8
 LS_PROBE_MAX = 32
 #: after a Cholesky-first attempt of the compiled level that did not settle it (a constraint active, or a
@@ -62,7 +62,7 @@ class DaqpBackend(Backend[np.ndarray]):
     was large (:data:`WARM_MIN_ACTIVE` constraints or more): below that a cold start is cheaper.
 
     A cold solve calls DAQP's C solver directly where the installed daqp allows it
-    (:mod:`~.daqp_direct`: the same function on the same arrays, without the wrapper's 1.8 µs); warm
+    (:mod:`~.daqp_direct`: the same function on the same arrays, without the wrapper's Python work); warm
     starts go through ``daqp.solve``. The compiled level (:meth:`solve_fused_level`) may answer before
     DAQP by the level's unconstrained minimiser (by Cholesky where the last answer had no active
     constraint, :meth:`_chol_first`; by QR after DAQP crawled, :meth:`_next_start`): no new silent path,
@@ -170,8 +170,8 @@ class DaqpBackend(Backend[np.ndarray]):
     def _run(self, q: StdQP, x0: np.ndarray | None) -> Run[np.ndarray]:
         H, rows, bu, bl = self._inputs(q)
         # warm start only where the working set is large: setting up primal_start costs more than the
-        # iterations it saves below ~16 active constraints (measured with daqp 0.11: n = 9, 2 active:
-        # 4.5 µs cold, 5.8 warm; n = 38, 17 active: 29.9 / 30.5; n = 38, 23 active: 39.9 / 26.4)
+        # iterations it saves below ~16 active constraints (a threshold from a measurement with daqp 0.11:
+        # docs/benchmarks.md)
         warm = self._warm_worth_it(x0)
         if not warm:
             run = self._direct(H, q.g, rows, bu, bl)
@@ -229,11 +229,11 @@ class DaqpBackend(Backend[np.ndarray]):
 
         The kernel takes that minimiser where DAQP crawled through many proximal iterations to a point
         with no active constraint (weights over twelve decades): one QR costs less there than DAQP's
-        iterations, but more than DAQP's usual few (a Talos level: 1.3× DAQP's). So it goes first after
+        iterations, but more than DAQP's usual few. So it goes first after
         a crawl, and DAQP is tried again after :data:`LS_PROBE_FIRST` such steps, then after twice as
         many while it still crawls (up to :data:`LS_PROBE_MAX`): a state that stops being
         ill-conditioned goes back to DAQP within that interval, instead of keeping the slower QR for
-        good (issue 26: swaying after a twelve-decade episode cost 1.13× TSID instead of 1.0×).
+        good.
         ``tried_first``: this call tried the minimiser first; ``minimiser``: it answered by it."""
         if tried_first:
             if minimiser:
@@ -258,10 +258,10 @@ class DaqpBackend(Backend[np.ndarray]):
 
         Where the level's optimum has no active constraint (a robot standing or swaying on flat feet: its
         friction cones and torque limits are not touched), that minimiser is the answer, certified like
-        DAQP's, for a factorisation of H and triangular solves instead of DAQP's setup: the Talos contact
-        level's compiled call takes 16 µs this way against 29 µs with DAQP. It is tried where the level's
+        DAQP's, for a factorisation of H and triangular solves instead of DAQP's setup: on the Talos
+        contact level, the cheaper of the two (docs/benchmarks.md). It is tried where the level's
         last compiled answer had no active constraint; an attempt that does not settle the level (a
-        constraint is active now, or a pivot is below 1e-9 of the largest) costs a few µs more, and DAQP
+        constraint is active now, or a pivot is below 1e-9 of the largest) costs that factorisation, and DAQP
         then goes first for :data:`CHOL_PAUSE` calls. While the QR goes first (after weights over
         twelve decades: :meth:`_next_start`), the attempt is made at every call, the pause aside: it costs
         a few percent of the QR, and where it settles the level the weights are ordinary again (without
@@ -413,7 +413,7 @@ def _scaled(H: np.ndarray, a: np.ndarray, C: np.ndarray | None, b: np.ndarray | 
 
     The given problem can make quadprog's ``qpgen2`` loop for ever: on a rescue level of a random contact
     scene (9 variables, 19 constraints, eigenvalues of H from 1e-7 to 0.09, sides up to 1e4) quadprog
-    0.1.14 never returned; scaled, it answers in 0.2 ms (tests/qp/test_quadprog_scaling.py). Unit
+    0.1.14 never returned; scaled, it answers (tests/qp/test_quadprog_scaling.py). Unit
     constraint columns keep its step lengths and dual updates of one magnitude."""
     s = 1.0
     if not factorized:

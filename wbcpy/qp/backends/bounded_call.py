@@ -1,8 +1,8 @@
 """A call into compiled code that may never return, bounded in time: quadprog's ``qpgen2``.
 
 quadprog (Goldfarb–Idnani) has no iteration limit, and on some problems it loops for ever: rescue
-levels of random contact scenes hung the test suite twice (issue 26; ``tests/data/quadprog_loop.npz``
-keeps the first; the backend's scaling answers that one, not the second). It releases the GIL while it
+levels of random contact scenes do (``tests/data/quadprog_loop.npz`` keeps one; the backend's scaling
+answers that one, not every such level). It releases the GIL while it
 works, so :func:`call_within` runs it on a worker thread and waits at most ``limit`` seconds: a call that
 has not returned by then raises :class:`CallTimeoutError`, which the backend reports as a failed solve
 (the level solver then tries its next fallback, or raises ``QPSolveError``) instead of stopping the
@@ -11,8 +11,8 @@ robot's loop for ever.
 A thread stuck in such a loop cannot be stopped from Python: it is left running (a daemon thread, one core
 busy until the process ends) and a :class:`RuntimeWarning` says so; later calls get a new worker. Workers
 are kept in a pool (one per concurrent caller), so a call costs one hand-over to a waiting thread instead
-of a thread start: about 60 µs on the project's 2-core VMs (the wake-up of a sleeping thread), against
-8 µs for quadprog's own solve of a 6-variable box QP. A forked child (a multiprocessing worker) starts
+of a thread start, which costs several times quadprog's own solve of a small QP (figures:
+docs/benchmarks.md). A forked child (a multiprocessing worker) starts
 with an empty pool: the parent's threads do not exist there.
 """
 

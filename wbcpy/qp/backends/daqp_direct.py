@@ -1,8 +1,8 @@
 """DAQP's C solver without its Python wrapper: the binding, and the settings the kernel takes.
 
-``daqp.solve`` spends about 1.8 µs per call on Python-level work around ``daqp_quadprog`` (argument
-conversion, output arrays, the info dictionary: a 9-variable level with bounds takes 3.7 µs through it,
-1.9 µs directly; measured with daqp 0.11.0). :class:`~.active_set.DaqpBackend` therefore hands its arrays,
+``daqp.solve`` does Python-level work around ``daqp_quadprog`` on every call (argument conversion, output
+arrays, the info dictionary), as much as the solve of a small level takes (``benchmarks/bench_qp_backends.py``
+prints both; docs/benchmarks.md). :class:`~.active_set.DaqpBackend` therefore hands its arrays,
 already float64 and contiguous, to ``daqp_quadprog`` in the daqp module's own shared object
 (:func:`wbcpy._kernels.daqp_solve`), for cold solves with options that are all DAQP settings.
 
@@ -51,10 +51,10 @@ def bound() -> bool:
 def _bind() -> bool:
     ok, why = _try_bind()
     if not ok:
-        # once per process (bound() caches the outcome): the wrapper costs about 1.8 µs per solve
+        # once per process (bound() caches the outcome): the wrapper adds its Python work to every solve
         warnings.warn(
             f"wbcpy: DAQP's C solver is not called directly ({why}); DAQP levels go through daqp.solve, "
-            "the same solver with about 1.8 µs more per solve",
+            "the same solver with the wrapper's Python work added to every solve",
             RuntimeWarning,
             stacklevel=4,
         )

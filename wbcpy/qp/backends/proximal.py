@@ -32,7 +32,7 @@ class ProxqpBackend(Backend[Any]):
     tolerances 1e-12 (the default 1e-4 reports degenerate feasible problems as infeasible), and a bound
     on the work of one solve: ``max_iter = 300`` outer iterations of at most ``max_iter_in = 100`` inner
     ones (≤ 30,000 inner iterations). With the tight infeasibility tolerances ProxQP does not detect an
-    infeasible problem and runs to its limits: ProxQP's own limits (10000 × 1500) and the former 2000 ×
+    infeasible problem and runs to its limits: ProxQP's own limits (10000 × 1500) and 2000 ×
     1500 took 10–300 s on 3–20-variable infeasible levels of the random-scene property tests
     (``tests/scenes/test_random_scenes.py``); with 300 × 100 they end in < 0.3 s, and on 400 random
     hierarchies

@@ -22,8 +22,6 @@ from typing import Any, Protocol
 
 from ...errors import ConfigError, ConfigKeyError
 
-__all__ = ["COLLISION_FILE_KEYS", "CollisionScene", "apply_collision_section", "prefixed"]
-
 #: top-level scene-file keys of collision avoidance (every scene kind)
 COLLISION_FILE_KEYS = ("collision",)
 

@@ -21,8 +21,6 @@ from typing import Any, Protocol
 from ...errors import ConfigError, ConfigKeyError
 from .collision_file import prefixed
 
-__all__ = ["CONSTRAINT_FILE_KEYS", "LOOP_KEYS", "POLYGON_KEYS", "apply_constraint_sections"]
-
 #: top-level scene-file keys of the scene constraints (every scene kind)
 CONSTRAINT_FILE_KEYS = ("com_polygon", "loop_closures")
 #: keys of the ``com_polygon`` section

@@ -1,7 +1,7 @@
 """Scene files with contacts: the InverseDynamicsScene of a ``wbcpy scene`` file.
 
 An acceleration scene file (``scene: acceleration``, the default) with a ``contacts`` list or an
-``effort_limits`` option builds an :class:`~wbcpy.scenes.InverseDynamicsScene`, which ``wbcpy scene`` runs
+``effort_limits`` option builds an :class:`~wbcpy.InverseDynamicsScene`, which ``wbcpy scene`` runs
 on a physical plant (:class:`~wbcpy.sim.contact_simulation.ContactPlant`)::
 
     contacts:                   # SurfaceContact / PointContact fields plus `type: surface | point`
@@ -15,7 +15,7 @@ on a physical plant (:class:`~wbcpy.sim.contact_simulation.ContactPlant`)::
 A ``wrench`` task's ``target`` is its wrench (contact axes; 3 entries for a point contact), default zero.
 A contact entry may also say when the simulation lifts it: ``lift: {time: 1.0, transition: 0.2}`` (its
 normal force ramps down to zero over 0.2 s from t = 1 s, then the contact is released: the unloading ramp
-of :meth:`~wbcpy.scenes.InverseDynamicsScene.set_contact_active`; :class:`ContactEvent`).
+of :meth:`~wbcpy.InverseDynamicsScene.set_contact_active`; :class:`ContactEvent`).
 See ``examples/talos_balance.yaml``.
 """
 
@@ -32,15 +32,6 @@ from ...errors import ConfigError, ConfigKeyError
 from ...model.robot_model import RobotModel
 from ..inverse_dynamics_scene import InverseDynamicsScene
 from ..values import numbers
-
-__all__ = [
-    "CONTACT_FILE_KEYS",
-    "ContactEvent",
-    "external_wrenches",
-    "make_contact_scene",
-    "split_contact_events",
-    "wants_contact_scene",
-]
 
 #: scene-file keys of contact scenes
 CONTACT_FILE_KEYS = ("contacts", "effort_limits", "external_wrenches")

@@ -41,7 +41,7 @@ Format (every key but ``robot`` and ``tasks`` is optional; an unknown key raises
 
 Other PD keys: ``kff`` (feed-forward gain) and ``max_acceleration`` (saturation).
 
-``scene: velocity`` (default ``acceleration``) builds a :class:`~wbcpy.scenes.VelocityScene` instead:
+``scene: velocity`` (default ``acceleration``) builds a :class:`~wbcpy.VelocityScene` instead:
 velocity laws per task (``kp``, ``kff``, ``max_velocity``), ``velocity_limits`` and ``limit_gain``
 (:mod:`wbcpy.scenes.files.velocity_file`). Every scene kind takes a ``collision`` section
 (:mod:`wbcpy.scenes.files.collision_file`) and ``com_polygon`` and ``loop_closures`` sections
@@ -92,9 +92,7 @@ from .contact_file import (
 from .velocity_file import VELOCITY_FILE_KEYS, make_velocity_scene, scene_kind, velocity_law
 
 if TYPE_CHECKING:
-    from ...limits.collision import Obstacle
-
-__all__ = ["MAX_STEPS", "SCENE_FILE_KEYS", "SceneSetup", "TaskTarget", "load_scene_file", "q0_limit_warnings"]
+    from ...limits.collision.shapes import Obstacle
 
 #: the top-level keys a scene file may have (an unknown key raises ConfigKeyError)
 SCENE_FILE_KEYS = (

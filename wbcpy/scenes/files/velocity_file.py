@@ -33,17 +33,6 @@ from ...tasks import Task
 from ..velocity_scene import VelocityScene
 from .collision_file import apply_collision_section, prefixed
 
-__all__ = [
-    "ACCELERATION_ONLY_LAW_KEYS",
-    "DEFAULT_KP",
-    "SCENE_KINDS",
-    "VELOCITY_FILE_KEYS",
-    "VELOCITY_LAW_KEYS",
-    "make_velocity_scene",
-    "scene_kind",
-    "velocity_law",
-]
-
 #: values of a scene file's ``scene`` key (the first is the default)
 SCENE_KINDS = ("acceleration", "velocity")
 #: top-level keys only velocity scenes accept

@@ -7,8 +7,6 @@ from typing import Any
 
 from ...errors import MissingDependencyError
 
-__all__ = ["mujoco_module"]
-
 _loaded: list[Any] = []  # the module once imported (the plant's hot loop asks for it at every step)
 
 

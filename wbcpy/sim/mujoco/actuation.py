@@ -21,8 +21,6 @@ from ...errors import ModelError
 from ._lib import mujoco_module
 from .joint_map import JointMap
 
-__all__ = ["Actuation"]
-
 
 def _motor_dof(mj: Any, a: int) -> int:
     """The MuJoCo DOF of motor ``a``, or raise naming why the actuator is not a joint motor."""

@@ -29,8 +29,6 @@ from ...errors import ModelError
 from ._lib import mujoco_module
 from .joint_map import JointMap
 
-__all__ = ["check_agreement"]
-
 
 def _compare(
     quantity: str,

@@ -42,8 +42,6 @@ from .options import ContactOptions
 if TYPE_CHECKING:
     from ...model.robot_model import RobotModel
 
-__all__ = ["CONTACT_GEOM_SUFFIX", "FLOOR_NAME", "model_from_mjcf", "model_from_urdf"]
-
 #: name of the floor geom
 FLOOR_NAME = "wbcpy_floor"
 #: a contact frame's box or sphere is named ``<frame><CONTACT_GEOM_SUFFIX>``

@@ -27,8 +27,6 @@ from ...errors import ModelError
 from ._lib import mujoco_module
 from .joint_map import JointMap
 
-__all__ = ["ContactReadout", "frame_in_body"]
-
 
 def frame_in_body(robot_model: pin.Model, mj: Any, joints: JointMap, frame: str) -> tuple[int, pin.SE3]:
     """The MuJoCo body that carries Pinocchio frame ``frame``, and the frame's placement in it.

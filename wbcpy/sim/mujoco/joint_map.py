@@ -33,8 +33,6 @@ from numpy.typing import NDArray
 from ...errors import ModelError
 from ._lib import mujoco_module
 
-__all__ = ["JointMap"]
-
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3  # mjtJoint
 
 

@@ -41,8 +41,6 @@ from .options import ContactOptions
 if TYPE_CHECKING:
     from ...model.robot_model import RobotModel
 
-__all__ = ["MujocoPlant"]
-
 _GEOMETRIES = ("contacts", "collisions")
 
 

@@ -23,8 +23,6 @@ from typing import Any
 
 from ...errors import ConfigError
 
-__all__ = ["INTEGRATORS", "ContactOptions"]
-
 #: MuJoCo's integrators by name (``mjtIntegrator``) that a split step (``mj_step1``, ``mj_step2``) keeps
 INTEGRATORS = ("euler", "implicit", "implicitfast")
 _CONES = ("pyramidal", "elliptic")
