@@ -17,7 +17,7 @@ from _collision_helpers import ARM_URDF, geometry_pose, sphere_sphere
 
 from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel
 from wbcpy.errors import ConcurrentUseError, ReadOnlyAttributeError
-from wbcpy.limits.collision import AccelerationCollisionConstraint, CollisionAvoidance, Obstacle, Sphere
+from wbcpy.collision import AccelerationCollisionConstraint, CollisionAvoidance, Obstacle, Sphere
 from wbcpy.tasks import CartesianReference, TaskConfig
 
 DT = 0.01

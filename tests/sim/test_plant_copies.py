@@ -14,7 +14,7 @@ import pytest
 from _contact_oracle import talos_half_sitting
 
 from wbcpy.errors import ConcurrentUseError, ConfigError, InvalidValueError, ReadOnlyAttributeError
-from wbcpy.scenes import SurfaceContact
+from wbcpy.contacts import SurfaceContact
 from wbcpy.sim.contact_simulation import ContactPlant, ContactSimulation
 
 SOLES = ("left_sole_link", "right_sole_link")
