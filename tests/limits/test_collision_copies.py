@@ -16,8 +16,8 @@ import pytest
 from _collision_helpers import ARM_URDF, geometry_pose, sphere_sphere
 
 from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel
-from wbcpy.errors import ConcurrentUseError, ReadOnlyAttributeError
 from wbcpy.collision import AccelerationCollisionConstraint, CollisionAvoidance, Obstacle, Sphere
+from wbcpy.errors import ConcurrentUseError, ReadOnlyAttributeError
 from wbcpy.tasks import CartesianReference, TaskConfig
 
 DT = 0.01

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from _contact_oracle import talos_half_sitting
 
-from wbcpy.errors import ConcurrentUseError, ConfigError, InvalidValueError, ReadOnlyAttributeError
 from wbcpy.contacts import SurfaceContact
+from wbcpy.errors import ConcurrentUseError, ConfigError, InvalidValueError, ReadOnlyAttributeError
 from wbcpy.sim.contact_simulation import ContactPlant, ContactSimulation
 
 SOLES = ("left_sole_link", "right_sole_link")
