@@ -24,7 +24,7 @@ import wbcpy
 
 MAX_PUBLIC_NAMES = 400
 #: packages whose modules still declare __all__ lists of their own (being rewritten)
-PENDING = ("wbcpy.qp",)
+PENDING: tuple[str, ...] = ()
 
 
 def _modules() -> dict[str, ModuleType]:

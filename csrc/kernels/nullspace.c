@@ -697,7 +697,7 @@ PyObject *wk_nullspace_update(PyObject *self, PyObject *const *args, Py_ssize_t 
     double rank_tol = PyFloat_AsDouble(args[4]);
     if ((!f && !no_f) || (!xbar && !no_x) || PyErr_Occurred())
         return NULL;
-    /* the contract: finite data only (an inf entry used to drop every row, a NaN row was dropped silently);
+    /* the contract: finite data only (an inf entry would drop every row, a NaN row would vanish silently);
      * S is checked while its rows are measured (normalise) */
     if (wk_finite(NULL, f, m, "nullspace_update: S or f") < 0)
         return NULL;

@@ -12,8 +12,6 @@ from .._kernels import bounds_gap as _bounds_gap
 from .._kernels import split_bounds as _split_bounds
 from .._kernels import split_columns as _split_columns
 
-__all__ = ["FIX_TOL", "FixedSplit", "InfeasibleBoundsError"]
-
 #: a variable whose bounds satisfy ub − lb ≤ FIX_TOL is fixed (and eliminated)
 FIX_TOL = 1e-12
 

@@ -53,8 +53,6 @@ from .nullspace import InconsistentEqualitiesError, NullSpace
 from .pinning import pin_selected
 from .problem import HierarchicalQP, QPLevel, StatusRecord
 
-__all__ = ["LevelFailedError", "solve_levels"]
-
 #: a constraint is strongly active when |multiplier| > STRONG · the stationarity scale of its level
 STRONG = 1e-6
 _clock = time.perf_counter

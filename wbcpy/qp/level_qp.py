@@ -25,8 +25,6 @@ from .._kernels import rows_certificate as _rows_certificate
 from .kkt import StdQP
 from .nullspace import NullSpace
 
-__all__ = ["ConstraintStack", "InfeasibleConstantError", "LevelQP", "build_level", "plain_bounds"]
-
 
 class ConstraintStack:
     """Inequality rows lbC ≤ C x ≤ ubC of the levels met so far (free-variable columns).

@@ -72,10 +72,9 @@ _EPS = float(np.finfo(np.float64).eps)
 #: ill-conditioned or its active set degenerate, and a residual that passes the certificate can still
 #: move the rows' optimum that the levels below keep. On a level with λ = 1e-8 the directions of
 #: curvature λ move the kept values A x by √λ per unit of w while their gradient is λ per unit, far below
-#: the certificate's scale: quadprog's answers at 3e-11 moved the next level's cost by 3e-6 of itself
-#: (seeds 788, 1317, 1333 of benchmarks/campaign_hierarchies.py; 1e-4, and before it 1e-3, let them
-#: pass). The scenes' DAQP levels run without ``tighten`` (a contact scene's DAQP, eta_prox 1e-10,
-#: leaves ~1e-10…7e-7 on ordinary states)
+#: the certificate's scale: answers at 3e-11 can move the next level's cost by 3e-6 of itself, which a
+#: looser threshold lets pass. The scenes' DAQP levels run without ``tighten`` (a contact scene's DAQP,
+#: eta_prox 1e-10, leaves ~1e-10…7e-7 on ordinary states)
 LOOSE = 1e-6
 #: proximal weights of :meth:`LevelSolver._proximal`, relative to the largest diagonal entry of H,
 #: tried in turn: a small one converges in few steps where the curvature decides, a large one where
@@ -89,9 +88,6 @@ PROX_INHERITED = 1e-8
 #: most proximal-point steps per level
 PROX_STEPS = 30
 _F64 = np.dtype(np.float64)
-
-
-__all__ = ["FusedLevel", "LevelSolver", "SolveFailedError", "Solved"]
 
 
 class SolveFailedError(Exception):
@@ -249,7 +245,7 @@ class LevelSolver:
 
     def _exact_answer(self, q: StdQP, raw: RawResult) -> Solved | None:
         """An exact backend's answer that passes its certificate as it is: the common case, in few steps
-        (measured in bench_loop's Panda step: 0.6 µs less than through :meth:`_try`); None when that does
+        (no retry bookkeeping of :meth:`_try`); None when that does
         not settle it (:meth:`_attempts` then decides, with refinement and notes)."""
         x = raw.x
         if not raw.ok or x is None or x.dtype is not _F64 or x.ndim != 1 or x.shape[0] != q.g.shape[0]:
@@ -504,7 +500,7 @@ class LevelSolver:
 def _residual(sol: Solved | Certificate) -> float:
     """The larger of a certified answer's relative stationarity and feasibility residuals: the smaller,
     the tighter the answer (a feasibility residual of 1e-7 that the certificate passes still violates a
-    hard constraint beyond the 1e-9 the hierarchy's answers keep: campaign seed 2986, quadprog)."""
+    hard constraint beyond the 1e-9 the hierarchy's answers keep)."""
     return max(sol.dual, sol.primal)
 
 
@@ -520,8 +516,7 @@ def _loose(cert: Certificate, tol: float, exact: bool = False, tighten: bool = T
     An exact (active-set) backend's marginal answer whose residuals are below LOOSE·tol is accepted as it
     is: it solved the equality system of its active set, and the certificate shows it optimal to 1e-4 of
     the tolerance within what the problem's formation resolves; refinement on the same active set can
-    only move it by rounding (Talos standing still: a marginal 1.8e-11 at every step, where refining cost
-    ~3× the step).
+    only move it by rounding, at the cost of a second solve of the same system.
     """
     if tighten and (cert.dual > LOOSE * tol or cert.primal > LOOSE * tol):
         return True

@@ -22,8 +22,6 @@ import numpy as np
 from .._kernels import matmul as _matmul
 from .._kernels import nullspace_update as _nullspace_update
 
-__all__ = ["InconsistentEqualitiesError", "NullSpace"]
-
 
 class InconsistentEqualitiesError(Exception):
     """Equality rows that no x of the current affine set satisfies (the residual is attached)."""

@@ -30,8 +30,6 @@ from .fixed import FixedSplit
 from .level_qp import ConstraintStack
 from .nullspace import NullSpace
 
-__all__ = ["Pinned", "pin_selected"]
-
 
 class Pinned(NamedTuple):
     """The problem of the levels below a level that pinned variables.

@@ -27,8 +27,6 @@ import scipy.sparse as sp
 from ..errors import InvalidValueError
 from .kkt import Matrix, as_dense
 
-__all__ = ["HierarchicalQP", "LevelStatus", "QPLevel", "QPProblem", "StatusRecord"]
-
 #: One level's status as a plain tuple (cheap to keep in hot loops): (solver, status, iterations,
 #: solve_time, level, n_eq, n_variables, primal_residual, dual_residual, fallback), the fields of
 #: :class:`LevelStatus` in order.

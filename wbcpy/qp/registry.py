@@ -20,8 +20,6 @@ import numpy as np
 from ..errors import ConfigError
 from .backends import PREFERENCE
 
-__all__ = ["RESCUE_ORDER", "available_solvers", "default_solver", "unavailable_reasons", "works"]
-
 #: rescue backends, in order: daqp (exact; a semidefinite level through proximal-point iterations,
 #: :meth:`~wbcpy.qp.level_solver.LevelSolver._proximal`), osqp (always installed; refined on its active
 #: set), quadprog (exact, likewise with proximal iterations: the two dual active-set methods fail on

@@ -42,8 +42,6 @@ from .level_solver import LevelSolver, SolveFailedError
 from .problem import HierarchicalQP, LevelStatus, QPProblem, StatusRecord
 from .registry import RESCUE_ORDER, available_solvers, default_solver, works
 
-__all__ = ["QPSolver"]
-
 
 def _rescue_names(name: str, rescue: Any) -> tuple[str, ...]:
     if rescue == "auto":
@@ -78,7 +76,7 @@ class QPSolver:
             semidefinite or λ = 1e-8 level's loose answer moved lower levels' costs by 1e-6 relative).
             The scenes turn it off for their own DAQP solvers: their levels are strictly convex (λ > 0),
             their answers certified to ``kkt_tol`` and checked exact against independent oracles, and
-            refining every DAQP answer in Python tripled the contact step.
+            refining every DAQP answer in Python would cost a multiple of the contact step.
         **solver_options: backend options overriding wbcpy's tuned defaults (e.g. ``eps_abs=1e-8``).
 
     Raises:

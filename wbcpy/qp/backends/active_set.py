@@ -16,8 +16,6 @@ from .base import Backend, FusedAnswer, Multipliers, OneSided, Outcome, Rows, Ru
 from .bounded_call import CallTimeoutError, call_within
 from .daqp_direct import settings_vector
 
-__all__ = ["DaqpBackend", "QuadprogBackend"]
-
 #: DAQP exit flags: text, and the outcome of the positive ones (every flag ≤ 0 is a failure)
 _DAQP_EXIT: dict[int, str] = {
     1: "solved",

@@ -28,8 +28,6 @@ import scipy.sparse as sp
 from ...errors import ConfigError
 from ..kkt import Matrix, RawResult, StdQP, as_dense
 
-__all__ = ["Backend", "FusedAnswer", "Multipliers", "OneSided", "Outcome", "Rows", "Run", "finite_rows"]
-
 #: the multipliers a backend reports, in its own layout (array, result object, ...)
 D = TypeVar("D")
 #: (y, z, z_box) in the convention of :mod:`wbcpy.qp.kkt` (None: not reported / block absent)

@@ -24,8 +24,6 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CallTimeoutError", "call_within"]
-
 
 class CallTimeoutError(Exception):
     """The call did not return within its time limit (its thread is left running)."""

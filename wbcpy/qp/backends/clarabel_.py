@@ -15,8 +15,6 @@ import scipy.sparse as sp
 from ..kkt import Matrix, StdQP
 from .base import Backend, Multipliers, OneSided, Outcome, Run
 
-__all__ = ["ClarabelBackend"]
-
 
 class ClarabelBackend(Backend[tuple[np.ndarray, OneSided]]):
     """Clarabel adapter.

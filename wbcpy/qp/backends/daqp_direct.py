@@ -25,8 +25,6 @@ import numpy as np
 
 from ... import _kernels
 
-__all__ = ["DIRECT_VERSIONS", "SETTINGS", "bound", "settings_vector"]
-
 #: daqp releases whose C structs match csrc/kernels/daqp_call.c
 DIRECT_VERSIONS = frozenset({"0.11.0"})
 #: DAQP's settings in struct order (the order of the vector :func:`settings_vector` builds)

@@ -18,8 +18,6 @@ import scipy.sparse as sp
 from ..kkt import StdQP
 from .base import Backend, Multipliers, OneSided, Outcome, Run, sparse_or_dense
 
-__all__ = ["GenericBackend"]
-
 #: Tight tolerances for backends without a dedicated adapter (names are qpsolvers keyword arguments).
 TIGHT_OPTIONS: dict[str, dict[str, Any]] = {
     "osqp": {

@@ -17,8 +17,6 @@ import scipy.sparse as sp
 from ..kkt import StdQP
 from .base import Backend, Multipliers, Outcome, Run
 
-__all__ = ["OsqpBackend"]
-
 _INFTY = 1e30  # OSQP_INFTY
 
 #: (Px, Mx, structure key, P, M): data of the CSC matrices and, when a workspace must be set up, the

@@ -16,8 +16,6 @@ import scipy.sparse as sp
 from ..kkt import Matrix, StdQP
 from .base import Backend, Multipliers, Outcome, Run
 
-__all__ = ["PiqpBackend", "ProxqpBackend"]
-
 
 def _status_text(status: object) -> str:
     """A backend enum's name (``QPSolverOutput.PROXQP_SOLVED`` → ``PROXQP_SOLVED``)."""
