@@ -132,6 +132,13 @@ def test_walk_arguments_property(impulse, time, length):
         ({"random": {"n": 2}}, "random"),
         ({"tolerances": {"com": 0.01}}, "tolerances"),
         ({"metrics": ["final_error"]}, "metrics[0]"),
+        ({"walk": {"feet": ["l_sole"]}}, "walk.feet"),
+        ({"walk": {"feet": "l_sole;r_sole"}}, "walk.feet"),
+        ({"walk": {"sole": [0.2, -0.1]}}, "walk.sole"),
+        ({"walk": {"sole": "0.2by0.1"}}, "walk.sole"),
+        ({"grid": {"walk.sole": [[0.2, 0.13], [0.2, float("nan")]]}}, "grid.walk.sole[1]"),
+        ({"walk": {"posture": ""}}, "walk.posture"),
+        ({"walk": {"posture": [0.0, "a"]}}, "walk.posture"),
     ],
 )
 def test_bad_walk_sweeps_name_the_key(change, field):
@@ -153,3 +160,25 @@ def test_unknown_walk_metric_lists_the_walk_metrics():
     with pytest.raises(ConfigKeyError) as info:
         load_sweep(tiny(metrics=["succes"]))
     assert "success" in str(info.value) and set(WALK_METRICS) >= {"success", "progress", "max_slip"}
+
+
+@needs_talos
+def test_a_walk_sweep_passes_feet_sole_and_posture_to_walk():
+    """iCub with its soles, sole size and posture named in the sweep file walks as walk() with the same
+    arguments does: the row's figures are the direct walk's summary's."""
+    doc = {
+        "walk": {"robot": "icub", "n_steps": 2, "length": 0.04, "feet": ["l_sole", "r_sole"]},
+        "grid": {"walk.sole": ["0.1x0.05", [0.09, 0.045]]},
+        "set": {"walk.posture": "computed"},
+        "metrics": ["success", "progress", "cop_margin"],
+    }
+    spec = load_sweep(doc)
+    rows = [run_one(spec, run) for run in spec.runs()]
+    for row, sole in zip(rows, [(0.1, 0.05), (0.09, 0.045)], strict=True):
+        assert row["status"] == "ok", row["status"]
+        direct = walk(
+            "icub", n_steps=2, length=0.04, feet=("l_sole", "r_sole"), sole=sole, posture="computed"
+        )
+        assert row["success"] == int(direct.ok) == 1
+        assert row["progress"] == pytest.approx(direct.progress, abs=1e-9)
+        assert 0.0 < row["cop_margin"] < sole[1] / 2

@@ -8,6 +8,7 @@ A walk sweep has ``walk:`` — the arguments of :func:`~wbcpy.locomotion.walk` �
       length: 0.15
       push: {impulse: 0, time: 3.0}
       plant: mujoco              # pinocchio (default) or mujoco
+      feet: [l_sole, r_sole]     # optional: sole frames, sole size [L, W] (m), start posture (walk())
     set:                         # optional: walk paths -> value in every run (not a column)
       walk.double_support_time: 0.2
     grid:                        # walk paths -> values; runs = Cartesian product
@@ -61,6 +62,9 @@ WALK_KEYS = (
     "solver",
     "push_recovery",
     "plant",
+    "feet",
+    "sole",
+    "posture",
 )
 #: the keys of a walk's ``push`` mapping: impulse (N·s, ≥ 0), time (s, ≥ 0)
 PUSH_KEYS = ("impulse", "time")
@@ -86,6 +90,37 @@ WALK_METRICS: dict[str, Metric] = {
 }
 
 
+def _is_feet(x: Any) -> bool:
+    if x is None:
+        return True
+    names = x.split(",") if isinstance(x, str) else x
+    return (
+        isinstance(names, (list, tuple)) and len(names) == 2 and all(isinstance(n, str) and n for n in names)
+    )
+
+
+def _is_sole(x: Any) -> bool:
+    if x is None:
+        return True
+    if isinstance(x, str):
+        parts = x.lower().split("x")
+        try:
+            size = [float(p) for p in parts]
+        except ValueError:
+            return False
+    elif isinstance(x, (list, tuple)) and all(is_number(v) for v in x):
+        size = [float(v) for v in x]
+    else:
+        return False
+    return len(size) == 2 and all(0.0 < v < float("inf") for v in size)
+
+
+def _is_posture(x: Any) -> bool:
+    if x is None or (isinstance(x, str) and bool(x)):
+        return True
+    return isinstance(x, (list, tuple)) and bool(x) and all(is_number(v) for v in x)
+
+
 def _value_error(field: str, key: str, value: Any) -> ConfigError | None:
     """The error of one walk argument's value (None when valid)."""
     expect: dict[str, tuple[Callable[[Any], bool], str]] = {
@@ -101,6 +136,9 @@ def _value_error(field: str, key: str, value: Any) -> ConfigError | None:
         "solver": (lambda x: x is None or (isinstance(x, str) and bool(x)), "a QP backend name or null"),
         "push_recovery": (lambda x: isinstance(x, bool), "true or false"),
         "plant": (lambda x: x in ("pinocchio", "mujoco"), "pinocchio or mujoco"),
+        "feet": (_is_feet, "null, 'LEFT,RIGHT' or [LEFT, RIGHT] sole frame names"),
+        "sole": (_is_sole, "null, 'LxW' or [length, width] in m (both > 0)"),
+        "posture": (_is_posture, "null, 'computed', an SRDF posture's name or a configuration (numbers)"),
         "impulse": (lambda x: is_number(x) and x >= 0, "a number ≥ 0 (N·s)"),
         "time": (lambda x: is_number(x) and x >= 0, "a number ≥ 0 (s)"),
     }
