@@ -508,7 +508,15 @@ def _resolve(app: Sphinx, env: Any, node: Any, contnode: Any) -> Any:
 #: short names of typing helpers shown as code (numpy's ``ArrayLike``/``NDArray`` reach a module through an
 #: inherited dataclass field: a subclass's module need not import them)
 _TYPING_NAMES = {
-    "Any", "Callable", "Self", "Iterable", "Iterator", "Sequence", "Mapping", "ArrayLike", "NDArray",
+    "Any",
+    "Callable",
+    "Self",
+    "Iterable",
+    "Iterator",
+    "Sequence",
+    "Mapping",
+    "ArrayLike",
+    "NDArray",
 }
 
 

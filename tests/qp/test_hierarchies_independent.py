@@ -72,7 +72,6 @@ def test_prefixes_answered_at_the_reference_optimum(name: str, levels: int) -> N
     _judge(hqp, QPSolver().solve_hierarchy(hqp))
 
 
-
 def test_refinement_settles_a_semidefinite_level_with_exact_null_directions() -> None:
     """A contact level in its null-space coordinates (tests/data/semidefinite_cone_level.npz: 32 variables,
     32 cone rows, a Hessian with three exact null directions and curvatures down to 1e-13 of the largest),

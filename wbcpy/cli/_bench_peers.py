@@ -130,7 +130,6 @@ def _placo_talos(robot: RobotModel, kind: str) -> Any:
     return placo, model
 
 
-
 def placo_talos_step(robot: RobotModel, q0: np.ndarray, com_goal: np.ndarray) -> Peers:
     """PlaCo's DynamicsSolver step on Talos standing (soft COM task weight 1 and joints task weight 1e-3
     with wbcpy's PD gains, planar contacts on both soles with hard frame tasks, μ = 0.3, its default torque

@@ -232,9 +232,7 @@ class TaskConfig:
             if key in given or declaration.required:
                 value = given.get(key)
                 if is_blank(value) and declaration.required:
-                    raise ConfigError(
-                        f"{prefix}{key}", f"a {self.type} task needs {key}: {declaration.kind}"
-                    )
+                    raise ConfigError(f"{prefix}{key}", f"a {self.type} task needs {key}: {declaration.kind}")
                 checked[key] = declaration.validated(value, f"{prefix}{key}")
         given.update(checked)  # (every check passed: normalised values, e.g. a tuple as a list)
         if spec.check_config is not None:
