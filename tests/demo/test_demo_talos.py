@@ -89,3 +89,22 @@ def test_com_stays_over_the_support_polygon_and_the_foot_reaches_its_target(run,
     pin.framesForwardKinematics(model, data, run.q_path[-1])
     np.testing.assert_allclose(data.oMf[model.getFrameId(feet[1])].translation, run.foot[0], atol=0.01)
     assert run.ok
+
+
+def test_the_right_foot_unloads_once_and_reloads_once(run, model) -> None:
+    """A transfer a user can read: once the right sole's simulated normal force has dropped below 1 % of
+    m·g it stays there until the lift (no reload before lift-off), after touch-down it rises above 1 %
+    of m·g once and stays above (no second unloading); at the start and the end, the COM at rest midway
+    between the soles, the sole carries half the weight (the lever rule, closed form). (While the COM
+    accelerates towards the left sole the ZMP, and with it the right sole's load, first moves right: the
+    force rises before it falls.)"""
+    mg = sum(i.mass for i in model.inertias) * G0
+    fz = run.wrenches["right_sole_link"][1:, 2]
+    lift = int(np.argmin(run.active[1:, 1]))  # first sample without the right contact
+    down = len(fz) - int(np.argmin(run.active[::-1, 1]))  # first sample with it again
+    low = np.abs(fz) <= 0.01 * mg
+    unloaded = int(np.argmax(low[:lift]))
+    assert low[unloaded:lift].all() and unloaded > 0
+    loaded = down + int(np.argmax(~low[down:]))
+    assert not low[loaded:].any() and low[down:loaded].all()
+    assert fz[0] == pytest.approx(0.5 * mg, rel=0.1) and fz[-1] == pytest.approx(0.5 * mg, rel=0.1)

@@ -6,17 +6,22 @@ references into joint torques τ, and Pinocchio's rigid-contact dynamics integra
 (:class:`~wbcpy.sim.contact_simulation.ContactPlant`). Tasks, one weighted level: COM (weight 1, PD
 towards a minimum-jerk COM path), posture (1e-3, PD towards half_sitting), a Cartesian task on the right
 sole in world axes (1, active while the foot is lifted) and a wrench task on the right sole (1e-6 per
-entry; in double support the split of the weight is free, so it sets the split without changing q̈) whose
-reference ramps the sole's share of the weight down before lift-off and back up after touch-down.
+entry, active while both soles are in contact). In double support the split of the weight between the
+soles is free (it does not change q̈), so the wrench task sets it: the right sole's normal force follows
+the lever rule on the COM path's ZMP, f_z = m·g·s with s the ZMP's position along the segment from the
+left sole to the right one (clamped to [0, 1]; ZMP = c − (c_z / g)·c̈ of the planned COM), its other
+entries zero. The right sole thus unloads once, smoothly, while the COM moves over the left sole, and
+reloads once while it returns (without the task the split is the regulariser's: the sole unloaded, took
+30 % of the weight back and unloaded again).
 Effort limits: the URDF's. The sequence (:data:`PHASES`):
 
 1. ``shift``  — the COM moves over the left sole's centre (0.8 s);
-2. ``unload`` — the wrench task brings the right sole's wrench smoothly to zero (nothing jumps at
+2. ``unload`` — the COM rests over the left sole, the right one carries no weight (nothing jumps at
    lift-off);
 3. ``lift``   — the right contact is deactivated and the foot rises 5 cm (minimum-jerk);
 4. ``down``   — the foot goes back and the contact is put back where the foot lands;
-5. ``reload`` — the wrench task brings the sole's share back, then lets go;
-6. ``back``   — the COM returns to its start.
+5. ``reload`` — the sole is in contact again, still unloaded while the COM rests over the left sole;
+6. ``back``   — the COM returns to its start, the right sole takes its share of the weight back.
 
 :func:`run_talos` returns a :class:`TalosRun` with everything recorded and its checks: simulated
 contact wrenches inside their cones and bounds (feet never slip or tip), torques
@@ -48,6 +53,8 @@ FEET = ("left_sole_link", "right_sole_link")
 #: half sizes (X, Y) of Talos's soles (m)
 SOLE_HALF_SIZE = (0.1, 0.065)
 MU = 0.3
+#: gravity (m/s²)
+G0 = 9.81
 #: how high the right foot is lifted (m)
 LIFT_HEIGHT = 0.05
 #: (name, start, end) in seconds
@@ -162,7 +169,6 @@ class _Controller:
                     "type": "wrench",
                     "frame": FEET[1],
                     "weights": [1e-6] * 6,
-                    "activation": 0.0,
                 },
             ]
         )
@@ -171,10 +177,11 @@ class _Controller:
         self.foot0 = robot.frame_placement(FEET[1])
         left = robot.frame_placement(FEET[0]).translation
         self.com_left = np.array([left[0], left[1], self.com0[2]])
+        self.sole_xy = (left[:2].copy(), self.foot0.translation[:2].copy())
+        self.weight = robot.total_mass * G0
         self.posture_target = q0[7:].copy()
         self.com_pd, self.foot_pd = ComPD(kp=100.0, kd=20.0), CartesianPD(kp=100.0, kd=20.0)
         self.posture_pd = JointPD(kp=10.0, kd=2.0 * math.sqrt(10.0))
-        self.share = np.zeros(6)  # the right sole's wrench when unloading starts
         self.com_task = cast(ComTask, scene.get_task("com"))
         self.posture_task = cast(JointTask, scene.get_task("posture"))
         self.foot_task = cast(CartesianTask, scene.get_task("foot"))
@@ -196,22 +203,27 @@ class _Controller:
             np.concatenate((ddp, np.zeros(3))),
         )
 
+    def right_share(self, t: float) -> float:
+        """The right sole's share of the weight by the lever rule on the planned COM's ZMP (module
+        docstring)."""
+        c, _, ddc = self.com_target(t)
+        zmp = c[:2] - (c[2] / G0) * ddc[:2]
+        left, right = self.sole_xy
+        axis = right - left
+        return min(max(float((zmp - left) @ axis / (axis @ axis)), 0.0), 1.0)
+
     def events(self, t: float, dt: float) -> None:
         """Contact switches, activations and the wrench reference at time t."""
         scene = self.scene
-        (u0, u1), (r0, r1) = _T["unload"], _T["reload"]
-        loading = u0 <= t < r1
-        if loading != (scene.get_task("unload").activation > 0.0):
-            if loading:
-                self.share = scene.get_contact_wrenches()[FEET[1]]
-            scene.set_task_activation("unload", 1.0 if loading else 0.0)
-        if loading:
-            part = 1.0 - _min_jerk((t - u0) / (u1 - u0))[0] if t < r0 else _min_jerk((t - r0) / (r1 - r0))[0]
-            scene.set_reference("unload", WrenchReference(part * self.share))
         lifted = _T["lift"][0] <= t < _T["down"][1] - 0.5 * dt
         if lifted == (FEET[1] in scene.active_contact_frames):
             scene.set_contact_active(FEET[1], not lifted)
             scene.set_task_activation("foot", 1.0 if lifted else 0.0)
+            scene.set_task_activation("unload", 0.0 if lifted else 1.0)
+        if not lifted:
+            wrench = np.zeros(6)
+            wrench[2] = self.right_share(t) * self.weight
+            scene.set_reference("unload", WrenchReference(wrench))
 
     def solve(self, t: float) -> None:
         """References for the robot's current state at time t, then update + solve."""
