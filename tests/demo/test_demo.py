@@ -14,6 +14,7 @@ import pytest
 from wbcpy.cli import main
 from wbcpy.demo.models import run_demo
 from wbcpy.model.registry import example_robot_data_dir
+from wbcpy.sim.mujoco import mujoco_available
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -28,15 +29,19 @@ def test_demo_completes_and_writes_valid_plots_and_animations(tmp_path: Path) ->
     result = run_demo(tmp_path, out=out, progress=False)
     text = out.getvalue()
     sections = ("1. jspace", "2. arl", "3. AccelerationScene", "4. MultiRefMinJerkCtrl")
-    sections += ("5. InverseDynamicsScene", "6. plots", "7. animations")
+    sections += ("5. InverseDynamicsScene", "6. walking", "7. plots", "8. animations")
     for section in sections:
         assert section in text
     assert result.ok, text
     assert result.reach.position_error < 1e-3
     assert result.talos.ok and "— ok" in text
-    assert [p.name for p in result.plots] == ["scene.png", "reach.png", "talos.png"]
+    walked = result.parts["walk"]  # (in MuJoCo where it is installed: a test dependency)
+    assert walked.plant == ("mujoco" if mujoco_available() else "pinocchio")
+    assert walked.ok and walked.progress >= 0.9, walked.text()
+    assert [p.name for p in result.plots] == ["scene.png", "reach.png", "talos.png", "walk.png"]
     if result.animations:  # (the viz extra is a test dependency too)
-        assert [p.name for p in result.animations] == ["scene_reach.html", "reach.html", "talos.html"]
+        names = ["scene_reach.html", "reach.html", "talos.html", "walk.html"]
+        assert [p.name for p in result.animations] == names
         assert result.animations[2].stat().st_size > 1_000_000  # Talos's meshes are in it
     for path in result.plots:
         data = path.read_bytes()

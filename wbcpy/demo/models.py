@@ -9,11 +9,14 @@
    lifts the right foot and puts it down, simulated as a torque-controlled robot with rigid contacts
    (:mod:`wbcpy.demo.talos`) — contact wrenches in their cones, torques in limits (needs
    example-robot-data: ``pip install "wbcpy[demo]"``; skipped with a note without it).
-6. PNG plots in the output folder (3: task errors and joints; 4: tip path, error and speed; 5: COM over the
-   support polygons, normal forces, torques against limits), unless plots are off or matplotlib is
-   missing.
-7. Self-contained HTML animations of 3, 4 and 5 beside the plots (:mod:`wbcpy.viz`), unless plots are off
-   or the ``viz`` extra is missing.
+6. Walking (:func:`wbcpy.locomotion.walk`): Talos walks 4 steps of 0.1 m, torque-controlled, in MuJoCo
+   when ``mujoco`` is installed (``pip install "wbcpy[mujoco]"``), else in the rigid-contact plant — the
+   walk's acceptance summary.
+7. PNG plots in the output folder (3: task errors and joints; 4: tip path, error and speed; 5: COM over the
+   support polygons, normal forces, torques against limits; 6: soles, COM and ZMP, normal forces,
+   torques), unless plots are off or matplotlib is missing.
+8. Self-contained HTML animations of 3, 4, 5 and 6 beside the plots (:mod:`wbcpy.viz`), unless plots are
+   off or the ``viz`` extra is missing.
 
 Parts 1–4 run offline on the shipped URDFs. ``pip install "wbcpy[demo]"`` installs everything the demo
 uses (matplotlib, meshcat, example-robot-data).
@@ -48,6 +51,7 @@ from ..scenes import load_scene_file
 from ..sim import SceneSimulation
 from ..sim.simulation import SimulationResult
 from ..viz.plotting import have_matplotlib, plot_contact_run, plot_reach, plot_scene_summary
+from ..viz.walk_plots import plot_walk
 from .talos import TalosRun as TalosRunType
 from .talos import animate_talos
 
@@ -268,6 +272,37 @@ def _talos_part(ctx: DemoContext) -> Any:
     return run
 
 
+#: the demo's walk: footsteps, step length (m)
+WALK_STEPS, WALK_LENGTH = 4, 0.1
+
+
+def _walk_part(ctx: DemoContext) -> Any:
+    out = ctx.out
+    from ..model.registry import example_robot_data_dir
+
+    if example_robot_data_dir() is None:
+        out.write(
+            "== 6. walking — Talos: skipped, example-robot-data is not installed "
+            '(pip install "wbcpy[demo]")\n\n'
+        )
+        return True
+    from ..locomotion import walk
+    from ..sim.mujoco import mujoco_available
+
+    plant = "mujoco" if mujoco_available() else "pinocchio"
+    where = (
+        "MuJoCo"
+        if plant == "mujoco"
+        else "rigid-contact plant (pip install 'wbcpy[mujoco]' to walk in MuJoCo)"
+    )
+    out.write(
+        f"== 6. walking — Talos: {WALK_STEPS} steps of {WALK_LENGTH} m, torque-controlled, in the {where}\n"
+    )
+    summary = walk("talos", n_steps=WALK_STEPS, length=WALK_LENGTH, solver=ctx.solver, plant=plant)
+    out.write(summary.text() + "\n\n")
+    return summary
+
+
 #: the demo, in order: (key of the result, part); see the module docstring
 PARTS: list[tuple[str, Callable[[DemoContext], Any]]] = [
     ("jspace", _jspace_part),
@@ -275,6 +310,7 @@ PARTS: list[tuple[str, Callable[[DemoContext], Any]]] = [
     ("scene", _scene_part),
     ("reach", _reach_part),
     ("talos", _talos_part),
+    ("walk", _walk_part),
 ]
 
 
@@ -292,18 +328,24 @@ def _plots(out: TextIO, folder: Path, parts: dict[str, Any]) -> list[Path]:
         files["reach.png"] = lambda p: plot_reach(p, parts["reach"], parts["reach_ctrl"].chain, joints=False)
     if isinstance(parts.get("talos"), TalosRunType):
         files["talos.png"] = lambda p: plot_contact_run(p, parts["talos"])
+    walked = parts.get("walk")
+    if walked is not None and walked is not True:
+        files["walk.png"] = lambda p: plot_walk(
+            p, walked.robot, walked.log, f"Talos walking ({walked.plant})"
+        )
     written = []
     for name, draw in files.items():
         path = folder / name
         draw(path)
         written.append(path)
-    out.write("== 6. plots\n" + "".join(f"wrote {p}\n" for p in written))
+    out.write("== 7. plots\n" + "".join(f"wrote {p}\n" for p in written))
     return written
 
 
 def _animation_writers(parts: dict[str, Any]) -> dict[str, Callable[[Path], Path]]:
     """Step 7: one HTML animation per entry (file name -> writer)."""
     from ..viz import animate_reach, animate_scene
+    from ..viz.walk_plots import animate_walk
 
     animations: dict[str, Callable[[Path], Path]] = {}
     if "scene" in parts:
@@ -314,6 +356,9 @@ def _animation_writers(parts: dict[str, Any]) -> dict[str, Callable[[Path], Path
         animations["reach.html"] = lambda p: animate_reach(parts["reach_ctrl"].chain, parts["reach"], p)
     if isinstance(parts.get("talos"), TalosRunType):
         animations["talos.html"] = lambda p: animate_talos(parts["talos"], p)
+    walked = parts.get("walk")
+    if walked is not None and walked is not True:
+        animations["walk.html"] = lambda p: animate_walk(walked.robot, walked.log, p, title="Talos walking")
     return animations
 
 
@@ -326,7 +371,7 @@ class _Animations:
 
         self.out, self._writers = out, None
         if not have_viz():
-            out.write(f"== 7. animations: skipped, the viz extra is not installed ({INSTALL_HINT})\n")
+            out.write(f"== 8. animations: skipped, the viz extra is not installed ({INSTALL_HINT})\n")
             return
         folder.mkdir(parents=True, exist_ok=True)
         self._writers = FileWriters(_animation_writers(parts), folder, background)
@@ -337,7 +382,7 @@ class _Animations:
             return []
         paths = self._writers.result()
         self.out.write(
-            "== 7. animations (open from disk, no network)\n" + "".join(f"wrote {p}\n" for p in paths)
+            "== 8. animations (open from disk, no network)\n" + "".join(f"wrote {p}\n" for p in paths)
         )
         return paths
 
@@ -369,9 +414,9 @@ def run_demo(
     result = DemoResult(ctx.results)
     animations = _Animations(ctx.out, Path(out_dir), ctx.results, background) if plots else None
     if not plots:
-        ctx.out.write("== 6. plots: off (--no-plots)\n")
+        ctx.out.write("== 7. plots: off (--no-plots)\n")
     elif not have_matplotlib():
-        ctx.out.write("== 6. plots: skipped, matplotlib is not installed (pip install 'wbcpy[plot]')\n")
+        ctx.out.write("== 7. plots: skipped, matplotlib is not installed (pip install 'wbcpy[plot]')\n")
     else:
         result.plots = _plots(ctx.out, Path(out_dir), ctx.results)
     if animations is not None:
