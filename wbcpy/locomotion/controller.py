@@ -22,9 +22,18 @@ COM task weighs as much as the swing foot's, so the swing leg's own momentum doe
 and the step (:meth:`WalkingController._adapt`).
 
 Robustness margins by construction: the scene's soles are the real ones shrunk by ``cop_margin`` per edge
-and its friction coefficient is ``friction_use`` · μ, so every wrench the scene allows — and with it the
-plant's, which equals it (same τ, same active contacts, both exact) — keeps its CoP that far inside the
-real sole and its tangential force below ``friction_use`` · μ f_z.
+and its friction pyramid is the one inscribed in the Coulomb cone of ``friction_use`` · μ (μ_s =
+``friction_use`` · μ / √2 on each sole axis, so that ‖f_t‖ ≤ ``friction_use`` · μ f_z in the Euclidean
+norm), so every wrench the scene allows — and with it the rigid plant's, which equals it (same τ, same
+active contacts, both exact) — keeps its CoP that far inside the real sole and its tangential force
+below ``friction_use`` · μ f_z on any floor, isotropic (MuJoCo's elliptic cones) or not. (An inscribed
+pyramid rather than more facets: no more cone rows than the square pyramid, and the corner forces of the
+scene's contact wrench cone stay inside the Coulomb cone too; it gives up 1 − cos(π/8) ≈ 8 % of the
+tangential force along the axes against an inscribed octagon, 29 % against the square pyramid.)
+
+A landing foot's normal force ramps up (the scene's loading ramp over ``landing_time``) and the contact
+rows damp the soles' velocity (``contact_kd``): on a soft floor a foot is loaded gradually and a foot
+that moves is brought to rest; on the rigid plant, which holds the soles still, the damping term is 0.
 """
 
 from __future__ import annotations
@@ -39,13 +48,17 @@ import pinocchio as pin
 
 from ..contacts import SurfaceContact
 from ..controllers import CartesianPD, ComPD, JointPD
-from ..errors import ConfigError, EffortLimitWarning
+from ..errors import ConfigError, EffortLimitWarning, QPSolveError
 from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
+from .fallback import Fallback
 from .footsteps import SIDES, yaw_of
 from .pattern import Phase, WalkingPattern, quintic
 from .scaling import walking_scale
+from .sole_gap import SOLE_CLEARANCE, lateral_extent
+from .swing_speed import SWING_SPEED, speed_limited
+from .touchdown import Touchdown
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -57,6 +70,13 @@ Lipm = tuple[tuple[float, float], tuple[float, float], tuple[float, float]]
 #: the last part of a swing (s) that keeps its footstep: a re-plan later than this asks the swing leg for
 #: accelerations it cannot follow, and the foot lands moving
 ADAPT_STOP = 0.1
+#: the time (s, Talos's; scaled by the robot's time scale) over which a landing foot's normal-force bound
+#: rises from 0 to the largest normal force (the scene's loading ramp): 1.5 m·g in 25 steps of 2 ms, at
+#: most 0.06 m·g per step
+LANDING_TIME = 0.05
+#: the contacts' velocity gain K_d (1/s, Talos's; scaled by the robot's time scale): a sole that moves on a
+#: soft floor is brought to rest, ẍ_c = −K_d ẋ_c (:mod:`wbcpy.contacts.contacts`)
+CONTACT_KD = 10.0
 
 
 def default_cop_margin(half_size: tuple[float, float]) -> float:
@@ -90,7 +110,7 @@ class WalkingController:
         half_size: tuple[float, float] | None = None,
         mu: float | None = None,
         cop_margin: float | None = None,
-        friction_use: float = 0.8,
+        friction_use: float = 0.85,
         posture: Any = None,
         push_recovery: bool = True,
         max_normal: float = 1.5,
@@ -106,7 +126,7 @@ class WalkingController:
                 :class:`~wbcpy.locomotion.feet.Feet`'s.
             cop_margin: how far inside the real sole's edges the CoP stays (m); None:
                 :func:`default_cop_margin`.
-            friction_use: the largest |f_t| / (μ f_z) the scene allows.
+            friction_use: the largest ‖f_t‖ / (μ f_z) the scene allows (Euclidean norm: module docstring).
             posture: the posture target (nq), default the robot's current configuration.
             push_recovery: adapt the footsteps to the measured DCM (:meth:`_adapt`).
             max_normal: the largest normal force of a sole, in units of m·g.
@@ -136,9 +156,10 @@ class WalkingController:
         scene = self.scene = InverseDynamicsScene(robot, solver=solver, dt=dt, effort_limits=True)
         self._warn_effort_limits()
         fz_max = max_normal * robot.total_mass * 9.81
-        scene.set_contacts(
-            [SurfaceContact(f, inner, friction_use * self.mu, fz_max=fz_max) for f in feet.frames]
-        )
+        kd = CONTACT_KD / scale.time
+        self.landing_time = LANDING_TIME * scale.time
+        mu_axis = friction_use * self.mu / math.sqrt(2.0)  # (the inscribed pyramid: module docstring)
+        scene.set_contacts([SurfaceContact(f, inner, mu_axis, fz_max=fz_max, kd=kd) for f in feet.frames])
         joints = [n for n in robot.joint_names if robot.model.joints[robot.joint_id(n)].nv == 1]
         configs: list[dict[str, Any]] = [
             {"name": "com", "type": "com", "weights": [10.0] * 3},
@@ -169,10 +190,16 @@ class WalkingController:
         self._foot = {side: cast(CartesianTask, scene.get_task(f"{side}_foot")) for side in SIDES}
         self._bind_references()
         self._swinging: str | None = None
+        self._swing_phase = Phase("start", 0.0, 0.0)  # the swing's phase while a foot swings
+        self._landed = -1  # the footstep whose foot landed last
+        self.touchdown = Touchdown(self.feet, scale.weight, scale.size, 0.5 * pattern.double_support_time)
         self._scheduled = math.nan  # the time of the last schedule() (s)
+        self.fallback = Fallback(robot.dof_names[6:])
         #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
         self.push_recovery, self.dcm_gain = push_recovery, 3.0 / scale.time
         self.adapt_threshold, self.reach = scale.adapt_threshold, scale.reach
+        self.swing_speed = SWING_SPEED * scale.size / scale.time
+        self.clearance = SOLE_CLEARANCE * scale.size
         self._nominal: WalkingPattern | None = None
         self._nominal_version = -1  # the pattern's version when _nominal was copied from it
         self._adapting = False
@@ -222,6 +249,29 @@ class WalkingController:
         self._com_view = self._com.target_view()
 
     # ------------------------------------------------------------------ contacts
+    def set_measured_wrenches(self, wrenches: Any) -> None:
+        """The soles' measured wrenches for the next :meth:`step` (and the ones after, until the next call):
+        ``{sole frame: wrench}`` for both soles, 6-vectors — force over torque, in the sole frame's axes,
+        about its origin, what the ground exerts on the robot (N, N·m). A swing foot then lands when it
+        feels the ground (early or late: :mod:`~wbcpy.locomotion.touchdown`); ``None`` returns to the
+        pattern's clock (the default).
+
+        Raises:
+            ConfigError: not a mapping or None, or a sole missing. UnknownNameError: a key that is not a
+                sole frame. InvalidValueError: a wrench that is not 6 finite numbers. Nothing changes on
+                error.
+        """
+        self.touchdown.set(wrenches)
+
+    def _landed_now(self, t: float) -> bool:
+        """Whether the swinging foot lands at time t (:meth:`Touchdown.landed`; its ground speed from the
+        robot's state, only asked with measurements)."""
+        sp, side, touchdown = self._swing_phase, str(self._swinging), self.touchdown
+        speed = 0.0
+        if touchdown.measuring and sp.t0 + 0.5 * (sp.t1 - sp.t0) <= t < sp.t1 + touchdown.max_delay:
+            speed = float(np.hypot(*self.robot.frame_velocity(self.feet[side])[:2]))
+        return touchdown.landed(side, t, sp.t0, sp.t1, speed)
+
     def schedule(self, t: float) -> None:
         """Apply the pattern's contact events at time t: unload the next swing foot over the double
         support before its lift-off, land the swing foot when its swing ends (idempotent: a second call
@@ -232,18 +282,21 @@ class WalkingController:
         scene, pattern = self.scene, self.pattern
         ph = pattern.phase(t)
         active = scene.active_contact_frames
-        if ph.kind != "single" and self._swinging is not None:  # touch-down
-            scene.set_contact_active(self.feet[self._swinging], True)
+        sp = self._swing_phase
+        if self._swinging is not None and self._landed_now(t):
+            scene.set_contact_active(self.feet[self._swinging], True, transition=self.landing_time)
             scene.set_task_activation(f"{self._swinging}_foot", 0.0)
-            self._swinging = None
+            self._swinging, self._landed = None, sp.step
         nxt = pattern.phase(ph.t1 + 0.5 * self.dt) if ph.kind in ("start", "double") else None
-        if nxt is not None and nxt.kind == "single" and nxt.swing is not None:
+        if nxt is not None and nxt.kind == "single" and nxt.swing is not None and self._swinging is None:
             left = nxt.t0 - t
             frame = self.feet[nxt.swing]
             if left <= pattern.double_support_time + 1e-9 and frame in active and self._unloaded != nxt.step:
                 scene.set_contact_active(frame, False, transition=left)
                 self._unloaded = nxt.step
-        if ph.kind == "single" and ph.swing is not None and self._swinging is None:
+        lifts = self._swinging is None and self._landed != ph.step
+        if lifts and ph.kind == "single" and ph.swing is not None:
+            self._swing_phase = ph
             self._swinging = ph.swing
             self._nominal, self._adapting, self._swing_override = pattern.copy(), False, None
             self._nominal_version = pattern.version
@@ -335,7 +388,7 @@ class WalkingController:
             True when the footstep (and with it the plan) moved.
         """
         pattern, robot = self.pattern, self.robot
-        if ph.kind != "single" or ph.swing is None or self._nominal is None:
+        if ph.kind != "single" or ph.swing is None or self._nominal is None or self._swinging != ph.swing:
             return False
         w, left = pattern.omega, ph.t1 - t
         # (the plan at lift-off: the pattern itself while no footstep moved since, the same numbers)
@@ -346,47 +399,67 @@ class WalkingController:
             return False
         self._adapting = True
         nominal = self._nominal.steps[ph.step].placement
-        target = self._reachable(ph, nominal.translation[:2] + np.array(shift))
+        target = self._reachable(ph, nominal.translation[:2] + np.array(shift), yaw_of(nominal.rotation))
         current = pattern.steps[ph.step].placement.translation[:2]
         if float(np.linalg.norm(target - current)) < 2e-3 or left < ADAPT_STOP:
             return False
-        pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
         frame = self.feet[ph.swing]
         ref = pattern.swing(t)
         acc = ref[3][:3] if ref is not None else np.zeros(3)
         pos, vel = robot.frame_placement(frame).translation, robot.frame_velocity(frame)[:3]
+        if self.touchdown.measuring:  # (a real floor: a foot that lands moving slides — swing_speed)
+            target = speed_limited(pos[:2], vel[:2], acc[:2], current, target, left, self.swing_speed)
+            if float(np.linalg.norm(target - current)) < 2e-3:
+                return False
+        pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
         goal = pattern.steps[ph.step].placement.translation
         self._swing_override = (t, quintic(pos.copy(), vel, acc, goal.copy(), left))
         return True
 
-    def _reachable(self, ph: Any, xy: np.ndarray) -> np.ndarray:
+    def _reachable(self, ph: Any, xy: np.ndarray, yaw: float) -> np.ndarray:
         """``xy`` clamped, in the stance sole's axes, to the reach box (:attr:`reach`; Talos: forward
         [−0.3, 0.5] m, sideways [0.16, 0.45] m away from the stance foot on the swing foot's side: no
-        crossing)."""
+        crossing), its near side at least the two footprints' half extents across the stance sole plus
+        the clearance (:mod:`~wbcpy.locomotion.sole_gap`: the swing sole, at heading ``yaw`` (rad), keeps
+        off the stance sole's footprint wherever it lands ahead or behind)."""
         stance = self.pattern.foot_before(ph.step, str(ph.stance))
         R = stance.rotation[:2, :2]
         local = R.T @ (xy - stance.translation[:2])
         sign = 1.0 if ph.swing == "left" else -1.0
         (back, ahead), (near, far) = self.reach
+        turned = lateral_extent(self.half_size, yaw - yaw_of(stance.rotation))
+        near = max(near, self.half_size[1] + turned + self.clearance)
         local[0] = min(max(local[0], back), ahead)
         local[1] = sign * min(max(sign * local[1], near), far)
         out: np.ndarray = stance.translation[:2] + R @ local
         return out
 
-    def _swing_reference(self, t: float) -> str | None:
+    def _swing_reference(self, t: float, ph: Phase) -> str | None:
         """The swing foot's reference at time t written into :attr:`_swing_M` (placement), ``_swing_v``
         and ``_swing_a`` (6-vectors, world axes): the pattern's, with the ground-plane path of a re-planned
-        swing (:meth:`_adapt`; the height keeps the pattern's profile); returns the swinging side, or
-        None when both feet are planted."""
+        swing (:meth:`_adapt`; the height keeps the pattern's profile); a late foot's is its footstep
+        lowered by :meth:`Touchdown.depth` at the descent speed (:mod:`~wbcpy.locomotion.touchdown`), an
+        early one's its footstep. Returns the side of the swing phase, or None when both feet are planted
+        by the plan."""
         M, vel, acc = self._swing_M, self._swing_v, self._swing_a
-        side = self.pattern.swing_into(t, M, vel, acc)
-        if side is None or self._swing_override is None:
-            return side
-        t0, path = self._swing_override
-        pos, pv, pa = path(t - t0)
-        M[0, 3], M[1, 3] = pos[0], pos[1]
-        vel[0], vel[1] = pv[0], pv[1]
-        acc[0], acc[1] = pa[0], pa[1]
+        swinging = self._swinging is not None
+        if not swinging and not (ph.kind == "single" and self._landed == ph.step):
+            return self.pattern.swing_into(t, M, vel, acc)
+        t1 = self._swing_phase.t1
+        late = t >= t1
+        side = self.pattern.swing_into(t if swinging and not late else Touchdown.before(t1), M, vel, acc)
+        if side is None:
+            return None
+        if self._swing_override is not None:
+            t0, path = self._swing_override
+            pos, pv, pa = path(t - t0)
+            M[0, 3], M[1, 3] = pos[0], pos[1]
+            vel[0], vel[1] = pv[0], pv[1]
+            acc[0], acc[1] = pa[0], pa[1]
+        if late or not swinging:
+            vel[:], acc[:] = 0.0, 0.0
+            M[2, 3] -= self.touchdown.depth(t, t1)
+            vel[2] = -self.touchdown.descent if late else 0.0
         return side
 
     def step(self, t: float) -> JointCommand:
@@ -395,8 +468,9 @@ class WalkingController:
         Returns:
             The scene's :class:`JointCommand` (``effort``: τ of the actuated joints, N·m).
 
-        Raises:
-            QPSolveError: the scene has no feasible answer.
+        When the scene's problem has no answer the controller degrades instead of raising
+        (:mod:`~wbcpy.locomotion.fallback`: its contacts relaxed, else the last torques held) and counts
+        it in :attr:`fallback`.
         """
         self.schedule(t)
         scene, robot = self.scene, self.robot
@@ -406,8 +480,8 @@ class WalkingController:
         ph, plan = pattern.phase(t), pattern.lipm(t)
         if self.push_recovery and self._adapt(t, ph, plan, x, v):
             plan = pattern.lipm(t)  # (re-planned over the moved footstep)
-        self._write_com(plan, ph, x, v)
-        swing = self._swing_reference(t)
+        self._write_com(plan, ph if self._swinging is None else self._swing_phase, x, v)
+        swing = self._swing_reference(t, ph)
         yaw = self._base_yaw(t, ph, swing)
         if yaw != self._yaw:  # (a new target only when the heading moves: turning, or a swing that turns)
             self._base_law.set_target(self._base_target(yaw))
@@ -419,4 +493,10 @@ class WalkingController:
             pose = self._swing_pose  # (the swing placement's blocks copied into one reused pin.SE3)
             pose.rotation, pose.translation = self._swing_blocks
             self._foot_law[swing].set_target(pose, self._swing_v, self._swing_a)
-        return scene.solve(scene.update())
+        hqp = scene.update()
+        try:
+            cmd = scene.solve(hqp)
+        except QPSolveError as exc:
+            return self.fallback.answer(scene, hqp, exc, t)
+        self.fallback.last = cmd
+        return cmd

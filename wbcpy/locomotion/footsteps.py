@@ -8,6 +8,12 @@ forward: with dθ = turn / (n − 1), footstep k (1 ≤ k < n) lands at
 
 (+ on the left), footstep n lands beside footstep n − 1 (same m, θ). On a straight walk the feet's
 midpoint thus moves (n − 1)·(length, lateral) and the heading changes by ``turn`` in all.
+
+Feet kept apart: stepping sideways brings the trailing foot to width − |lateral| of the leading one, and
+soles must not overlap (:mod:`~wbcpy.locomotion.sole_gap`): that distance must be at least the sole width
+plus a clearance (0.02 m at Talos's size, scaled by the robot's). ``width=None`` keeps today's feet
+distance, widened to that least width where a sideways walk needs it; a ``width`` below it is refused;
+a plan whose footsteps overlap the foot they land beside (a sharp turn) is refused too.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import ConfigError
+from .scaling import walking_scale
 from .sole_finder import as_feet
+from .sole_gap import SOLE_CLEARANCE, footprint_gap, min_width
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -113,7 +121,8 @@ def plan_footsteps(
         robot: the robot, with a state set (its soles on the ground).
         n_steps: number of footsteps n ≥ 1 (n = 1: one step in place beside the other foot).
         length: forward advance of the walking frame per step (m).
-        width: distance between the soles (m, > 0); None keeps today's.
+        width: distance between the soles (m, > 0, at least the sole width plus the clearance plus
+            |lateral|: module docstring); None keeps today's, widened to that where needed.
         turn: total heading change (rad, counter-clockwise); needs n ≥ 2 when non-zero.
         lateral: sideways advance per step (m, + to the left).
         first: the side that steps first.
@@ -135,10 +144,17 @@ def plan_footsteps(
         raise ConfigError("first", f"must be 'left' or 'right', got {first!r}")
     if n_steps == 1 and turn != 0.0:
         raise ConfigError("turn", "a turn needs at least 2 steps")
-    mid, theta0, width0, ground = feet_frame(robot, feet)
-    w = width0 if width is None else _number(width, "width", positive=True)
-    if w <= 0.0:
-        raise ConfigError("width", f"the feet are crossed (distance {w:.3f} m): give a width > 0")
+    soles = as_feet(robot, feet)
+    mid, theta0, width0, ground = feet_frame(robot, soles)
+    clearance = SOLE_CLEARANCE * walking_scale(robot, soles).size
+    least = min_width(soles.half_size, lateral, clearance)
+    w = max(width0, least) if width is None else _number(width, "width", positive=True)
+    if w < least - 1e-12:
+        raise ConfigError(
+            "width", f"the soles would overlap or touch: feet distance {w:.3f} m, stepping "
+            f"{abs(lateral):.3f} m sideways; give a width ≥ {least:.3f} m (sole width "
+            f"{2 * soles.half_size[1]:.3f} m, clearance {clearance:.3f} m)",
+        )  # fmt: skip
     dtheta = turn / (n_steps - 1) if n_steps > 1 else 0.0
     steps: list[Footstep] = []
     m, theta = mid.copy(), theta0
@@ -150,4 +166,17 @@ def plan_footsteps(
         sign = 1.0 if side == "left" else -1.0
         xy = m + _rz(theta)[:2, :2] @ np.array([0.0, sign * 0.5 * w])
         steps.append(Footstep(side, pin.SE3(_rz(theta), np.array([xy[0], xy[1], ground]))))
+    _check_apart(steps, soles.half_size, "turn" if turn else "width")
     return steps
+
+
+def _check_apart(steps: list[Footstep], half_size: tuple[float, float], field: str) -> None:
+    """Refuse footsteps whose footprint overlaps the one before (the other foot's, where it lands beside).
+
+    Raises:
+        ConfigError: (``field``) two footprints overlap.
+    """
+    for k in range(1, len(steps)):
+        gap = footprint_gap(steps[k - 1].placement, steps[k].placement, half_size)
+        if gap < 0.0:
+            raise ConfigError(field, f"footsteps {k - 1} and {k} would overlap ({1e3 * gap:.1f} mm)")
