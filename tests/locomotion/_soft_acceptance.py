@@ -61,12 +61,20 @@ class Record:
         return {k: np.array(getattr(self, k)) for k in ("t", "q", "v", "measured", "planned")}
 
 
-def drive(ctrl, robot, plant, duration: float, push=None, measured: bool = True) -> Record:
+def drive(ctrl, robot, plant, duration: float, push=None, measured: bool = True, settle: float = 0.0
+          ) -> Record:  # fmt: skip
     """The closed loop a user writes: per control step the plant's state into the robot, the last
-    period's sole wrenches into the controller (``measured``), its torques into the plant."""
+    period's sole wrenches into the controller (``measured``), its torques into the plant. ``settle``
+    seconds first (not recorded): the controller at t = 0, the robot put down on the floor."""
     dt = ctrl.dt
     rec = Record()
     wrenches = np.zeros((2, 6))
+    for _ in range(round(settle / dt)):
+        q, v = plant.state()
+        robot.update(q, v)
+        if measured:
+            ctrl.set_measured_wrenches(dict(zip(SOLES, wrenches, strict=True)))
+        wrenches = plant.apply(ctrl.step(0.0).effort)
     for k in range(round(duration / dt)):
         t = k * dt
         if push is not None and abs(t - push[1]) < 0.5 * dt:

@@ -166,17 +166,20 @@ def plan_footsteps(
         sign = 1.0 if side == "left" else -1.0
         xy = m + _rz(theta)[:2, :2] @ np.array([0.0, sign * 0.5 * w])
         steps.append(Footstep(side, pin.SE3(_rz(theta), np.array([xy[0], xy[1], ground]))))
-    _check_apart(steps, soles.half_size, "turn" if turn else "width")
+    stance = (soles.right if first == "left" else soles.left).world(robot)
+    _check_apart([stance, *(s.placement for s in steps)], soles.half_size, "turn" if turn else "width")
     return steps
 
 
-def _check_apart(steps: list[Footstep], half_size: tuple[float, float], field: str) -> None:
-    """Refuse footsteps whose footprint overlaps the one before (the other foot's, where it lands beside).
+def _check_apart(placements: list[pin.SE3], half_size: tuple[float, float], field: str) -> None:
+    """Refuse footsteps whose footprint overlaps the one before — the other foot's, beside which it lands
+    (``placements``: the first stance sole's at the start, then the footsteps').
 
     Raises:
         ConfigError: (``field``) two footprints overlap.
     """
-    for k in range(1, len(steps)):
-        gap = footprint_gap(steps[k - 1].placement, steps[k].placement, half_size)
+    for k in range(1, len(placements)):
+        gap = footprint_gap(placements[k - 1], placements[k], half_size)
         if gap < 0.0:
-            raise ConfigError(field, f"footsteps {k - 1} and {k} would overlap ({1e3 * gap:.1f} mm)")
+            which = "the start" if k == 1 else f"footstep {k - 2}"
+            raise ConfigError(field, f"footstep {k - 1} would overlap {which} ({1e3 * gap:.1f} mm)")
