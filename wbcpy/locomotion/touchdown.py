@@ -93,7 +93,7 @@ class Touchdown:
         ground speed (m/s) below :attr:`speed`, or at the end of the bounded extension."""
         if self.normal is None:
             return t >= t1
-        if t >= t1 + self.max_delay:
+        if t >= t1 + self.max_delay - 1e-9:  # (to the nanosecond: times are sums of control steps)
             return True
         return self.normal[side] > self.threshold and t >= 0.5 * (t0 + t1) and speed <= self.speed
 
