@@ -51,3 +51,20 @@ class Uncoupled:
     def v(self, v: np.ndarray) -> np.ndarray:
         """The uncoupled velocity G v."""
         return self.G @ v
+
+
+#: a two-joint arm whose follower j2 is an unaligned revolute joint (axis 0 0.2 1) mimicking j1 with
+#: multiplier 0.5 and offset 0.1 (a URDF text)
+_INERTIA_ = '<inertia ixx="0.01" iyy="0.02" izz="0.03" ixy="0" ixz="0" iyz="0"/>'
+MIMIC2 = f"""<robot name="mimic2">
+  <link name="base"/>
+  <link name="l1"><inertial><mass value="1.0"/><origin xyz="0.25 0 0.05"/>{_INERTIA_}</inertial></link>
+  <link name="l2"><inertial><mass value="0.7"/><origin xyz="0.2 0.03 0"/>{_INERTIA_}</inertial></link>
+  <link name="tip"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+    <limit lower="-2" upper="2" effort="10" velocity="2"/></joint>
+  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0.5 0 0" rpy="0.3 0 0"/>
+    <axis xyz="0 0.2 1"/><limit lower="-2" upper="2" effort="10" velocity="2"/>
+    <mimic joint="j1" multiplier="0.5" offset="0.1"/></joint>
+  <joint name="jt" type="fixed"><parent link="l2"/><child link="tip"/><origin xyz="0.5 0 0"/></joint>
+</robot>"""

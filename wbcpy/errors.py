@@ -16,6 +16,8 @@ unknown frame / joint / link / chain / task   :class:`UnknownNameError` (a ``Key
 wrong shape, NaN or inf in an input           :class:`InvalidValueError` (a ``ValueError``)
 quantity read before a state was set          :class:`StateNotSetError`
 bad task, scene, chain or robot config        :class:`ConfigError` (a ``ValueError``), :class:`ConfigKeyError`
+assigning a read-only attribute               :class:`ReadOnlyAttributeError` (a ConfigError, an
+                                              ``AttributeError``)
 QP infeasible or solver failure               :class:`QPSolveError`
 an object used by two threads at once         :class:`ConcurrentUseError`
 ============================================  ================================================================
@@ -318,6 +320,20 @@ class ConfigKeyError(ConfigError, UnknownNameError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class ReadOnlyAttributeError(ConfigError, AttributeError):
+    """An attribute that is fixed once its object is built was assigned (or deleted): what depends on it
+    was computed from it, so changing it alone would be ignored. Build a new object instead. Also an
+    ``AttributeError`` (Python's category for an attribute that cannot be set).
+
+    Attributes:
+        field: the attribute. reason: what to do instead.
+    """
+
+    def __init__(self, field: str, reason: str = "read-only; build a new object with the value") -> None:
+        ConfigError.__init__(self, field, reason)
+        self.name = field
 
 
 class QPSolveError(WbcpyError, RuntimeError):

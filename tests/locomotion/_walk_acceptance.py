@@ -203,7 +203,8 @@ def accept(
             out.check("raw wrench in cone", _wrench_ok(w, mu, X, Y, CONE_TOL * mg), f"step {k}, {frames[i]}")
         if k < K - 1:
             landing = bool((active[k + 1] & ~active[k]).any())
-            pushed_now = push_time is not None and abs(t[k + 1] - push_time) < 0.5 * dt
+            # (the push lands at the first control step at or after its time)
+            pushed_now = push_time is not None and k + 1 == max(0, math.ceil(push_time / dt - 1e-6))
             if not landing and not pushed_now:
                 motion_err = max(motion_err, float(np.abs(v[k + 1] - v[k] - dt * qdd).max()))
                 dq = pin.difference(model, q[k], q[k + 1]) - dt * v[k + 1]

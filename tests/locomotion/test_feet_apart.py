@@ -17,6 +17,7 @@ from scipy.optimize import linprog
 from wbcpy.errors import ConfigError
 from wbcpy.locomotion import WalkingController, WalkingPattern, plan_footsteps
 from wbcpy.locomotion.footsteps import feet_frame
+from wbcpy.locomotion.push_recovery import reachable
 from wbcpy.locomotion.sole_gap import SOLE_CLEARANCE, footprint_gap
 
 HALF = (0.1, 0.065)
@@ -120,13 +121,14 @@ def test_plans_are_refused_exactly_when_soles_overlap(talos, n, length, turn, la
     width = 0.16 + abs(lateral)  # (wide enough for the sideways steps: the turn decides)
     planned = _spec_footsteps(talos, n, length, width, turn, lateral)
     overlaps = any(_overlap(planned[k - 1], planned[k]) for k in range(1, len(planned)))
+    too_sharp = abs(turn / (n - 1)) > 0.5 * math.pi  # (refused too: at most π/2 per footstep)
     try:
         steps = plan_footsteps(talos, n, length, width, turn, lateral)
     except ConfigError as exc:
         assert exc.field in ("turn", "width")
-        assert overlaps
+        assert overlaps or too_sharp
         return
-    assert not overlaps
+    assert not overlaps and not too_sharp
     for s, M in zip(steps, planned[1:], strict=True):
         assert s.placement.isApprox(M, 1e-9)
 
@@ -156,7 +158,8 @@ def test_the_adapted_footstep_keeps_off_the_stance_sole(talos, dx, dy, yaw):
     ph = pattern.phase(1.2)
     assert ph.swing == "left"
     stance = pattern.foot_before(ph.step, "right")
-    target = ctrl._reachable(ph, stance.translation[:2] + np.array([dx, dy]), yaw)
+    apart = (ctrl.half_size, ctrl.clearance)
+    target = reachable(pattern, ph, stance.translation[:2] + np.array([dx, dy]), yaw, ctrl.reach, apart)
     landed = _placement(target[0], target[1], yaw)
     heading = math.atan2(stance.rotation[1, 0], stance.rotation[0, 0])
     stance_flat = _placement(stance.translation[0], stance.translation[1], heading)

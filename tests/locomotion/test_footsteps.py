@@ -62,8 +62,8 @@ def test_turn_and_lateral(talos):
     n=st.integers(2, 12),
     length=st.floats(-0.3, 0.3),
     lateral=st.floats(-0.1, 0.1),
-    turn=st.floats(-2.0, 2.0),
-    width=st.floats(0.1, 0.3),
+    turn=st.floats(-1.5, 1.5),
+    width=st.floats(0.13, 0.3),
 )
 def test_consecutive_feet_keep_the_width(talos, n, length, lateral, turn, width):
     """Every footstep k < n is ±width/2 across the walking frame; the final pair is exactly beside (plans

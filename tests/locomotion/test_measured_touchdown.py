@@ -13,7 +13,7 @@ import pickle
 import numpy as np
 import pytest
 
-from wbcpy.errors import ConfigError, InvalidValueError, UnknownNameError
+from wbcpy.errors import ConfigError, InvalidValueError, ReadOnlyAttributeError, UnknownNameError
 from wbcpy.locomotion import WalkingController, WalkingPattern, plan_footsteps
 from wbcpy.locomotion.touchdown import DESCENT_SPEED, TOUCHDOWN_FORCE
 from wbcpy.sim.contact_simulation import ContactPlant
@@ -153,3 +153,14 @@ def test_copies_and_pickles_keep_their_own_measurements(talos_ctrl):
     assert twin.touchdown.measuring and not ctrl.touchdown.measuring
     back = pickle.loads(pickle.dumps(twin))
     assert back.touchdown.normal == twin.touchdown.normal and back.touchdown is not twin.touchdown
+
+
+def test_the_soft_contact_attributes_are_read_only(talos_ctrl):
+    """touchdown, fallback, landing_time, swing_speed, clearance: fixed once built (the scene's ramps and
+    the adaptation's region are built from them)."""
+    _, ctrl = talos_ctrl
+    for name in ("touchdown", "fallback", "landing_time", "swing_speed", "clearance"):
+        before = getattr(ctrl, name)
+        with pytest.raises(ReadOnlyAttributeError) as info:
+            setattr(ctrl, name, 0.5)
+        assert info.value.field == name and getattr(ctrl, name) is before

@@ -13,7 +13,7 @@ from scipy.spatial import ConvexHull
 
 from wbcpy.errors import ConfigError
 from wbcpy.locomotion import WalkingPattern, plan_footsteps
-from wbcpy.locomotion.pattern import quintic
+from wbcpy.locomotion.profiles import quintic
 
 HALF = (0.1, 0.065)
 
@@ -46,7 +46,7 @@ def _pattern(robot, **kw):
 @given(
     n=st.integers(2, 6),
     length=st.floats(-0.15, 0.3),
-    turn=st.floats(-1.6, 1.6),
+    turn=st.floats(-1.5, 1.5),
     lateral=st.floats(0.0, 0.1),
 )
 def test_zmp_inside_the_support_polygon(talos, n, length, turn, lateral):

@@ -139,6 +139,18 @@ def check_output_dir(path: str | Path, option: str = "--out") -> Path:
     return folder
 
 
+def check_output_file(path: str | Path, option: str) -> Path:
+    """An output file path: not a folder, in an existing folder where a file can be created (the folder
+    is not created: a mistyped folder is an error, not a new tree)."""
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise CLIError(f"{option}: {str(target)!r} is a folder; give a file name")
+    if not target.parent.is_dir():
+        raise CLIError(f"{option}: folder {str(target.parent)!r} does not exist")
+    _probe_folder(target.parent, option)
+    return target
+
+
 def check_plot_path(path: str | Path, option: str = "--plot") -> Path:
     """A plot file path: a format matplotlib writes (by extension), not a folder, in a writable folder."""
     target = Path(path).expanduser()

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import CLIError
-from .common import add_package_dir_argument, package_dirs_arg
+from .common import add_package_dir_argument, check_output_file, check_plot_path, package_dirs_arg
 
 NEEDS = ("distributed", "tqdm", "threadpoolctl")
 
@@ -33,9 +33,7 @@ def _check_installed() -> None:
 
 
 def _out_path(args: argparse.Namespace) -> Path:
-    out = Path(args.out) if args.out else Path(f"{Path(args.sweep).stem}-results.csv")
-    if not out.parent.expanduser().is_dir():
-        raise CLIError(f"--out: folder {str(out.parent)!r} does not exist")
+    out = check_output_file(args.out if args.out else f"{Path(args.sweep).stem}-results.csv", "--out")
     if out.exists() and out.stat().st_size and not (args.resume or args.overwrite):
         raise CLIError(f"{str(out)!r} exists: --resume to add the missing runs, --overwrite to start again")
     return out
@@ -44,8 +42,7 @@ def _out_path(args: argparse.Namespace) -> Path:
 def _plot_choice(args: argparse.Namespace, spec: Any) -> tuple[str, list[str]] | None:
     if not args.plot:
         return None
-    if not Path(args.plot).parent.expanduser().is_dir():
-        raise CLIError(f"--plot: folder {str(Path(args.plot).parent)!r} does not exist")
+    check_plot_path(args.plot)
     if args.plot_params:
         params = args.plot_params.split(",")
     else:

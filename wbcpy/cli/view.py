@@ -66,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
     from ..viz import ViewServer, require_viz, show_robot, write_animation
 
     require_viz()
+    if args.html:
+        from ..viz.animation import prepare_output
+
+        prepare_output(args.html, "--html")  # (checked before the robot is loaded)
     robot = load_robot_arg(args)
     q = parse_configuration_arg(robot, args.q, "--q")
     label = "neutral" if not args.q else " ".join(args.q)

@@ -68,8 +68,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the walk; 0 when it completed without fall, slip or violation, 1 otherwise (2: bad input)."""
-    from .common import check_output_dir, check_solver
+    """Run the walk; 0 when it completed without fall, slip or violation, 1 otherwise (2: bad input).
+
+    Every input is checked before the walk starts (the output paths — ``--log``, ``--html``, ``--out``
+    — included): a bad one is one line on stderr and exit status 2.
+    """
+    from .common import check_output_dir, check_output_file, check_solver
 
     check_solver(args.solver)
     from ..locomotion import walk
@@ -77,8 +81,11 @@ def run(args: argparse.Namespace) -> int:
 
     push = parse_push(args.push) if args.push is not None else None
     options = _contact_options(args)
+    if args.log is not None:  # (NumPy appends .npz to a name without it: both must be files to be)
+        for path in {args.log, args.log if args.log.endswith(".npz") else args.log + ".npz"}:
+            check_output_file(path, "--log")
     out = check_output_dir(args.out) if args.out is not None else None
-    html = check_output_dir(_parent(args.html), "--html") if args.html is not None else None
+    html = _html_path(args.html) if args.html is not None else None
 
     def progress(t: float, total: float) -> None:
         print(f"\r  t = {t:5.1f} / {total:.1f} s", end="", file=sys.stderr, flush=True)
@@ -110,10 +117,11 @@ def _contact_options(args: argparse.Namespace) -> Any:
     return ContactOptions.mujoco_defaults()
 
 
-def _parent(path: str) -> str:
-    from pathlib import Path
+def _html_path(path: str) -> Any:
+    """``--html``: a file in an existing, writable folder, and the ``viz`` extra installed."""
+    from ..viz.animation import prepare_output
 
-    return str(Path(path).expanduser().parent)
+    return prepare_output(path, "--html")
 
 
 def _views(args: argparse.Namespace, summary: Any, out: Any) -> None:

@@ -18,6 +18,7 @@ force for the state a ``pin.Data`` holds.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +38,10 @@ _LOCAL = pin.ReferenceFrame.LOCAL
 class ExternalWrenches:
     """The known external wrenches on one robot, by frame (see the module docstring).
 
-    Plain attributes: copies and pickles are independent objects (the robot is copied or pickled with
-    them as its own contract says).
+    **Copies, pickles, threads.** ``copy.copy`` shares the robot and copies the wrenches, ``copy.deepcopy``
+    and pickles copy the robot too (as its own contract says): independent objects. Any number of threads
+    may use one object: a change publishes the new set of wrenches at once (readers see the old set or the
+    new one, whole), and changes are serialised (none is lost).
 
     Attributes:
         robot: the robot whose frames the wrenches act at.
@@ -46,7 +49,24 @@ class ExternalWrenches:
 
     def __init__(self, robot: RobotModel) -> None:
         self.robot = robot
+        #: {frame: (frame id, wrench)}, never changed in place: a change publishes a new dict (read-only
+        #: arrays), so that a reader iterating over it sees one set
         self._wrenches: dict[str, tuple[int, NDArray[np.float64]]] = {}
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def __copy__(self) -> ExternalWrenches:
+        new = ExternalWrenches(self.robot)
+        new._wrenches = self._wrenches  # (never changed in place: sharing the dict is a copy)
+        return new
 
     def set(self, frame: str, wrench: Any) -> None:
         """Set the wrench on ``frame`` (replaces a previous one on that frame).
@@ -61,7 +81,13 @@ class ExternalWrenches:
         """
         fid = self.robot.frame_id(frame)
         w = as_vector(wrench, 6, "wrench")
-        self._wrenches[self.robot.frame_names[fid]] = (fid, w)
+        w.setflags(write=False)
+        self._publish({self.robot.frame_names[fid]: (fid, w)})
+
+    def _publish(self, changes: dict[str, tuple[int, NDArray[np.float64]]], clear: bool = False) -> None:
+        """The wrenches with ``changes`` applied (after removing all when ``clear``), as a new dict."""
+        with self._lock:
+            self._wrenches = {**({} if clear else self._wrenches), **changes}
 
     def update(self, wrenches: Mapping[str, Any]) -> None:
         """Set several wrenches ``{frame: wrench}`` at once (all are checked before any is set).
@@ -76,11 +102,11 @@ class ExternalWrenches:
         staged = ExternalWrenches(self.robot)
         for frame, wrench in wrenches.items():
             staged.set(frame, wrench)
-        self._wrenches.update(staged._wrenches)
+        self._publish(staged._wrenches)
 
     def clear(self) -> None:
         """Remove every wrench."""
-        self._wrenches.clear()
+        self._publish({}, clear=True)
 
     def __len__(self) -> int:
         return len(self._wrenches)

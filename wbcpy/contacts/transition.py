@@ -29,23 +29,32 @@ import numpy as np
 
 from ..errors import ConfigError
 
+#: the longest transition (s): an hour of unloading is no contact switch (and T / dt must be a step count)
+MAX_TRANSITION = 3600.0
+
 
 def transition_duration(value: Any) -> float:
-    """A transition time T (s): a finite number ≥ 0.
+    """A transition time T (s): a finite number in [0, :data:`MAX_TRANSITION`].
 
     Raises:
         ConfigError: (field ``transition``) anything else.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ConfigError("transition", f"must be a number of seconds, got {value!r}")
-    out = float(value)
-    if not math.isfinite(out) or out < 0.0:
-        raise ConfigError("transition", f"must be a finite time ≥ 0 (s), got {value!r}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ConfigError("transition", f"must be a number of seconds, got {value!r:.80}")
+    try:
+        out = float(value)
+    except OverflowError:  # an integer beyond the float range
+        out = math.inf
+    if not (math.isfinite(out) and 0.0 <= out <= MAX_TRANSITION):
+        raise ConfigError("transition", f"must be a time in [0, {MAX_TRANSITION:g}] s, got {value!r:.80}")
     return out
 
 
 class UnloadingRamp:
     """The normal-force bound of one contact being unloaded (see the module docstring).
+
+    Plain data (slots): copies and pickles are independent ramps; a ramp belongs to the scene that
+    advances it (the scene's contract covers threads).
 
     Attributes:
         start_force: f_0 (N). steps: N. done: updates taken so far (k). dt: the scene's step (s).
@@ -54,9 +63,18 @@ class UnloadingRamp:
     __slots__ = ("done", "dt", "start_force", "steps")
 
     def __init__(self, start_force: float, duration: float, dt: float) -> None:
+        """A ramp from f_0 = ``start_force`` (N) over ``duration`` (s, :func:`transition_duration`) of
+        scene steps ``dt`` (s).
+
+        Raises:
+            ConfigError: (field ``transition``) a duration of more than 1e9 steps of dt.
+        """
+        steps = duration / dt
+        if not steps <= 1e9:
+            raise ConfigError("transition", f"{duration:g} s is more than 1e9 scene steps of {dt:g} s")
         self.start_force = float(start_force)
         self.dt = float(dt)
-        self.steps = max(1, round(duration / dt))
+        self.steps = max(1, round(steps))
         self.done = 0
 
     @property

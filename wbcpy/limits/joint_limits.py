@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import joint_limits as _joint_limits
+from .._support.read_only import SealedAfterInit
 from ..errors import ConfigError
 
 if TYPE_CHECKING:
@@ -45,8 +46,11 @@ if TYPE_CHECKING:
 DEFAULT_ACCELERATION_FACTOR = 10.0
 
 
-class JointLimitBounds:
+class JointLimitBounds(SealedAfterInit):
     """Bounds on q̈ (nv) from joint limits, for a fixed step ``dt``.
+
+    The attributes are read-only (the bounds are precomputed from them; build new bounds for other
+    values).
 
     Attributes:
         dt: control step (s).
@@ -74,7 +78,8 @@ class JointLimitBounds:
         if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not 0.0 < float(dt) < np.inf:
             raise ConfigError("dt", f"must be a finite number > 0, got {dt!r}")
         self.dt = float(dt)
-        self.velocity_limit = robot.velocity_limit
+        self.velocity_limit = np.array(robot.velocity_limit, dtype=float)
+        self.velocity_limit.setflags(write=False)
         if acceleration_limit is None:
             amax = DEFAULT_ACCELERATION_FACTOR * self.velocity_limit
         else:
@@ -86,9 +91,11 @@ class JointLimitBounds:
                 ) from None
             if np.isnan(amax).any() or (amax <= 0).any():
                 raise ConfigError("acceleration_limit", "every acceleration limit must be > 0 (inf allowed)")
+        amax.setflags(write=False)
         self.acceleration_limit = amax
         self.braking = bool(braking)
         self._setup(robot, amax)
+        self._seal()
 
     def _setup(self, robot: RobotModel, amax: np.ndarray) -> None:
         """Precompute the per-DOF constants of :meth:`compute` (one compiled pass per call).

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._kernels import velocity_limits as _velocity_limits
+from .._support.read_only import SealedAfterInit
 from ..errors import ConfigError, InvalidValueError
 
 if TYPE_CHECKING:
@@ -46,8 +47,11 @@ def _check_gain(gain: Any) -> float:
     return float(gain)
 
 
-class VelocityLimitBounds:
+class VelocityLimitBounds(SealedAfterInit):
     """Bounds lb ≤ q̇ ≤ ub (nv) from joint position limits over one step and velocity limits.
+
+    The attributes are read-only (the bounds are precomputed from them; build new bounds for other
+    values).
 
     Attributes:
         dt: control step (s).
@@ -79,7 +83,8 @@ class VelocityLimitBounds:
         self.joint_limits = joint_limits
         self.velocity_limits = velocity_limits
         self._nq, nv = robot.nq, robot.nv
-        vmax = robot.velocity_limit if velocity_limits else np.full(nv, np.inf)
+        vmax = np.array(robot.velocity_limit if velocity_limits else np.full(nv, np.inf), dtype=float)
+        vmax.setflags(write=False)
         self.velocity_limit = vmax
         # position-limited DOFs: 1-DOF joints (nq = nv = 1) with a finite limit on at least one side
         model = robot.model
@@ -108,6 +113,7 @@ class VelocityLimitBounds:
         self._qidx = qidx
         self._iv = np.array(iv, dtype=np.intp)
         self._dof_names = robot.dof_names
+        self._seal()
 
     def compute(self, q: Any) -> tuple[np.ndarray, np.ndarray]:
         """New arrays ``(lb, ub)`` (nv) for the configuration q (nq); lb ≤ 0 ≤ ub always holds.

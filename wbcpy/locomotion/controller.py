@@ -19,7 +19,7 @@ Balance strategies: the ankle (the CoP in the stance sole: the DCM law's ZMP is 
 hip (while a pushed swing adapts its footstep the ZMP is not clamped: the COM task then asks for more than
 the sole can give, and the QP turns the trunk and limbs — centroidal angular momentum — to give it; the
 COM task weighs as much as the swing foot's, so the swing leg's own momentum does not push the COM off),
-and the step (:meth:`WalkingController._adapt`).
+and the step (:mod:`~wbcpy.locomotion.push_recovery`).
 
 Robustness margins by construction: the scene's soles are the real ones shrunk by ``cop_margin`` per edge
 and its friction pyramid is the one inscribed in the Coulomb cone of ``friction_use`` · μ (μ_s =
@@ -40,36 +40,37 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 import pinocchio as pin
 
+from .._support.exclusive import exclusive, exclusive_copy, exclusive_deepcopy, exclusive_getstate
+from .._support.read_only import read_only, seal_properties
+from .._support.validation import as_vector
 from ..contacts import SurfaceContact
 from ..controllers import CartesianPD, ComPD, JointPD
 from ..errors import ConfigError, EffortLimitWarning, QPSolveError
+from ..model.robot_model import RobotModel
 from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
+from . import _checks
+from ._dcm import Lipm
 from .fallback import Fallback
+from .feet import Feet
 from .footsteps import SIDES, yaw_of
-from .pattern import Phase, WalkingPattern, quintic
-from .scaling import walking_scale
-from .sole_gap import SOLE_CLEARANCE, lateral_extent
-from .swing_speed import SWING_SPEED, speed_limited
+from .pattern import Phase, WalkingPattern
+from .push_recovery import FootstepAdaptation, Reach
+from .scaling import WalkingScale, walking_scale
+from .sole_gap import SOLE_CLEARANCE
+from .swing_speed import SWING_SPEED
 from .touchdown import Touchdown
 
-if TYPE_CHECKING:
-    from ..model.robot_model import RobotModel
-
-#: :meth:`WalkingPattern.lipm`'s answer: the COM, DCM and ZMP of the plan as (x, y) float pairs
-Lipm = tuple[tuple[float, float], tuple[float, float], tuple[float, float]]
-
-
-#: the last part of a swing (s) that keeps its footstep: a re-plan later than this asks the swing leg for
-#: accelerations it cannot follow, and the foot lands moving
-ADAPT_STOP = 0.1
+#: the shortest control step dt (s): 10 kHz
+MIN_DT = 1e-4
+#: the longest control step dt (s): 20 Hz
+MAX_DT = 0.05
 #: the time (s, Talos's; scaled by the robot's time scale) over which a landing foot's normal-force bound
 #: rises from 0 to the largest normal force (the scene's loading ramp): 1.5 m·g in 25 steps of 2 ms, at
 #: most 0.06 m·g per step
@@ -93,13 +94,52 @@ class WalkingController:
         robot.update(q, v)
         cmd = ctrl.step(t)        # JointCommand: q̈ and τ of the actuated joints
 
+    The attributes are read-only, except the push-recovery settings.
+
     Attributes:
-        robot, pattern, scene, dt: as given / built. feet: {side: sole frame}.
-        half_size, mu: the real soles and friction (the scene uses the shrunk ones).
+        robot, pattern, scene, dt: as given / built (the pattern is the live plan: push recovery moves
+            its footsteps). feet: {side: sole frame} (a copy).
+        half_size, mu: the real soles and friction (the scene uses the shrunk ones). cop_margin,
+            friction_use, max_normal, posture: as used (the posture a copy).
         scale: the robot's :class:`~wbcpy.locomotion.scaling.WalkingScale` (gains, reach).
         reach: the footstep adaptation's reach box (m, stance-sole axes): (forward min, max), (sideways
             min, max).
+        touchdown: when a swing foot lands (:mod:`~wbcpy.locomotion.touchdown`; measured wrenches through
+            :meth:`set_measured_wrenches`). fallback: the degraded answers
+            (:mod:`~wbcpy.locomotion.fallback`).
+        landing_time: a landing foot's loading ramp (s). swing_speed: a re-planned swing's largest ground
+            speed on a real floor (m/s). clearance: the least gap the footstep adaptation keeps between
+            the soles (m).
+        push_recovery, dcm_gain, adapt_threshold: settable (validated): whether footsteps adapt, the DCM
+            feedback gain k_ξ (1/s) and the capture-point shift (m) from which a swing adapts.
+
+    **Copies, pickles, threads.** ``copy.copy``, ``copy.deepcopy`` and pickles are independent controllers
+    with their own robot, scene and pattern (copied as they are, mid-walk included: a copy steps on
+    exactly as the original would; update the copy's ``robot`` with its state). One thread at a time:
+    :meth:`step`, :meth:`schedule` or a copy entered while another thread is inside raises
+    :class:`~wbcpy.errors.ConcurrentUseError` and changes nothing.
     """
+
+    robot: RobotModel = read_only("robot", "The robot (read-only).")
+    pattern: WalkingPattern = read_only("pattern", "The live plan (read-only; push recovery moves steps).")
+    scene: InverseDynamicsScene = read_only("scene", "The controller's InverseDynamicsScene (read-only).")
+    dt: float = read_only("dt", "The control step (s; read-only: the scene's bounds are built for it).")
+    half_size: tuple[float, float] = read_only("half_size", "The real soles' half sizes (m; read-only).")
+    mu: float = read_only("mu", "The real friction coefficient (read-only).")
+    cop_margin: float = read_only("cop_margin", "The CoP margin of the scene's soles (m; read-only).")
+    friction_use: float = read_only("friction_use", "The largest ‖f_t‖ / (μ f_z) allowed (read-only).")
+    max_normal: float = read_only("max_normal", "The largest normal force of a sole, in m·g (read-only).")
+    scale: WalkingScale = read_only("scale", "The robot's walking scale (read-only).")
+    reach: Reach = read_only("reach", "The footstep adaptation's reach box (m; read-only).")
+    touchdown: Touchdown = read_only("touchdown", "When a swing foot lands: clock or measured (read-only).")
+    fallback: Fallback = read_only("fallback", "The degraded answers so far (read-only).")
+    landing_time: float = read_only("landing_time", "A landing foot's loading ramp (s; read-only).")
+    swing_speed: float = read_only("swing_speed", "A re-planned swing's top ground speed (m/s; read-only).")
+    clearance: float = read_only("clearance", "The least gap kept between the soles (m; read-only).")
+    com_pd: ComPD = read_only("com_pd", "The COM law (read-only: bound to its task).")
+    foot_pd: CartesianPD = read_only("foot_pd", "The swing-foot law (read-only: bound to its tasks).")
+    base_pd: CartesianPD = read_only("base_pd", "The base law (read-only: bound to its task).")
+    posture_pd: JointPD = read_only("posture_pd", "The posture law (read-only: bound to its task).")
 
     def __init__(
         self,
@@ -120,25 +160,31 @@ class WalkingController:
         Args:
             robot: the robot (state set: the start of the pattern).
             pattern: the walk.
-            dt: control step (s).
+            dt: control step (s), in [:data:`MIN_DT`, :data:`MAX_DT`].
             solver: QP backend (None: the default).
-            half_size, mu: the real soles' half sizes (m) and friction coefficient; None: the pattern's
-                :class:`~wbcpy.locomotion.feet.Feet`'s.
-            cop_margin: how far inside the real sole's edges the CoP stays (m); None:
-                :func:`default_cop_margin`.
-            friction_use: the largest ‖f_t‖ / (μ f_z) the scene allows (Euclidean norm: module docstring).
+            half_size, mu: the real soles' half sizes (m, each in (0, 1]) and friction coefficient (in
+                (0, 10]); None: the pattern's :class:`~wbcpy.locomotion.feet.Feet`'s.
+            cop_margin: how far inside the real sole's edges the CoP stays (m, ≥ 0 and less than each half
+                size); None: :func:`default_cop_margin`.
+            friction_use: the largest ‖f_t‖ / (μ f_z) the scene allows, in (0, 1] (Euclidean norm: module
+                docstring).
             posture: the posture target (nq), default the robot's current configuration.
-            push_recovery: adapt the footsteps to the measured DCM (:meth:`_adapt`).
-            max_normal: the largest normal force of a sole, in units of m·g.
+            push_recovery: adapt the footsteps to the measured DCM (:mod:`~wbcpy.locomotion.push_recovery`).
+            max_normal: the largest normal force of a sole, in units of m·g, in (0, 100].
 
         The gains, the reach of the footstep adaptation and its threshold are Talos's scaled to the robot
         (:class:`~wbcpy.locomotion.scaling.WalkingScale`). Actuated joints without a URDF effort limit are
         named in an :class:`~wbcpy.errors.EffortLimitWarning` (their torques are unbounded).
 
         Raises:
-            ConfigError: the robot lacks a sole frame of the pattern's feet (add them:
-                ``pattern.feet.attach(robot)``).
+            ConfigError: a bad argument (field named); the robot lacks a sole frame of the pattern's feet
+                (add them: ``pattern.feet.attach(robot)``). InvalidValueError: a ``posture`` that is not
+                nq finite numbers.
         """
+        if not isinstance(robot, RobotModel):
+            raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
+        if not isinstance(pattern, WalkingPattern):
+            raise ConfigError("pattern", f"expected a WalkingPattern, got {type(pattern).__name__}")
         feet = pattern.feet
         missing = feet.missing(robot)
         if missing:
@@ -146,19 +192,23 @@ class WalkingController:
                 "feet", f"the robot lacks the sole frame(s) {', '.join(s.frame for s in missing)}: walk the "
                 "robot of pattern.feet.attach(robot)",
             )  # fmt: skip
-        self.robot, self.pattern, self.dt = robot, pattern, float(dt)
-        half_size = feet.half_size if half_size is None else half_size
-        self.half_size, self.mu = half_size, feet.mu if mu is None else mu
-        cop_margin = default_cop_margin(half_size) if cop_margin is None else cop_margin
-        self.feet = dict(zip(SIDES, feet.frames, strict=True))
-        scale = self.scale = walking_scale(robot, feet)
+        self._options(feet, dt, half_size, mu, cop_margin, friction_use, max_normal)
+        half_size, cop_margin = self._half_size, self._cop_margin
+        if posture is None:
+            q = robot.state_view("walking controller")[0]
+        else:
+            q = as_vector(posture, robot.nq, "posture")
+        self._posture_target = np.array(q, dtype=float)[7:]
+        self._robot, self._pattern = robot, pattern
+        self._feet = dict(zip(SIDES, feet.frames, strict=True))
+        scale = self._scale = walking_scale(robot, feet)
         inner = self._inner = (half_size[0] - cop_margin, half_size[1] - cop_margin)
-        scene = self.scene = InverseDynamicsScene(robot, solver=solver, dt=dt, effort_limits=True)
+        scene = self._scene = InverseDynamicsScene(robot, solver=solver, dt=self._dt, effort_limits=True)
         self._warn_effort_limits()
-        fz_max = max_normal * robot.total_mass * 9.81
+        fz_max = self._max_normal * robot.total_mass * 9.81
         kd = CONTACT_KD / scale.time
-        self.landing_time = LANDING_TIME * scale.time
-        mu_axis = friction_use * self.mu / math.sqrt(2.0)  # (the inscribed pyramid: module docstring)
+        self._landing_time = LANDING_TIME * scale.time
+        mu_axis = self._friction_use * self._mu / math.sqrt(2.0)  # (the inscribed pyramid: module docstring)
         scene.set_contacts([SurfaceContact(f, inner, mu_axis, fz_max=fz_max, kd=kd) for f in feet.frames])
         joints = [n for n in robot.joint_names if robot.model.joints[robot.joint_id(n)].nv == 1]
         configs: list[dict[str, Any]] = [
@@ -172,18 +222,16 @@ class WalkingController:
             },
             {"name": "posture", "type": "jnt", "joint_names": joints, "weights": [1e-3] * len(joints)},
         ]
-        for side, frame in self.feet.items():
+        for side, frame in self._feet.items():
             foot = {"name": f"{side}_foot", "type": "cart", "tip": frame, "root": "universe"}
             configs.append({**foot, "weights": [10.0] * 6, "activation": 0.0})
         scene.configure(configs)
-        q = robot.state_view("walking controller")[0] if posture is None else posture
-        self.posture = np.array(q, dtype=float)[7:]
         # the height by PD; the ground plane by the DCM law of _write_com (no PD terms there)
         kp, kd = scale.gains(60.0)
-        self.com_pd = ComPD(kp=[0.0, 0.0, kp], kd=[0.0, 0.0, kd])
-        self.foot_pd = CartesianPD(*scale.gains(400.0, 40.0))
-        self.base_pd = CartesianPD(*scale.gains(100.0, 20.0))
-        self.posture_pd = JointPD(*scale.gains(10.0))
+        self._com_pd = ComPD(kp=[0.0, 0.0, kp], kd=[0.0, 0.0, kd])
+        self._foot_pd = CartesianPD(*scale.gains(400.0, 40.0))
+        self._base_pd = CartesianPD(*scale.gains(100.0, 20.0))
+        self._posture_pd = JointPD(*scale.gains(10.0))
         self._com = cast(ComTask, scene.get_task("com"))
         self._base = cast(CartesianTask, scene.get_task("base"))
         self._posture = cast(JointTask, scene.get_task("posture"))
@@ -192,35 +240,97 @@ class WalkingController:
         self._swinging: str | None = None
         self._swing_phase = Phase("start", 0.0, 0.0)  # the swing's phase while a foot swings
         self._landed = -1  # the footstep whose foot landed last
-        self.touchdown = Touchdown(self.feet, scale.weight, scale.size, 0.5 * pattern.double_support_time)
+        self._touchdown = Touchdown(self._feet, scale.weight, scale.size, 0.5 * pattern.double_support_time)
         self._scheduled = math.nan  # the time of the last schedule() (s)
-        self.fallback = Fallback(robot.dof_names[6:])
-        #: push recovery: the plan at lift-off, whether this swing adapts, the re-planned swing path
-        self.push_recovery, self.dcm_gain = push_recovery, 3.0 / scale.time
-        self.adapt_threshold, self.reach = scale.adapt_threshold, scale.reach
-        self.swing_speed = SWING_SPEED * scale.size / scale.time
-        self.clearance = SOLE_CLEARANCE * scale.size
-        self._nominal: WalkingPattern | None = None
-        self._nominal_version = -1  # the pattern's version when _nominal was copied from it
-        self._adapting = False
+        self._fallback = Fallback(robot.dof_names[6:])
+        #: push recovery: whether it is on, the DCM gain, the adaptation of the swings (its state)
+        self._push_recovery = _checks.flag(push_recovery, "push_recovery")
+        self._dcm_gain = 3.0 / scale.time
+        self._reach = scale.reach
+        self._swing_speed = SWING_SPEED * scale.size / scale.time
+        self._clearance = SOLE_CLEARANCE * scale.size
+        apart = (half_size, self._clearance)
+        self._adaptation = FootstepAdaptation(scale.adapt_threshold, scale.reach, apart, self._swing_speed)
         self._unloaded = -1  # the footstep whose swing foot is being unloaded
-        self._swing_override: tuple[float, Callable[[float], tuple[np.ndarray, ...]]] | None = None
         #: the swing foot's reference of the step (:meth:`_swing_reference`): placement, twist, acceleration
         self._swing_M, self._swing_v, self._swing_a = np.eye(4), np.zeros(6), np.zeros(6)
-        self._swing_blocks = (self._swing_M[:3, :3], self._swing_M[:3, 3])  # (views: rotation, translation)
         self._swing_pose = pin.SE3.Identity()  # the foot law's target (set_target copies it)
         #: the stance sole of :meth:`_clamp_zmp` (cx, cy and its rotation's ground block) and its key
         self._stance_key: tuple[float, int] | None = None
         self._stance = (0.0, 0.0, 1.0, 0.0, 0.0, 1.0)
+        self._idle: list[None] = [None]  # (one thread at a time: wbcpy._support.exclusive)
+
+    def _options(self, feet: Feet, dt: Any, half_size: Any, mu: Any, cop_margin: Any, friction_use: Any,
+                 max_normal: Any) -> None:  # fmt: skip
+        """The numeric options, checked (a ConfigError naming the field); the soles' half sizes and
+        friction default to ``feet``'s, the CoP margin to :func:`default_cop_margin`."""
+        self._dt = _checks.number(dt, "dt", MIN_DT, MAX_DT, unit=" s")
+        half = feet.half_size if half_size is None else _checks.half_size(half_size, "half_size")
+        self._half_size = half
+        self._mu = feet.mu if mu is None else _checks.number(mu, "mu", 0.0, 10.0, lo_open=True)
+        margin = default_cop_margin(half)
+        if cop_margin is not None:
+            margin = _checks.number(cop_margin, "cop_margin", 0.0, unit=" m")
+        if margin >= min(half):
+            raise ConfigError("cop_margin", f"must be less than the sole's half sizes {half}, got {margin}")
+        self._cop_margin = margin
+        self._friction_use = _checks.number(friction_use, "friction_use", 0.0, 1.0, lo_open=True)
+        self._max_normal = _checks.number(max_normal, "max_normal", 0.0, 100.0, lo_open=True)
+
+    # ------------------------------------------------------------------ settings, copies
+    @property
+    def feet(self) -> dict[str, str]:
+        """{side: sole frame} (a copy)."""
+        return dict(self._feet)
+
+    @property
+    def posture(self) -> np.ndarray:
+        """The posture target of the actuated joints (a copy)."""
+        return self._posture_target.copy()
+
+    @property
+    def push_recovery(self) -> bool:
+        """Whether the footsteps adapt to the measured DCM (settable: True or False)."""
+        return self._push_recovery
+
+    @push_recovery.setter
+    def push_recovery(self, value: bool) -> None:
+        self._push_recovery = _checks.flag(value, "push_recovery")
+
+    @property
+    def dcm_gain(self) -> float:
+        """k_ξ (1/s) of the DCM feedback p* = p_ref + (1 + k_ξ/ω)(ξ − ξ_ref) (settable: in [0, 100])."""
+        return self._dcm_gain
+
+    @dcm_gain.setter
+    def dcm_gain(self, value: float) -> None:
+        self._dcm_gain = _checks.number(value, "dcm_gain", 0.0, 100.0, unit=" 1/s")
+
+    @property
+    def adapt_threshold(self) -> float:
+        """The capture-point shift (m) from which a swing adapts its footstep (settable: in [0, 10])."""
+        return self._adaptation.threshold
+
+    @adapt_threshold.setter
+    def adapt_threshold(self, value: float) -> None:
+        self._adaptation.threshold = _checks.number(value, "adapt_threshold", 0.0, 10.0, unit=" m")
+
+    __copy__ = exclusive_copy
+    __deepcopy__ = exclusive_deepcopy
+    __getstate__ = exclusive_getstate
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__["_idle"] = [None]
 
     def _warn_effort_limits(self) -> None:
         """An :class:`EffortLimitWarning` naming the actuated joints without a URDF effort limit."""
-        limit = self.scene.effort_limit
+        limit = self._scene.effort_limit
         if limit is None or np.all(np.isfinite(limit)):
             return
-        dofs = [self.robot.dof_names[i] for i in range(6, self.robot.nv)]
+        dofs = [self._robot.dof_names[i] for i in range(6, self._robot.nv)]
         unbounded = [d for d, x in zip(dofs, limit, strict=True) if not np.isfinite(x)]
-        warnings.warn(EffortLimitWarning(self.robot.name, unbounded), stacklevel=3)
+        warnings.warn(EffortLimitWarning(self._robot.name, unbounded), stacklevel=3)
 
     def _bind_references(self) -> None:
         """The hot loop's references, validated once: the posture, base and swing-foot laws bound to
@@ -228,27 +338,29 @@ class WalkingController:
         ``set_target`` when a target moves), and the COM task's acceleration written in place by
         :meth:`_write_com` (the task's ``target_view``/``stamp`` protocol; its values come from the
         pattern and the measured state, finite by construction)."""
-        robot, scene = self.robot, self.scene
-        self._posture_law = scene.bind("posture", self.posture_pd, self.posture)
+        robot, scene = self._robot, self._scene
+        self._posture_law = scene.bind("posture", self._posture_pd, self._posture_target)
         self._yaw = math.nan  # the base binding's target heading (rad)
-        soles = [yaw_of(robot.frame_placement(f).rotation) for f in self.feet.values()]
+        soles = [yaw_of(robot.frame_placement(f).rotation) for f in self._feet.values()]
         heading = math.atan2(sum(map(math.sin, soles)), sum(map(math.cos, soles)))
         offset = yaw_of(robot.frame_placement(robot.root_link).rotation) - heading
         #: the base's heading relative to the soles' mean heading at the start (rad, in [−π, π))
         self._base_offset = (offset + math.pi) % (2 * math.pi) - math.pi
         self._planted_key: tuple[float, str, int] | None = None
         self._planted_sum = (0.0, 0.0)  # Σ sin, Σ cos of the planted soles' headings
-        self._base_law = scene.bind("base", self.base_pd, pin.SE3.Identity())
+        self._base_law = scene.bind("base", self._base_pd, pin.SE3.Identity())
         self._foot_law = {
-            side: scene.bind(f"{side}_foot", self.foot_pd, robot.frame_placement(frame))
-            for side, frame in self.feet.items()
+            side: scene.bind(f"{side}_foot", self._foot_pd, robot.frame_placement(frame))
+            for side, frame in self._feet.items()
         }
-        kp, kd = (np.broadcast_to(np.asarray(g, dtype=float), (3,)) for g in (self.com_pd.kp, self.com_pd.kd))
+        gains = (self._com_pd.kp, self._com_pd.kd)
+        kp, kd = (np.broadcast_to(np.asarray(g, dtype=float), (3,)) for g in gains)
         self._com_gains = (float(kp[2]), float(kd[2]))  # (the ground plane: the DCM law, no PD terms)
-        scene.set_reference("com", self.com_pd.reference(self._com, robot.com()))
+        scene.set_reference("com", self._com_pd.reference(self._com, robot.com()))
         self._com_view = self._com.target_view()
 
     # ------------------------------------------------------------------ contacts
+    @exclusive
     def set_measured_wrenches(self, wrenches: Any) -> None:
         """The soles' measured wrenches for the next :meth:`step` (and the ones after, until the next call):
         ``{sole frame: wrench}`` for both soles, 6-vectors — force over torque, in the sole frame's axes,
@@ -259,56 +371,74 @@ class WalkingController:
         Raises:
             ConfigError: not a mapping or None, or a sole missing. UnknownNameError: a key that is not a
                 sole frame. InvalidValueError: a wrench that is not 6 finite numbers. Nothing changes on
-                error.
+                error. ConcurrentUseError: another thread is inside this controller.
         """
-        self.touchdown.set(wrenches)
+        self._touchdown.set(wrenches)
 
     def _landed_now(self, t: float) -> bool:
         """Whether the swinging foot lands at time t (:meth:`Touchdown.landed`; its ground speed from the
         robot's state, only asked with measurements)."""
-        sp, side, touchdown = self._swing_phase, str(self._swinging), self.touchdown
+        sp, side, touchdown = self._swing_phase, str(self._swinging), self._touchdown
         speed = 0.0
         if touchdown.measuring and sp.t0 + 0.5 * (sp.t1 - sp.t0) <= t < sp.t1 + touchdown.max_delay:
-            speed = float(np.hypot(*self.robot.frame_velocity(self.feet[side])[:2]))
+            speed = float(np.hypot(*self._robot.frame_velocity(self._feet[side])[:2]))
         return touchdown.landed(side, t, sp.t0, sp.t1, speed)
 
+    @exclusive
     def schedule(self, t: float) -> None:
-        """Apply the pattern's contact events at time t: unload the next swing foot over the double
+        """Apply the pattern's contact events at time t (s): unload the next swing foot over the double
         support before its lift-off, land the swing foot when its swing ends (idempotent: a second call
-        at the same t changes nothing, and returns at once)."""
+        at the same t changes nothing, and returns at once).
+
+        Raises:
+            InvalidValueError: t is not a finite real number.
+            ConcurrentUseError: another thread is inside this controller.
+        """
+        self._schedule(_checks.query_time(t))
+
+    def _schedule(self, t: float) -> None:
+        """:meth:`schedule` of a checked time (the one path of :meth:`step` too)."""
         if t == self._scheduled:
             return
         self._scheduled = t
-        scene, pattern = self.scene, self.pattern
+        scene, pattern = self._scene, self._pattern
         ph = pattern.phase(t)
         active = scene.active_contact_frames
         sp = self._swing_phase
         if self._swinging is not None and self._landed_now(t):
-            scene.set_contact_active(self.feet[self._swinging], True, transition=self.landing_time)
+            scene.set_contact_active(self._feet[self._swinging], True, transition=self._landing_time)
             scene.set_task_activation(f"{self._swinging}_foot", 0.0)
             self._swinging, self._landed = None, sp.step
-        nxt = pattern.phase(ph.t1 + 0.5 * self.dt) if ph.kind in ("start", "double") else None
-        if nxt is not None and nxt.kind == "single" and nxt.swing is not None and self._swinging is None:
-            left = nxt.t0 - t
-            frame = self.feet[nxt.swing]
-            if left <= pattern.double_support_time + 1e-9 and frame in active and self._unloaded != nxt.step:
-                scene.set_contact_active(frame, False, transition=left)
-                self._unloaded = nxt.step
+        if ph.kind in ("start", "double") and self._swinging is None:
+            self._unload_next(t, ph, active)
         lifts = self._swinging is None and self._landed != ph.step
         if lifts and ph.kind == "single" and ph.swing is not None:
             self._swing_phase = ph
             self._swinging = ph.swing
-            self._nominal, self._adapting, self._swing_override = pattern.copy(), False, None
-            self._nominal_version = pattern.version
-            scene.set_contact_active(self.feet[ph.swing], False)  # (the ramp has ended: a no-op then)
+            self._adaptation.lift_off(pattern)
+            scene.set_contact_active(self._feet[ph.swing], False)  # (the ramp has ended: a no-op then)
             scene.set_task_activation(f"{ph.swing}_foot", 1.0)
+
+    def _unload_next(self, t: float, ph: Phase, active: list[str]) -> None:
+        """In a double support (or the start) at time t, the next swing foot's unloading over the time left
+        before its lift-off, once the double support's length (``active``: the scene's active contacts
+        before this schedule's landing)."""
+        pattern = self._pattern
+        nxt = pattern.phase(ph.t1 + 0.5 * self._dt)
+        if nxt.kind != "single" or nxt.swing is None:
+            return
+        left = nxt.t0 - t
+        frame = self._feet[nxt.swing]
+        if left <= pattern.double_support_time + 1e-9 and frame in active and self._unloaded != nxt.step:
+            self._scene.set_contact_active(frame, False, transition=left)
+            self._unloaded = nxt.step
 
     # ------------------------------------------------------------------ references
     def _base_yaw(self, t: float, ph: Phase, swing: str | None) -> float:
         """The base's heading (rad): the mean of the planted soles' and the swing sole's headings (the
         planted soles' part is cached per phase and plan version; the swing sole's from
         :attr:`_swing_M`)."""
-        pattern = self.pattern
+        pattern = self._pattern
         key = (ph.t0, ph.kind, pattern.version)
         if self._planted_key != key:
             yaws = [yaw_of(M.rotation) for M in pattern.planted(t).values()]
@@ -338,10 +468,10 @@ class WalkingController:
             plan: the pattern's :meth:`~WalkingPattern.lipm` at the time. ph: its phase. x, v: the measured
                 COM position and velocity (world, m and m/s, as float lists).
         """
-        pattern = self.pattern
+        pattern = self._pattern
         w = pattern.omega
         _, (xi0, xi1), (p0, p1) = plan
-        k = 1.0 + self.dcm_gain / w
+        k = 1.0 + self._dcm_gain / w
         px, py = self._clamp_zmp(ph, p0 + k * (x[0] + v[0] / w - xi0), p1 + k * (x[1] + v[1] / w - xi1))
         kp, kd = self._com_gains
         out = self._com_view
@@ -349,7 +479,7 @@ class WalkingController:
         out[1] = w * w * (x[1] - py)
         # (the plan's COM height is constant: z_ref = ground + z_c, ż_ref = z̈_ref = 0)
         out[2] = kp * (pattern.ground + pattern.com_height - x[2]) + kd * (0.0 - v[2])
-        self._com.stamp(self.scene.clock())
+        self._com.stamp(self._scene.clock())
 
     def _clamp_zmp(self, ph: Phase, px: float, py: float) -> tuple[float, float]:
         """In single support, (px, py) clamped into the stance sole as the scene sees it (a ZMP the
@@ -357,11 +487,11 @@ class WalkingController:
         (R₂ its rotation's ground block, c its centre) ℓ = clip(R₂ᵀ(p − c), ±half size), p = c + R₂ℓ.
         The sole is cached per phase and plan version. Not clamped while the swing adapts its footstep
         (a push: the hip strategy of the module docstring)."""
-        if ph.kind != "single" or ph.stance is None or self._adapting:
+        if ph.kind != "single" or ph.stance is None or self._adaptation.adapting:
             return px, py
-        key = (ph.t0, self.pattern.version)
+        key = (ph.t0, self._pattern.version)
         if self._stance_key != key:
-            sole = self.pattern.foot_before(ph.step, ph.stance)
+            sole = self._pattern.foot_before(ph.step, ph.stance)
             (r00, r01, _), (r10, r11, _), _ = sole.rotation.tolist()
             cx, cy, _ = sole.translation.tolist()
             self._stance = (cx, cy, r00, r01, r10, r11)
@@ -373,97 +503,32 @@ class WalkingController:
         ly = min(max(r01 * dx + r11 * dy, -Y), Y)
         return cx + (r00 * lx + r01 * ly), cy + (r10 * lx + r11 * ly)
 
-    def _adapt(self, t: float, ph: Phase, plan: Lipm, x: list[float], v: list[float]) -> bool:
-        """Capture-point footstep adaptation in single support (Englsberger 2015, sec. on step
-        adjustment): with the stance ZMP fixed, a DCM error e = ξ − ξ_nom grows as e^{ω(t_td − t)} e
-        until touch-down, so the swing foot lands that much beside its nominal footstep (clamped to the
-        reach and away from the stance foot); the pattern is re-planned over the moved footstep and the
-        swing re-planned from the foot's measured state (a quintic to the new footstep).
-
-        Args:
-            t: time (s). ph: the pattern's phase at t. plan: its :meth:`~WalkingPattern.lipm` at t. x, v:
-                the measured COM position and velocity (world, m and m/s, as float lists).
-
-        Returns:
-            True when the footstep (and with it the plan) moved.
-        """
-        pattern, robot = self.pattern, self.robot
-        if ph.kind != "single" or ph.swing is None or self._nominal is None or self._swinging != ph.swing:
-            return False
-        w, left = pattern.omega, ph.t1 - t
-        # (the plan at lift-off: the pattern itself while no footstep moved since, the same numbers)
-        n0, n1 = (plan if pattern.version == self._nominal_version else self._nominal.lipm(t))[1]
-        grow = math.exp(w * left)
-        shift = (grow * ((x[0] + v[0] / w) - n0), grow * ((x[1] + v[1] / w) - n1))
-        if not self._adapting and math.hypot(*shift) < self.adapt_threshold:
-            return False
-        self._adapting = True
-        nominal = self._nominal.steps[ph.step].placement
-        target = self._reachable(ph, nominal.translation[:2] + np.array(shift), yaw_of(nominal.rotation))
-        current = pattern.steps[ph.step].placement.translation[:2]
-        if float(np.linalg.norm(target - current)) < 2e-3 or left < ADAPT_STOP:
-            return False
-        frame = self.feet[ph.swing]
-        ref = pattern.swing(t)
-        acc = ref[3][:3] if ref is not None else np.zeros(3)
-        pos, vel = robot.frame_placement(frame).translation, robot.frame_velocity(frame)[:3]
-        if self.touchdown.measuring:  # (a real floor: a foot that lands moving slides — swing_speed)
-            target = speed_limited(pos[:2], vel[:2], acc[:2], current, target, left, self.swing_speed)
-            if float(np.linalg.norm(target - current)) < 2e-3:
-                return False
-        pattern.set_step(ph.step, pin.SE3(nominal.rotation, np.array([*target, nominal.translation[2]])))
-        goal = pattern.steps[ph.step].placement.translation
-        self._swing_override = (t, quintic(pos.copy(), vel, acc, goal.copy(), left))
-        return True
-
-    def _reachable(self, ph: Any, xy: np.ndarray, yaw: float) -> np.ndarray:
-        """``xy`` clamped, in the stance sole's axes, to the reach box (:attr:`reach`; Talos: forward
-        [−0.3, 0.5] m, sideways [0.16, 0.45] m away from the stance foot on the swing foot's side: no
-        crossing), its near side at least the two footprints' half extents across the stance sole plus
-        the clearance (:mod:`~wbcpy.locomotion.sole_gap`: the swing sole, at heading ``yaw`` (rad), keeps
-        off the stance sole's footprint wherever it lands ahead or behind)."""
-        stance = self.pattern.foot_before(ph.step, str(ph.stance))
-        R = stance.rotation[:2, :2]
-        local = R.T @ (xy - stance.translation[:2])
-        sign = 1.0 if ph.swing == "left" else -1.0
-        (back, ahead), (near, far) = self.reach
-        turned = lateral_extent(self.half_size, yaw - yaw_of(stance.rotation))
-        near = max(near, self.half_size[1] + turned + self.clearance)
-        local[0] = min(max(local[0], back), ahead)
-        local[1] = sign * min(max(sign * local[1], near), far)
-        out: np.ndarray = stance.translation[:2] + R @ local
-        return out
-
     def _swing_reference(self, t: float, ph: Phase) -> str | None:
         """The swing foot's reference at time t written into :attr:`_swing_M` (placement), ``_swing_v``
         and ``_swing_a`` (6-vectors, world axes): the pattern's, with the ground-plane path of a re-planned
-        swing (:meth:`_adapt`; the height keeps the pattern's profile); a late foot's is its footstep
-        lowered by :meth:`Touchdown.depth` at the descent speed (:mod:`~wbcpy.locomotion.touchdown`), an
-        early one's its footstep. Returns the side of the swing phase, or None when both feet are planted
-        by the plan."""
+        swing (:mod:`~wbcpy.locomotion.push_recovery`; the height keeps the pattern's profile); a late
+        foot's is its footstep lowered by :meth:`Touchdown.depth` at the descent speed
+        (:mod:`~wbcpy.locomotion.touchdown`), an early one's its footstep. Returns the side of the swing
+        phase, or None when both feet are planted by the plan."""
         M, vel, acc = self._swing_M, self._swing_v, self._swing_a
         swinging = self._swinging is not None
         if not swinging and not (ph.kind == "single" and self._landed == ph.step):
-            return self.pattern.swing_into(t, M, vel, acc)
+            return self._pattern.swing_into(t, M, vel, acc)
         t1 = self._swing_phase.t1
         late = t >= t1
-        side = self.pattern.swing_into(t if swinging and not late else Touchdown.before(t1), M, vel, acc)
+        side = self._pattern.swing_into(t if swinging and not late else Touchdown.before(t1), M, vel, acc)
         if side is None:
             return None
-        if self._swing_override is not None:
-            t0, path = self._swing_override
-            pos, pv, pa = path(t - t0)
-            M[0, 3], M[1, 3] = pos[0], pos[1]
-            vel[0], vel[1] = pv[0], pv[1]
-            acc[0], acc[1] = pa[0], pa[1]
+        self._adaptation.override(t, M, vel, acc)
         if late or not swinging:
             vel[:], acc[:] = 0.0, 0.0
-            M[2, 3] -= self.touchdown.depth(t, t1)
-            vel[2] = -self.touchdown.descent if late else 0.0
+            M[2, 3] -= self._touchdown.depth(t, t1)
+            vel[2] = -self._touchdown.descent if late else 0.0
         return side
 
+    @exclusive
     def step(self, t: float) -> JointCommand:
-        """References at the robot's current state and time t, then the scene's update and solve.
+        """References at the robot's current state and time t (s), then the scene's update and solve.
 
         Returns:
             The scene's :class:`JointCommand` (``effort``: τ of the actuated joints, N·m).
@@ -471,14 +536,24 @@ class WalkingController:
         When the scene's problem has no answer the controller degrades instead of raising
         (:mod:`~wbcpy.locomotion.fallback`: its contacts relaxed, else the last torques held) and counts
         it in :attr:`fallback`.
+
+        Raises:
+            InvalidValueError: t is not a finite real number.
+            ConcurrentUseError: another thread is inside this controller.
         """
-        self.schedule(t)
-        scene, robot = self.scene, self.robot
+        t = _checks.query_time(t)
+        self._schedule(t)
+        scene, robot = self._scene, self._robot
         robot.precompute("dynamics")  # (the scene's update needs them: they give the COM terms too)
         x, v = robot.com_position_view().tolist(), robot.com_velocity().tolist()  # (measured COM, m, m/s)
-        pattern = self.pattern
+        pattern = self._pattern
         ph, plan = pattern.phase(t), pattern.lipm(t)
-        if self.push_recovery and self._adapt(t, ph, plan, x, v):
+        adapted = self._push_recovery and ph.swing is not None and self._swinging == ph.swing and (
+            self._adaptation.adapt(
+                pattern, robot, self._feet[ph.swing], t, ph, plan, x, v, self._touchdown.measuring
+            )
+        )
+        if adapted:
             plan = pattern.lipm(t)  # (re-planned over the moved footstep)
         self._write_com(plan, ph if self._swinging is None else self._swing_phase, x, v)
         swing = self._swing_reference(t, ph)
@@ -490,13 +565,16 @@ class WalkingController:
             self._base_law.update()
         self._posture_law.update()
         if swing is not None and self._swinging == swing:
-            pose = self._swing_pose  # (the swing placement's blocks copied into one reused pin.SE3)
-            pose.rotation, pose.translation = self._swing_blocks
+            pose, M = self._swing_pose, self._swing_M  # (the swing placement copied into a reused pin.SE3)
+            pose.rotation, pose.translation = M[:3, :3], M[:3, 3]
             self._foot_law[swing].set_target(pose, self._swing_v, self._swing_a)
         hqp = scene.update()
         try:
             cmd = scene.solve(hqp)
         except QPSolveError as exc:
-            return self.fallback.answer(scene, hqp, exc, t)
-        self.fallback.last = cmd
+            return self._fallback.answer(scene, hqp, exc, t)
+        self._fallback.last = cmd
         return cmd
+
+
+seal_properties(WalkingController)

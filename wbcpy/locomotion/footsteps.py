@@ -9,6 +9,9 @@ forward: with dθ = turn / (n − 1), footstep k (1 ≤ k < n) lands at
 (+ on the left), footstep n lands beside footstep n − 1 (same m, θ). On a straight walk the feet's
 midpoint thus moves (n − 1)·(length, lateral) and the heading changes by ``turn`` in all.
 
+A plan must be walkable as stated: the heading may change by at most π/2 per footstep (a swing sole then
+turns by at most π, so its shortest turn is the planned one).
+
 Feet kept apart: stepping sideways brings the trailing foot to width − |lateral| of the leading one, and
 soles must not overlap (:mod:`~wbcpy.locomotion.sole_gap`): that distance must be at least the sole width
 plus a clearance (0.02 m at Talos's size, scaled by the robot's). ``width=None`` keeps today's feet
@@ -20,21 +23,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pinocchio as pin
 
-from ..errors import ConfigError
+from ..errors import ConfigError, safe_repr
+from ..model.robot_model import RobotModel
+from . import _checks
 from .scaling import walking_scale
 from .sole_finder import as_feet
 from .sole_gap import SOLE_CLEARANCE, footprint_gap, min_width
 
-if TYPE_CHECKING:
-    from ..model.robot_model import RobotModel
-
 #: the sides of a biped, in the order of the walking API's (left, right) pairs
 SIDES = ("left", "right")
+#: the most footsteps a plan takes
+MAX_STEPS = 1000
+#: largest |length|, |lateral| per footstep and feet distance (m)
+MAX_ADVANCE = 2.0
 
 
 def yaw_of(rotation: np.ndarray) -> float:
@@ -49,7 +55,10 @@ def _rz(yaw: float) -> np.ndarray:
 
 @dataclass
 class Footstep:
-    """One footstep.
+    """One footstep: its side and placement, checked when built (the placement copied).
+
+    Plain data: ``copy.copy`` shares the placement, ``copy.deepcopy`` and pickles copy it; threads may
+    read a footstep no one changes. A pattern copies its footsteps (and checks them again) when built.
 
     Attributes:
         side: ``"left"`` or ``"right"``.
@@ -58,6 +67,17 @@ class Footstep:
 
     side: str
     placement: pin.SE3
+
+    def __post_init__(self) -> None:
+        """Check the side and the placement (a flat, finite sole placement, copied).
+
+        Raises:
+            ConfigError: (``side``) not ``"left"``/``"right"``; (``placement``) a tilted or far placement.
+            InvalidValueError: (``placement``) not a finite ``pin.SE3`` with a proper rotation.
+        """
+        if not isinstance(self.side, str) or self.side not in SIDES:
+            raise ConfigError("side", f"must be 'left' or 'right', got {safe_repr(self.side)}")
+        self.placement = _checks.sole_placement(self.placement, "placement")
 
     @property
     def yaw(self) -> float:
@@ -72,15 +92,6 @@ class Footstep:
     def row(self) -> np.ndarray:
         """The log row ``(side, x, y, yaw)`` with side 0 (left) or 1 (right)."""
         return np.array([SIDES.index(self.side), *self.xy, self.yaw])
-
-
-def _number(value: Any, name: str, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ConfigError(name, f"must be a number, got {value!r}")
-    out = float(value)
-    if not math.isfinite(out) or (positive and out <= 0.0):
-        raise ConfigError(name, f"must be a finite number{' > 0' if positive else ''}, got {value!r}")
-    return out
 
 
 def feet_frame(robot: RobotModel, feet: Any = None) -> tuple[np.ndarray, float, float, float]:
@@ -119,43 +130,53 @@ def plan_footsteps(
 
     Args:
         robot: the robot, with a state set (its soles on the ground).
-        n_steps: number of footsteps n ≥ 1 (n = 1: one step in place beside the other foot).
-        length: forward advance of the walking frame per step (m).
-        width: distance between the soles (m, > 0, at least the sole width plus the clearance plus
+        n_steps: number of footsteps n, 1 ≤ n ≤ :data:`MAX_STEPS` (n = 1: one step in place beside the
+            other foot).
+        length: forward advance of the walking frame per step (m, |length| ≤ 2).
+        width: distance between the soles (m, at most 2, at least the sole width plus the clearance plus
             |lateral|: module docstring); None keeps today's, widened to that where needed.
-        turn: total heading change (rad, counter-clockwise); needs n ≥ 2 when non-zero.
-        lateral: sideways advance per step (m, + to the left).
+        turn: total heading change (rad, counter-clockwise), at most π/2 per step (|turn| ≤ (n − 1)·π/2);
+            needs n ≥ 2 when non-zero.
+        lateral: sideways advance per step (m, + to the left, |lateral| ≤ 2).
         first: the side that steps first.
         feet: the soles: a :class:`~wbcpy.locomotion.feet.Feet`, (left, right) frame names, or None for the
-            robot's own (:func:`~wbcpy.locomotion.sole_finder.find_feet`).
+            robot's own (:func:`~wbcpy.locomotion.sole_finder.find_feet`); their half sizes bound the width.
 
     Returns:
         n :class:`Footstep` with alternating sides, starting with ``first``.
 
     Raises:
-        ConfigError: a bad argument (the field named); StateNotSetError without a robot state.
+        ConfigError: a bad argument (the field named; ``width`` for soles closer than their width);
+            UnknownNameError: an unknown foot frame; StateNotSetError without a robot state.
     """
-    if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 1:
-        raise ConfigError("n_steps", f"must be an integer ≥ 1, got {n_steps!r}")
-    length, turn, lateral = (
-        _number(v, k) for v, k in ((length, "length"), (turn, "turn"), (lateral, "lateral"))
-    )
+    if not isinstance(robot, RobotModel):
+        raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
+    n_steps = _checks.integer(n_steps, "n_steps", 1, MAX_STEPS)
+    length = _checks.number(length, "length", -MAX_ADVANCE, MAX_ADVANCE, unit=" m")
+    lateral = _checks.number(lateral, "lateral", -MAX_ADVANCE, MAX_ADVANCE, unit=" m")
+    turn = _checks.number(turn, "turn", unit=" rad")
     if first not in SIDES:
-        raise ConfigError("first", f"must be 'left' or 'right', got {first!r}")
+        raise ConfigError("first", f"must be 'left' or 'right', got {safe_repr(first)}")
     if n_steps == 1 and turn != 0.0:
         raise ConfigError("turn", "a turn needs at least 2 steps")
+    dtheta = turn / (n_steps - 1) if n_steps > 1 else 0.0
+    if abs(dtheta) > 0.5 * math.pi:
+        why = f"at most π/2 per step: {turn:g} rad in {n_steps} steps turns {dtheta:.3g} rad per step"
+        raise ConfigError("turn", why)
     soles = as_feet(robot, feet)
     mid, theta0, width0, ground = feet_frame(robot, soles)
     clearance = SOLE_CLEARANCE * walking_scale(robot, soles).size
     least = min_width(soles.half_size, lateral, clearance)
-    w = max(width0, least) if width is None else _number(width, "width", positive=True)
+    if width is None:
+        w = max(width0, least)
+    else:
+        w = _checks.number(width, "width", 0.0, MAX_ADVANCE, lo_open=True, unit=" m")
     if w < least - 1e-12:
         raise ConfigError(
             "width", f"the soles would overlap or touch: feet distance {w:.3f} m, stepping "
             f"{abs(lateral):.3f} m sideways; give a width ≥ {least:.3f} m (sole width "
             f"{2 * soles.half_size[1]:.3f} m, clearance {clearance:.3f} m)",
         )  # fmt: skip
-    dtheta = turn / (n_steps - 1) if n_steps > 1 else 0.0
     steps: list[Footstep] = []
     m, theta = mid.copy(), theta0
     for k in range(1, n_steps + 1):
@@ -183,3 +204,30 @@ def _check_apart(placements: list[pin.SE3], half_size: tuple[float, float], fiel
         if gap < 0.0:
             which = "the start" if k == 1 else f"footstep {k - 2}"
             raise ConfigError(field, f"footstep {k - 1} would overlap {which} ({1e3 * gap:.1f} mm)")
+
+
+def check_footsteps(steps: Any) -> tuple[Footstep, ...]:
+    """Validated copies of footsteps: a non-empty list (or tuple) of at most :data:`MAX_STEPS`
+    :class:`Footstep` objects with alternating sides, each checked again (a Footstep's fields may have
+    been edited since it was built).
+
+    Raises:
+        ConfigError: (``steps``, ``steps[i]``, ``steps[i].side``, ``steps[i].placement``) anything else.
+        InvalidValueError: (``steps[i].placement``) a placement that is not a finite ``pin.SE3``.
+    """
+    if isinstance(steps, (str, bytes)) or not isinstance(steps, (list, tuple)):
+        raise ConfigError("steps", f"expected a list of Footstep, got {type(steps).__name__}")
+    if not steps:
+        raise ConfigError("steps", "no footsteps")
+    if len(steps) > MAX_STEPS:
+        raise ConfigError("steps", f"at most {MAX_STEPS} footsteps, got {len(steps)}")
+    out: list[Footstep] = []
+    for i, s in enumerate(steps):
+        if not isinstance(s, Footstep):
+            raise ConfigError(f"steps[{i}]", f"expected a Footstep, got {type(s).__name__}")
+        if not isinstance(s.side, str) or s.side not in SIDES:
+            raise ConfigError(f"steps[{i}].side", f"must be 'left' or 'right', got {safe_repr(s.side)}")
+        if i and s.side == out[-1].side:
+            raise ConfigError(f"steps[{i}].side", "sides must alternate")
+        out.append(Footstep(s.side, _checks.sole_placement(s.placement, f"steps[{i}].placement")))
+    return tuple(out)

@@ -15,13 +15,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
-    from .walk import WalkLog
+
+
+class WalkRecord(Protocol):
+    """What the figures read of a walk's log (:class:`~wbcpy.locomotion.walk.WalkLog` has it): the
+    arrays of the log's keys of the same names."""
+
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    wrenches: np.ndarray
+    planned_wrenches: np.ndarray
+    contact_frames: np.ndarray
+    mu: float
 
 G0 = 9.81
 #: the loaded soles' share of m·g
@@ -48,7 +60,7 @@ class SoftFigures:
 SOFT_LIMITS = {False: (0.002, 0.02, 0.9, 0.10), True: (0.010, 0.10, 0.9, 0.25)}
 
 
-def soft_figures(model: RobotModel, log: WalkLog) -> SoftFigures:
+def soft_figures(model: RobotModel, log: WalkRecord) -> SoftFigures:
     """The figures of the module docstring from ``log`` (``model``: the robot that walked; its state is
     set to each logged one)."""
     K = log.t.size

@@ -1,6 +1,6 @@
 """How fast a re-planned swing may move: the footstep adaptation's speed limit.
 
-Push recovery (:meth:`WalkingController._adapt <wbcpy.locomotion.WalkingController>`) moves a swinging
+Push recovery (:mod:`~wbcpy.locomotion.push_recovery`) moves a swinging
 footstep and re-plans the swing's ground-plane path from the foot's measured state: a quintic to the new
 footstep over the swing's remaining time T, at rest at touch-down. Late in a swing a large move asks for a
 speed the leg cannot follow; the foot then lands moving (it slides, it bounces). :func:`speed_limited`
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .pattern import quintic
+from .profiles import quintic
 
 #: the largest ground speed of a re-planned swing foot (m/s; Talos's size, scaled as length / time)
 SWING_SPEED = 1.2

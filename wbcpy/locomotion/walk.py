@@ -9,6 +9,8 @@ MuJoCo (``plant="mujoco"``, :class:`~wbcpy.sim.mujoco.MujocoPlant` with the real
 controller, the library's contact options) or a plant object. A push (``push=(P, t)``) is an impulse on
 the floating base (N·s, +y world) through the plant's :meth:`~wbcpy.sim.plant.Plant.push`, or
 ``push=(F, t, duration)`` a force (N, +y world) held for ``duration`` seconds; the controller is not told.
+It starts exactly once, at the first control step at or after t (k·dt ≥ t, to 1e-6 of a step); a push
+at a negative time or after the walk's last control step is refused before the walk starts.
 
 Log file (``log=...``, NumPy ``.npz``; the keys of specs/walking.md): ``t`` (K,), ``q`` (K, nq), ``v``
 (K, nv) — the measured state the controller saw at step k —, ``tau`` (K, nv − 6) sent to the plant,
@@ -48,24 +50,24 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, QPSolveError, safe_repr
+from ..model.robot_model import RobotModel
 from ..sim.contact_simulation import ContactPlant
 from ..sim.plant import Plant
-from .controller import WalkingController
+from . import _checks
+from ._walk_inputs import check_log_path, check_push, control_steps, push_schedule
+from .controller import MAX_DT, MIN_DT, WalkingController
 from .feet import MU, Feet
-from .footsteps import feet_frame, plan_footsteps, yaw_of
+from .footsteps import feet_frame, plan_footsteps
 from .pattern import WalkingPattern
 from .plants import SETTLE_TIME, check_plant, make_plant, plant_start, push_base, settle
 from .scaling import walking_scale
 from .soft_metrics import SoftFigures, soft_figures
 from .walking_robot import walking_robot
-
-if TYPE_CHECKING:
-    from ..model.robot_model import RobotModel
 
 G0 = 9.81
 #: the plant's Baumgarte velocity gain k_d (1/s) of every contact: an active contact's acceleration is
@@ -77,7 +79,11 @@ CONTACT_DAMPING = 50.0
 
 @dataclass
 class WalkLog:
-    """The arrays of the log file (see the module docstring); ``save`` writes them."""
+    """The arrays of the log file (see the module docstring); ``save`` writes them.
+
+    Plain data: ``copy.copy`` shares the arrays, ``copy.deepcopy`` and pickles copy them; threads may
+    read a log that no one changes.
+    """
 
     t: np.ndarray
     q: np.ndarray
@@ -102,11 +108,19 @@ class WalkLog:
     degraded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     def save(self, path: str | Path) -> Path:
-        """Write the log as an ``.npz`` file (the keys of the module docstring); returns the path."""
-        out = Path(path)
+        """Write the log as an ``.npz`` file (the keys of the module docstring; ``.npz`` is appended when
+        the name lacks it); returns the path written.
+
+        Raises:
+            ConfigError: (``path``) a folder, a missing folder, or a file that cannot be written.
+        """
+        out = check_log_path(path, "path")
         arrays: dict[str, Any] = {k: np.asarray(getattr(self, k)) for k in self.__dataclass_fields__}
-        np.savez_compressed(out, **arrays)
-        return out if out.suffix == ".npz" else out.with_name(out.name + ".npz")
+        try:
+            np.savez_compressed(out, **arrays)
+        except OSError as exc:
+            raise ConfigError("path", f"cannot write {str(out)!r} ({exc.strerror or exc})") from None
+        return out
 
 
 @dataclass
@@ -116,9 +130,12 @@ class WalkSummary:
     Attributes:
         planned: the walking frame's planned displacement (m, along the start heading and across it) and
             heading change (rad): (forward, sideways, turn).
-        moved: the base's displacement (m, start-heading axes) and heading change (rad), same layout.
-        progress: the base's displacement projected on the planned one, over the planned one's length
-            (1 = the plan; on a straight walk moved / ((n − 1) · length)).
+        moved: the base's displacement (m, start-heading axes) and heading change (rad, unwrapped over
+            the walk: a full turn is 2π), same layout.
+        progress: how much of the plan was walked (1 = the plan): with a planned translation, the base's
+            displacement projected on it over its squared length (on a straight walk
+            moved / ((n − 1) · length)); with only a turn planned, the fraction of the turn achieved
+            (moved turn / planned turn); 1.0 when neither was planned.
         fell: the base dropped below 85 % of its start height or the controller had no answer.
         max_slip: the largest linear / angular velocity of an active sole (m/s, rad/s).
         cop_margin: the smallest distance of a loaded sole's CoP (≥ 20 % of mg) inside its edges (m).
@@ -127,12 +144,15 @@ class WalkSummary:
             |τ|'s over the effort limits (N·m).
         step_us: the controller step's median (µs). realtime: simulated time / wall time (plant included).
         duration: simulated time (s). error: why the walk stopped early ("" if it did not).
-        pushed: the walk was pushed. weight: m·g (N).
+        pushed: the push was applied (a walk that stopped before the push's time was not pushed).
+        weight: m·g (N).
         log: the controller's log. plant: the plant's name (``"pinocchio"``, ``"mujoco"``, ...).
         robot: the robot that walked (with its sole frames, joints without inertia locked).
         soft: the figures of a walk on soft contacts (:mod:`~wbcpy.locomotion.soft_metrics`: loaded
             soles' drift and slide, planned friction use in norm and f_z change per step).
         degraded: the control steps whose answer was degraded (:mod:`~wbcpy.locomotion.fallback`).
+
+    Plain data: copies and pickles are independent summaries (``copy.copy`` shares the log's arrays).
     """
 
     planned: np.ndarray
@@ -156,13 +176,18 @@ class WalkSummary:
     degraded: int = 0
 
     @property
+    def heading_error(self) -> float:
+        """|moved turn − planned turn| (rad): how far the walk ended from the planned heading."""
+        return abs(float(self.moved[2]) - float(self.planned[2]))
+
+    @property
     def ok(self) -> bool:
         """No fall, no slip — on the rigid plant ≤ 5 mm/s, 0.05 rad/s for an active sole; on another
         plant the soft-contact figures within their limits
         (:data:`~wbcpy.locomotion.soft_metrics.SOFT_LIMITS`) —, wrenches in the real soles' cones (to
         1e-4·mg: the rigid plant's Baumgarte term moves a foot's wrench at the end of its unloading ramp by
-        ~2e-5·mg) and |τ| within limits (1e-6 N·m), progress ≥ 90 % of the plan (80 % when pushed), no
-        degraded answer."""
+        ~2e-5·mg), |τ| within limits (1e-6 N·m), progress ≥ 90 % of the plan (80 % when pushed), the
+        heading within 0.1 rad of the planned one (0.2 rad when pushed) and no degraded answer."""
         mg = self.weight
         v = self.violation
         slip = (
@@ -178,6 +203,7 @@ class WalkSummary:
             and max(v.get("friction cone", 0.0), v.get("normal force", 0.0)) <= 1e-4 * max(mg, 1.0)
             and v.get("effort", 0.0) <= 1e-6
             and self.progress >= (0.8 if self.pushed else 0.9)
+            and self.heading_error <= (0.2 if self.pushed else 0.1)
         )
 
     def text(self) -> str:
@@ -186,7 +212,8 @@ class WalkSummary:
         return "\n".join(
             [
                 f"walked {m[0]:.3f} m forward, {m[1]:.3f} m sideways, turned {m[2]:.3f} rad "
-                f"(planned {p[0]:.3f}, {p[1]:.3f}, {p[2]:.3f}): progress {100 * self.progress:.1f} %",
+                f"(planned {p[0]:.3f}, {p[1]:.3f}, {p[2]:.3f}): progress {100 * self.progress:.1f} %, "
+                f"heading error {self.heading_error:.3f} rad{'; pushed' if self.pushed else ''}",
                 f"fall: {'YES' if self.fell else 'no'}{'  (' + self.error + ')' if self.error else ''}; "
                 f"max slip {1e3 * self.max_slip[0]:.3f} mm/s, {self.max_slip[1]:.4f} rad/s",
                 f"CoP margin {1e3 * self.cop_margin:.1f} mm, friction use {self.friction_use:.2f} "
@@ -208,21 +235,17 @@ def parse_push(text: str) -> tuple[float, ...]:
     s) as (force, time, duration), e.g. ``"300@3.0:0.1"``.
 
     Raises:
-        ConfigError: (field ``push``) anything else.
+        ConfigError: (field ``push``) anything else, non-finite values, a negative time, a duration ≤ 0.
     """
     head, _, duration = str(text).partition(":")
     try:
         impulse, at = (float(x) for x in head.split("@"))
         rest = (float(duration),) if duration else ()
     except ValueError:
-        raise ConfigError(
-            "push", f"expected IMPULSE@TIME (N·s@s, e.g. 30@3.0) or FORCE@TIME:DURATION (N@s:s), got {text!r}"
-        ) from None
-    if not (math.isfinite(impulse) and math.isfinite(at) and at >= 0.0):
-        raise ConfigError("push", f"impulse and time must be finite, the time ≥ 0, got {text!r}")
-    if rest and not (math.isfinite(rest[0]) and rest[0] > 0.0):
-        raise ConfigError("push", f"the duration must be finite and > 0, got {text!r}")
-    return (impulse, at, *rest)
+        got = safe_repr(text)
+        why = f"expected IMPULSE@TIME (N·s@s, e.g. 30@3.0) or FORCE@TIME:DURATION (N@s:s), got {got}"
+        raise ConfigError("push", why) from None
+    return check_push((impulse, at, *rest))
 
 
 class _Recorder:
@@ -296,10 +319,13 @@ def walk(
             ``lateral``, left when 0, or of ``turn`` when no lateral); ``length`` None: 0.15 m scaled to
             the robot (:class:`~wbcpy.locomotion.scaling.WalkingScale`; Talos 0.15 m).
         step_time, double_support_time: :class:`WalkingPattern`.
-        push: (P, t): a lateral impulse P (N·s, +y world) on the base at time t (s); (F, t, duration): a
-            lateral force F (N) from t for ``duration`` s; or None.
-        dt: control step (s; also the rigid plant's integration step).
-        log: write the log file there (``.npz``).
+        push: (P, t): a lateral impulse P (N·s, +y world, |P| ≤ m · 10 m/s) on the base at time t (s);
+            (F, t, duration): a lateral force F (N, |F| ≤ 10 m g) from t for ``duration`` s (> 0); or
+            None. It starts at the first control step at or after t, which must be one of the walk's
+            (t ≥ 0, before its last control step).
+        dt: control step (s; also the rigid plant's integration step), in [1e-4, 0.05]; the walk takes at
+            most :data:`~wbcpy.locomotion._walk_inputs.MAX_CONTROL_STEPS` steps.
+        log: write the log file there (``.npz``; the path is checked before the walk starts).
         solver: the scene's QP backend.
         progress: called as ``progress(t, duration)`` every 0.1 s of simulated time.
         push_recovery: the controller adapts its footsteps to the measured DCM (see
@@ -317,11 +343,22 @@ def walk(
             (:func:`~wbcpy.locomotion.standing.start_posture`).
 
     Raises:
-        ConfigError: bad arguments (field named); UnknownNameError for an unknown robot, frame or posture.
+        ConfigError: bad arguments (field named), all checked before the walk starts; UnknownNameError
+            for an unknown robot, frame or posture.
         MissingDependencyError: ``plant="mujoco"`` without the mujoco package.
     """
-    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not (0.0 < dt <= 0.05):
-        raise ConfigError("dt", f"must be a step in (0, 0.05] s, got {dt!r}")
+    dt = _checks.number(dt, "dt", MIN_DT, MAX_DT, unit=" s")
+    push = None if push is None else check_push(push)
+    log_path = None if log is None else check_log_path(log)
+    callback: Any = progress  # (checked: the annotation is what a caller should pass, not what it does)
+    if callback is not None and not callable(callback):
+        why = f"expected a callable progress(t, duration) or None, got {safe_repr(progress)}"
+        raise ConfigError("progress", why)
+    _checks.flag(push_recovery, "push_recovery")
+    lateral = _checks.number(lateral, "lateral", unit=" m")
+    turn = _checks.number(turn, "turn", unit=" rad")
+    if not isinstance(robot, (str, RobotModel)):
+        raise ConfigError("robot", f"expected a robot name or a RobotModel, got {type(robot).__name__}")
     check_plant(plant, plant_options, dt)
     model, soles, q0, locked = walking_robot(robot, feet, sole, posture)
     v0 = np.zeros(model.nv)
@@ -334,11 +371,13 @@ def walk(
     steps = plan_footsteps(model, n_steps, length, width, turn, lateral, first, feet=soles)
     pattern = WalkingPattern(model, steps, step_time, double_support_time, feet=soles)
     ctrl = WalkingController(model, pattern, dt=dt, solver=solver, push_recovery=push_recovery)
+    K = control_steps(pattern.duration, ctrl.dt)
+    k_push = push_schedule(push, K, ctrl.dt, model.total_mass)
     the_plant = make_plant(plant, plant_options, model, q0, v0, ctrl, CONTACT_DAMPING)
     if plant == "mujoco":
         q0 = settle(the_plant, ctrl, model, SETTLE_TIME)
     plan = (n_steps, length, lateral, turn)
-    return _run(model, q0, ctrl, the_plant, push, log, progress, plan, locked)
+    return _run(model, q0, ctrl, the_plant, (K, k_push, push), log_path, progress, plan, locked)
 
 
 def _run(
@@ -346,25 +385,28 @@ def _run(
     q0: np.ndarray,
     ctrl: WalkingController,
     plant: Plant,
-    push: tuple[float, ...] | None,
-    log: str | Path | None,
+    schedule: tuple[int, int | None, tuple[float, ...] | None],
+    log: Path | None,
     progress: Callable[[float, float], None] | None,
     plan: tuple[int, float, float, float],
     locked: dict[str, float] | None = None,
 ) -> WalkSummary:
+    """The closed loop of K control steps, the push starting at step k_push: ``schedule`` = (K, k_push,
+    push) (:func:`~wbcpy.locomotion._walk_inputs.push_schedule`)."""
     dt, pattern = ctrl.dt, ctrl.pattern
-    K = round(pattern.duration / dt)
+    K, k_push, push = schedule
     rec = _Recorder(K, model.nq, model.nv, pattern.feet)
     start = feet_frame(model, pattern.feet)
     ground = start[3]  # (the soles' height: the base's height is measured above it)
     z0, error, us = float(q0[2]) - ground, "", []
-    pushed = push is not None and push[1] < pattern.duration
+    pushed = False
     measuring = not isinstance(plant, ContactPlant)  # (module docstring: measured contacts)
     wall = time.perf_counter()
     for k in range(K):
         t = k * dt
-        if push is not None and abs(t - push[1]) < 0.5 * dt:
+        if k == k_push and push is not None:
             push_base(plant, push)
+            pushed = True
         ctrl.schedule(t)
         q, v = plant.state()
         model.update(q, v)
@@ -372,7 +414,11 @@ def _run(
             error = f"fell at t = {t:.2f} s"
             break
         t0, degraded = time.perf_counter(), ctrl.fallback.count
-        cmd = ctrl.step(t)
+        try:
+            cmd = ctrl.step(t)
+        except QPSolveError as exc:  # (the controller degrades instead: only a controller without that)
+            error = f"no controller answer at t = {t:.2f} s ({exc.status})"
+            break
         us.append(time.perf_counter() - t0)
         com = model.com()
         tau = cmd.effort if cmd.effort is not None else np.zeros(model.nv - 6)
@@ -405,18 +451,26 @@ def _planned(
     return np.array([d[0], d[1], turn])
 
 
-def _displacement(model: RobotModel, q0: np.ndarray, q1: np.ndarray, heading: float) -> np.ndarray:
+def _displacement(q: np.ndarray, heading: float) -> np.ndarray:
+    """The base's displacement over the log's configurations ``q`` (K × nq) in the start-heading axes (m)
+    and its heading change (rad), unwrapped step by step: the yaw of the base's quaternion
+    (x, y, z, w) = q[3:7] is atan2(2(wz + xy), 1 − 2(y² + z²)) (the angle of its x axis on the ground)."""
     c, s = math.cos(heading), math.sin(heading)
-    d = q1[:2] - q0[:2]
-    yaw = [yaw_of(_base_rotation(q)) for q in (q0, q1)]
-    dyaw = (yaw[1] - yaw[0] + math.pi) % (2 * math.pi) - math.pi
-    return np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1], dyaw])
+    d = q[-1, :2] - q[0, :2]
+    x, y, z, w = q[:, 3], q[:, 4], q[:, 5], q[:, 6]
+    yaw = np.unwrap(np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)))
+    return np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1], float(yaw[-1] - yaw[0])])
 
 
-def _base_rotation(q: np.ndarray) -> np.ndarray:
-    import pinocchio as pin
-
-    return np.asarray(pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix())
+def _progress(planned: np.ndarray, moved: np.ndarray) -> float:
+    """:attr:`WalkSummary.progress`: the displacement projected on the planned one over its squared
+    length; with only a turn planned, the fraction of the turn achieved; 1.0 when nothing is planned."""
+    dist2 = float(planned[:2] @ planned[:2])
+    if dist2 > 1e-12:
+        return float(moved[:2] @ planned[:2]) / dist2
+    if planned[2] != 0.0:
+        return float(moved[2] / planned[2])
+    return 1.0
 
 
 def _summary(
@@ -432,9 +486,8 @@ def _summary(
 ) -> WalkSummary:
     planned = _planned(start, plan)
     K = wl.t.size
-    moved = _displacement(model, wl.q[0], wl.q[-1], start[1]) if K else np.zeros(3)
-    dist2 = float(planned[:2] @ planned[:2])
-    progress = float(moved[:2] @ planned[:2]) / dist2 if dist2 > 0.0 else 1.0
+    moved = _displacement(wl.q, start[1]) if K else np.zeros(3)
+    progress = _progress(planned, moved)
     slip, rot = _slip(model, wl)
     margin, use = _margins(model, wl)
     violation = _violation(wl, effort_limit)

@@ -39,6 +39,7 @@ from ..description.srdf import (
 from ..description.urdf_physics import PhysicsMode
 from ..errors import InvalidValueError
 from ._cache import FRAMES, record
+from ._mimic_pickle import MimicRepair, mimic_repairs, repair_mimic_joints
 from ._names import MimicJoint, RobotNames
 from ._names import forwarded as _forward
 from ._pin_bindings import BindingProbe, probe_bindings
@@ -71,8 +72,11 @@ _Description = tuple[Path | None, str | None, Path | None, Path | None]
 
 def _restore(model: pin.Model, name: str, source: str, dirs: list[str],
              state: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None,
-             description: _Description = (None, None, None, None)) -> RobotModel:  # fmt: skip
-    """Unpickling and ``copy.deepcopy``: a new robot on ``model`` at ``state`` = (q, v, a)."""
+             description: _Description = (None, None, None, None),
+             mimic: tuple[MimicRepair, ...] = ()) -> RobotModel:  # fmt: skip
+    """Unpickling and ``copy.deepcopy``: a new robot on ``model`` at ``state`` = (q, v, a), its mimic joints
+    rebuilt from ``mimic`` (what Pinocchio's pickle loses: :mod:`wbcpy.model._mimic_pickle`)."""
+    repair_mimic_joints(model, mimic)
     robot = RobotModel(model, name=name, source=source, package_dirs=dirs)
     robot._set_description(description)
     if state is not None:
@@ -100,7 +104,8 @@ class RobotModel(RobotStateViews):
 
     **Copies and pickles.** :meth:`copy` (also ``copy.copy``) is cheap: shared ``pin.Model`` and names,
     new data, same state. ``copy.deepcopy`` also copies the ``pin.Model``. A pickle holds the model,
-    names and state, never a ``pin.Data``; unpickling rebuilds the caches. Copies are independent.
+    names and state, never a ``pin.Data``; unpickling rebuilds the caches (and the mimic joints, which
+    Pinocchio's own pickle damages). Copies are independent.
 
     Args:
         model: the Pinocchio model (shared, never modified; e.g. a reduced model with locked joints).
@@ -290,9 +295,15 @@ class RobotModel(RobotStateViews):
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle the model, names and state; never the ``pin.Data`` (rebuilt when unpickled)."""
+        """Pickle the model, names and state, and what rebuilds its mimic joints; never the ``pin.Data``
+        (rebuilt when unpickled).
+
+        Raises:
+            ConfigError: a mimic joint that is neither revolute nor prismatic (it cannot be rebuilt).
+        """
+        mimic = mimic_repairs(self.model) if self.names.mimic_joints else ()
         return (_restore, (self.model, self.name, self.source, self.package_dirs, self._state_args(),
-                           self._description()))  # fmt: skip
+                           self._description(), mimic))  # fmt: skip
 
     def _description(self) -> _Description:
         """Where the model came from: (urdf_path, urdf_text, srdf_path, mjcf_path)."""

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._support.read_only import read_only
 from ..errors import ConfigError, ConfigKeyError
 from ..limits.collision.acceleration import AccelerationCollisionConstraint
 from ..limits.collision.avoidance import CollisionAvoidance, as_avoidance
@@ -57,6 +58,13 @@ from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel
 from .scene import HierarchySolver, Scene
 from .values import positive
+
+
+def _flag(value: Any, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(field, f"must be true or false, got {value!r:.80}")
+    return value
+
 
 #: keyword options of :class:`AccelerationScene` (an unknown one raises ConfigKeyError)
 SCENE_OPTIONS = (
@@ -73,12 +81,18 @@ SCENE_OPTIONS = (
 class AccelerationScene(Scene):
     """Prioritised least-squares tasks on joint accelerations, solved by a swappable QP backend.
 
+    A settable attribute is checked, and what depends on it recomputed: the scene then answers as one
+    built with the new value; the others raise ReadOnlyAttributeError.
+
     Attributes:
-        dt: control step (s), used by the joint-limit bounds.
-        regularization: λ > 0, the curvature of the cost in directions no task covers.
-        joint_limits: whether position/velocity/acceleration limits bound q̈.
-        limits: the :class:`~wbcpy.limits.joint_limits.JointLimitBounds` in use.
+        dt: control step (s), used by the joint-limit bounds and the collision rows (settable).
+        regularization: λ > 0, the curvature of the cost in directions no task covers (settable).
+        joint_limits: whether position/velocity/acceleration limits bound q̈ (settable).
+        limits: the :class:`~wbcpy.limits.joint_limits.JointLimitBounds` in use (read-only: rebuilt when
+            dt changes).
     """
+
+    limits: JointLimitBounds = read_only("limits", "The joint-limit bounds in use (read-only).")
 
     def __init__(
         self,
@@ -115,16 +129,34 @@ class AccelerationScene(Scene):
             raise ConfigKeyError(key, "scene option", key, SCENE_OPTIONS)
         if not isinstance(robot, RobotModel):
             raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
-        self.dt = positive(dt, "dt", "a finite number")
-        self.regularization = positive(regularization, "regularization", "a finite number")
-        if not isinstance(joint_limits, bool):
-            raise ConfigError("joint_limits", f"must be true or false, got {joint_limits!r}")
-        if not isinstance(braking, bool):
-            raise ConfigError("braking", f"must be true or false, got {braking!r}")
-        self.joint_limits = joint_limits
-        self.limits = JointLimitBounds(robot, self.dt, acceleration_limit, braking)
+        self._dt = positive(dt, "dt", "a finite number")
+        self._regularization = positive(regularization, "regularization", "a finite number")
+        self._joint_limits = _flag(joint_limits, "joint_limits")
+        self._limits = JointLimitBounds(robot, self._dt, acceleration_limit, _flag(braking, "braking"))
         self._collision: AccelerationCollisionConstraint | None = None
         super().__init__(robot, solver, clock)
+
+    @property
+    def dt(self) -> float:
+        """The control step (s) of the joint-limit bounds and the collision rows (settable: the bounds
+        are rebuilt for it)."""
+        return self._dt
+
+    @dt.setter
+    def dt(self, value: float) -> None:
+        dt = positive(value, "dt", "a finite number")
+        limits = self._limits
+        self._limits = JointLimitBounds(self._robot, dt, limits.acceleration_limit, limits.braking)
+        self._dt = dt
+
+    @property
+    def joint_limits(self) -> bool:
+        """Whether the joint limits bound q̈ (settable: True or False)."""
+        return self._joint_limits
+
+    @joint_limits.setter
+    def joint_limits(self, value: bool) -> None:
+        self._joint_limits = _flag(value, "joint_limits")
 
     def _joint_weights_changed(self) -> None:
         super()._joint_weights_changed()
@@ -177,7 +209,7 @@ class AccelerationScene(Scene):
         nv = self.robot.nv
         qlb = None if lb is None else lb[:nv]
         qub = None if ub is None else ub[:nv]
-        Cq, lower = self._collision.compute(self.dt, qlb, qub)
+        Cq, lower = self._collision.compute(self._dt, qlb, qub)
         k = Cq.shape[0]
         if not k:
             return
@@ -196,10 +228,10 @@ class AccelerationScene(Scene):
     ) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Joint-limit bounds on q̈ at the state (q, v) (default: the robot's), locked joints at 0 (new
         arrays or None)."""
-        if self.joint_limits:
+        if self._joint_limits:
             if q is None or v is None:
                 q, v, _ = self.robot.state_view("scene update")
-            lb, ub = self.limits.compute(q, v)
+            lb, ub = self._limits.compute(q, v)
             if self._locked.size:
                 lb[self._locked] = 0.0
                 ub[self._locked] = 0.0

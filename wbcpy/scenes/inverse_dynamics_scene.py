@@ -36,11 +36,12 @@ Without contacts and with a fixed base this is AccelerationScene with torques τ
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
+from .._support.read_only import ClassConstant
 from ..contacts.constraints import ContactConstraints, ContactLayout
 from ..contacts.contacts import Contact, as_contacts
 from ..contacts.external import ExternalWrenches
@@ -74,6 +75,11 @@ def _solver(solver: Any) -> Any:
         # (DAQP's answers need no tightening here: see QPSolver's tighten; an unknown name: ConfigKeyError)
         return QPSolver(name, tighten=name != "daqp", **BACKEND_OPTIONS.get(name, {}))
     return solver
+
+
+def _copied(value: Any) -> Any:
+    """The effort-limit option as kept: a mapping copied (a caller's later edit changes nothing)."""
+    return dict(value) if isinstance(value, Mapping) else value
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -149,9 +155,12 @@ class _LayoutRows:
 class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
     """Prioritised tasks under rigid contacts, friction and torque limits; outputs q̈, τ and wrenches.
 
-    Attributes (besides AccelerationScene's):
-        effort_limits: the option as given (False, True or a mapping).
-        effort_limit: |τ| limit per actuated DOF (inf: none), or None without effort limits.
+    Its attributes are AccelerationScene's and these two.
+
+    Attributes:
+        effort_limits: the option as given (False, True or a mapping; settable: the limits and the
+            contact constraints are rebuilt).
+        effort_limit: |τ| limit per actuated DOF (inf: none), or None without effort limits (read-only).
     """
 
     #: (the λ rows of the last level, cached per plan, go with the plan: left out of copies)
@@ -161,7 +170,7 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
         "_contact_sets",
     )
 
-    needs_dynamics = True
+    needs_dynamics = ClassConstant(True)
 
     def __init__(
         self,
@@ -187,15 +196,36 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
         Raises:
             ConfigError: an invalid option (field named); ConfigKeyError for unknown names.
         """
-        super().__init__(robot, _solver(solver), dt, regularization, joint_limits, clock, **options)
-        self.effort_limit = effort_limit_vector(robot, effort_limits, self._actuated)
-        self.effort_limits = effort_limits
+        super().__init__(robot, solver, dt, regularization, joint_limits, clock, **options)
+        self._effort_limit = effort_limit_vector(robot, effort_limits, self._actuated)
+        self._effort_limits = _copied(effort_limits)
         self._contacts: list[Contact] = []
         self._external = ExternalWrenches(robot)
         #: running unloading and loading transitions by frame
         self._unloading: dict[str, UnloadingRamp] = {}
         self._loading: dict[str, LoadingRamp] = {}
         self._layout_changed()
+
+    def _as_solver(self, solver: Any) -> Any:
+        """As the base scene's, with :data:`BACKEND_OPTIONS` for a backend name."""
+        return super()._as_solver(_solver(solver))
+
+    @property
+    def effort_limits(self) -> Any:
+        """The effort-limit option (False, True or ``{joint_name: limit}``; settable: the limits and the
+        contact constraints are rebuilt; a copy of a mapping)."""
+        return _copied(self._effort_limits)
+
+    @effort_limits.setter
+    def effort_limits(self, value: Any) -> None:
+        limit = effort_limit_vector(self._robot, value, self._actuated)
+        self._effort_limit, self._effort_limits = limit, _copied(value)
+        self._layout_changed()
+
+    @property
+    def effort_limit(self) -> np.ndarray | None:
+        """|τ| limit per actuated DOF (inf: none; a copy), or None without effort limits."""
+        return None if self._effort_limit is None else self._effort_limit.copy()
 
     # ------------------------------------------------------------------ contacts
     def set_contacts(self, contacts: Any) -> None:
@@ -265,6 +295,17 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
             if frame not in self._unloading:
                 self._unloading[frame] = UnloadingRamp(self._normal_force(contact), duration, self.dt)
             return
+        self._set_loading(contact, bool(active), duration)
+        if contact.active != bool(active):
+            contact.active = bool(active)
+            self._layout_changed(switch=True)
+
+    def _set_loading(self, contact: Contact, active: bool, duration: float) -> None:
+        """:meth:`set_contact_active`'s ramps when the contact does not start unloading: a running unloading
+        ends; a contact put back over ``duration`` > 0 s (inactive, or interrupting its unloading) loads
+        from 0 (or the interrupted ramp's bound) to fz_max (m·g when infinite); a contact lifted, or
+        switched at once, ends its loading."""
+        frame = contact.frame
         unloading = self._unloading.pop(frame, None)
         if active and duration > 0.0 and (unloading is not None or not contact.active):
             start = 0.0 if unloading is None else unloading.bound
@@ -272,9 +313,6 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
             self._loading[frame] = LoadingRamp(start, end, duration, self.dt)
         elif not active or duration == 0.0:
             self._loading.pop(frame, None)
-        if contact.active != bool(active):
-            contact.active = bool(active)
-            self._layout_changed(switch=True)
 
     # ------------------------------------------------------------------ external wrenches
     def set_external_wrench(self, frame: str, wrench: Any) -> None:
@@ -351,7 +389,7 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
         if kept is None:
             layout = ContactLayout(self._dof_names, self._contacts, self.loop_closures)
             constraints = ContactConstraints(
-                self.robot, layout, self._actuated, self.effort_limit, self._external
+                self._robot, layout, self._actuated, self._effort_limit, self._external
             )
             kept = (layout, constraints, layout.wrench_bounds(), None, None)
         self._layout: ContactLayout = kept[0]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._support.read_only import ClassConstant, read_only, seal_properties
 from ..errors import ConfigError, ConfigKeyError, MissingReferenceWarning, QPSolveError, UnknownNameError
 from ..qp import LevelStatus, QPSolver, default_solver
 from ..tasks import Task, TaskConfig, TasksStatus, make_task
@@ -30,6 +31,7 @@ from .aliases import SceneAliases
 from .binding import ReferenceBinding
 from .joint_command import JointCommand, NoSolutionError
 from .scene_constraints import SceneConstraintsApi
+from .values import positive
 
 if TYPE_CHECKING:
     from ..model.robot_model import RobotModel
@@ -84,25 +86,38 @@ def _check_weight(value: Any, field: str) -> float:
 class Scene(SceneConstraintsApi, SceneAliases):
     """Base class of scenes (see :class:`~wbcpy.AccelerationScene`).
 
-    Subclasses set ``regularization`` (λ > 0) before calling ``Scene.__init__``; their :meth:`update`
+    Subclasses set ``_regularization`` (λ > 0) before calling ``Scene.__init__``; their :meth:`update`
     builds the task levels with :meth:`_task_levels` and hands the problem out through
     :meth:`_keep_problem` (so that :meth:`solve` recognises it).
 
+    Every public attribute either takes a new value — checked, and everything that depends on it
+    recomputed, so that the scene answers as a scene built with that value — or is read-only
+    (:class:`~wbcpy.errors.ReadOnlyAttributeError`, also an ``AttributeError``).
+
     Attributes:
-        robot: the robot model; set its state with ``robot.update(q, v, a)`` before :meth:`update`.
-        solver: the QP solver (``wbcpy.qp.QPSolver``).
+        robot: the robot model (read-only); set its state with ``robot.update(q, v, a)`` before
+            :meth:`update`.
+        solver: the QP solver (``wbcpy.qp.QPSolver``); settable: a backend name (or None: the default),
+            a QPSolver or a duck-typed backend.
+        regularization: λ > 0 of the joint regularisation λ/ω_j (settable).
         task_level: the decision variable the tasks work at, ``"acceleration"`` (q̈) or ``"velocity"``
-            (q̇) (class attribute; see :mod:`wbcpy.tasks.task`).
-        needs_dynamics: :meth:`update` computes the robot's dynamics (M, b) at every state (class
-            attribute): the references bound to the scene then take the COM terms from that pass.
+            (q̇) (a class constant; see :mod:`wbcpy.tasks.task`).
+        needs_dynamics: :meth:`update` computes the robot's dynamics (M, b) at every state (a class
+            constant): the references bound to the scene then take the COM terms from that pass.
     """
 
-    task_level: ClassVar[str] = "acceleration"
-    needs_dynamics: ClassVar[bool] = False
+    task_level = ClassConstant("acceleration")
+    needs_dynamics = ClassConstant(False)
+    robot: RobotModel = read_only("robot", "The robot model (read-only: the tasks are built on it).")
     #: attributes that hold the row plan (buffers and the tasks' views into them): left out of copies
     _PLAN_ATTRIBUTES: ClassVar[tuple[str, ...]] = ("_plan", "_own", "_hqp")
     #: λ > 0 of the joint regularisation λ/ω_j (set by the subclass before ``Scene.__init__``)
-    regularization: float
+    _regularization: float
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A scene class's read-only properties raise ReadOnlyAttributeError when assigned."""
+        super().__init_subclass__(**kwargs)
+        seal_properties(cls)
 
     def __init__(
         self,
@@ -116,12 +131,8 @@ class Scene(SceneConstraintsApi, SceneAliases):
             clock = time.monotonic
         if not callable(clock):
             raise ConfigError("clock", f"must be a callable returning seconds, got {clock!r}")
-        if solver is None or isinstance(solver, str):
-            solver = QPSolver(solver, tighten=not _tightened_by_design(solver))
-        elif not hasattr(solver, "solve_hierarchy"):
-            raise ConfigError("solver", f"expected a backend name or a QPSolver, got {type(solver).__name__}")
-        self.robot = robot
-        self.solver: HierarchySolver = solver
+        self._solver: HierarchySolver = self._as_solver(solver)
+        self._robot = robot
         self._clock = clock
         model = robot.model
         self._dof_names = robot.dof_names
@@ -165,6 +176,40 @@ class Scene(SceneConstraintsApi, SceneAliases):
                 state[name] = None
         return state
 
+    # ------------------------------------------------------------------ settable options
+    @property
+    def solver(self) -> HierarchySolver:
+        """The QP solver (settable: a backend name, None for the default backend, a ``QPSolver`` or any
+        object with ``solve_hierarchy(hqp)``; the next :meth:`solve` uses it)."""
+        return self._solver
+
+    @solver.setter
+    def solver(self, value: str | HierarchySolver | None) -> None:
+        self._solver = self._as_solver(value)
+
+    def _as_solver(self, solver: Any) -> HierarchySolver:
+        """A backend name (or None) as a QPSolver, a solver object as it is.
+
+        Raises:
+            ConfigError: anything else; ConfigKeyError: an unknown backend name.
+        """
+        if solver is None or isinstance(solver, str):
+            return QPSolver(solver, tighten=not _tightened_by_design(solver))
+        if not hasattr(solver, "solve_hierarchy"):
+            raise ConfigError("solver", f"expected a backend name or a QPSolver, got {type(solver).__name__}")
+        out: HierarchySolver = solver
+        return out
+
+    @property
+    def regularization(self) -> float:
+        """λ > 0 of the joint regularisation λ/ω_j (settable: the regularisation is recomputed)."""
+        return self._regularization
+
+    @regularization.setter
+    def regularization(self, value: float) -> None:
+        self._regularization = positive(value, "regularization", "a finite number")
+        self._joint_weights_changed()
+
     def __copy__(self) -> Scene:
         """``copy.copy`` of a scene is a deep copy: a shallow one would share the task list, the row
         buffers and the solver with the original, so that the two would overwrite each other's rows."""
@@ -184,7 +229,7 @@ class Scene(SceneConstraintsApi, SceneAliases):
     def _joint_weights_changed(self) -> None:
         """Joint weights were set: the regularisation λ/ω_j and the locked DOFs (ω_j = 0) are recomputed
         and the row plan is dropped (subclasses extend this hook)."""
-        self._reg, self._locked = joint_regularization(self._joint_weights, self.regularization)
+        self._reg, self._locked = joint_regularization(self._joint_weights, self._regularization)
         self._plan = None
 
     # ------------------------------------------------------------------ configuration
@@ -358,7 +403,7 @@ class Scene(SceneConstraintsApi, SceneAliases):
             hqp = self._hqp
             if hqp is None:
                 raise NoSolutionError("problem")
-        solver = self.solver
+        solver = self._solver
         if isinstance(solver, QPSolver):
             if self._is_own_problem(hqp):
                 x = solver.solve_hierarchy_unchecked(hqp)  # a new, certified float64 array
@@ -516,3 +561,6 @@ class Scene(SceneConstraintsApi, SceneAliases):
     def get_n_task_variables_per_prio(configs: Sequence[TaskConfig | Mapping[str, Any]]) -> list[int]:
         """Number of task rows per priority level (same order as :meth:`sort_task_config`)."""
         return [sum(c.n_variables for c in group) for group in Scene.sort_task_config(configs)]
+
+
+seal_properties(Scene)

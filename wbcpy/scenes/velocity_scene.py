@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .._support.read_only import ClassConstant, read_only
 from ..errors import ConfigError, ConfigKeyError
 from ..limits.collision.avoidance import CollisionAvoidance, as_avoidance
 from ..limits.collision.constraint import CollisionConstraint
@@ -66,16 +67,22 @@ VELOCITY_SCENE_OPTIONS = (
 class VelocityScene(Scene):
     """Prioritised least-squares tasks on joint velocities, with limits and collision avoidance.
 
+    A settable attribute is checked and the bounds rebuilt: the scene then answers as one built with the
+    new value; the others raise ReadOnlyAttributeError.
+
     Attributes:
-        dt: control step (s): position limits and collision dampers act over one step.
-        regularization: λ > 0, the curvature of the cost in directions no task covers.
-        joint_limits: whether position limits bound q̇ (over one step, with ``limit_gain``).
-        velocity_limits: whether the URDF velocity limits bound q̇.
-        limit_gain: γ ∈ (0, 1], the fraction of the distance to a position limit allowed per step.
-        limits: the :class:`~wbcpy.limits.velocity_limits.VelocityLimitBounds` in use.
+        dt: control step (s): position limits and collision dampers act over one step (settable).
+        regularization: λ > 0, the curvature of the cost in directions no task covers (settable).
+        joint_limits: whether position limits bound q̇ (over one step, with ``limit_gain``) (settable).
+        velocity_limits: whether the URDF velocity limits bound q̇ (settable).
+        limit_gain: γ ∈ (0, 1], the fraction of the distance to a position limit allowed per step
+            (settable).
+        limits: the :class:`~wbcpy.limits.velocity_limits.VelocityLimitBounds` in use (read-only: rebuilt
+            when one of the above changes).
     """
 
-    task_level = "velocity"
+    task_level = ClassConstant("velocity")
+    limits: VelocityLimitBounds = read_only("limits", "The velocity-limit bounds in use (read-only).")
 
     def __init__(
         self,
@@ -111,14 +118,58 @@ class VelocityScene(Scene):
             raise ConfigKeyError(key, "scene option", key, VELOCITY_SCENE_OPTIONS)
         if not isinstance(robot, RobotModel):
             raise ConfigError("robot", f"expected a RobotModel, got {type(robot).__name__}")
-        self.dt = positive(dt, "dt", "a finite number")
-        self.regularization = positive(regularization, "regularization", "a finite number")
-        self.limits = VelocityLimitBounds(robot, self.dt, joint_limits, velocity_limits, limit_gain)
-        self.joint_limits, self.velocity_limits = joint_limits, velocity_limits
-        self.limit_gain = self.limits.limit_gain
+        self._regularization = positive(regularization, "regularization", "a finite number")
+        self._limits = VelocityLimitBounds(robot, positive(dt, "dt", "a finite number"), joint_limits,
+                                           velocity_limits, limit_gain)  # fmt: skip
         self._collision: CollisionConstraint | None = None
         self._inf = np.full(0, np.inf)
         super().__init__(robot, solver, clock)
+
+    # ------------------------------------------------------------------ settable options
+    def _rebuild_limits(self, **changes: Any) -> None:
+        """The bounds with ``changes`` (dt, joint_limits, velocity_limits, limit_gain), checked first."""
+        lim = self._limits
+        options = {"dt": lim.dt, "joint_limits": lim.joint_limits, "velocity_limits": lim.velocity_limits,
+                   "limit_gain": lim.limit_gain, **changes}  # fmt: skip
+        if "dt" in changes:
+            options["dt"] = positive(changes["dt"], "dt", "a finite number")
+        self._limits = VelocityLimitBounds(self._robot, **options)
+
+    @property
+    def dt(self) -> float:
+        """The control step (s) of the position bounds and the collision dampers (settable)."""
+        return float(self._limits.dt)
+
+    @dt.setter
+    def dt(self, value: float) -> None:
+        self._rebuild_limits(dt=value)
+
+    @property
+    def joint_limits(self) -> bool:
+        """Whether position limits bound q̇ (settable: True or False)."""
+        return bool(self._limits.joint_limits)
+
+    @joint_limits.setter
+    def joint_limits(self, value: bool) -> None:
+        self._rebuild_limits(joint_limits=value)
+
+    @property
+    def velocity_limits(self) -> bool:
+        """Whether the URDF velocity limits bound q̇ (settable: True or False)."""
+        return bool(self._limits.velocity_limits)
+
+    @velocity_limits.setter
+    def velocity_limits(self, value: bool) -> None:
+        self._rebuild_limits(velocity_limits=value)
+
+    @property
+    def limit_gain(self) -> float:
+        """γ ∈ (0, 1] of the position bounds (settable)."""
+        return float(self._limits.limit_gain)
+
+    @limit_gain.setter
+    def limit_gain(self, value: float) -> None:
+        self._rebuild_limits(limit_gain=value)
 
     # ------------------------------------------------------------------ configuration
     def _reset_output(self) -> None:
@@ -159,8 +210,9 @@ class VelocityScene(Scene):
     # ------------------------------------------------------------------ problem
     def _bounds(self, q: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Position/velocity bounds on q̇ for configuration q, locked joints at 0 (new arrays or None)."""
-        if self.joint_limits or self.velocity_limits:
-            lb, ub = self.limits.compute_unchecked(q)  # (q: the robot's validated state)
+        limits = self._limits
+        if limits.joint_limits or limits.velocity_limits:
+            lb, ub = limits.compute_unchecked(q)  # (q: the robot's validated state)
         elif self._locked.size:
             lb, ub = np.full(self.robot.nv, -np.inf), np.full(self.robot.nv, np.inf)
         else:
@@ -186,7 +238,7 @@ class VelocityScene(Scene):
         levels, priorities, now = self._task_levels()
         lb, ub = self._bounds(q)
         if self._collision is not None:
-            C, lower = self._collision.compute(self.dt, lb, ub)
+            C, lower = self._collision.compute(self._limits.dt, lb, ub)
             k = C.shape[0]
             if k:
                 first = levels[0]
@@ -212,7 +264,7 @@ class VelocityScene(Scene):
         lb, ub = self._bounds_used
         limits: dict[str, str] = {}
         if self._qdd is not None and lb is not None and ub is not None:
-            limits = self.limits.active(self._qdd, lb, ub)
+            limits = self._limits.active(self._qdd, lb, ub)
         pairs = [] if self._collision is None or self._hqp is None else self._collision.status()
         status = VelocitySceneStatus(base.tasks, base.levels, limits, pairs)
         self._status = status

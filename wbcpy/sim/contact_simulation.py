@@ -29,6 +29,7 @@ wrench, it does not prevent it; checking ``w_c`` against the contact's cone is t
 
 from __future__ import annotations
 
+import copy as _copy
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -37,7 +38,9 @@ import numpy as np
 import pinocchio as pin
 from numpy.typing import ArrayLike, NDArray
 
-from .._support.validation import as_vector
+from .._support.exclusive import exclusive
+from .._support.read_only import read_only
+from .._support.validation import as_state_vector, as_vector
 from ..contacts.contacts import Contact, as_contacts
 from ..contacts.external import ExternalWrenches
 from ..contacts.loop_closure import LoopClosure
@@ -54,6 +57,21 @@ def _gain(value: Any, field: str) -> float:
     if not ok or not np.isfinite(value) or value < 0:
         raise ConfigError(field, f"must be a finite number ≥ 0, got {value!r}")
     return float(value)
+
+
+def _step(value: Any) -> float:
+    """An integration step dt (s): a finite number > 0."""
+    dt = _gain(value, "dt")
+    if dt <= 0:
+        raise ConfigError("dt", f"must be > 0, got {value!r}")
+    return dt
+
+
+#: the largest |time| (s) a simulation takes (about 3e10 years)
+_TIME_LIMIT = 1e18
+#: what copies and pickles leave out and rebuild (Pinocchio's data, constraint models and settings, the
+#: thread token)
+_REBUILT = ("_data", "_cms", "_cds", "_slices", "_prox", "_idle")
 
 
 def _vector(x: ArrayLike, n: int | None, name: str) -> NDArray[np.float64]:
@@ -83,16 +101,29 @@ class ContactSimulation:
 
     Attributes:
         robot: the robot model (its ``pin.Model``; the simulation keeps its own ``pin.Data`` and never
-            changes the robot's state).
-        dt: integration step (s).
-        q, v: current configuration (nq) and velocity (nv).
-        time: simulated time (s).
-        qdd: q̈ of the last :meth:`step` or :meth:`forward` (nv), None before.
+            changes the robot's state). Read-only.
+        dt: integration step (s; settable, checked).
+        q, v: current configuration (nq) and velocity (nv) (settable, checked: a new state; reading
+            gives the simulation's arrays, which must not be written to).
+        time: simulated time (s; settable, checked).
+        qdd: q̈ of the last :meth:`step` or :meth:`forward` (nv), None before. Read-only.
         wrenches: ``{frame: wrench}`` of the active contacts at the last step (contact frame, about its
-            origin; 6 or 3 entries).
+            origin; 6 or 3 entries). Read-only.
 
-    Not thread-safe (one ``pin.Data``); copies are not supported.
+    **Copies, pickles, threads.** ``copy.copy`` gives an independent simulation of the same robot (shared
+    ``pin.Model``, its own ``pin.Data`` and constraint models, the state, contacts, anchors and external
+    wrenches copied); ``copy.deepcopy`` and pickles copy the robot too. Pinocchio's constraint models and
+    data are never copied or pickled: they are rebuilt from the contacts and their anchors, so a copy
+    steps on exactly as the original. One thread at a time: :meth:`step`, :meth:`forward`, :meth:`push`
+    and :meth:`set_contact_active` entered while another thread is inside raise
+    :class:`~wbcpy.errors.ConcurrentUseError` and change nothing.
     """
+
+    robot: RobotModel = read_only("robot", "The robot model (read-only).")
+    qdd: np.ndarray | None = read_only("qdd", "q̈ of the last step or forward (nv), None before (read-only).")
+    wrenches: dict[str, np.ndarray] = read_only(
+        "wrenches", "{frame: wrench} of the active contacts at the last step (read-only)."
+    )
 
     def __init__(
         self,
@@ -128,7 +159,7 @@ class ContactSimulation:
                 mimic joints (field ``robot``: Pinocchio's constraint dynamics refuses them).
             InvalidValueError: a wrongly sized or non-finite q0 / v0.
         """
-        self.robot = robot
+        self._robot = robot
         model = robot.model
         if robot.mimic_joints:
             raise ConfigError(
@@ -140,27 +171,86 @@ class ContactSimulation:
         self._data = model.createData()
         self._contacts = as_contacts(robot, contacts)
         self._by_frame = {c.frame: c for c in self._contacts}
-        self.dt = _gain(dt, "dt")
-        if self.dt <= 0:
-            raise ConfigError("dt", f"must be > 0, got {dt!r}")
+        self._dt = _step(dt)
         self._kp, self._kd = _gain(kp, "kp"), _gain(kd, "kd")
-        mu = _gain(damping, "damping")
-        self._prox = pin.ProximalSettings(1e-12, mu, 100 if mu > 0 else 1)
+        self._damping = _gain(damping, "damping")
         self._actuated = self._actuated_dofs(model)
         self._tau_full = np.zeros(model.nv)
-        self.q = as_vector(q0, model.nq, "q0")
-        self.v = np.zeros(model.nv) if v0 is None else as_vector(v0, model.nv, "v0")
-        self.time = 0.0
-        self.qdd: np.ndarray | None = None
-        self.wrenches: dict[str, np.ndarray] = {}
+        self._q = as_vector(q0, model.nq, "q0")
+        self._v = np.zeros(model.nv) if v0 is None else as_vector(v0, model.nv, "v0")
+        self._time = 0.0
+        self._qdd: np.ndarray | None = None
+        self._wrenches: dict[str, np.ndarray] = {}
         self._external = ExternalWrenches(robot)
         self._anchors: dict[str, pin.SE3] = {}
         self._loops = list(loops)
-        pin.framesForwardKinematics(model, self._data, self.q)
+        pin.framesForwardKinematics(model, self._data, self._q)
         for c in self._contacts:
             if c.active:
                 self._anchors[c.frame] = self._placement(c.frame)
         self._build()
+        self._idle: list[None] = [None]  # (one thread at a time: wbcpy._support.exclusive)
+
+    # ------------------------------------------------------------------ state, copies, pickles
+    @property
+    def q(self) -> np.ndarray:
+        """The configuration (nq; the simulation's array: do not write to it)."""
+        return self._q
+
+    @q.setter
+    def q(self, value: Any) -> None:
+        self._q = as_state_vector(value, self._model.nq, "q")
+
+    @property
+    def v(self) -> np.ndarray:
+        """The velocity (nv; the simulation's array: do not write to it)."""
+        return self._v
+
+    @v.setter
+    def v(self, value: Any) -> None:
+        self._v = as_state_vector(value, self._model.nv, "v")
+
+    @property
+    def dt(self) -> float:
+        """The integration step (s), a finite number > 0."""
+        return self._dt
+
+    @dt.setter
+    def dt(self, value: float) -> None:
+        self._dt = _step(value)
+
+    @property
+    def time(self) -> float:
+        """The simulated time (s)."""
+        return self._time
+
+    @time.setter
+    def time(self, value: float) -> None:
+        ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+        if not ok or not -_TIME_LIMIT <= value <= _TIME_LIMIT:  # (False for NaN; no float() overflow)
+            raise ConfigError("time", f"must be a finite number of seconds, got {value!r:.80}")
+        self._time = float(value)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The state for copies and pickles: without Pinocchio's data and constraint models (rebuilt)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in _REBUILT}
+        state["_anchors"] = {f: (M.rotation.copy(), M.translation.copy()) for f, M in self._anchors.items()}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._anchors = {f: pin.SE3(R, p) for f, (R, p) in state["_anchors"].items()}
+        self._data = self._model.createData()
+        self._idle = [None]
+        self._build()
+
+    def __copy__(self) -> ContactSimulation:
+        """An independent simulation of the same robot (see the class docstring)."""
+        shared = ("_robot", "_model")
+        state = _copy.deepcopy({k: v for k, v in self.__getstate__().items() if k not in shared})
+        new = object.__new__(ContactSimulation)
+        new.__setstate__({**state, "_robot": self._robot, "_model": self._model})
+        return new
 
     @staticmethod
     def _actuated_dofs(model: pin.Model) -> np.ndarray:
@@ -176,8 +266,11 @@ class ContactSimulation:
         return pin.SE3(self._data.oMf[self._model.getFrameId(frame)])
 
     def _build(self) -> None:
-        """Constraint models and data of the active contacts (after any change of the active set)."""
+        """Constraint models and data of the active contacts (after any change of the active set), and
+        the proximal settings of the constraint solve."""
         model = self._model
+        mu = self._damping
+        self._prox = pin.ProximalSettings(1e-12, mu, 100 if mu > 0 else 1)
         cms = pin.StdVec_RigidConstraintModel()
         self._slices: list[tuple[str, slice]] = []
         k = 0
@@ -221,6 +314,7 @@ class ContactSimulation:
         """Frames of the active contacts, in contact order."""
         return [c.frame for c in self._contacts if c.active]
 
+    @exclusive
     def set_contact_active(self, frame: str, active: bool, impact: bool = True) -> None:
         """Lift (False) or put down (True) a contact; a contact put down is anchored where it is now.
 
@@ -231,17 +325,18 @@ class ContactSimulation:
 
         Raises:
             UnknownNameError: ``frame`` has no contact (a KeyError).
-            ConfigError: ``active`` is not a bool.
+            ConfigError: ``active`` or ``impact`` is not a bool.
         """
         contact = self._by_frame.get(frame) if isinstance(frame, str) else None
         if contact is None:
             raise UnknownNameError("contact", frame, list(self._by_frame))
-        if not isinstance(active, (bool, np.bool_)):
-            raise ConfigError("active", f"must be true or false, got {active!r}")
+        for name, flag in (("active", active), ("impact", impact)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise ConfigError(name, f"must be true or false, got {flag!r:.80}")
         if contact.active == bool(active):
             return
         if active:
-            pin.framesForwardKinematics(self._model, self._data, self.q)
+            pin.framesForwardKinematics(self._model, self._data, self._q)
             self._anchors[frame] = self._placement(frame)
         contact.active = bool(active)
         self._build()
@@ -250,9 +345,9 @@ class ContactSimulation:
 
     def _impact(self) -> None:
         """Inelastic impact of the active contacts (see :meth:`set_contact_active`)."""
-        pin.computeJointJacobians(self._model, self._data, self.q)
+        pin.computeJointJacobians(self._model, self._data, self._q)
         pin.updateFramePlacements(self._model, self._data)
-        self.v = self._rest_contacts(self.v)
+        self._v = self._rest_contacts(self._v)
 
     def _rest_contacts(self, v: np.ndarray) -> np.ndarray:
         """The velocity closest to ``v`` (kinetic-energy metric) at which every active contact is at rest;
@@ -262,8 +357,9 @@ class ContactSimulation:
              for c in self._contacts if c.active]  # fmt: skip
         if not J:
             return v
-        return np.array(pin.impulseDynamics(model, data, self.q, v, np.vstack(J), 0.0), dtype=float)
+        return np.array(pin.impulseDynamics(model, data, self._q, v, np.vstack(J), 0.0), dtype=float)
 
+    @exclusive
     def push(self, impulse: Any, frame: str | None = None) -> dict[str, np.ndarray]:
         """An instantaneous push: a linear impulse P (N·s, world axes) at the origin of ``frame``.
 
@@ -293,15 +389,15 @@ class ContactSimulation:
                 raise ConfigError("frame", "the robot has no floating base: name the frame to push")
         elif not isinstance(frame, str) or not model.existFrame(frame):
             raise UnknownNameError("frame", frame, [f.name for f in model.frames])
-        pin.computeJointJacobians(model, data, self.q)
+        pin.computeJointJacobians(model, data, self._q)
         pin.updateFramePlacements(model, data)
         if frame is None:
             Jp = pin.getJointJacobian(model, data, joints[0], _WORLD)[:3]
         else:
             Jp = pin.getFrameJacobian(model, data, model.getFrameId(frame), _WORLD)[:3]
-        M = pin.crba(model, data, self.q)
+        M = pin.crba(model, data, self._q)
         M = np.triu(M) + np.triu(M, 1).T  # crba fills the upper triangle
-        self.v = self._rest_contacts(self.v + np.linalg.solve(M, Jp.T @ P))
+        self._v = self._rest_contacts(self._v + np.linalg.solve(M, Jp.T @ P))
         lam = np.asarray(data.impulse_c, dtype=float)
         return {f: lam[s].copy() for f, s in self._slices} if self.active_frames else {}
 
@@ -345,6 +441,7 @@ class ContactSimulation:
         full[act] = arr
         return full
 
+    @exclusive
     def forward(self, q: Any, v: Any, tau: Any) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Rigid-contact forward dynamics at (q, v) with joint torques τ (no step is taken).
 
@@ -362,7 +459,12 @@ class ContactSimulation:
             InvalidValueError: a wrongly sized or non-finite input.
             ConfigError: the constraint solve returned non-finite values (redundant contacts with
                 ``damping = 0``).
+            ConcurrentUseError: another thread is inside this simulation.
         """
+        return self._forward(q, v, tau)
+
+    def _forward(self, q: Any, v: Any, tau: Any) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """:meth:`forward` (the one path of :meth:`step` too)."""
         model = self._model
         q = _vector(q, model.nq, "q")
         v = _vector(v, model.nv, "v")
@@ -380,20 +482,21 @@ class ContactSimulation:
                 "redundant or singular; use damping > 0",
             )
         wrenches = {frame: lam[s].copy() for frame, s in self._slices}
-        self.qdd = qdd
+        self._qdd = qdd
         return qdd.copy(), wrenches
 
+    @exclusive
     def step(self, tau: Any) -> dict[str, np.ndarray]:
         """Advance one step dt with joint torques τ (see :meth:`forward`); returns the contact wrenches.
 
         The state is changed only when the dynamics succeeded.
         """
-        qdd, wrenches = self.forward(self.q, self.v, tau)
-        v = self.v + qdd * self.dt
-        self.q = pin.integrate(self._model, self.q, v * self.dt)
-        self.v = v
-        self.time += self.dt
-        self.wrenches = wrenches
+        qdd, wrenches = self._forward(self._q, self._v, tau)
+        v = self._v + qdd * self._dt
+        self._q = pin.integrate(self._model, self._q, v * self._dt)
+        self._v = v
+        self._time += self._dt
+        self._wrenches = wrenches
         return {k: w.copy() for k, w in wrenches.items()}
 
 
@@ -405,42 +508,83 @@ class ContactPlant:
     its contacts are the scene's, held rigid while the scene keeps them active (a contact the scene puts
     down is an inelastic impact at the next :meth:`state` or :meth:`apply`).
 
+    The attributes are read-only.
+
     Attributes:
-        sim: the contact simulation. dt: the control period (= the simulation step, s).
-        contact_frames: the scene's contact frames.
-        violation: largest excess over the run so far: ``friction cone`` (N: the largest
+        sim: the contact simulation. scene: the scene whose τ, contacts and external wrenches drive it.
+        dt: the control period (= the simulation step, s). contact_frames: the scene's contact frames.
+        violation: largest excess over the run so far (a copy): ``friction cone`` (N: the largest
             ``u·w / ‖u‖`` over the unit rows u of every active contact's cone, i.e. how far outside — a
             slipping or tipping foot), ``normal force`` (N, outside [fz_min, fz_max]) and ``effort``
             (N·m or N, |τ| above the scene's limits).
+
+    **Copies, pickles, threads.** ``copy.copy`` gives a plant of its own (a ``copy.copy`` of the simulation,
+    the pushes in force copied) driven by the same scene; ``copy.deepcopy`` and pickles copy the scene (and
+    its robot) too. One thread at a time: :meth:`sync`, :meth:`step`, :meth:`state`, :meth:`apply` or
+    :meth:`push` entered while another thread is inside raises :class:`~wbcpy.errors.ConcurrentUseError`
+    and changes nothing.
     """
 
     name = "pinocchio"
+    sim: ContactSimulation = read_only("sim", "The contact simulation (read-only).")
+    scene: Any = read_only("scene", "The scene that drives the plant (read-only).")
+    dt: float = read_only("dt", "The control period (= the simulation step, s; read-only).")
+    contact_frames: tuple[str, ...] = read_only("contact_frames", "The scene's contact frames (read-only).")
 
     def __init__(self, scene: Any, q0: Any, v0: Any, dt: float, kp: float = 0.0, kd: float = 0.0) -> None:
         contacts = scene.contacts
-        self.scene = scene
-        self.sim = ContactSimulation(scene.robot, contacts, q0, v0, dt, kp, kd,
-                                     loops=getattr(scene, "loop_closures", ()))  # fmt: skip
-        self.dt = self.sim.dt
+        self._scene = scene
+        self._sim = ContactSimulation(scene.robot, contacts, q0, v0, dt, kp, kd,
+                                      loops=getattr(scene, "loop_closures", ()))  # fmt: skip
+        self._dt = self._sim.dt
         self._gains = (float(kp), float(kd))
         self._limits = {}
         for c in contacts:
             U = c.cone()
             self._limits[c.frame] = (U / np.linalg.norm(U, axis=1, keepdims=True), c.fz_min, c.fz_max)
         self._sizes = {c.frame: c.size for c in contacts}
-        self.contact_frames = tuple(c.frame for c in contacts)
+        self._contact_frames = tuple(c.frame for c in contacts)
         self._effort = scene.effort_limit
         self._forces: list[tuple[str, np.ndarray, float]] = []  # pushes: (frame, F world, end time)
-        self.violation = {"friction cone": 0.0, "normal force": 0.0, "effort": 0.0}
+        self._violation = {"friction cone": 0.0, "normal force": 0.0, "effort": 0.0}
+        self._idle: list[None] = [None]  # (one thread at a time: wbcpy._support.exclusive)
 
+    @property
+    def violation(self) -> dict[str, float]:
+        """The largest excess over the run so far (see the class docstring; a copy)."""
+        return dict(self._violation)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_idle"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._idle = [None]
+
+    def __copy__(self) -> ContactPlant:
+        """A plant of its own driven by the same scene (see the class docstring)."""
+        new = object.__new__(ContactPlant)
+        forces = [(f, F.copy(), end) for f, F, end in self._forces]
+        new.__setstate__({**self.__getstate__(), "_sim": _copy.copy(self._sim), "_forces": forces,
+                          "_violation": dict(self._violation)})  # fmt: skip
+        return new
+
+    @exclusive
     def sync(self) -> tuple[np.ndarray, np.ndarray]:
         """Give the simulation the scene's active contacts (a contact put down is an inelastic impact:
         the velocity jumps) and external wrenches (the load the scene compensates is the one simulated)
         plus the pushes in force; returns the state (q, v), which the controller should see before it
-        solves."""
-        sim = self.sim
+        solves.
+
+        Raises:
+            ConcurrentUseError: another thread is inside this plant.
+        """
+        return self._sync()
+
+    def _sync(self) -> tuple[np.ndarray, np.ndarray]:
+        sim, scene = self._sim, self._scene
         sim.clear_external_wrenches()
-        loads = {f: np.array(w, dtype=float) for f, w in getattr(self.scene, "external_wrenches", {}).items()}
+        loads = {f: np.array(w, dtype=float) for f, w in getattr(scene, "external_wrenches", {}).items()}
         self._forces = [p for p in self._forces if sim.time < p[2] - 1e-12]
         if self._forces:
             pin.framesForwardKinematics(sim._model, sim._data, sim.q)
@@ -448,26 +592,32 @@ class ContactPlant:
             w = np.concatenate((sim._placement(frame).rotation.T @ force, np.zeros(3)))
             loads[frame] = loads.get(frame, np.zeros(6)) + w
         sim.set_external_wrenches(loads)
-        active = self.scene.active_contact_frames
+        active = scene.active_contact_frames
         if active != sim.active_frames:
             for frame in set(active) ^ set(sim.active_frames):
                 sim.set_contact_active(frame, frame in active)
         return sim.q, sim.v
 
+    @exclusive
     def step(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Apply the scene's last τ for one step (after :meth:`sync`); returns the new (q, v) and the
-        simulated q̈."""
-        self.apply(self.scene.get_joint_torques())
-        qdd = self.sim.qdd
+        simulated q̈.
+
+        Raises:
+            ConcurrentUseError: another thread is inside this plant.
+        """
+        sim = self._sim
+        self._apply(self._scene.get_joint_torques())
+        qdd = sim.qdd
         if qdd is None:  # pragma: no cover - apply() sets it
             raise RuntimeError("the contact simulation did not step")
-        return self.sim.q, self.sim.v, qdd
+        return sim.q, sim.v, qdd
 
     # ------------------------------------------------------------------ the plant protocol
     @property
     def time(self) -> float:
         """Simulated time (s)."""
-        return self.sim.time
+        return self._sim.time
 
     @property
     def contact_options(self) -> dict[str, Any]:
@@ -475,18 +625,23 @@ class ContactPlant:
         kp, kd = self._gains
         return {"contacts": "rigid", "impact": "inelastic", "baumgarte_kp": kp, "baumgarte_kd": kd}
 
+    @exclusive
     def state(self) -> tuple[np.ndarray, np.ndarray]:
         """The state (q, v) after :meth:`sync` (the scene's contacts taken over), as new arrays."""
-        q, v = self.sync()
+        q, v = self._sync()
         return q.copy(), v.copy()
 
+    @exclusive
     def apply(self, tau: Any) -> None:
         """Integrate one step with the torques τ (actuated DOFs, or nv generalised forces) after
         :meth:`sync`, and record the limit excesses (:attr:`violation`)."""
-        sim = self.sim
-        self.sync()
+        self._apply(tau)
+
+    def _apply(self, tau: Any) -> None:
+        sim = self._sim
+        self._sync()
         wrenches = sim.step(tau)
-        viol = self.violation
+        viol = self._violation
         for frame, w in wrenches.items():
             U, lo, hi = self._limits[frame]
             viol["friction cone"] = max(viol["friction cone"], float((U @ w).max()))
@@ -498,20 +653,22 @@ class ContactPlant:
 
     def contact_wrenches(self) -> dict[str, np.ndarray]:
         """``{frame: wrench}`` of the last step for every contact frame (zeros when inactive)."""
-        got = self.sim.wrenches
-        return {f: got[f].copy() if f in got else np.zeros(self._sizes[f]) for f in self.contact_frames}
+        got = self._sim.wrenches
+        return {f: got[f].copy() if f in got else np.zeros(self._sizes[f]) for f in self._contact_frames}
 
     def active_contacts(self) -> list[str]:
         """The contacts held rigid in the last step (the scene's active set at that step)."""
-        return [f for f in self.contact_frames if f in self.sim.wrenches]
+        return [f for f in self._contact_frames if f in self._sim.wrenches]
 
+    @exclusive
     def push(self, vector: Any, frame: str | None = None, duration: float = 0.0) -> None:
         """An impulse (``duration`` 0: :meth:`ContactSimulation.push`, the contacts answer inelastically)
         or a force (N, world axes, at the frame's origin; None: the floating base's joint) held for
         ``duration`` seconds from now, as an external wrench of the simulation (checks:
         :func:`~wbcpy.sim.plant.push_arguments`)."""
-        force, frame_name, duration = push_arguments(self.sim.robot, vector, frame, duration)
+        sim = self._sim
+        force, frame_name, duration = push_arguments(sim.robot, vector, frame, duration)
         if duration == 0:
-            self.sim.push(force, frame_name)
+            sim.push(force, frame_name)
         else:
-            self._forces.append((frame_name, force, self.sim.time + duration))
+            self._forces.append((frame_name, force, sim.time + duration))

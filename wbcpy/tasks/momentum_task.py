@@ -17,6 +17,11 @@ momentum target into ḣ* = ḣ_d + K_d (h_d − h) (damping when h_d = 0).
 
 The task evaluates A_G and Ȧ_G q̇ on its own ``pin.Data`` (these algorithms overwrite joint placements
 and velocities, which the robot's per-state caches must not see): like its scene, it is for one thread.
+
+Robots with mimic joints: Pinocchio's ``computeCentroidalMapTimeVariation`` refuses their mimic joints,
+but its ``computeCentroidalMap`` and ``computeCentroidalMomentumTimeVariation`` take them (the momentum
+of every body, a mimic-driven one moving with its leader): A_G is the map in q̇ directly, and the bias is
+the momentum rate at q̈ = 0, ḣ(q, q̇, 0) = Ȧ_G q̇.
 """
 
 from __future__ import annotations
@@ -73,26 +78,34 @@ class MomentumTask(Task):
         super().__init__(robot, config, level)
         self._data: Any = None
 
-    def _map(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """(A_G, Ȧ_G) at the robot's state, on the task's own data."""
+    def _map(self, bias: bool = True) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+        """(A_G, Ȧ_G q̇) at the robot's state, on the task's own data (the bias None unless asked for)."""
         model = self.robot.model
         if self._data is None:
             self._data = model.createData()
+        data = self._data
         q, v, _ = self.robot.state_view("momentum task")
-        dAg = pin.computeCentroidalMapTimeVariation(model, self._data, q, v)
-        return np.asarray(self._data.Ag), np.asarray(dAg)
+        if self.robot.names.mimic_coupling is not None:  # (see the module docstring)
+            rate = None
+            if bias:
+                rate = pin.computeCentroidalMomentumTimeVariation(model, data, q, v, np.zeros(model.nv))
+                rate = np.array(rate.vector, dtype=float)
+            return np.asarray(pin.computeCentroidalMap(model, data, q)).reshape(6, model.nv), rate
+        dAg = pin.computeCentroidalMapTimeVariation(model, data, q, v)  # (nv = 1: 6-vectors, reshaped)
+        Ag = np.asarray(data.Ag).reshape(6, model.nv)
+        return Ag, (np.asarray(dAg).reshape(6, model.nv) @ v if bias else None)
 
     def compute(self) -> None:
         """Write A_G into :attr:`A` and Ȧ_G q̇ into :attr:`bias` (zero at the velocity level)."""
         self._src = None
-        Ag, dAg = self._map()
+        Ag, rate = self._map(bias=not self._velocity)
         np.copyto(self._A, Ag)
-        if not self._velocity:
-            np.copyto(self._bias, dAg @ self.robot.state_view("momentum task")[1])
+        if rate is not None:
+            np.copyto(self._bias, rate)
 
     def position(self) -> NDArray[np.float64]:
         """The centroidal momentum h = A_G q̇ (6; the state a momentum law feeds back)."""
-        Ag, _ = self._map()
+        Ag, _ = self._map(bias=False)
         out: NDArray[np.float64] = Ag @ self.robot.state_view("momentum task")[1]
         return out
 

@@ -15,6 +15,7 @@ configurations, so free-flyer quaternions stay unit). The page starts playing (i
 from __future__ import annotations
 
 import math
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,7 +81,8 @@ def prepare_output(out: str | Path, name: str = "out") -> Path:
 
     Raises:
         VizExtraMissingError: the ``viz`` extra is not installed.
-        InvalidValueError: the file's folder does not exist, or ``out`` is a folder.
+        InvalidValueError: the file's folder does not exist or cannot be written to, or ``out`` is a
+            folder.
     """
     require_viz()
     path = Path(out).expanduser()
@@ -89,6 +91,12 @@ def prepare_output(out: str | Path, name: str = "out") -> Path:
         raise InvalidValueError(name, "a file in an existing folder", str(path), reason=reason)
     if path.is_dir():
         raise InvalidValueError(name, "a file", str(path), reason=f"{str(path)!r} is a folder")
+    try:
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as exc:
+        reason = f"cannot write to {str(path.parent)!r} ({exc.strerror or exc})"
+        raise InvalidValueError(name, "a writable folder", str(path), reason=reason) from None
     return path
 
 

@@ -50,6 +50,8 @@ import numpy as np
 import pinocchio as pin
 from numpy.typing import NDArray
 
+from ..._support.exclusive import exclusive
+from ..._support.read_only import SealedAfterInit
 from ...errors import ConfigError
 from .avoidance import CollisionAvoidance
 from .constraint import GJK_TOLERANCE, CollisionConstraint, CollisionPairStatus
@@ -64,15 +66,20 @@ DRIFT_STEP = 1e-3
 _BIG = 1e300
 
 
-class AccelerationCollisionConstraint:
+class AccelerationCollisionConstraint(SealedAfterInit):
     """Distance rows C q̈ ≥ lower (see the module docstring) for one robot and one
     :class:`~wbcpy.collision.CollisionAvoidance`.
 
     Built once (geometry, pairs, buffers); :meth:`compute` is the per-step call and reads the robot's
     current state (q, v).
 
-    Copies and pickles rebuild the geometry from ``(robot, avoidance)``. Not thread-safe: one instance per
-    thread, as for the robot it reads.
+    **Copies, pickles, threads.** Copies and pickles rebuild the geometry from ``(robot, avoidance)``:
+    ``copy.copy`` shares the robot, ``copy.deepcopy`` and pickles copy it; the copy computes the same rows
+    at the same state (it has no last :meth:`compute` to report before its own). One thread at a time:
+    :meth:`compute`, :meth:`status`, :meth:`distances` or :meth:`drift` entered while another thread is
+    inside raises :class:`~wbcpy.errors.ConcurrentUseError` and changes nothing.
+
+    The attributes are read-only (the geometry and the pairs are built from them).
 
     Attributes:
         robot: the robot whose state :meth:`compute` reads.
@@ -96,24 +103,30 @@ class AccelerationCollisionConstraint:
         for request in self._gdata.distanceRequests:
             request.gjk_tolerance = GJK_TOLERANCE
         self._drift = np.zeros(0)
+        self._idle: list[None] = [None]  # (one thread at a time: wbcpy._support.exclusive)
+        self._seal()
 
     @property
     def n_pairs(self) -> int:
         """Number of selected pairs (the largest possible number of rows)."""
         return self.pairs.n_pairs
 
+    @exclusive
     def status(self) -> list[CollisionPairStatus]:
         """The pairs inside their influence distance at the last :meth:`compute`, closest first."""
         return self.pairs.status()
 
+    @exclusive
     def distances(self) -> NDArray[np.float64]:
         """Signed distances (m) of every selected pair at the last :meth:`compute` (a new array)."""
         return self.pairs.distances()
 
+    @exclusive
     def drift(self) -> NDArray[np.float64]:
         """J̇_d v (m/s²) of the rows of the last :meth:`compute`, in row order (a new array)."""
         return self._drift.copy()
 
+    @exclusive
     def compute(
         self, dt: float, lb: NDArray[np.float64] | None = None, ub: NDArray[np.float64] | None = None
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -131,6 +144,7 @@ class AccelerationCollisionConstraint:
         Raises:
             ConfigError: dt not a finite number > 0.
             StateNotSetError: the robot has no state yet.
+            ConcurrentUseError: another thread is inside this object.
         """
         if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not 0.0 < dt < math.inf:
             raise ConfigError("dt", f"must be a finite number > 0, got {dt!r}")
