@@ -1,7 +1,7 @@
 """walk() in MuJoCo: Talos walks a few steps without falling, the log records the plant and its options,
 the logged wrenches balance the robot's momentum (an independent check of their frames and signs), plant
-objects and bad plant arguments; the spec's four walks in slow-marked tests (WBCPY_SLOW=1), judged here on falls and progress (the table's
-figures: test_soft_acceptance.py)."""
+objects and bad plant arguments; the spec's four walks in slow-marked tests (WBCPY_SLOW=1), judged here on
+falls and progress (the table's figures: test_soft_acceptance.py)."""
 
 from __future__ import annotations
 
