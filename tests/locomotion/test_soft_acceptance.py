@@ -42,6 +42,7 @@ def run_independent(example_robot, name: str, options: dict | None = None) -> di
     rec = drive(ctrl, robot, plant, pattern.duration, push, settle=SETTLE_TIME)
     figures = judge(rec, plant.pin_model, plan)
     figures["degraded"] = float(ctrl.fallback.count)
+    figures["pushed"] = float(plant._force is not None)
     return figures
 
 
@@ -59,6 +60,7 @@ def run_library(example_robot, name: str) -> dict[str, float]:
     )  # fmt: skip
     figures = judge(rec, summary.robot.model, plan)
     figures["degraded"] = float(summary.degraded)
+    figures["pushed"] = float(summary.pushed)
     return figures
 
 
@@ -66,6 +68,8 @@ def _check(name: str, figures: dict[str, float]) -> None:
     out = failures(name, figures)
     if figures["degraded"]:
         out.append(f"degraded answers {figures['degraded']:.0f}")
+    if figures["pushed"] != (WALKS[name][1] is not None):
+        out.append("the push was not applied as planned")
     assert out == [], (out, figures)
 
 
