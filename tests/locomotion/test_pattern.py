@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.spatial import ConvexHull
 
@@ -50,7 +50,11 @@ def _pattern(robot, **kw):
     lateral=st.floats(0.0, 0.1),
 )
 def test_zmp_inside_the_support_polygon(talos, n, length, turn, lateral):
-    pattern = _pattern(talos, n=n, length=length, turn=turn, lateral=lateral)
+    try:
+        pattern = _pattern(talos, n=n, length=length, turn=turn, lateral=lateral)
+    except ConfigError as exc:  # (plans whose soles would overlap: tests/locomotion/test_feet_apart.py)
+        assume(exc.field != "turn")
+        raise
     for t in np.arange(0.0, pattern.duration, 0.01):
         margin = _margin(pattern.zmp(t), list(pattern.planted(t).values()))
         assert margin >= -1e-9, (t, pattern.phase(t).kind, margin)

@@ -46,7 +46,7 @@ def test_missing_and_surplus_arguments_are_config_errors() -> None:
     with pytest.raises(ConfigError, match=r"TaskConfig.*type"):
         TaskConfig(name="ee")  # type: ignore[call-arg]
     with pytest.raises(ConfigError, match="SurfaceContact"):
-        SurfaceContact("f", (0.1, 0.05), 0.3, 0.0, 1.0, True, "surplus")  # type: ignore[call-arg]
+        SurfaceContact("f", (0.1, 0.05), 0.3, 0.0, 1.0, True, 0.0, "surplus")  # type: ignore[call-arg]
 
 
 def test_a_type_error_raised_inside_a_valid_call_is_not_relabelled() -> None:

@@ -8,7 +8,8 @@ classical acceleration at q̈ = 0 in the same axes, M, h the mass matrix and non
 the unactuated (free-flyer) and actuated DOFs, :meth:`ContactConstraints.update` builds
 
 * equalities ``E x = f`` — the unactuated rows of the equations of motion
-  ``M_u q̈ − Σ_c J_c,uᵀ w_c = −h_u`` and the rigid contacts ``J_c q̈ = −a_c``; a loop closure
+  ``M_u q̈ − Σ_c J_c,uᵀ w_c = −h_u`` and the rigid contacts ``J_c q̈ = −a_c`` (``J_c q̈ = −a_c − K_d J_c v``
+  for a contact with a velocity gain ``kd`` = K_d > 0: :mod:`~wbcpy.contacts.contacts`); a loop closure
   (:mod:`~wbcpy.contacts.loop_closure`) is one more block of both, its wrench λ after the contacts', its
   rows J q̈ = −(J̇q̇ + K_p e + K_d J q̇) in place of a contact's (no cone, no bounds);
 * inequalities ``lbC ≤ C x ≤ ubC`` — each contact's friction cone ``U_c w_c ≤ 0``
@@ -155,6 +156,9 @@ class ContactConstraints:
         self._J = np.zeros((self._mw, nv))  # stacked contact Jacobians (contact axes)
         self._acc = np.zeros(self._mw)
         self._targets = self._target_views()
+        #: the contacts with a velocity gain: (K_d, their rows' views in J and a_c)
+        self._damped = [(c.kd, J, acc) for c, (_, J, acc) in zip(layout.contacts, self._targets, strict=True)
+                        if c.kd > 0.0]  # fmt: skip
         cones = [c.cone() for c in layout.contacts]
         m_cone = sum(U.shape[0] for U in cones)
         self._cone = np.zeros((m_cone, n))
@@ -184,12 +188,17 @@ class ContactConstraints:
         a copy of a view is a separate array, not a view of the copied buffer)."""
         state = self.__dict__.copy()
         del state["_targets"]
+        state["_damped"] = [kd for kd, _, _ in self._damped]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Restore a copy and make its row views views of its own buffers."""
+        gains = state.pop("_damped")
         self.__dict__.update(state)
         self._targets = self._target_views()
+        views = [(J, acc) for c, (_, J, acc) in zip(self.layout.contacts, self._targets, strict=True)
+                 if c.kd > 0.0]  # fmt: skip
+        self._damped = [(kd, J, acc) for kd, (J, acc) in zip(gains, views, strict=True)]
 
     @property
     def has_inequalities(self) -> bool:
@@ -203,12 +212,17 @@ class ContactConstraints:
     def _contact_rows(self) -> None:
         """J_c and a_c of every active contact, in its own axes, into the preallocated buffers (the
         robot's data holds the current state's ``computeAllTerms``: see the module docstring); then
-        each loop closure's J and its a_c (J q̈ = −a_c: drift and Baumgarte terms)."""
+        each loop closure's J and its a_c (J q̈ = −a_c: drift and Baumgarte terms); a contact with a
+        velocity gain K_d adds K_d J_c v to its a_c (J_c q̈ = −a_c − K_d J_c v)."""
         robot = self.robot
         model, data = robot.model, robot.data
         for fid, J, acc in self._targets:
             J[:] = _jacobian(model, data, fid, _LOCAL)[: J.shape[0]]
             acc[:] = _acceleration(model, data, fid, _LOCAL).vector[: acc.shape[0]]
+        if self._damped:
+            v = robot.state_view("contact rows")[1]
+            for kd, J, acc in self._damped:
+                acc += kd * J.dot(v)
         for loop, (_, cols) in zip(self.layout.loops, self.layout.loop_slices, strict=True):
             rows = slice(cols.start - self._nv, cols.stop - self._nv)
             self._J[rows], self._acc[rows] = loop.acceleration_rows(robot)

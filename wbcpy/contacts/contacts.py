@@ -13,6 +13,10 @@ Conventions (``specs/contact-scene.md``): a contact is a frame of the robot; its
 normal, pointing from the environment into the robot. A contact wrench is what the environment exerts on
 the robot, in the contact frame's axes, about its origin: force over torque (6 entries) for a surface
 contact, the force (3 entries) for a point contact. ``fz_min ≤ f_z ≤ fz_max`` bounds the normal force.
+A contact holds its frame still, ``J_c q̈ + a_c = 0`` (classical acceleration, contact axes), or, with a
+velocity gain ``kd`` = K_d > 0, damps the frame's velocity ẋ_c = J_c v: ``J_c q̈ + a_c = −K_d J_c v`` — a
+foot that lands moving on a soft floor is brought to rest (its velocity decays as e^{−K_d t}); on a rigid
+plant, which keeps ẋ_c = 0, the term vanishes.
 
 Contacts are plain mutable dataclasses (like :class:`~wbcpy.tasks.TaskConfig`): construction validates
 every field that does not need a robot and raises :class:`~wbcpy.errors.ConfigError` naming the field;
@@ -57,10 +61,20 @@ class _ContactBase:
     fz_min: float
     fz_max: float
     active: bool
+    kd: float
     type: ClassVar[str]
     size: ClassVar[int]
     #: time left of a running unloading transition (s; set on a scene's copies), None otherwise
     unloading: float | None = None
+    #: time left of a running loading transition (s; set on a scene's copies), None otherwise
+    loading: float | None = None
+
+    def _validate_kd(self, prefix: str) -> float:
+        """The checked velocity gain K_d (1/s): a finite number ≥ 0."""
+        kd = _number(self.kd, f"{prefix}kd")
+        if not math.isfinite(kd) or kd < 0.0:
+            raise ConfigError(f"{prefix}kd", f"must be a finite velocity gain ≥ 0 (1/s), got {self.kd!r}")
+        return kd
 
     def _validate_common(self, prefix: str) -> tuple[float, float, float, bool]:
         """Checked (mu, fz_min, fz_max, active); the caller assigns them once every field passed."""
@@ -115,6 +129,8 @@ class SurfaceContact(_ContactBase):
         fz_min: lower bound of the normal force (N), ≥ 0.
         fz_max: upper bound of the normal force (N), ≥ fz_min (inf: none).
         active: whether the contact holds (a lifted foot is inactive).
+        kd: velocity gain K_d (1/s), ≥ 0: the contact rows are J_c q̈ + a_c = −K_d J_c v (module
+            docstring; 0: the frame's acceleration is 0).
     """
 
     frame: str
@@ -123,6 +139,7 @@ class SurfaceContact(_ContactBase):
     fz_min: float = 0.0
     fz_max: float = math.inf
     active: bool = True
+    kd: float = 0.0
 
     type: ClassVar[str] = "surface"
     #: number of wrench entries (force over torque)
@@ -141,6 +158,7 @@ class SurfaceContact(_ContactBase):
             ConfigError: naming the bad field.
         """
         common = self._validate_common(prefix)
+        kd = self._validate_kd(prefix)
         hs = self.half_size
         if isinstance(hs, (str, bytes, Mapping)) or not isinstance(hs, Iterable):
             raise ConfigError(f"{prefix}half_size", f"expected two numbers (X, Y) in m, got {hs!r}")
@@ -151,7 +169,7 @@ class SurfaceContact(_ContactBase):
         if not all(math.isfinite(v) and v > 0.0 for v in size):
             raise ConfigError(f"{prefix}half_size", f"half sizes must be finite and > 0 (m), got {hs!r}")
         self.mu, self.fz_min, self.fz_max, self.active = common
-        self.half_size = (size[0], size[1])
+        self.half_size, self.kd = (size[0], size[1]), kd
 
     def cone(self) -> np.ndarray:
         """Contact wrench cone ``U w ≤ 0`` (16 × 6, new array); see
@@ -175,6 +193,8 @@ class PointContact(_ContactBase):
         fz_min: lower bound of the normal force (N), ≥ 0.
         fz_max: upper bound of the normal force (N), ≥ fz_min (inf: none).
         active: whether the contact holds.
+        kd: velocity gain K_d (1/s), ≥ 0: the contact rows are J_c q̈ + a_c = −K_d J_c v (module
+            docstring; 0: the point's acceleration is 0).
     """
 
     frame: str
@@ -182,6 +202,7 @@ class PointContact(_ContactBase):
     fz_min: float = 0.0
     fz_max: float = math.inf
     active: bool = True
+    kd: float = 0.0
 
     type: ClassVar[str] = "point"
     #: number of wrench entries (the force)
@@ -196,7 +217,9 @@ class PointContact(_ContactBase):
         Raises:
             ConfigError: naming the bad field.
         """
-        self.mu, self.fz_min, self.fz_max, self.active = self._validate_common(prefix)
+        common = self._validate_common(prefix)
+        self.kd = self._validate_kd(prefix)
+        self.mu, self.fz_min, self.fz_max, self.active = common
 
     def cone(self) -> np.ndarray:
         """Friction pyramid ``U f ≤ 0`` (4 × 3, new array); see

@@ -1,13 +1,23 @@
-"""Contact transitions: the unloading ramp of a contact that is lifted smoothly (``specs/walking.md``).
+"""Contact transitions: the ramps of a contact that is lifted or put down smoothly (``specs/walking.md``).
 
-``scene.set_contact_active(frame, False, transition=T)`` keeps the contact active for T seconds of scene
-time (N = round(T / dt) ≥ 1 update() calls) while the upper bound of its normal force falls linearly,
+Unloading — ``scene.set_contact_active(frame, False, transition=T)`` keeps the contact active for T
+seconds of scene time (N = round(T / dt) ≥ 1 update() calls) while the upper bound of its normal force
+falls linearly,
 
     f_z ≤ f_0 (1 − k / N)   at the k-th update after the call (k = 1 … N; the last is 0),
 
 then deactivates it at the next update (TSID's ``removeRigidContact(name, transition_duration)``). f_0 is
 the contact's normal force when the transition starts. The wrench a foot carries in its last active step
 is thus 0, and nothing jumps at lift-off.
+
+Loading — ``scene.set_contact_active(frame, True, transition=T)`` activates the contact at once while the
+upper bound of its normal force rises linearly over N updates,
+
+    f_z ≤ f_s + (f_1 − f_s) k / N   at the k-th update after the call (k = 1 … N),
+
+from f_s (0, or the bound of an unloading ramp it interrupts) to f_1 (the contact's ``fz_max``, or m·g
+when that is infinite); then the bound is ``fz_max`` again. A landing foot thus takes its load in steps of
+at most (f_1 − f_s) / N per update, and nothing jumps at touch-down either.
 """
 
 from __future__ import annotations
@@ -80,6 +90,42 @@ class UnloadingRamp:
     def advance(self) -> bool:
         """One update(): True when the ramp has ended (the contact is to be deactivated now), else the
         bound moves one step down."""
+        if self.done >= self.steps:
+            return True
+        self.done += 1
+        return False
+
+
+class LoadingRamp:
+    """The normal-force bound of one contact being loaded (see the module docstring).
+
+    Attributes:
+        start_force: f_s (N). end_force: f_1 (N). steps: N. done: updates taken so far (k). dt: the
+            scene's step (s).
+    """
+
+    __slots__ = ("done", "dt", "end_force", "start_force", "steps")
+
+    def __init__(self, start_force: float, end_force: float, duration: float, dt: float) -> None:
+        self.start_force = float(start_force)
+        self.end_force = max(float(end_force), self.start_force)
+        self.dt = float(dt)
+        self.steps = max(1, round(duration / dt))
+        self.done = 0
+
+    @property
+    def bound(self) -> float:
+        """Today's upper bound on f_z (N): f_s + (f_1 − f_s) k/N."""
+        return self.start_force + (self.end_force - self.start_force) * (self.done / self.steps)
+
+    @property
+    def time_left(self) -> float:
+        """Scene time until the bound is the contact's own again (s)."""
+        return (self.steps - self.done) * self.dt
+
+    def advance(self) -> bool:
+        """One update(): True when the ramp has ended (its last bound, f_1, held for one update: the bound
+        is the contact's own from now), else the bound moves one step up."""
         if self.done >= self.steps:
             return True
         self.done += 1

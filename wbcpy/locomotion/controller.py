@@ -22,9 +22,18 @@ COM task weighs as much as the swing foot's, so the swing leg's own momentum doe
 and the step (:mod:`~wbcpy.locomotion.push_recovery`).
 
 Robustness margins by construction: the scene's soles are the real ones shrunk by ``cop_margin`` per edge
-and its friction coefficient is ``friction_use`` · μ, so every wrench the scene allows — and with it the
-plant's, which equals it (same τ, same active contacts, both exact) — keeps its CoP that far inside the
-real sole and its tangential force below ``friction_use`` · μ f_z.
+and its friction pyramid is the one inscribed in the Coulomb cone of ``friction_use`` · μ (μ_s =
+``friction_use`` · μ / √2 on each sole axis, so that ‖f_t‖ ≤ ``friction_use`` · μ f_z in the Euclidean
+norm), so every wrench the scene allows — and with it the rigid plant's, which equals it (same τ, same
+active contacts, both exact) — keeps its CoP that far inside the real sole and its tangential force
+below ``friction_use`` · μ f_z on any floor, isotropic (MuJoCo's elliptic cones) or not. (An inscribed
+pyramid rather than more facets: no more cone rows than the square pyramid, and the corner forces of the
+scene's contact wrench cone stay inside the Coulomb cone too; it gives up 1 − cos(π/8) ≈ 8 % of the
+tangential force along the axes against an inscribed octagon, 29 % against the square pyramid.)
+
+A landing foot's normal force ramps up (the scene's loading ramp over ``landing_time``) and the contact
+rows damp the soles' velocity (``contact_kd``): on a soft floor a foot is loaded gradually and a foot
+that moves is brought to rest; on the rigid plant, which holds the soles still, the damping term is 0.
 """
 
 from __future__ import annotations
@@ -41,23 +50,34 @@ from .._support.read_only import read_only, seal_properties
 from .._support.validation import as_vector
 from ..contacts import SurfaceContact
 from ..controllers import CartesianPD, ComPD, JointPD
-from ..errors import ConfigError, EffortLimitWarning
+from ..errors import ConfigError, EffortLimitWarning, QPSolveError
 from ..model.robot_model import RobotModel
 from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
 from . import _checks
 from ._dcm import Lipm
+from .fallback import Fallback
 from .feet import Feet
 from .footsteps import SIDES, yaw_of
 from .pattern import Phase, WalkingPattern
 from .push_recovery import FootstepAdaptation, Reach
 from .scaling import WalkingScale, walking_scale
+from .sole_gap import SOLE_CLEARANCE
+from .swing_speed import SWING_SPEED
+from .touchdown import Touchdown
 
 #: the shortest control step dt (s): 10 kHz
 MIN_DT = 1e-4
 #: the longest control step dt (s): 20 Hz
 MAX_DT = 0.05
+#: the time (s, Talos's; scaled by the robot's time scale) over which a landing foot's normal-force bound
+#: rises from 0 to the largest normal force (the scene's loading ramp): 1.5 m·g in 25 steps of 2 ms, at
+#: most 0.06 m·g per step
+LANDING_TIME = 0.05
+#: the contacts' velocity gain K_d (1/s, Talos's; scaled by the robot's time scale): a sole that moves on a
+#: soft floor is brought to rest, ẍ_c = −K_d ẋ_c (:mod:`wbcpy.contacts.contacts`)
+CONTACT_KD = 10.0
 
 
 def default_cop_margin(half_size: tuple[float, float]) -> float:
@@ -84,6 +104,12 @@ class WalkingController:
         scale: the robot's :class:`~wbcpy.locomotion.scaling.WalkingScale` (gains, reach).
         reach: the footstep adaptation's reach box (m, stance-sole axes): (forward min, max), (sideways
             min, max).
+        touchdown: when a swing foot lands (:mod:`~wbcpy.locomotion.touchdown`; measured wrenches through
+            :meth:`set_measured_wrenches`). fallback: the degraded answers
+            (:mod:`~wbcpy.locomotion.fallback`).
+        landing_time: a landing foot's loading ramp (s). swing_speed: a re-planned swing's largest ground
+            speed on a real floor (m/s). clearance: the least gap the footstep adaptation keeps between
+            the soles (m).
         push_recovery, dcm_gain, adapt_threshold: settable (validated): whether footsteps adapt, the DCM
             feedback gain k_ξ (1/s) and the capture-point shift (m) from which a swing adapts.
 
@@ -101,10 +127,15 @@ class WalkingController:
     half_size: tuple[float, float] = read_only("half_size", "The real soles' half sizes (m; read-only).")
     mu: float = read_only("mu", "The real friction coefficient (read-only).")
     cop_margin: float = read_only("cop_margin", "The CoP margin of the scene's soles (m; read-only).")
-    friction_use: float = read_only("friction_use", "The largest |f_t| / (μ f_z) allowed (read-only).")
+    friction_use: float = read_only("friction_use", "The largest ‖f_t‖ / (μ f_z) allowed (read-only).")
     max_normal: float = read_only("max_normal", "The largest normal force of a sole, in m·g (read-only).")
     scale: WalkingScale = read_only("scale", "The robot's walking scale (read-only).")
     reach: Reach = read_only("reach", "The footstep adaptation's reach box (m; read-only).")
+    touchdown: Touchdown = read_only("touchdown", "When a swing foot lands: clock or measured (read-only).")
+    fallback: Fallback = read_only("fallback", "The degraded answers so far (read-only).")
+    landing_time: float = read_only("landing_time", "A landing foot's loading ramp (s; read-only).")
+    swing_speed: float = read_only("swing_speed", "A re-planned swing's top ground speed (m/s; read-only).")
+    clearance: float = read_only("clearance", "The least gap kept between the soles (m; read-only).")
     com_pd: ComPD = read_only("com_pd", "The COM law (read-only: bound to its task).")
     foot_pd: CartesianPD = read_only("foot_pd", "The swing-foot law (read-only: bound to its tasks).")
     base_pd: CartesianPD = read_only("base_pd", "The base law (read-only: bound to its task).")
@@ -119,7 +150,7 @@ class WalkingController:
         half_size: tuple[float, float] | None = None,
         mu: float | None = None,
         cop_margin: float | None = None,
-        friction_use: float = 0.8,
+        friction_use: float = 0.85,
         posture: Any = None,
         push_recovery: bool = True,
         max_normal: float = 1.5,
@@ -135,7 +166,8 @@ class WalkingController:
                 (0, 10]); None: the pattern's :class:`~wbcpy.locomotion.feet.Feet`'s.
             cop_margin: how far inside the real sole's edges the CoP stays (m, ≥ 0 and less than each half
                 size); None: :func:`default_cop_margin`.
-            friction_use: the largest |f_t| / (μ f_z) the scene allows, in (0, 1].
+            friction_use: the largest ‖f_t‖ / (μ f_z) the scene allows, in (0, 1] (Euclidean norm: module
+                docstring).
             posture: the posture target (nq), default the robot's current configuration.
             push_recovery: adapt the footsteps to the measured DCM (:mod:`~wbcpy.locomotion.push_recovery`).
             max_normal: the largest normal force of a sole, in units of m·g, in (0, 100].
@@ -174,9 +206,10 @@ class WalkingController:
         scene = self._scene = InverseDynamicsScene(robot, solver=solver, dt=self._dt, effort_limits=True)
         self._warn_effort_limits()
         fz_max = self._max_normal * robot.total_mass * 9.81
-        scene.set_contacts(
-            [SurfaceContact(f, inner, self._friction_use * self._mu, fz_max=fz_max) for f in feet.frames]
-        )
+        kd = CONTACT_KD / scale.time
+        self._landing_time = LANDING_TIME * scale.time
+        mu_axis = self._friction_use * self._mu / math.sqrt(2.0)  # (the inscribed pyramid: module docstring)
+        scene.set_contacts([SurfaceContact(f, inner, mu_axis, fz_max=fz_max, kd=kd) for f in feet.frames])
         joints = [n for n in robot.joint_names if robot.model.joints[robot.joint_id(n)].nv == 1]
         configs: list[dict[str, Any]] = [
             {"name": "com", "type": "com", "weights": [10.0] * 3},
@@ -205,12 +238,19 @@ class WalkingController:
         self._foot = {side: cast(CartesianTask, scene.get_task(f"{side}_foot")) for side in SIDES}
         self._bind_references()
         self._swinging: str | None = None
+        self._swing_phase = Phase("start", 0.0, 0.0)  # the swing's phase while a foot swings
+        self._landed = -1  # the footstep whose foot landed last
+        self._touchdown = Touchdown(self._feet, scale.weight, scale.size, 0.5 * pattern.double_support_time)
         self._scheduled = math.nan  # the time of the last schedule() (s)
+        self._fallback = Fallback(robot.dof_names[6:])
         #: push recovery: whether it is on, the DCM gain, the adaptation of the swings (its state)
         self._push_recovery = _checks.flag(push_recovery, "push_recovery")
         self._dcm_gain = 3.0 / scale.time
         self._reach = scale.reach
-        self._adaptation = FootstepAdaptation(scale.adapt_threshold, scale.reach)
+        self._swing_speed = SWING_SPEED * scale.size / scale.time
+        self._clearance = SOLE_CLEARANCE * scale.size
+        apart = (half_size, self._clearance)
+        self._adaptation = FootstepAdaptation(scale.adapt_threshold, scale.reach, apart, self._swing_speed)
         self._unloaded = -1  # the footstep whose swing foot is being unloaded
         #: the swing foot's reference of the step (:meth:`_swing_reference`): placement, twist, acceleration
         self._swing_M, self._swing_v, self._swing_a = np.eye(4), np.zeros(6), np.zeros(6)
@@ -321,6 +361,30 @@ class WalkingController:
 
     # ------------------------------------------------------------------ contacts
     @exclusive
+    def set_measured_wrenches(self, wrenches: Any) -> None:
+        """The soles' measured wrenches for the next :meth:`step` (and the ones after, until the next call):
+        ``{sole frame: wrench}`` for both soles, 6-vectors — force over torque, in the sole frame's axes,
+        about its origin, what the ground exerts on the robot (N, N·m). A swing foot then lands when it
+        feels the ground (early or late: :mod:`~wbcpy.locomotion.touchdown`); ``None`` returns to the
+        pattern's clock (the default).
+
+        Raises:
+            ConfigError: not a mapping or None, or a sole missing. UnknownNameError: a key that is not a
+                sole frame. InvalidValueError: a wrench that is not 6 finite numbers. Nothing changes on
+                error. ConcurrentUseError: another thread is inside this controller.
+        """
+        self._touchdown.set(wrenches)
+
+    def _landed_now(self, t: float) -> bool:
+        """Whether the swinging foot lands at time t (:meth:`Touchdown.landed`; its ground speed from the
+        robot's state, only asked with measurements)."""
+        sp, side, touchdown = self._swing_phase, str(self._swinging), self._touchdown
+        speed = 0.0
+        if touchdown.measuring and sp.t0 + 0.5 * (sp.t1 - sp.t0) <= t < sp.t1 + touchdown.max_delay:
+            speed = float(np.hypot(*self._robot.frame_velocity(self._feet[side])[:2]))
+        return touchdown.landed(side, t, sp.t0, sp.t1, speed)
+
+    @exclusive
     def schedule(self, t: float) -> None:
         """Apply the pattern's contact events at time t (s): unload the next swing foot over the double
         support before its lift-off, land the swing foot when its swing ends (idempotent: a second call
@@ -340,22 +404,34 @@ class WalkingController:
         scene, pattern = self._scene, self._pattern
         ph = pattern.phase(t)
         active = scene.active_contact_frames
-        if ph.kind != "single" and self._swinging is not None:  # touch-down
-            scene.set_contact_active(self._feet[self._swinging], True)
+        sp = self._swing_phase
+        if self._swinging is not None and self._landed_now(t):
+            scene.set_contact_active(self._feet[self._swinging], True, transition=self._landing_time)
             scene.set_task_activation(f"{self._swinging}_foot", 0.0)
-            self._swinging = None
-        nxt = pattern.phase(ph.t1 + 0.5 * self._dt) if ph.kind in ("start", "double") else None
-        if nxt is not None and nxt.kind == "single" and nxt.swing is not None:
-            left = nxt.t0 - t
-            frame = self._feet[nxt.swing]
-            if left <= pattern.double_support_time + 1e-9 and frame in active and self._unloaded != nxt.step:
-                scene.set_contact_active(frame, False, transition=left)
-                self._unloaded = nxt.step
-        if ph.kind == "single" and ph.swing is not None and self._swinging is None:
+            self._swinging, self._landed = None, sp.step
+        if ph.kind in ("start", "double") and self._swinging is None:
+            self._unload_next(t, ph, active)
+        lifts = self._swinging is None and self._landed != ph.step
+        if lifts and ph.kind == "single" and ph.swing is not None:
+            self._swing_phase = ph
             self._swinging = ph.swing
             self._adaptation.lift_off(pattern)
             scene.set_contact_active(self._feet[ph.swing], False)  # (the ramp has ended: a no-op then)
             scene.set_task_activation(f"{ph.swing}_foot", 1.0)
+
+    def _unload_next(self, t: float, ph: Phase, active: list[str]) -> None:
+        """In a double support (or the start) at time t, the next swing foot's unloading over the time left
+        before its lift-off, once the double support's length (``active``: the scene's active contacts
+        before this schedule's landing)."""
+        pattern = self._pattern
+        nxt = pattern.phase(ph.t1 + 0.5 * self._dt)
+        if nxt.kind != "single" or nxt.swing is None:
+            return
+        left = nxt.t0 - t
+        frame = self._feet[nxt.swing]
+        if left <= pattern.double_support_time + 1e-9 and frame in active and self._unloaded != nxt.step:
+            self._scene.set_contact_active(frame, False, transition=left)
+            self._unloaded = nxt.step
 
     # ------------------------------------------------------------------ references
     def _base_yaw(self, t: float, ph: Phase, swing: str | None) -> float:
@@ -427,15 +503,27 @@ class WalkingController:
         ly = min(max(r01 * dx + r11 * dy, -Y), Y)
         return cx + (r00 * lx + r01 * ly), cy + (r10 * lx + r11 * ly)
 
-    def _swing_reference(self, t: float) -> str | None:
+    def _swing_reference(self, t: float, ph: Phase) -> str | None:
         """The swing foot's reference at time t written into :attr:`_swing_M` (placement), ``_swing_v``
         and ``_swing_a`` (6-vectors, world axes): the pattern's, with the ground-plane path of a re-planned
-        swing (:mod:`~wbcpy.locomotion.push_recovery`; the height keeps the pattern's profile); returns
-        the swinging side, or None when both feet are planted."""
+        swing (:mod:`~wbcpy.locomotion.push_recovery`; the height keeps the pattern's profile); a late
+        foot's is its footstep lowered by :meth:`Touchdown.depth` at the descent speed
+        (:mod:`~wbcpy.locomotion.touchdown`), an early one's its footstep. Returns the side of the swing
+        phase, or None when both feet are planted by the plan."""
         M, vel, acc = self._swing_M, self._swing_v, self._swing_a
-        side = self._pattern.swing_into(t, M, vel, acc)
-        if side is not None:
-            self._adaptation.override(t, M, vel, acc)
+        swinging = self._swinging is not None
+        if not swinging and not (ph.kind == "single" and self._landed == ph.step):
+            return self._pattern.swing_into(t, M, vel, acc)
+        t1 = self._swing_phase.t1
+        late = t >= t1
+        side = self._pattern.swing_into(t if swinging and not late else Touchdown.before(t1), M, vel, acc)
+        if side is None:
+            return None
+        self._adaptation.override(t, M, vel, acc)
+        if late or not swinging:
+            vel[:], acc[:] = 0.0, 0.0
+            M[2, 3] -= self._touchdown.depth(t, t1)
+            vel[2] = -self._touchdown.descent if late else 0.0
         return side
 
     @exclusive
@@ -445,9 +533,12 @@ class WalkingController:
         Returns:
             The scene's :class:`JointCommand` (``effort``: τ of the actuated joints, N·m).
 
+        When the scene's problem has no answer the controller degrades instead of raising
+        (:mod:`~wbcpy.locomotion.fallback`: its contacts relaxed, else the last torques held) and counts
+        it in :attr:`fallback`.
+
         Raises:
             InvalidValueError: t is not a finite real number.
-            QPSolveError: the scene has no feasible answer.
             ConcurrentUseError: another thread is inside this controller.
         """
         t = _checks.query_time(t)
@@ -457,13 +548,15 @@ class WalkingController:
         x, v = robot.com_position_view().tolist(), robot.com_velocity().tolist()  # (measured COM, m, m/s)
         pattern = self._pattern
         ph, plan = pattern.phase(t), pattern.lipm(t)
-        adapted = self._push_recovery and ph.swing is not None and self._adaptation.adapt(
-            pattern, robot, self._feet[ph.swing], t, ph, plan, x, v
+        adapted = self._push_recovery and ph.swing is not None and self._swinging == ph.swing and (
+            self._adaptation.adapt(
+                pattern, robot, self._feet[ph.swing], t, ph, plan, x, v, self._touchdown.measuring
+            )
         )
         if adapted:
             plan = pattern.lipm(t)  # (re-planned over the moved footstep)
-        self._write_com(plan, ph, x, v)
-        swing = self._swing_reference(t)
+        self._write_com(plan, ph if self._swinging is None else self._swing_phase, x, v)
+        swing = self._swing_reference(t, ph)
         yaw = self._base_yaw(t, ph, swing)
         if yaw != self._yaw:  # (a new target only when the heading moves: turning, or a swing that turns)
             self._base_law.set_target(self._base_target(yaw))
@@ -475,7 +568,13 @@ class WalkingController:
             pose, M = self._swing_pose, self._swing_M  # (the swing placement copied into a reused pin.SE3)
             pose.rotation, pose.translation = M[:3, :3], M[:3, 3]
             self._foot_law[swing].set_target(pose, self._swing_v, self._swing_a)
-        return scene.solve(scene.update())
+        hqp = scene.update()
+        try:
+            cmd = scene.solve(hqp)
+        except QPSolveError as exc:
+            return self._fallback.answer(scene, hqp, exc, t)
+        self._fallback.last = cmd
+        return cmd
 
 
 seal_properties(WalkingController)

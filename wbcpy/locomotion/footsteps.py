@@ -10,10 +10,13 @@ forward: with dθ = turn / (n − 1), footstep k (1 ≤ k < n) lands at
 midpoint thus moves (n − 1)·(length, lateral) and the heading changes by ``turn`` in all.
 
 A plan must be walkable as stated: the heading may change by at most π/2 per footstep (a swing sole then
-turns by at most π, so its shortest turn is the planned one), and the feet distance must be at least the
-soles' width (the robot's soles: :class:`~wbcpy.locomotion.feet.Feet`). (Stepping sideways by
-``lateral`` brings the trailing foot to ``width − |lateral|`` of the leading one, as the spec's walking
-frame has it; the plant has no foot-to-foot collision.)
+turns by at most π, so its shortest turn is the planned one).
+
+Feet kept apart: stepping sideways brings the trailing foot to width − |lateral| of the leading one, and
+soles must not overlap (:mod:`~wbcpy.locomotion.sole_gap`): that distance must be at least the sole width
+plus a clearance (0.02 m at Talos's size, scaled by the robot's). ``width=None`` keeps today's feet
+distance, widened to that least width where a sideways walk needs it; a ``width`` below it is refused;
+a plan whose footsteps overlap the foot they land beside (a sharp turn) is refused too.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ import pinocchio as pin
 from ..errors import ConfigError, safe_repr
 from ..model.robot_model import RobotModel
 from . import _checks
+from .scaling import walking_scale
 from .sole_finder import as_feet
+from .sole_gap import SOLE_CLEARANCE, footprint_gap, min_width
 
 #: the sides of a biped, in the order of the walking API's (left, right) pairs
 SIDES = ("left", "right")
@@ -128,8 +133,8 @@ def plan_footsteps(
         n_steps: number of footsteps n, 1 ≤ n ≤ :data:`MAX_STEPS` (n = 1: one step in place beside the
             other foot).
         length: forward advance of the walking frame per step (m, |length| ≤ 2).
-        width: distance between the soles (m, at least the soles' width 2·half_size[1], at most 2); None
-            keeps today's.
+        width: distance between the soles (m, at most 2, at least the sole width plus the clearance plus
+            |lateral|: module docstring); None keeps today's, widened to that where needed.
         turn: total heading change (rad, counter-clockwise), at most π/2 per step (|turn| ≤ (n − 1)·π/2);
             needs n ≥ 2 when non-zero.
         lateral: sideways advance per step (m, + to the left, |lateral| ≤ 2).
@@ -160,12 +165,17 @@ def plan_footsteps(
         raise ConfigError("turn", why)
     soles = as_feet(robot, feet)
     mid, theta0, width0, ground = feet_frame(robot, soles)
-    w = width0 if width is None else _checks.number(width, "width", 0.0, MAX_ADVANCE, lo_open=True, unit=" m")
-    sole_width = 2.0 * soles.half_size[1]
-    if w < sole_width:
+    clearance = SOLE_CLEARANCE * walking_scale(robot, soles).size
+    least = min_width(soles.half_size, lateral, clearance)
+    if width is None:
+        w = max(width0, least)
+    else:
+        w = _checks.number(width, "width", 0.0, MAX_ADVANCE, lo_open=True, unit=" m")
+    if w < least - 1e-12:
         raise ConfigError(
-            "width", f"the soles ({sole_width:.3f} m wide) would overlap: feet distance {w:.3f} m"
-            f"{' (today)' if width is None else ''}; give a width ≥ {sole_width:.3f} m"
+            "width", f"the soles would overlap or touch: feet distance {w:.3f} m, stepping "
+            f"{abs(lateral):.3f} m sideways; give a width ≥ {least:.3f} m (sole width "
+            f"{2 * soles.half_size[1]:.3f} m, clearance {clearance:.3f} m)",
         )  # fmt: skip
     steps: list[Footstep] = []
     m, theta = mid.copy(), theta0
@@ -177,7 +187,23 @@ def plan_footsteps(
         sign = 1.0 if side == "left" else -1.0
         xy = m + _rz(theta)[:2, :2] @ np.array([0.0, sign * 0.5 * w])
         steps.append(Footstep(side, pin.SE3(_rz(theta), np.array([xy[0], xy[1], ground]))))
+    stance = (soles.right if first == "left" else soles.left).world(robot)
+    _check_apart([stance, *(s.placement for s in steps)], soles.half_size, "turn" if turn else "width")
     return steps
+
+
+def _check_apart(placements: list[pin.SE3], half_size: tuple[float, float], field: str) -> None:
+    """Refuse footsteps whose footprint overlaps the one before — the other foot's, beside which it lands
+    (``placements``: the first stance sole's at the start, then the footsteps').
+
+    Raises:
+        ConfigError: (``field``) two footprints overlap.
+    """
+    for k in range(1, len(placements)):
+        gap = footprint_gap(placements[k - 1], placements[k], half_size)
+        if gap < 0.0:
+            which = "the start" if k == 1 else f"footstep {k - 2}"
+            raise ConfigError(field, f"footstep {k - 1} would overlap {which} ({1e3 * gap:.1f} mm)")
 
 
 def check_footsteps(steps: Any) -> tuple[Footstep, ...]:

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 #: the plants :func:`walk` builds by name
 PLANTS = ("pinocchio", "mujoco")
+#: how long (s) a MuJoCo plant that :func:`walk` builds stands under the controller's start before the walk
+SETTLE_TIME = 0.2
 
 
 def check_plant(plant: Any, options: Any, dt: float) -> None:
@@ -93,3 +95,19 @@ def make_plant(
 def push_base(plant: Plant, push: tuple[float, ...]) -> None:
     """The walk's lateral push (+y world) on the floating base: an impulse, or a force over a duration."""
     plant.push([0.0, push[0], 0.0], None, push[2] if len(push) > 2 else 0.0)
+
+
+def settle(plant: Plant, ctrl: WalkingController, model: RobotModel, duration: float) -> np.ndarray:
+    """Put the robot down: ``duration`` seconds of the plant under the controller with its clock at 0 (the
+    pattern's start: both soles planted), the measured wrenches fed; returns the configuration reached
+    (the robot's state is set to it). A soft floor then carries the robot at rest when the walk starts,
+    instead of catching it in its first control periods."""
+    for _ in range(round(duration / ctrl.dt)):
+        q, v = plant.state()
+        model.update(q, v)
+        cmd = ctrl.step(0.0)
+        plant.apply(cmd.effort if cmd.effort is not None else np.zeros(model.nv - 6))
+        ctrl.set_measured_wrenches(plant.contact_wrenches())
+    q, v = plant.state()
+    model.update(q, v)
+    return q

@@ -24,8 +24,18 @@ contact axes, about the frame origin, force over torque), ``com`` (K, 3), ``mu``
 another plant) that a replay with ``pin.constraintDynamics`` needs; ``plant``, the plant's name, and
 ``contact_options``, its contact options as a JSON text; ``locked_joints`` (L,) and ``locked_positions``
 (L,): the URDF joints locked because they move no inertia, and where (:mod:`~wbcpy.locomotion.walking_robot`;
-q and v are those of the model without them). The rigid plant's ``active`` are the contacts it held
-rigid, another plant's the soles that carried a contact force in the step.
+q and v are those of the model without them); ``planned_wrenches`` (K, C, 6): the controller's planned
+contact wrenches at step k (zero for a sole outside its contact set); ``degraded`` (K,): the steps whose
+answer was degraded (:mod:`~wbcpy.locomotion.fallback`). The rigid plant's ``active`` are the contacts it
+held rigid, another plant's the soles that carried a contact force in the step.
+
+Measured contacts: a plant with contacts of its own (MuJoCo, a plant object) gives the controller the
+soles' wrenches of each period (:meth:`WalkingController.set_measured_wrenches`): its feet land when
+they feel the floor. The rigid plant's contacts are the controller's own (it has no floor: a foot
+touches down when the controller puts it down), so its wrenches say nothing about a touch-down and the
+controller keeps the pattern's clock there. A MuJoCo plant that ``walk`` builds is first put down: it
+stands for :data:`SETTLE_TIME` under the controller's start (its clock at 0) before the walk's clock
+and log start, so that the walk starts on the soft floor at rest, not dropped onto it.
 
 The robot: a registry name or a RobotModel; its soles from :func:`~wbcpy.locomotion.sole_finder.find_feet`
 (``feet``, ``sole``; frames it lacks added), its start posture from
@@ -54,8 +64,9 @@ from .controller import MAX_DT, MIN_DT, WalkingController
 from .feet import MU, Feet
 from .footsteps import feet_frame, plan_footsteps
 from .pattern import WalkingPattern
-from .plants import check_plant, make_plant, plant_start, push_base
+from .plants import SETTLE_TIME, check_plant, make_plant, plant_start, push_base, settle
 from .scaling import walking_scale
+from .soft_metrics import SoftFigures, soft_figures
 from .walking_robot import walking_robot
 
 G0 = 9.81
@@ -93,6 +104,8 @@ class WalkLog:
     contact_placements: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 4)))
     locked_joints: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=str))
     locked_positions: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    planned_wrenches: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 6)))
+    degraded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     def save(self, path: str | Path) -> Path:
         """Write the log as an ``.npz`` file (the keys of the module docstring; ``.npz`` is appended when
@@ -135,6 +148,9 @@ class WalkSummary:
         weight: m·g (N).
         log: the controller's log. plant: the plant's name (``"pinocchio"``, ``"mujoco"``, ...).
         robot: the robot that walked (with its sole frames, joints without inertia locked).
+        soft: the figures of a walk on soft contacts (:mod:`~wbcpy.locomotion.soft_metrics`: loaded
+            soles' drift and slide, planned friction use in norm and f_z change per step).
+        degraded: the control steps whose answer was degraded (:mod:`~wbcpy.locomotion.fallback`).
 
     Plain data: copies and pickles are independent summaries (``copy.copy`` shares the log's arrays).
     """
@@ -156,6 +172,8 @@ class WalkSummary:
     weight: float = 1.0
     plant: str = "pinocchio"
     robot: Any = None
+    soft: SoftFigures = field(default_factory=SoftFigures)
+    degraded: int = 0
 
     @property
     def heading_error(self) -> float:
@@ -164,17 +182,24 @@ class WalkSummary:
 
     @property
     def ok(self) -> bool:
-        """No fall, no slip (≤ 5 mm/s, 0.05 rad/s), wrenches in the real soles' cones (to 1e-4·mg: the
-        plant's Baumgarte term moves a foot's wrench at the end of its unloading ramp by ~2e-5·mg), |τ|
-        within limits (1e-6 N·m), progress ≥ 90 % of the plan (80 % when pushed) and the heading within
-        0.1 rad of the planned one (0.2 rad when pushed)."""
+        """No fall, no slip — on the rigid plant ≤ 5 mm/s, 0.05 rad/s for an active sole; on another
+        plant the soft-contact figures within their limits
+        (:data:`~wbcpy.locomotion.soft_metrics.SOFT_LIMITS`) —, wrenches in the real soles' cones (to
+        1e-4·mg: the rigid plant's Baumgarte term moves a foot's wrench at the end of its unloading ramp by
+        ~2e-5·mg), |τ| within limits (1e-6 N·m), progress ≥ 90 % of the plan (80 % when pushed), the
+        heading within 0.1 rad of the planned one (0.2 rad when pushed) and no degraded answer."""
         mg = self.weight
         v = self.violation
+        slip = (
+            self.max_slip[0] <= 5e-3 and self.max_slip[1] <= 0.05
+            if self.plant == "pinocchio"
+            else self.soft.within(self.pushed)
+        )
         return bool(
             not self.fell
             and not self.error
-            and self.max_slip[0] <= 5e-3
-            and self.max_slip[1] <= 0.05
+            and not self.degraded
+            and slip
             and max(v.get("friction cone", 0.0), v.get("normal force", 0.0)) <= 1e-4 * max(mg, 1.0)
             and v.get("effort", 0.0) <= 1e-6
             and self.progress >= (0.8 if self.pushed else 0.9)
@@ -194,6 +219,10 @@ class WalkSummary:
                 f"CoP margin {1e3 * self.cop_margin:.1f} mm, friction use {self.friction_use:.2f} "
                 f"(loaded soles); cone/effort violation "
                 + ", ".join(f"{k} {v:.2e}" for k, v in self.violation.items()),
+                f"loaded soles: drift {1e3 * self.soft.drift:.2f} mm per stance, slide "
+                f"{1e3 * self.soft.slide:.1f} mm/s; planned friction use (norm) "
+                f"{self.soft.friction_use:.2f}, f_z change per step {self.soft.fz_step:.3f} mg; degraded "
+                f"answers {self.degraded}",
                 f"controller step median {self.step_us:.0f} µs; {self.duration:.1f} s simulated at "
                 f"{self.realtime:.2f}x real time (plant: {self.plant})",
                 "OK" if self.ok else "FAILED",
@@ -226,20 +255,24 @@ class _Recorder:
         frames = feet.frames
         self.active = np.zeros((K, len(frames)), dtype=bool)
         self.wrenches = np.zeros((K, len(frames), 6))
+        self.planned = np.zeros((K, len(frames), 6))
+        self.degraded = np.zeros(K, dtype=bool)
         self.frames, self.feet = frames, feet
         self.k = 0
 
-    def record(
-        self, t: float, q: np.ndarray, v: np.ndarray, com: np.ndarray, tau: np.ndarray, plant: Plant
-    ) -> None:
+    def record(self, t: float, q: np.ndarray, v: np.ndarray, com: np.ndarray, tau: np.ndarray, plant: Plant,
+               wrenches: dict[str, np.ndarray], ctrl: WalkingController, degraded: bool) -> None:  # fmt: skip
         k = self.k
         self.t[k], self.q[k], self.v[k], self.com[k], self.tau[k] = t, q, v, com, tau
         active = plant.active_contacts()
-        wrenches = plant.contact_wrenches()
+        planned = ctrl.scene.get_contact_wrenches()
         for i, f in enumerate(self.frames):
             if f in active:
                 self.active[k, i] = True
                 self.wrenches[k, i] = wrenches[f]
+            if f in planned:
+                self.planned[k, i] = planned[f]
+        self.degraded[k] = degraded
         self.k += 1
 
     def log(self, steps: np.ndarray, dt: float, plant: Plant, locked: dict[str, float]) -> WalkLog:
@@ -251,6 +284,7 @@ class _Recorder:
             self.com[:k], feet["contact_frames"], steps, self.feet.mu, feet["half_size"], dt, damping,
             str(plant.name), options, feet["contact_parents"], feet["contact_placements"],
             np.array(list(locked), dtype=str), np.array(list(locked.values()), dtype=float),
+            self.planned[:k], self.degraded[:k],
         )  # fmt: skip
 
 
@@ -340,6 +374,8 @@ def walk(
     K = control_steps(pattern.duration, ctrl.dt)
     k_push = push_schedule(push, K, ctrl.dt, model.total_mass)
     the_plant = make_plant(plant, plant_options, model, q0, v0, ctrl, CONTACT_DAMPING)
+    if plant == "mujoco":
+        q0 = settle(the_plant, ctrl, model, SETTLE_TIME)
     plan = (n_steps, length, lateral, turn)
     return _run(model, q0, ctrl, the_plant, (K, k_push, push), log_path, progress, plan, locked)
 
@@ -364,6 +400,7 @@ def _run(
     ground = start[3]  # (the soles' height: the base's height is measured above it)
     z0, error, us = float(q0[2]) - ground, "", []
     pushed = False
+    measuring = not isinstance(plant, ContactPlant)  # (module docstring: measured contacts)
     wall = time.perf_counter()
     for k in range(K):
         t = k * dt
@@ -376,17 +413,20 @@ def _run(
         if q[2] - ground < 0.85 * z0:
             error = f"fell at t = {t:.2f} s"
             break
-        t0 = time.perf_counter()
+        t0, degraded = time.perf_counter(), ctrl.fallback.count
         try:
             cmd = ctrl.step(t)
-        except QPSolveError as exc:
+        except QPSolveError as exc:  # (the controller degrades instead: only a controller without that)
             error = f"no controller answer at t = {t:.2f} s ({exc.status})"
             break
         us.append(time.perf_counter() - t0)
         com = model.com()
         tau = cmd.effort if cmd.effort is not None else np.zeros(model.nv - 6)
         plant.apply(tau)
-        rec.record(t, q, v, com, tau, plant)
+        wrenches = plant.contact_wrenches()
+        if measuring:
+            ctrl.set_measured_wrenches(wrenches)
+        rec.record(t, q, v, com, tau, plant, wrenches, ctrl, ctrl.fallback.count > degraded)
         if progress is not None and k % max(1, round(0.1 / dt)) == 0:
             progress(t, pattern.duration)
     wall = time.perf_counter() - wall
@@ -456,7 +496,8 @@ def _summary(
     return WalkSummary(
         planned, moved, progress, fell, (slip, rot), margin, use, violation,
         1e6 * float(np.median(us)) if us else math.nan, K * wl.dt / max(wall, 1e-9), K * wl.dt, wl,
-        error, pushed, model.total_mass * G0, wl.plant, model,
+        error, pushed, model.total_mass * G0, wl.plant, model, soft_figures(model, wl),
+        int(wl.degraded.sum()),
     )  # fmt: skip
 
 

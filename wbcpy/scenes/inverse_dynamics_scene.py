@@ -45,7 +45,7 @@ from .._support.read_only import ClassConstant
 from ..contacts.constraints import ContactConstraints, ContactLayout
 from ..contacts.contacts import Contact, as_contacts
 from ..contacts.external import ExternalWrenches
-from ..contacts.transition import UnloadingRamp, transition_duration
+from ..contacts.transition import LoadingRamp, UnloadingRamp, transition_duration
 from ..errors import ConfigError, ConfigKeyError, InvalidValueError
 from ..limits.effort_limits import effort_limit_vector
 from ..model.robot_model import RobotModel
@@ -201,8 +201,9 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
         self._effort_limits = _copied(effort_limits)
         self._contacts: list[Contact] = []
         self._external = ExternalWrenches(robot)
-        #: running unloading transitions by frame
+        #: running unloading and loading transitions by frame
         self._unloading: dict[str, UnloadingRamp] = {}
+        self._loading: dict[str, LoadingRamp] = {}
         self._layout_changed()
 
     def _as_solver(self, solver: Any) -> Any:
@@ -245,17 +246,20 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
                     "contacts", f"{t.type} task {t.name!r} needs its frame {t.frame!r}, which then: {why}"
                 )
         self._contacts = new
-        self._unloading = {}
+        self._unloading, self._loading = {}, {}
         self._layout_changed()
 
     @property
     def contacts(self) -> list[Contact]:
-        """Copies of the contacts (with their current ``active`` flags); a contact being unloaded
-        (:meth:`set_contact_active` with a transition) has ``unloading`` = the time left (s), else None."""
+        """Copies of the contacts (with their current ``active`` flags); a contact being unloaded or loaded
+        (:meth:`set_contact_active` with a transition) has ``unloading`` or ``loading`` = the time left
+        (s), else None."""
         out = [c.copy() for c in self._contacts]
         for c in out:
             ramp = self._unloading.get(c.frame)
             c.unloading = None if ramp is None else ramp.time_left
+            load = self._loading.get(c.frame)
+            c.loading = None if load is None else load.time_left
         return out
 
     @property
@@ -270,7 +274,11 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
         (:class:`~wbcpy.contacts.transition.UnloadingRamp`): for T seconds of scene time (update() calls
         × dt) it stays active while its normal-force upper bound falls linearly from its current normal
         force (the last solve's f_z, or fz_max when finite and smaller; m·g before any solve) to 0, then
-        it is deactivated. ``transition=0`` switches at once; ``active=True`` ends a running transition.
+        it is deactivated. With ``active=True`` and ``transition=T > 0`` it is loaded smoothly
+        (:class:`~wbcpy.contacts.transition.LoadingRamp`): active at once, its normal-force upper bound
+        rises linearly over T from 0 (or from the bound of the unloading ramp it interrupts; a contact
+        already active and not being unloaded is left as it is) to fz_max (m·g when fz_max is
+        infinite). ``transition=0`` switches at once and ends a running transition.
 
         Raises:
             ConfigKeyError: ``frame`` has no contact (field ``frame``; also a KeyError).
@@ -283,13 +291,28 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
             raise ConfigError("active", f"must be true or false, got {active!r}")
         duration = transition_duration(transition)
         if not active and duration > 0.0 and contact.active:
+            self._loading.pop(frame, None)
             if frame not in self._unloading:
                 self._unloading[frame] = UnloadingRamp(self._normal_force(contact), duration, self.dt)
             return
-        self._unloading.pop(frame, None)
+        self._set_loading(contact, bool(active), duration)
         if contact.active != bool(active):
             contact.active = bool(active)
             self._layout_changed(switch=True)
+
+    def _set_loading(self, contact: Contact, active: bool, duration: float) -> None:
+        """:meth:`set_contact_active`'s ramps when the contact does not start unloading: a running unloading
+        ends; a contact put back over ``duration`` > 0 s (inactive, or interrupting its unloading) loads
+        from 0 (or the interrupted ramp's bound) to fz_max (m·g when infinite); a contact lifted, or
+        switched at once, ends its loading."""
+        frame = contact.frame
+        unloading = self._unloading.pop(frame, None)
+        if active and duration > 0.0 and (unloading is not None or not contact.active):
+            start = 0.0 if unloading is None else unloading.bound
+            end = contact.fz_max if np.isfinite(contact.fz_max) else self.robot.total_mass * 9.81
+            self._loading[frame] = LoadingRamp(start, end, duration, self.dt)
+        elif not active or duration == 0.0:
+            self._loading.pop(frame, None)
 
     # ------------------------------------------------------------------ external wrenches
     def set_external_wrench(self, frame: str, wrench: Any) -> None:
@@ -335,7 +358,10 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
         return max(0.0, min(force, contact.fz_max))
 
     def _advance_transitions(self) -> None:
-        """One update()'s step of the unloading ramps: finished ones deactivate their contact."""
+        """One update()'s step of the ramps: finished unloading ones deactivate their contact, finished
+        loading ones give it its own bound back."""
+        for frame in [frame for frame, ramp in self._loading.items() if ramp.advance()]:
+            del self._loading[frame]
         done = [frame for frame, ramp in self._unloading.items() if ramp.advance()]
         for frame in done:
             del self._unloading[frame]
@@ -436,13 +462,13 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
     def _full_bounds(
         self, lb: np.ndarray | None, ub: np.ndarray | None
     ) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The bounds on x: ``lb, ub`` on q̈ (or None), then the wrench bounds, with the unloading ramps'
-        upper bounds on f_z. Without bounds on q̈ and without a running ramp they are the layout's own
-        (read-only arrays shared by the problems handed out, like the regularisation: built once per
-        layout, :meth:`_LayoutRows.wrench_only_bounds`)."""
+        """The bounds on x: ``lb, ub`` on q̈ (or None), then the wrench bounds, with the unloading and
+        loading ramps' upper bounds on f_z. Without bounds on q̈ and without a running ramp they are the
+        layout's own (read-only arrays shared by the problems handed out, like the regularisation: built
+        once per layout, :meth:`_LayoutRows.wrench_only_bounds`)."""
         if lb is None and ub is None:
             lo, hi = self._layout_rows().wrench_only_bounds(self._wrench_bounds)
-            if not self._unloading:
+            if not self._unloading and not self._loading:
                 return lo, hi
             n = self._layout.n
             lo, hi = (
@@ -459,7 +485,9 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
             lo, hi = np.concatenate((qlb, wlb)), np.concatenate((qub, wub))
         layout = self._layout
         for c, sl in zip(layout.contacts, layout.slices, strict=True):
-            ramp = self._unloading.get(c.frame)
+            ramp: UnloadingRamp | LoadingRamp | None = self._unloading.get(c.frame)
+            if ramp is None:
+                ramp = self._loading.get(c.frame)
             if ramp is not None:
                 iz = sl.start + c.normal_index
                 hi[iz] = min(hi[iz], ramp.bound)
@@ -482,7 +510,7 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
         if not self._tasks:
             raise ConfigError("tasks", "the scene has no tasks: call configure() first")
         now = float(self._clock())
-        if self._unloading:
+        if self._unloading or self._loading:
             self._advance_transitions()
         layout, rows = self._layout, self._layout_rows()
         plan = self._plan
@@ -503,6 +531,42 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
             self._add_constraint_rows(first, layout.n, loops=False)  # (the loops are in the layout)
         self._torque_rows = (T, h_a, layout)
         return self._keep_problem(HierarchicalQP(levels, layout.names, lb, ub), list(prios), now, measured)
+
+    def relax_contacts(self, hqp: HierarchicalQP | None = None) -> HierarchicalQP:
+        """The problem of the last :meth:`update` (or ``hqp``, one of its copies) with its contacts held as
+        closely as the limits allow instead of exactly: the contact rows ``J_c q̈ + a_c = −K_d J_c v`` become
+        the least-squares rows of a first level of their own, under the same hard constraints (equations of
+        motion, friction cones, normal-force bounds — a running transition's ramp lifted —, effort limits,
+        joint limits and collision rows, loop closures); the task levels follow, unchanged.
+
+        With a floating base and no joint limits it always has an answer (τ = 0, no wrench, q̈ = −M⁻¹h
+        satisfies every constraint kept): a controller whose contacts cannot all be held (soles that
+        collide, a foot that slips off) still gets torques within their limits and wrenches within their
+        cones, the contacts' accelerations as close to their targets as they allow.
+
+        Raises:
+            NoSolutionError: no problem given and :meth:`update` never called.
+        """
+        hqp = self._hqp if hqp is None else hqp
+        if hqp is None or self._torque_rows is None:
+            raise NoSolutionError("problem")
+        first = hqp.levels[0]
+        nu = self.robot.nv - len(self._actuated)
+        mc = sum(c.size for c in self._layout.contacts)
+        out = hqp.copy()
+        if first.E is None or first.f is None or mc == 0:
+            return out
+        keep = np.r_[0:nu, nu + mc : first.E.shape[0]]
+        E, f = (first.E[keep], first.f[keep]) if keep.size else (None, None)
+        rows = QPLevel(first.E[nu : nu + mc].copy(), first.f[nu : nu + mc].copy(), np.zeros(hqp.n), E, f,
+                       first.C, first.lbC, first.ubC)  # fmt: skip
+        out.levels[0].E = out.levels[0].f = out.levels[0].C = out.levels[0].lbC = out.levels[0].ubC = None
+        out.levels.insert(0, rows)
+        if out.ub is not None and out.lb is not None:
+            for c, sl in zip(self._layout.contacts, self._layout.slices, strict=True):
+                iz = sl.start + c.normal_index
+                out.lb[iz], out.ub[iz] = c.fz_min, c.fz_max
+        return out
 
     # ------------------------------------------------------------------ solution
     def _set_solution(self, x: np.ndarray) -> None:
