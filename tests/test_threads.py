@@ -10,57 +10,18 @@ result marked fresh). Controllers that serve one thread at a time must detect a 
 
 from __future__ import annotations
 
-import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import numpy as np
 import pytest
+from _concurrency import run_together
 
 from wbcpy import ConcurrentUseError, RobotModel, jspace, load_robot
 from wbcpy.ik import MultiRefMinJerkCtrl
 
 DURATION = 0.6  # seconds of hammering per test
 FRAME = "lwr_ee"
-
-
-@contextmanager
-def _fast_switching() -> Iterator[None]:
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(old)
-
-
-def _run(workers: list[Callable[[threading.Event], None]]) -> None:
-    """Run the workers until DURATION has passed; re-raise the first failure."""
-    stop = threading.Event()
-    errors: list[BaseException] = []
-
-    def wrap(fn: Callable[[threading.Event], None]) -> Callable[[], None]:
-        def run() -> None:
-            try:
-                fn(stop)
-            except BaseException as exc:  # reported below
-                errors.append(exc)
-                stop.set()
-
-        return run
-
-    threads = [threading.Thread(target=wrap(w)) for w in workers]
-    with _fast_switching():
-        for t in threads:
-            t.start()
-        time.sleep(DURATION)
-        stop.set()
-        for t in threads:
-            t.join()
-    if errors:
-        raise errors[0]
 
 
 def _reads(robot: RobotModel) -> dict[str, np.ndarray]:
@@ -147,7 +108,7 @@ def test_shared_robot_reads_belong_to_one_state() -> None:
                 assert _close(value, refs[k][key]), key
             counts["snapshots"] += 1
 
-    _run([writer, reader, reader, snapshot_reader])
+    run_together([writer, reader, reader, snapshot_reader], DURATION)
     assert counts["updates"] > 20 and counts["reads"] > 20 and counts["snapshots"] > 2
     # the last state is what everyone sees now, in every thread (no old result marked fresh)
     last = _which(robot.q, "q", refs)
@@ -204,7 +165,7 @@ def test_shared_jspace_model_returns_whole_states() -> None:
                 for r in refs
             )
 
-    _run([writer, reader, reader])
+    run_together([writer, reader, reader], DURATION)
     # a rebuild needs more than three set_states between two reads of one get_state, three times in a row
     # (was 12% of the reads under load when get_state read its record before the robot's configuration)
     assert counts["rebuilt"] <= 1 + counts["reads"] // 100
@@ -276,7 +237,7 @@ def test_shared_chain_computes_each_call_on_its_own_angles() -> None:
         while not stop.is_set():
             chain.rest = rest  # republishes the same configuration: never a half-built one
 
-    _run([worker(0), worker(2), worker(4), rest_changer])
+    run_together([worker(0), worker(2), worker(4), rest_changer], DURATION)
 
 
 def test_controller_detects_a_second_thread() -> None:
@@ -303,7 +264,7 @@ def test_controller_detects_a_second_thread() -> None:
             except ConcurrentUseError:
                 detected["other"] += 1
 
-    _run([stepper, intruder])
+    run_together([stepper, intruder], DURATION)
     assert detected["main"] + detected["other"] > 0, "two threads used the controller and nobody noticed"
     # the calls that went through were not disturbed: a replay of as many steps gives the same q
     replay = MultiRefMinJerkCtrl(chain, "full", 0.01, q0=q0)
@@ -328,5 +289,5 @@ def test_building_blocks_detect_a_second_thread(method: str) -> None:
             except ConcurrentUseError:
                 hits["n"] += 1
 
-    _run([use, use])
+    run_together([use, use], DURATION)
     assert hits["n"] > 0

@@ -5,14 +5,12 @@ wrenches, whole, and no change is lost)."""
 
 from __future__ import annotations
 
-import copy
 import math
-import pickle
-import sys
 import threading
 
 import numpy as np
 import pytest
+from _concurrency import COPIERS, fast_switching
 from _contact_oracle import talos_half_sitting
 from _id_helpers import SOLES, solve_talos, talos_scene
 from hypothesis import given, settings
@@ -23,11 +21,6 @@ from wbcpy.contacts.transition import UnloadingRamp
 from wbcpy.errors import ConfigError
 
 HAND = "arm_left_7_link"
-COPIERS = {
-    "copy": copy.copy,
-    "deepcopy": copy.deepcopy,
-    "pickle": lambda x: pickle.loads(pickle.dumps(x)),
-}
 
 
 @pytest.fixture(scope="module")
@@ -149,9 +142,7 @@ def test_external_wrenches_serve_threads(talos):
         except BaseException as exc:
             errors.append(exc)
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
+    with fast_switching():
         threads = [threading.Thread(target=f) for f in (writer, reader, reader)]
         for t in threads:
             t.start()
@@ -174,5 +165,3 @@ def test_external_wrenches_serve_threads(talos):
         for t in writers:
             t.join()
         assert sorted(many.as_dict()) == sorted(frames)  # no change lost
-    finally:
-        sys.setswitchinterval(old)

@@ -5,15 +5,13 @@ rows are compared with the closed-form distances of the test arm (spheres)."""
 
 from __future__ import annotations
 
-import copy
-import pickle
-import sys
 import threading
 
 import numpy as np
 import pinocchio as pin
 import pytest
 from _collision_helpers import ARM_URDF, geometry_pose, sphere_sphere
+from _concurrency import COPIERS, fast_switching
 
 from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel
 from wbcpy.collision import AccelerationCollisionConstraint, CollisionAvoidance, Obstacle, Sphere
@@ -22,11 +20,6 @@ from wbcpy.tasks import CartesianReference, TaskConfig
 
 DT = 0.01
 RADII = {"l3_0": 0.03, "tip_0": 0.02}
-COPIERS = {
-    "copy": copy.copy,
-    "deepcopy": copy.deepcopy,
-    "pickle": lambda x: pickle.loads(pickle.dumps(x)),
-}
 
 
 def _setup() -> tuple[RobotModel, Obstacle, CollisionAvoidance]:
@@ -122,9 +115,7 @@ def test_two_threads_on_one_constraint_are_detected():
         except BaseException as exc:
             errors.append(exc)
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
+    with fast_switching():
         threads = [threading.Thread(target=use) for _ in range(2)]
         for t in threads:
             t.start()
@@ -132,7 +123,5 @@ def test_two_threads_on_one_constraint_are_detected():
         stop.set()
         for t in threads:
             t.join()
-    finally:
-        sys.setswitchinterval(old)
     assert not errors, errors
     assert refused and done

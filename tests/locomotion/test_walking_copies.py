@@ -15,17 +15,13 @@ import threading
 import numpy as np
 import pinocchio as pin
 import pytest
+from _concurrency import COPIERS, run_together
 
 from wbcpy.errors import ConcurrentUseError
 from wbcpy.locomotion import Footstep, WalkingController, WalkingPattern, WalkLog, plan_footsteps, walk
 from wbcpy.sim.contact_simulation import ContactPlant
 
 DT = 0.002
-COPIERS = {
-    "copy": copy.copy,
-    "deepcopy": copy.deepcopy,
-    "pickle": lambda x: pickle.loads(pickle.dumps(x)),
-}
 
 
 @pytest.fixture(scope="module")
@@ -146,38 +142,6 @@ def test_summary_pickles(example_robot):
 
 
 # ---------------------------------------------------------------------------------------------- threads
-def _hammer(workers, seconds: float = 0.6) -> None:
-    import sys
-    import time
-
-    stop, errors = threading.Event(), []
-
-    def wrap(fn):
-        def run():
-            try:
-                fn(stop)
-            except BaseException as exc:  # reported below
-                errors.append(exc)
-                stop.set()
-
-        return run
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=wrap(w)) for w in workers]
-        for t in threads:
-            t.start()
-        time.sleep(seconds)
-        stop.set()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
-    if errors:
-        raise errors[0]
-
-
 def test_a_pattern_serves_readers_while_a_footstep_moves(talos):
     """Readers sample the plan (COM, ZMP, DCM, swing) at several times while a writer moves a footstep
     back and forth: every read equals the value of one of the two plans (never a mix)."""
@@ -211,7 +175,7 @@ def test_a_pattern_serves_readers_while_a_footstep_moves(talos):
             i += 1
         counts["reads"] += i
 
-    _hammer([writer, reader, reader])
+    run_together([writer, reader, reader])
     assert counts["reads"] > 50
 
 
@@ -236,7 +200,7 @@ def test_a_controller_detects_a_second_thread(talos):
             except ConcurrentUseError:
                 detected["n"] += 1
 
-    _hammer([stepper, stepper], seconds=2.0)
+    run_together([stepper, stepper], seconds=2.0)
     assert detected["n"] > 0, f"two threads stepped the controller and nobody noticed ({len(done)} steps)"
     fresh = _controller(talos)
     fresh.robot.update(q0, np.zeros(talos.nv))

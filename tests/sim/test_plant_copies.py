@@ -5,12 +5,11 @@ read-only; a second thread entering a plant raises ConcurrentUseError."""
 
 from __future__ import annotations
 
-import copy
-import pickle
 import threading
 
 import numpy as np
 import pytest
+from _concurrency import COPIERS, fast_switching
 from _contact_oracle import talos_half_sitting
 
 from wbcpy.contacts import SurfaceContact
@@ -18,11 +17,6 @@ from wbcpy.errors import ConcurrentUseError, ConfigError, InvalidValueError, Rea
 from wbcpy.sim.contact_simulation import ContactPlant, ContactSimulation
 
 SOLES = ("left_sole_link", "right_sole_link")
-COPIERS = {
-    "copy": copy.copy,
-    "deepcopy": copy.deepcopy,
-    "pickle": lambda x: pickle.loads(pickle.dumps(x)),
-}
 
 
 @pytest.fixture(scope="module")
@@ -164,11 +158,7 @@ def test_a_second_thread_is_detected(talos):
         except BaseException as exc:  # reported below
             errors.append(exc)
 
-    import sys
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
+    with fast_switching():
         threads = [threading.Thread(target=use) for _ in range(2)]
         for t in threads:
             t.start()
@@ -176,8 +166,6 @@ def test_a_second_thread_is_detected(talos):
         stop.set()
         for t in threads:
             t.join()
-    finally:
-        sys.setswitchinterval(old)
     assert not errors, errors
     assert refused and done
 
