@@ -54,8 +54,11 @@ def _urdf_for_mujoco() -> str:
         for tag in ("visual", "collision"):
             for element in link.findall(tag):
                 link.remove(element)
-    ET.SubElement(ET.SubElement(root, "mujoco"), "compiler", {
-        "discardvisual": "true", "balanceinertia": "false", "fusestatic": "true", "strippath": "false"})
+    ET.SubElement(
+        ET.SubElement(root, "mujoco"),
+        "compiler",
+        {"discardvisual": "true", "balanceinertia": "false", "fusestatic": "true", "strippath": "false"},
+    )
     return ET.tostring(root, encoding="unicode")
 
 

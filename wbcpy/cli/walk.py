@@ -129,9 +129,11 @@ def _views(args: argparse.Namespace, summary: Any, out: Any) -> None:
 
     robot = summary.robot  # (with its sole frames)
     length = summary.planned[0] / max(args.steps - 1, 1) if args.length is None else args.length
-    title = f"{args.robot}: {args.steps} steps of {length:.2f} m" + (
-        f", push {args.push}" if args.push else ""
-    ) + (f" ({args.plant})" if args.plant != "pinocchio" else "")
+    title = (
+        f"{args.robot}: {args.steps} steps of {length:.2f} m"
+        + (f", push {args.push}" if args.push else "")
+        + (f" ({args.plant})" if args.plant != "pinocchio" else "")
+    )
     if out is not None:
         png = out / "walk.png"
         if plot_walk(png, robot, summary.log, title):

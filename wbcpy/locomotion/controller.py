@@ -548,9 +548,14 @@ class WalkingController:
         x, v = robot.com_position_view().tolist(), robot.com_velocity().tolist()  # (measured COM, m, m/s)
         pattern = self._pattern
         ph, plan = pattern.phase(t), pattern.lipm(t)
-        adapted = self._push_recovery and ph.swing is not None and self._swinging == ph.swing and (
-            self._adaptation.adapt(
-                pattern, robot, self._feet[ph.swing], t, ph, plan, x, v, self._touchdown.measuring
+        adapted = (
+            self._push_recovery
+            and ph.swing is not None
+            and self._swinging == ph.swing
+            and (
+                self._adaptation.adapt(
+                    pattern, robot, self._feet[ph.swing], t, ph, plan, x, v, self._touchdown.measuring
+                )
             )
         )
         if adapted:

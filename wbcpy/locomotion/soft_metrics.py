@@ -35,6 +35,7 @@ class WalkRecord(Protocol):
     contact_frames: np.ndarray
     mu: float
 
+
 G0 = 9.81
 #: the loaded soles' share of m·g
 LOADED = 0.2

@@ -105,4 +105,3 @@ class Touchdown:
     def before(t1: float) -> float:
         """The last time before t1 (s): the planned swing's end as the pattern evaluates it."""
         return math.nextafter(t1, -math.inf)
-
