@@ -393,35 +393,61 @@ def reference(hqp: HierarchicalQP, max_violation: float = 1e-10) -> Reference:
     eq_rhs = [lb[fixed]]
     x = np.clip(np.zeros(n), lb, ub)
     for p, lv in enumerate(hqp.levels):
+        met = sum(rows.shape[0] for rows in eq_rows)  # (rows the higher levels' answer x meets)
         if lv.E is not None and lv.f is not None:
             eq_rows.append(lv.E)
             eq_rhs.append(lv.f)
-        Q, c, res = _orth_rows(np.vstack(eq_rows), np.concatenate(eq_rhs))
+        M, rhs = np.vstack(eq_rows), np.concatenate(eq_rhs)
+        Q, c, res = _orth_rows(M, rhs)
         if res > 1e-9:
             return Reference(False, None, None, p)
-        x0 = Q.T @ c
         N = _null_space(Q, n)
-        A, y, r = lv.A, lv.y, lv.regularization
         G, h = _ineq(hqp, p, lb, ub)
-        if N.shape[1] == 0:
-            if (G @ x0 < h - 1e-9 * (1.0 + np.abs(h))).any():
-                return Reference(False, None, None, p)
-            x = x0
-        else:
-            AN, sr = A @ N, np.sqrt(r)
-            # ½‖R w − d‖² = the level's cost / 2 up to a constant: H = RᵀR, g = −Rᵀd
-            R = np.vstack([AN, sr[:, None] * N])
-            d = np.concatenate([y - A @ x0, -sr * x0])
-            w = _level_in_null_space(R, d, G, h, x0, N, p, r)
-            if w is None:
-                return Reference(False, None, None, p)
-            x = x0 + N @ w
+        found = _level(lv, G, h, Q.T @ c, N, p)
+        if found is None and p > 0:  # (infeasible, or only off the set the higher levels' answer is on)
+            found = _level(lv, G, h, _through(M, rhs, met, x), N, p)
+        if found is None:
+            return Reference(False, None, None, p)
+        x = found
+        A = lv.A
         eq_rows.append(A)
         eq_rhs.append(A @ x)
     off = violation(hqp, x)
     if off > max_violation:  # (degenerate problems whose cost moves by 1e-6 per 1e-10 of a side: seed 2385)
         raise ReferenceFailedError(f"the reference's answer is {off:.3g} outside the constraints")
     return Reference(True, x, level_costs(hqp, x))
+
+
+def _level(
+    lv: QPLevel, G: np.ndarray, h: np.ndarray, x0: np.ndarray, N: np.ndarray, p: int
+) -> np.ndarray | None:
+    """Level p's answer on the affine set x0 + span(N) (N orthonormal), under G x ≥ h; None when
+    infeasible there."""
+    if N.shape[1] == 0:
+        return None if (G @ x0 < h - 1e-9 * (1.0 + np.abs(h))).any() else x0
+    A, y, r = lv.A, lv.y, lv.regularization
+    AN, sr = A @ N, np.sqrt(r)
+    # ½‖R w − d‖² = the level's cost / 2 up to a constant: H = RᵀR, g = −Rᵀd
+    R = np.vstack([AN, sr[:, None] * N])
+    d = np.concatenate([y - A @ x0, -sr * x0])
+    w = _level_in_null_space(R, d, G, h, x0, N, p, r)
+    return None if w is None else x0 + N @ w
+
+
+def _through(M: np.ndarray, rhs: np.ndarray, met: int, x: np.ndarray) -> np.ndarray:
+    """The point of the level's affine set {M x = rhs} nearest the higher levels' answer ``x``, which meets
+    the first ``met`` rows (their sides are the values A_h x fixed, or equalities it was solved under):
+    x + Δ with M Δ = r, r zero on those rows and the new rows' misfit below. The level is solved on the
+    set through the minimum-norm point first, through this one when that finds it infeasible: where a row
+    of the stack has a small singular value σ, the sides' rounding divided by σ moves the minimum-norm
+    point off the set x lies on (by 2e-9 under one CPU's BLAS kernels on Talos's sole tasks, enough to
+    leave a level's tight cone rows infeasible on its two free directions)."""
+    r = np.zeros(M.shape[0])
+    r[met:] = rhs[met:] - M[met:] @ x
+    if not r.any():
+        return x.copy()
+    delta: np.ndarray = np.linalg.lstsq(M, r, rcond=1e-10)[0]
+    return x + delta
 
 
 #: outward moves of the inequality sides tried in turn, relative to 1 + |side| (see _level_in_null_space)

@@ -182,7 +182,7 @@ def test_reference_leaves_an_answer_outside_the_constraints_undecided() -> None:
             reference(hqp, max_violation=0.5 * off)
     optimum = level_costs(hqp, QPSolver().solve_hierarchy(hqp))
     below = (optimum - ungated.costs) / (1.0 + np.abs(optimum))
-    assert below.max() <= 1e4 * off + 1e-12  # what the violation buys, and no more
+    assert below.max() <= 1e4 * off + 1e-11  # what the violation buys, and no more (1e-11: rounding)
     if off <= 1e-10:
         gated = reference(hqp)
         assert gated.costs is not None and np.abs(gated.costs - optimum).max() <= COST_TOL * (
