@@ -193,8 +193,11 @@ def test_a_controller_detects_a_second_thread(talos):
 
     def stepper(stop):
         start.wait()
-        while not stop.is_set() and len(done) < len(times):
-            t = times[len(done)]  # (the next time; a failed call takes it again)
+        while not stop.is_set():
+            k = len(done)  # (read once: the other thread appends between two reads)
+            if k >= len(times):
+                break
+            t = times[k]  # (the next time; a failed call takes it again)
             try:
                 done.append((t, ctrl.step(t).effort))
             except ConcurrentUseError:
