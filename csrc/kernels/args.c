@@ -191,15 +191,15 @@ static void extent(PyObject *o, const char **lo, const char **hi)
 
 int wk_disjoint_outputs(PyObject *const *args, Py_ssize_t nargs, unsigned outputs, const char *func)
 {
-    for (Py_ssize_t i = 0; i < nargs && i < 32; i++) {
-        if (!(outputs >> i & 1u))
+    const char *lo[32], *hi[32]; /* (each argument's extent, taken once) */
+    Py_ssize_t n = nargs < 32 ? nargs : 32;
+    for (Py_ssize_t j = 0; j < n; j++)
+        extent(args[j], &lo[j], &hi[j]);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!(outputs >> i & 1u) || lo[i] == NULL)
             continue;
-        const char *lo, *hi;
-        extent(args[i], &lo, &hi);
-        for (Py_ssize_t j = 0; lo != NULL && j < nargs; j++) {
-            const char *l2, *h2;
-            extent(args[j], &l2, &h2);
-            if (j != i && l2 != NULL && lo < h2 && l2 < hi) {
+        for (Py_ssize_t j = 0; j < n; j++) {
+            if (j != i && lo[j] != NULL && lo[i] < hi[j] && lo[j] < hi[i]) {
                 PyErr_Format(PyExc_ValueError, "%s: output argument %zd overlaps argument %zd in memory", func, i, j);
                 return -1;
             }

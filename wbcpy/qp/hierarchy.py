@@ -41,12 +41,13 @@ import time
 
 import numpy as np
 
+from .._kernels import bounds_gap as _bounds_gap
 from .._kernels import lift_clip as _lift_clip
 from .._kernels import point_outside as _point_outside
 from .._kernels import regulariser_inert as _regulariser_inert
 from .._kernels import rows_excess as _rows_excess
 from .._kernels import strong_entries as _strong_entries
-from .fixed import FixedSplit
+from .fixed import FIX_TOL, FixedSplit
 from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_level, plain_bounds
 from .level_solver import LevelSolver, Solved, SolveFailedError
 from .nullspace import InconsistentEqualitiesError, NullSpace
@@ -183,12 +184,12 @@ def solve_levels(
         InfeasibleBoundsError: inconsistent bounds (from :class:`~wbcpy.qp.fixed.FixedSplit`).
         LevelFailedError: a level could not be solved or is infeasible.
     """
-    split0 = FixedSplit(hqp.lb, hqp.ub, hqp.n)
-    levels = hqp.levels
-    if len(levels) == 1:
-        one = _one_plain_level(levels[0], split0, solver)
+    levels, lb, ub = hqp.levels, hqp.lb, hqp.ub
+    if len(levels) == 1 and lb is not None and ub is not None:
+        one = _one_box_level(levels[0], lb, ub, solver)
         if one is not None:
             return one
+    split0 = FixedSplit(lb, ub, hqp.n)
     loop = _Loop(split0, rank_tol)
     last = _last_level_to_solve(levels)
     records: list[StatusRecord] = []
@@ -227,24 +228,20 @@ def solve_levels(
     return x, tuple(records)
 
 
-def _one_plain_level(level: QPLevel, split: FixedSplit, solver: LevelSolver,
-                     ) -> tuple[np.ndarray, tuple[StatusRecord, ...]] | None:  # fmt: skip
+def _one_box_level(level: QPLevel, lb: np.ndarray, ub: np.ndarray, solver: LevelSolver,
+                   ) -> tuple[np.ndarray, tuple[StatusRecord, ...]] | None:  # fmt: skip
     """The loop below for the most common problem of a scene — one level with task rows, bounds on both
-    sides, no constraint rows and no fixed variable — when the compiled level settles it: the same call
-    (:meth:`LevelSolver.solve_fused_level` on level 0 of x̄ = 0, Z = I) and the same record, without the
-    loop's null space, constraint stack and split. None: take the loop."""
-    if (level.E is not None or level.C is not None or split.fixed is not None or split.lb is None
-            or split.ub is None or not level.A.shape[0]):  # fmt: skip
+    sides, no constraint rows and no fixed variable (every ub − lb above :data:`~wbcpy.qp.fixed.FIX_TOL`,
+    the test :class:`~wbcpy.qp.fixed.FixedSplit` makes first) — when the compiled level settles it: the
+    same call (:meth:`LevelSolver.solve_box_level`: level 0 of x̄ = 0, Z = I) and the same record,
+    without the loop's split, null space and constraint stack. None: take the loop."""
+    A = level.A
+    if level.E is not None or level.C is not None or not A.shape[0] or not A.shape[1]:
         return None
-    t0 = _clock()
-    fused = solver.solve_fused_level(level.A, level.y, level.regularization, None, None, None, split.lb,
-                                     split.ub, 0)  # fmt: skip
-    if fused is None:
+    if not _bounds_gap(lb, ub) > FIX_TOL:  # (a fixed variable, or inconsistent bounds: the loop decides)
         return None
-    sol, x = fused[0], fused[3]
-    record = (sol.solver, sol.status, sol.iterations, _clock() - t0, 0, 0, split.nf, sol.primal, sol.dual,
-              sol.fallback)  # fmt: skip
-    return x, (record,)
+    one = solver.solve_box_level(A, level.y, level.regularization, lb, ub)
+    return None if one is None else (one[0], (one[1],))
 
 
 def _violated_constraints(hqp: HierarchicalQP, constrained: list[int], x: np.ndarray,

@@ -54,6 +54,7 @@ minimiser"). Whatever the compiled call does not settle goes to
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable, Iterator
 from typing import Any
 
@@ -61,8 +62,9 @@ import numpy as np
 
 from .._kernels import all_finite as _all_finite
 from .backends import Backend, make_backend
-from .backends.base import Rows
+from .backends.base import FusedAnswer, Rows
 from .kkt import Certificate, RawResult, StdQP, as_dense, certify, cost, oversized, refine
+from .problem import StatusRecord
 
 _EPS = float(np.finfo(np.float64).eps)
 #: with ``tighten``, an exact backend's answer whose stationarity or feasibility residual exceeds
@@ -88,6 +90,7 @@ PROX_INHERITED = 1e-8
 #: most proximal-point steps per level
 PROX_STEPS = 30
 _F64 = np.dtype(np.float64)
+_clock = time.perf_counter
 
 
 class SolveFailedError(Exception):
@@ -221,20 +224,48 @@ class LevelSolver:
         the level's StdQP when its first attempt passes the certificate, without building it; None
         when the backend has no such call or it does not settle the level (then build the StdQP and
         call :meth:`solve`)."""
-        b, x0 = self._start(key, A.shape[1] if Z is None else Z.shape[1])
-        out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0, self.kkt_tol)
+        out = self._fused(A, y, r, Z, xbar, rows, lb, ub, key)
         if out is None:
             return None
         w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, _marginal = out
+        sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
+        return sol, c_rows, b_rows, x
+
+    def solve_box_level(self, A: np.ndarray, y: np.ndarray, r: np.ndarray, lb: np.ndarray,
+                        ub: np.ndarray) -> tuple[np.ndarray, StatusRecord] | None:  # fmt: skip
+        """:meth:`solve_fused_level` of the first level (key 0) of a hierarchy without null space, rows
+        or fixed variable (x̄ = 0, Z = I, bounds on both sides): the same call and acceptance, answered
+        as (x, the level's status record) — the one-level problem of a scene, without the objects the
+        level loop keeps."""
+        t0 = _clock()
+        out = self._fused(A, y, r, None, None, None, lb, ub, 0)
+        if out is None:
+            return None
+        w, _z, _t, primal, dual, _smax, _c, _b, status, iterations, x, _marginal = out
+        return x, (self.name, status, iterations, _clock() - t0, 0, 0, w.shape[0], primal, dual, None)
+
+    def _fused(self, A: np.ndarray, y: np.ndarray, r: np.ndarray, Z: np.ndarray | None,
+               xbar: np.ndarray | None, rows: Rows | None, lb: np.ndarray | None, ub: np.ndarray | None,
+               key: Hashable) -> FusedAnswer | None:  # fmt: skip
+        """The backend's compiled answer of the level (:meth:`Backend.solve_fused_level`, warm-started
+        as :meth:`solve`) when the level solver accepts it as it is (kept as the level's warm start);
+        None otherwise."""
+        b = self.backends.get(key) or self.backend(key)
+        x0 = self._warm.get(key) if self.warm_start else None
+        n = A.shape[1] if Z is None else Z.shape[1]
+        out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0 if x0 is not None and x0.shape[0] == n
+                                  else None, self.kkt_tol)  # fmt: skip
+        if out is None:
+            return None
+        w, dual, primal, smax = out[0], out[4], out[3], out[5]
         # (a marginal exact answer is kept, as _exact_answer keeps it; a loose one is refined on the built
         # level, see LOOSE)
-        loose = self.tighten and max(dual, primal) > LOOSE * self.kkt_tol
+        loose = self.tighten and (dual > LOOSE * self.kkt_tol or primal > LOOSE * self.kkt_tol)
         if loose or 8.0 * _EPS * (w.shape[0] + 1) * smax > self.kkt_tol:  # (or multipliers perhaps beyond
             b.reset()  # double precision: the built level's certificate judges them, see kkt.certify; the
             return None  # backend forgets what this answer, not taken, told it about the level)
         self._warm[key] = w
-        sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
-        return sol, c_rows, b_rows, x
+        return out
 
     def _start(self, key: Hashable, n: int) -> tuple[Backend[Any], np.ndarray | None]:
         """The backend of ``key`` and its warm start: the level's previous answer when warm starts are on

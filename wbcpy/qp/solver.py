@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._support.read_only import read_only
 from ..errors import ConcurrentUseError, ConfigError, ConfigKeyError, QPSolveError
 from .fixed import FixedSplit, InfeasibleBoundsError
 from .hierarchy import LevelFailedError, solve_levels
@@ -164,11 +165,11 @@ class QPSolver:
             self._statuses = [LevelStatus.from_record(r) for r in self._records]
         return list(self._statuses)
 
-    @property
-    def status_records(self) -> tuple[StatusRecord, ...]:
-        """The last successful solve's statuses as plain tuples, cheap to keep (hot loops keep these
-        and turn them into :class:`LevelStatus` objects with :meth:`LevelStatus.from_record` when read)."""
-        return self._records
+    status_records: tuple[StatusRecord, ...] = read_only(
+        "records",
+        "The last successful solve's statuses as plain tuples, cheap to keep (hot loops keep these and turn "
+        "them into :class:`LevelStatus` objects with :meth:`LevelStatus.from_record` when read).",
+    )
 
     def __repr__(self) -> str:
         return f"QPSolver({self.name!r}, warm_start={self.warm_start})"
@@ -247,7 +248,7 @@ class QPSolver:
         and the problem is then validated to report it as :class:`InvalidValueError`.
         """
         busy = self._busy
-        if not busy.acquire(blocking=False):
+        if not busy.acquire(False):  # (positional: a keyword costs more than the solve's bookkeeping)
             raise ConcurrentUseError("QPSolver", "solve_hierarchy")
         try:
             x, records = solve_levels(hqp, self._levels, self.rank_tol)
@@ -283,7 +284,7 @@ class _Exclusive:
         self._lock = lock
 
     def __enter__(self) -> None:
-        if not self._lock.acquire(blocking=False):
+        if not self._lock.acquire(False):  # (without waiting)
             raise ConcurrentUseError(
                 "QPSolver", "a solve is already running on this solver in another thread"
             )

@@ -27,7 +27,8 @@ weights).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -53,9 +54,9 @@ class LevelPlan:
     Attributes:
         priority: the task priority of the level.
         A, y: persistent (m, nv) / (m,) buffers (constant rows written once).
-        dynamic: (task, A rows, y rows) of the tasks whose rows depend on the state.
-        joint: (task, y rows) of the tasks with constant rows (``Task.constant_rows``: targets rewritten
-            every update).
+        dynamic: (``task.fill_rows``, A rows, y rows) of the tasks whose rows depend on the state.
+        joint: (``task.write_targets``, y rows) of the tasks with constant rows (``Task.constant_rows``:
+            targets rewritten every update).
     """
 
     __slots__ = ("A", "dynamic", "joint", "n_columns", "nv", "priority", "tail", "tasks", "y")
@@ -78,8 +79,10 @@ class LevelPlan:
         self.A = np.zeros((m + A_tail.shape[0], n_columns or nv))
         self.y = np.zeros(m + A_tail.shape[0])
         self.A[m:], self.y[m:] = A_tail, y_tail
-        self.dynamic: list[tuple[Task, np.ndarray, np.ndarray]] = []
-        self.joint: list[tuple[Any, np.ndarray]] = []  # tasks with constant rows: write_targets
+        # (the tasks' bound methods, taken once per plan: ``fill_rows`` of the tasks whose rows depend on
+        # the state, ``write_targets`` of those with constant rows)
+        self.dynamic: list[tuple[Callable[[np.ndarray, np.ndarray], None], np.ndarray, np.ndarray]] = []
+        self.joint: list[tuple[Callable[[np.ndarray], None], np.ndarray]] = []
         k = 0
         for t in tasks:
             r = t.n_rows
@@ -88,10 +91,17 @@ class LevelPlan:
             target = self.y[k : k + r]
             if t.constant_rows:
                 t.write_rows(rows, target)
-                self.joint.append((t, target))
+                self.joint.append((t.write_targets, target))
             else:
-                self.dynamic.append((t, rows, target))
+                self.dynamic.append((t.fill_rows, rows, target))
             k += r
+
+    def write(self) -> None:
+        """Write the level's rows for the robot's current state into its buffers."""
+        for fill, rows, target in self.dynamic:
+            fill(rows, target)
+        for write_targets, target in self.joint:
+            write_targets(target)
 
 
 class ScenePlan:
@@ -104,7 +114,7 @@ class ScenePlan:
         n_columns: columns of the row buffers (default nv).
     """
 
-    __slots__ = ("inactive", "levels", "n_columns", "priorities", "timed", "versions")
+    __slots__ = ("inactive", "levels", "n_columns", "priorities", "single", "timed", "versions")
 
     def __init__(self, groups: list[list[Task]], now: float, nv: int, n_columns: int | None = None) -> None:
         self.n_columns = n_columns or nv
@@ -126,6 +136,8 @@ class ScenePlan:
             if active:
                 self.levels.append(LevelPlan(group[0].priority, active, nv, n_columns))
                 self.priorities.append(group[0].priority)
+        #: the one level of a plan that has exactly one (the common case: :meth:`build_levels` in a few steps)
+        self.single = self.levels[0] if len(self.levels) == 1 else None
 
     def build_levels(self, reg: np.ndarray, nv: int,
                      last: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
@@ -143,16 +155,19 @@ class ScenePlan:
         Returns:
             (levels, their task priorities).
         """
+        single = self.single
+        if single is not None and last is None:  # (one level without λ rows: the loop below, unrolled)
+            single.write()
+            for task in self.inactive:
+                task.defer_compute()
+            return [QPLevel(single.A.copy(), single.y.copy(), reg)], self.priorities
         levels: list[QPLevel] = []
         final = len(self.levels) - 1
         for k, lp in enumerate(self.levels):
             tail = last if k == final else None
             if tail is not None and lp.tail is not tail[0]:  # (the λ rows, cached per plan: written once)
                 lp.set_tail(tail[0], tail[1])
-            for task, rows, target in lp.dynamic:
-                task.fill_rows(rows, target)
-            for task, target in lp.joint:
-                task.write_targets(target)
+            lp.write()
             levels.append(QPLevel(lp.A.copy(), lp.y.copy(), reg if tail is None else tail[2]))
         for task in self.inactive:  # no rows, but their status reports A x + bias: computed when read
             task.defer_compute()
@@ -172,10 +187,6 @@ class ScenePlan:
         return True
 
 
-def _arrays(level: QPLevel) -> tuple[object, ...]:
-    return (level.A, level.y, level.regularization, level.E, level.f, level.C, level.lbC, level.ubC)
-
-
 class OwnProblem:
     """The identity of every array of a problem a scene built, to recognise it unchanged in structure.
 
@@ -189,21 +200,21 @@ class OwnProblem:
         self.levels = hqp.levels
         self.names = hqp.variable_names
         self.lb, self.ub = hqp.lb, hqp.ub
-        self.arrays = [(level, *_arrays(level)) for level in hqp.levels]
+        self.arrays = [(lv, lv.A, lv.y, lv.regularization, lv.E, lv.f, lv.C, lv.lbC, lv.ubC)
+                       for lv in self.levels]  # fmt: skip
 
     def matches(self, hqp: HierarchicalQP) -> bool:
         """True when ``hqp`` is that problem with the same level objects and arrays."""
-        if hqp is not self.hqp or hqp.levels is not self.levels or len(self.levels) != len(self.arrays):
+        levels = self.levels
+        if hqp is not self.hqp or hqp.levels is not levels or len(levels) != len(self.arrays):
             return False
         if hqp.lb is not self.lb or hqp.ub is not self.ub or hqp.variable_names is not self.names:
             return False
-        return all(map(_same_arrays, self.levels, self.arrays))
-
-
-def _same_arrays(level: QPLevel, kept: tuple[object, ...]) -> bool:
-    """True when ``level`` is the level recorded in ``kept`` (:class:`OwnProblem`) with the same arrays."""
-    lv, A, y, r, E, f, C, lo, hi = kept
-    return (
-        level is lv and level.A is A and level.y is y and level.regularization is r and level.E is E
-        and level.f is f and level.C is C and level.lbC is lo and level.ubC is hi
-    )  # fmt: skip
+        arrays = self.arrays
+        for i, level in enumerate(levels):  # (no zip(strict=True): its keyword costs more than the loop)
+            lv, A, y, r, E, f, C, lo, hi = arrays[i]
+            if (level is not lv or level.A is not A or level.y is not y or level.regularization is not r
+                    or level.E is not E or level.f is not f or level.C is not C or level.lbC is not lo
+                    or level.ubC is not hi):  # fmt: skip
+                return False
+        return True

@@ -255,10 +255,12 @@ class AccelerationScene(Scene):
             StateNotSetError: the robot has no state yet.
             ConfigError: the scene has no tasks (configure() was never called).
         """
-        q, v, measured = self.robot.state_view("scene update")  # (StateNotSetError before a state)
+        robot = self._robot
+        q, v, measured = robot.state_view("scene update")  # (StateNotSetError before a state)
         levels, priorities, now = self._task_levels()
         lb, ub = self._bounds(q, v)
-        self._add_collision_rows(levels[0], lb, ub, self.robot.nv)
+        if self._collision is not None:
+            self._add_collision_rows(levels[0], lb, ub, robot.nv)
         if self._com_polygon is not None or self._loops:
-            self._add_constraint_rows(levels[0], self.robot.nv)
+            self._add_constraint_rows(levels[0], robot.nv)
         return self._keep_problem(HierarchicalQP(levels, self._dof_names, lb, ub), priorities, now, measured)

@@ -146,6 +146,7 @@ class Scene(SceneConstraintsApi, SceneAliases):
         act = self._actuated
         contiguous = act.size and act[-1] - act[0] + 1 == act.size
         self._actuated_index: slice | np.ndarray = slice(int(act[0]), int(act[-1]) + 1) if contiguous else act
+        self._all_actuated = act.size == robot.nv  # (no floating base: the command is the whole solution)
         self._joint_dofs = {
             name: list(range(model.joints[j].idx_v, model.joints[j].idx_v + model.joints[j].nv))
             for name, j in ((n, robot.joint_id(n)) for n in robot.joint_names)  # (mimic joints: no DOF)
@@ -405,7 +406,8 @@ class Scene(SceneConstraintsApi, SceneAliases):
                 raise NoSolutionError("problem")
         solver = self._solver
         if isinstance(solver, QPSolver):
-            if self._is_own_problem(hqp):
+            own = self._own
+            if own is not None and own.matches(hqp):  # (_is_own_problem, inlined: the hot path)
                 x = solver.solve_hierarchy_unchecked(hqp)  # a new, certified float64 array
             else:
                 x = solver.solve_hierarchy(hqp)
@@ -439,7 +441,11 @@ class Scene(SceneConstraintsApi, SceneAliases):
 
     def _command(self) -> JointCommand:
         """The JointCommand of the last solution (subclasses add fields)."""
-        return JointCommand(list(self._actuated_names), self._solution()[self._actuated_index].copy())
+        x = self._qdd  # (_solution, inlined: the hot path)
+        if x is None:
+            raise NoSolutionError()
+        return JointCommand(self._actuated_names.copy(), x.copy() if self._all_actuated else
+                            x[self._actuated_index].copy())  # fmt: skip
 
     def _solution(self) -> NDArray[np.float64]:
         """The last solution (q̈; q̇ in a velocity scene), not a copy.
@@ -506,7 +512,10 @@ class Scene(SceneConstraintsApi, SceneAliases):
         Raises:
             NoSolutionError: before the first successful :meth:`solve`.
         """
-        return self._solution().copy()
+        x = self._qdd  # (_solution, inlined: the hot path)
+        if x is None:
+            raise NoSolutionError()
+        return x.copy()
 
     @property
     def solver_statuses(self) -> list[LevelStatus]:

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._kernels import weighted_rows as _weighted_rows
+from .._support.read_only import read_only
 from ..errors import ConfigError, ConfigKeyError, UnknownNameError
 from .config import TaskConfig
 from .fields import TaskField
@@ -214,11 +215,11 @@ class Task:
         """Activation in [0, 1]: change it with :meth:`set_activation`."""
         return self._activation
 
-    @property
-    def version(self) -> int:
-        """Counter bumped whenever the task's rows change shape or activity (weights, activation, the
-        first reference): a scene rebuilds its row plan when it changes."""
-        return self._version
+    version: int = read_only(
+        "version",
+        "Counter bumped whenever the task's rows change shape or activity (weights, activation, the first "
+        "reference): a scene rebuilds its row plan when it changes (read-only).",
+    )
 
     def set_weights(self, weights: ArrayLike) -> None:
         """Set the per-row weights (n finite values ≥ 0; cart tasks: in ref_frame axes).

@@ -198,9 +198,9 @@ class DaqpBackend(Backend[np.ndarray]):
                           tol: float) -> FusedAnswer | None:  # fmt: skip
         """The level by :func:`wbcpy._kernels.fused_level` (the cold direct solve of :meth:`_run` and the
         certificate on the same numbers) where :meth:`_run` would solve it cold and directly."""
-        if self._warm_worth_it(x0):
+        if self.warm_start and x0 is not None and self._active >= WARM_MIN_ACTIVE:  # (_warm_worth_it)
             return None
-        settings = self._direct_settings()
+        settings = self._settings if self._settings_for is self.options else self._direct_settings()
         if settings is None:
             return None
         C, lo, hi = rows if rows is not None else (None, None, None)
@@ -215,11 +215,14 @@ class DaqpBackend(Backend[np.ndarray]):
             return None
         w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x, marginal, how, active = out
         self._active = active
-        self._next_start(start is not None, how == 2)  # (how 3, the Cholesky minimiser: DAQP would not crawl)
+        if start is None and how != 2:  # (_next_start's common case: DAQP did not crawl, nothing to change)
+            self._ls_first, self._ls_probe = False, LS_PROBE_FIRST
+        else:  # (how 3, the Cholesky minimiser: DAQP would not crawl)
+            self._next_start(start is not None, how == 2)
         if chol and how != 3:
             self._chol_wait = CHOL_PAUSE
         self._chol_ready = active == 0
-        status = _DAQP_EXIT.get(flag, "solved") + _HOW.get(how, "")
+        status = "solved" if flag == 1 and how == 0 else _DAQP_EXIT.get(flag, "solved") + _HOW.get(how, "")
         return w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, bool(marginal)
 
     def _next_start(self, tried_first: bool, minimiser: bool) -> None:
