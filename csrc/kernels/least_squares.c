@@ -53,16 +53,23 @@ static void scratch_free(wk_scratch *s)
     s->data = NULL;
 }
 
+/* weighted_rows(A_out, y_out, J, target, bias, sw): A_out = diag(sw) J, y_out = sw ∘ (target − bias); A_out
+ * and J both None: the targets only (a task whose rows are constant) */
 PyObject *wk_weighted_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (wk_nargs(nargs, 6, "weighted_rows") < 0 || wk_disjoint_outputs(args, nargs, 1u | 1u << 1, "weighted_rows") < 0)
         return NULL;
-    wk_mat A, J;
-    if (wk_matrix(args[0], -1, -1, 1, "A_out", &A) < 0)
+    wk_mat A = {NULL, 0, 0, 0, 0}, J = {NULL, 0, 0, 0, 0};
+    int rows = args[0] != Py_None;
+    if (rows != (args[2] != Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "weighted_rows: A_out and J are both arrays or both None");
         return NULL;
-    Py_ssize_t m = A.rows, n = A.cols;
-    double *y = wk_vector(args[1], m, 1, "y_out");
-    if (y == NULL || wk_matrix(args[2], m, n, 0, "J", &J) < 0)
+    }
+    if (rows && wk_matrix(args[0], -1, -1, 1, "A_out", &A) < 0)
+        return NULL;
+    Py_ssize_t m = rows ? A.rows : wk_length(args[1], "y_out"), n = A.cols;
+    double *y = m < 0 ? NULL : wk_vector(args[1], m, 1, "y_out");
+    if (y == NULL || (rows && wk_matrix(args[2], m, n, 0, "J", &J) < 0))
         return NULL;
     int no_bias, no_sw;
     const double *target = wk_vector(args[3], m, 0, "target");
@@ -72,7 +79,7 @@ PyObject *wk_weighted_rows(PyObject *self, PyObject *const *args, Py_ssize_t nar
         return NULL;
     for (Py_ssize_t i = 0; i < m; i++) {
         double s = no_sw ? 1.0 : sw[i];
-        for (Py_ssize_t j = 0; j < n; j++)
+        for (Py_ssize_t j = 0; rows && j < n; j++)
             WK_AT(A, i, j) = s * WK_AT(J, i, j);
         y[i] = s * (target[i] - (no_bias ? 0.0 : bias[i]));
     }

@@ -24,9 +24,10 @@ static inline double braking(double a, double d, double rate, double idt2)
     return sqrt(s > 0.0 ? s : 0.0) - a - rate;
 }
 
+/* joint_limits(q, v, q_index, params, dt) -> (lb, ub), two new arrays (nv) */
 PyObject *wk_joint_limits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (wk_nargs(nargs, 7, "joint_limits") < 0 || wk_disjoint_outputs(args, nargs, 1u << 5 | 1u << 6, "joint_limits") < 0)
+    if (wk_nargs(nargs, 5, "joint_limits") < 0)
         return NULL;
     Py_ssize_t nq = wk_length(args[0], "q");
     Py_ssize_t nv = wk_length(args[1], "v");
@@ -41,10 +42,13 @@ PyObject *wk_joint_limits(PyObject *self, PyObject *const *args, Py_ssize_t narg
     double dt = PyFloat_AsDouble(args[4]);
     if (PyErr_Occurred())
         return NULL;
-    double *lb = wk_vector(args[5], nv, 1, "lb");
-    double *ub = lb ? wk_vector(args[6], nv, 1, "ub") : NULL;
-    if (ub == NULL)
+    npy_intp dn[1] = {nv};
+    PyObject *lbo = PyArray_SimpleNew(1, dn, NPY_DOUBLE), *ubo = lbo ? PyArray_SimpleNew(1, dn, NPY_DOUBLE) : NULL;
+    if (ubo == NULL) {
+        Py_XDECREF(lbo);
         return NULL;
+    }
+    double *lb = PyArray_DATA((PyArrayObject *)lbo), *ub = PyArray_DATA((PyArrayObject *)ubo);
     double idt = 1.0 / dt, idt2 = idt * idt;
     for (Py_ssize_t j = 0; j < nv; j++) {
         double qmin = WK_AT(P, 0, j), qmax = WK_AT(P, 1, j), vmax = WK_AT(P, 2, j), amax = WK_AT(P, 3, j);
@@ -61,7 +65,7 @@ PyObject *wk_joint_limits(PyObject *self, PyObject *const *args, Py_ssize_t narg
         lb[j] = -w3;
         ub[j] = u3 > -w3 ? u3 : -w3;
     }
-    Py_RETURN_NONE;
+    return Py_BuildValue("(NN)", lbo, ubo);
 }
 
 PyObject *wk_velocity_limits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

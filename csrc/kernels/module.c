@@ -72,9 +72,9 @@ static PyMethodDef methods[] = {
     KERNEL(normalize_blocks, "normalize_blocks(q, blocks, tol) -> None or (start, length, norm)\n\n"
                              "Renormalise q's unit blocks ((k, 2) intp starts and lengths) in place; the first "
                              "block off unit norm by more than tol is returned instead (q unchanged)."),
-    KERNEL(joint_limits, "joint_limits(q, v, q_index, params, dt, lb, ub)\n\n"
+    KERNEL(joint_limits, "joint_limits(q, v, q_index, params, dt) -> (lb, ub)\n\n"
                          "Bounds on joint accelerations over one step (wbcpy.scenes.joint_limits): "
-                         "params rows qmin, qmax, vmax, amax, brake_upper, brake_lower (6 x nv)."),
+                         "params rows qmin, qmax, vmax, amax, brake_upper, brake_lower (6 x nv); new arrays."),
     KERNEL(velocity_limits, "velocity_limits(q, q_index, params, k, lb, ub)\n\n"
                             "Bounds on joint velocities over one step (wbcpy.scenes.velocity_limits): params rows "
                             "k qmin, k qmax, vmax (3 x nv)."),
@@ -90,7 +90,8 @@ static PyMethodDef methods[] = {
     KERNEL(transform_error, "transform_error(M) -> (max |R^T R - I|, det R) of the 3x3 block of a rotation or "
                             "rigid transform (inf when an entry of its first three rows is not finite)."),
     KERNEL(weighted_rows, "weighted_rows(A_out, y_out, J, target, bias, sw)\n\n"
-                          "A_out = sw[:, None] * J, y_out = sw * (target - bias) (sw, bias None: 1, 0)."),
+                          "A_out = sw[:, None] * J, y_out = sw * (target - bias) (sw, bias None: 1, 0; A_out, J None: "
+                          "y_out only)."),
     KERNEL(ls_gradient, "ls_gradient(AZ, e0, r, Z, xbar, w) -> (t, scale)\n\n"
                         "Gradient of 1/2 |AZ w + e0|^2 + 1/2 sum r (Z w + xbar)^2 and its componentwise scale."),
     KERNEL(natural_residual, "natural_residual(x, t, scale, lb, ub, z_box) -> (residual, max scale)\n\n"

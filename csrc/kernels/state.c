@@ -1,5 +1,6 @@
 /* Robot states: the validated copy of a configuration or velocity vector, and its unit blocks. */
 #include <math.h>
+#include <string.h>
 
 #include "kernels.h"
 
@@ -18,11 +19,20 @@ PyObject *wk_state_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (PyArray_TYPE(a) != NPY_DOUBLE || PyArray_NDIM(a) != 1 || PyArray_DIM(a, 0) != n)
         Py_RETURN_NONE;
     /* a new native-order, aligned, contiguous float64 copy (a byte-swapped or misaligned x is converted
-     * here, once: its values, not its bytes) */
-    PyArrayObject *copy = (PyArrayObject *)PyArray_FROM_OTF(
-        o, NPY_DOUBLE, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_ENSURECOPY);
-    if (copy == NULL)
-        return NULL;
+     * here, once: its values, not its bytes; a contiguous native one, the usual state, is copied as bytes) */
+    PyArrayObject *copy;
+    if (PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) && PyArray_ISNOTSWAPPED(a)) {
+        npy_intp d[1] = {n};
+        copy = (PyArrayObject *)PyArray_SimpleNew(1, d, NPY_DOUBLE);
+        if (copy == NULL)
+            return NULL;
+        memcpy(PyArray_DATA(copy), PyArray_DATA(a), (size_t)n * sizeof(double));
+    } else {
+        copy = (PyArrayObject *)PyArray_FROM_OTF(
+            o, NPY_DOUBLE, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED | NPY_ARRAY_ENSURECOPY);
+        if (copy == NULL)
+            return NULL;
+    }
     const double *x = (const double *)PyArray_DATA(copy);
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!(x[i] <= limit && x[i] >= -limit)) { /* (false for NaN) */

@@ -200,7 +200,7 @@ def _joint_limits_args(rng: np.random.Generator) -> list[Any]:
     qi[rng.random(n) < 0.3] = -1
     P = np.vstack([-np.ones(n), np.ones(n), rng.uniform(0.5, 2, n), rng.uniform(5, 20, n),
                    rng.uniform(0, 10, n) * (rng.random(n) < 0.5), rng.uniform(0, 10, n)])  # fmt: skip
-    return [rng.uniform(-1.2, 1.2, n), rng.uniform(-2, 2, n), qi, P, 0.01, np.zeros(n), np.zeros(n)]
+    return [rng.uniform(-1.2, 1.2, n), rng.uniform(-2, 2, n), qi, P, 0.01]
 
 
 def _velocity_limits_args(rng: np.random.Generator) -> list[Any]:
@@ -393,7 +393,7 @@ def _vec(rng: np.random.Generator, n: int | None = None) -> np.ndarray:
 SPECS: dict[str, Spec] = {
     "state_copy": Spec(lambda r: [_vec(r, 4), 4, 10.0], _state_copy),
     "normalize_blocks": Spec(_unit, _normalize_blocks, outputs=(0,)),
-    "joint_limits": Spec(_joint_limits_args, outputs=(5, 6)),
+    "joint_limits": Spec(_joint_limits_args),
     "velocity_limits": Spec(_velocity_limits_args, _velocity_limits, outputs=(4, 5)),
     "log3": Spec(lambda r: [pin.exp3(r.uniform(-1.5, 1.5, 3)), np.zeros(3)], _log3, outputs=(1,)),
     "pose_law": Spec(_pose_law_args, outputs=(0, 1)),

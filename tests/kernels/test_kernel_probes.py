@@ -64,10 +64,10 @@ def test_joint_law_and_limits_outputs_must_not_alias_inputs() -> None:
     q, target, kp, c = np.arange(3.0), np.ones(3), np.ones(3), np.zeros(3)
     with pytest.raises(ValueError, match="overlaps"):
         kernels.joint_law(q, target, q, np.array([2, 1, 0], dtype=np.intp), None, None, kp, None, c)
-    P = np.vstack([-np.ones(3), np.ones(3), np.ones(3), 10 * np.ones(3), np.zeros(3), np.zeros(3)])
-    v, ub = np.zeros(3), np.zeros(3)
+    P = np.vstack([-np.ones(3), np.ones(3), np.ones(3)])
+    ub = np.zeros(3)
     with pytest.raises(ValueError, match="overlaps"):
-        kernels.joint_limits(q, v, np.array([2, 1, 0], dtype=np.intp), P, 0.01, q, ub)
+        kernels.velocity_limits(q, np.array([2, 1, 0], dtype=np.intp), P, 0.5, q, ub)
     t = np.zeros(2)
     with pytest.raises(ValueError, match="overlaps"):
         kernels.rows_residual(np.eye(2), -np.ones(2), np.ones(2), np.zeros(2), np.zeros(2), t, t)

@@ -602,8 +602,7 @@ def test_kept_rows() -> None:
     [(kernels.natural_residual, (np.zeros(2), np.zeros(3), np.zeros(2), None, None, None)),
      (kernels.level_equations, ([[1.0]], np.zeros(1), np.zeros(1), None, None)),
      (kernels.nullspace_update, (np.zeros((2, 3)), None, np.zeros((2, 2)), None, 1e-9)),
-     (kernels.joint_limits, (np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.intp), np.zeros((5, 2)), 0.1,
-                       np.zeros(2), np.zeros(2))),
+     (kernels.joint_limits, (np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.intp), np.zeros((5, 2)), 0.1)),
      (kernels.log3, (np.eye(3), np.zeros(3, dtype=np.float32))),
      (kernels.in_box, (np.zeros(3), np.zeros(2), np.zeros(3))),
      (kernels.dynamics_rows, (np.eye(2), np.zeros(2), np.zeros((1, 2)), np.zeros(1), np.array([-1]),
@@ -622,9 +621,9 @@ def test_bad_arguments_raise(kernel, args) -> None:
 def test_outputs_must_be_writable() -> None:
     lb, ub = np.zeros(2), np.zeros(2)
     ub.setflags(write=False)
-    P = np.zeros((6, 2))
+    P = np.zeros((3, 2))
     with pytest.raises(ValueError, match="read-only"):
-        kernels.joint_limits(np.zeros(2), np.zeros(2), np.zeros(2, dtype=np.intp), P, 0.1, lb, ub)
+        kernels.velocity_limits(np.zeros(2), np.zeros(2, dtype=np.intp), P, 0.5, lb, ub)
 
 
 def test_fused_certificates_equal_their_steps() -> None:

@@ -228,6 +228,7 @@ class LawEvaluator:
     def _setup_task(self, task: Any) -> None:
         """Pick the evaluator of the law's error and rate for this task (decided once)."""
         robot = task.robot
+        self._state = robot.state_view  # (q, v, a) of the current state, StateNotSetError before one
         self._pose = task_type(task.type).target == "pose"
         self.fast = False
         self._to_ref = False
@@ -368,8 +369,7 @@ class LawEvaluator:
         if self._kd_rate is None:
             _pose_law(out, self._e, Md, None, M, None, None, None, self._kp, None, const)
             return
-        robot: Any = self.task.robot
-        J, v = self._jacobian(self._tip), robot.v_view
+        J, v = self._jacobian(self._tip), self._state("twist")[1]
         _pose_law(out, self._e, Md, None, M, None, J, v, self._kp, self._kd_rate, const)
 
     def _checked_cartesian(self, out: np.ndarray, target: pin.SE3, const: np.ndarray) -> None:
@@ -382,10 +382,10 @@ class LawEvaluator:
                   None if twist is None else _EYE6, twist, self._kp, self._kd_rate, const)  # fmt: skip
 
     def _joint_error(self, out: np.ndarray, target: np.ndarray, const: np.ndarray) -> None:
-        robot: Any = self.task.robot
+        q, v, _ = self._state("joint error")  # (one consistent snapshot of q and v)
         rate = self._kd_rate is not None
-        _joint_law(out, target, robot.q_view, self._q_idx, robot.v_view if rate else None,
-                   self._v_idx if rate else None, self._kp, self._kd_rate, const)  # fmt: skip
+        _joint_law(out, target, q, self._q_idx, v if rate else None, self._v_idx if rate else None, self._kp,
+                   self._kd_rate, const)  # fmt: skip
 
     def _checked_joint(self, out: np.ndarray, target: np.ndarray, const: np.ndarray) -> None:
         task: Any = self.task

@@ -142,7 +142,4 @@ class JointLimitBounds(SealedAfterInit):
         and w the upper bound of −q̈: clipping "into the previous interval [l, u]" keeps each stage's
         bounds inside the interval of the stages before it (full braking where they would cross).
         """
-        nv = v.shape[0]
-        lb, ub = np.empty(nv), np.empty(nv)
-        _joint_limits(q, v, self._q_index, self._params, self.dt, lb, ub)
-        return lb, ub
+        return _joint_limits(q, v, self._q_index, self._params, self.dt)

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pinocchio as pin
 
-from .._support.validation import as_bool, as_state_vector
+from .._kernels import state_copy as _state_copy
+from .._support.validation import STATE_LIMIT, as_bool, as_state_vector
 from ..description._mjcf_loading import load_mjcf_model
 from ..description._urdf_loading import load_urdf_model
 from ..description.srdf import (
@@ -354,10 +355,15 @@ class RobotModel(RobotStateViews):
                 The previous state stays in place.
         """
         names = self.names
-        qa = as_state_vector(q, names.nq, "q")
+        nq, nv = names.nq, names.nv
+        qa = _state_copy(q, nq, STATE_LIMIT)  # (as_state_vector's compiled pass, inlined: the hot path)
+        if qa is None:
+            qa = as_state_vector(q, nq, "q")  # (another layout, or raises naming the argument)
         names.dofs.normalize_in_place(qa)
-        va = self._zero_v if v is None else as_state_vector(v, names.nv, "v")
-        aa = None if a is None else as_state_vector(a, names.nv, "a")
+        va: np.ndarray | None = self._zero_v if v is None else _state_copy(v, nv, STATE_LIMIT)
+        if va is None:
+            va = as_state_vector(v, nv, "v")
+        aa = None if a is None else as_state_vector(a, nv, "a")
         self._st = (qa, va, aa, self._next_sid(), {})
 
     def update_dof(self, angles: Any, velocity: Any = None, acceleration: Any = None) -> None:

@@ -157,7 +157,10 @@ class ScenePlan:
         """
         single = self.single
         if single is not None and last is None:  # (one level without λ rows: the loop below, unrolled)
-            single.write()
+            for fill, rows, target in single.dynamic:
+                fill(rows, target)
+            for write_targets, target in single.joint:
+                write_targets(target)
             for task in self.inactive:
                 task.defer_compute()
             return [QPLevel(single.A.copy(), single.y.copy(), reg)], self.priorities
@@ -200,8 +203,7 @@ class OwnProblem:
         self.levels = hqp.levels
         self.names = hqp.variable_names
         self.lb, self.ub = hqp.lb, hqp.ub
-        self.arrays = [(lv, lv.A, lv.y, lv.regularization, lv.E, lv.f, lv.C, lv.lbC, lv.ubC)
-                       for lv in self.levels]  # fmt: skip
+        self.arrays = list(map(_kept, self.levels))
 
     def matches(self, hqp: HierarchicalQP) -> bool:
         """True when ``hqp`` is that problem with the same level objects and arrays."""
@@ -218,3 +220,8 @@ class OwnProblem:
                     or level.ubC is not hi):  # fmt: skip
                 return False
         return True
+
+
+def _kept(lv: QPLevel) -> tuple[object, ...]:
+    """What :class:`OwnProblem` keeps of one level: the level and its arrays."""
+    return (lv, lv.A, lv.y, lv.regularization, lv.E, lv.f, lv.C, lv.lbC, lv.ubC)
