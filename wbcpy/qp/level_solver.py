@@ -241,8 +241,8 @@ class LevelSolver:
         out = self._fused(A, y, r, None, None, None, lb, ub, 0)
         if out is None:
             return None
-        w, _z, _t, primal, dual, _smax, _c, _b, status, iterations, x, _marginal = out
-        return x, (self.name, status, iterations, _clock() - t0, 0, 0, w.shape[0], primal, dual, None)
+        _w, _z, _t, primal, dual, _smax, _c, _b, status, iterations, x, _marginal = out
+        return x, (self.name, status, iterations, _clock() - t0, 0, 0, A.shape[1], primal, dual, None)
 
     def _fused(self, A: np.ndarray, y: np.ndarray, r: np.ndarray, Z: np.ndarray | None,
                xbar: np.ndarray | None, rows: Rows | None, lb: np.ndarray | None, ub: np.ndarray | None,
@@ -261,7 +261,7 @@ class LevelSolver:
         # (a marginal exact answer is kept, as _exact_answer keeps it; a loose one is refined on the built
         # level, see LOOSE)
         loose = self.tighten and (dual > LOOSE * self.kkt_tol or primal > LOOSE * self.kkt_tol)
-        if loose or 8.0 * _EPS * (w.shape[0] + 1) * smax > self.kkt_tol:  # (or multipliers perhaps beyond
+        if loose or 8.0 * _EPS * (n + 1) * smax > self.kkt_tol:  # (or multipliers perhaps beyond
             b.reset()  # double precision: the built level's certificate judges them, see kkt.certify; the
             return None  # backend forgets what this answer, not taken, told it about the level)
         self._warm[key] = w

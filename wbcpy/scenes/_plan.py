@@ -28,6 +28,7 @@ weights).
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,6 +37,10 @@ from ..qp import HierarchicalQP, QPLevel
 
 if TYPE_CHECKING:
     from ..tasks import Task
+
+
+#: a task's version counter (``Task.version``)
+_VERSION = attrgetter("version")
 
 
 def joint_regularization(weights: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
@@ -114,19 +119,20 @@ class ScenePlan:
         n_columns: columns of the row buffers (default nv).
     """
 
-    __slots__ = ("inactive", "levels", "n_columns", "priorities", "single", "timed", "versions")
+    __slots__ = ("inactive", "levels", "n_columns", "priorities", "single", "tasks", "timed", "versions")
 
     def __init__(self, groups: list[list[Task]], now: float, nv: int, n_columns: int | None = None) -> None:
         self.n_columns = n_columns or nv
         self.levels: list[LevelPlan] = []
         self.priorities: list[int] = []
         self.inactive: list[Task] = []
-        self.versions: list[tuple[Task, int]] = []
+        self.tasks: tuple[Task, ...] = tuple(t for group in groups for t in group)
+        #: the tasks' versions when the plan was made (compared in one C-level pass: :meth:`valid`)
+        self.versions: tuple[int, ...] = tuple(map(_VERSION, self.tasks))
         self.timed: list[tuple[Task, bool]] = []
         for group in groups:
             active = []
             for t in group:
-                self.versions.append((t, t.version))
                 if t.config.timeout > 0.0 and t.reference is not None:
                     self.timed.append((t, t.timed_out(now)))
                 if t.n_rows and t.state(now) == "active":
@@ -182,9 +188,8 @@ class ScenePlan:
 
     def valid(self, now: float) -> bool:
         """True while no task changed its version and no timed task changed its timed-out state."""
-        for t, version in self.versions:
-            if t.version != version:
-                return False
+        if tuple(map(_VERSION, self.tasks)) != self.versions:
+            return False
         if self.timed:
             return all(t.timed_out(now) == timed_out for t, timed_out in self.timed)
         return True
