@@ -164,6 +164,25 @@ static Py_ssize_t active(const double *lam, Py_ssize_t m)
     return count;
 }
 
+/* a tuple of items[0..n) that takes over their references; when one is NULL (a failed allocation, its error
+ * set) or the tuple cannot be made: NULL, every reference released */
+static PyObject *steal_tuple(PyObject **items, Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n);
+    int ok = t != NULL;
+    for (Py_ssize_t i = 0; ok && i < n; i++)
+        ok = items[i] != NULL;
+    if (!ok) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            Py_XDECREF(items[i]);
+        Py_XDECREF(t);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(t, i, items[i]);
+    return t;
+}
+
 /* an index array of the first n entries of idx (None for n < 0) */
 static PyObject *indices(const npy_intp *idx, Py_ssize_t n)
 {
@@ -605,13 +624,20 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             goto done;
         }
         memcpy(PyArray_DATA(zo), lam, (size_t)rows * sizeof(double));
-        out = Py_BuildValue("(NNOdddNNiiNiin)", wo, zo, Py_None, v.primal, v.dual, v.smax,
-                            indices(idx, C.data ? nc : -1), indices(idx + mc, (lb || ub) ? nb : -1), flag,
-                            iterations, xo, v.marginal, v.retried, active(lam, rows));
+        PyObject *items[14] = {(PyObject *)wo, (PyObject *)zo, Py_NewRef(Py_None), PyFloat_FromDouble(v.primal),
+                               PyFloat_FromDouble(v.dual), PyFloat_FromDouble(v.smax), indices(idx, C.data ? nc : -1),
+                               indices(idx + mc, (lb || ub) ? nb : -1), PyLong_FromLong(flag),
+                               PyLong_FromLong(iterations), (PyObject *)xo, PyLong_FromLong(v.marginal),
+                               PyLong_FromLong(v.retried), PyLong_FromSsize_t(active(lam, rows))};
+        out = steal_tuple(items, 14);
     } else {
-        out = Py_BuildValue("(NONdddOOiiNiin)", wo, Py_None, to, v.primal, v.dual, v.smax, Py_None, Py_None,
-                            flag, iterations, xo, v.marginal, v.retried, active(lam, rows));
-        to = NULL; /* (stolen by the tuple) */
+        PyObject *items[14] = {(PyObject *)wo, Py_NewRef(Py_None), (PyObject *)to, PyFloat_FromDouble(v.primal),
+                               PyFloat_FromDouble(v.dual), PyFloat_FromDouble(v.smax), Py_NewRef(Py_None),
+                               Py_NewRef(Py_None), PyLong_FromLong(flag), PyLong_FromLong(iterations),
+                               (PyObject *)xo, PyLong_FromLong(v.marginal), PyLong_FromLong(v.retried),
+                               PyLong_FromSsize_t(active(lam, rows))};
+        out = steal_tuple(items, 14);
+        to = NULL; /* (taken over by the tuple, or released) */
     }
     wo = NULL;
 done:

@@ -142,8 +142,13 @@ void wk_gram(const wk_mat *A, double *H)
             if (a == 0.0)
                 continue;
             double *h = H + (Py_ssize_t)i * n;
-            for (int j = i; j < n; j++)
-                h[j] += a * row[j * A->cs];
+            if (A->cs == 1) { /* (a contiguous row: the same sums, vectorised) */
+                for (int j = i; j < n; j++)
+                    h[j] += a * row[j];
+            } else {
+                for (int j = i; j < n; j++)
+                    h[j] += a * row[j * A->cs];
+            }
         }
     }
     for (int i = 0; i < n; i++)

@@ -184,12 +184,11 @@ def solve_levels(
         InfeasibleBoundsError: inconsistent bounds (from :class:`~wbcpy.qp.fixed.FixedSplit`).
         LevelFailedError: a level could not be solved or is infeasible.
     """
-    levels, lb, ub = hqp.levels, hqp.lb, hqp.ub
-    if len(levels) == 1 and lb is not None and ub is not None:
-        one = _one_box_level(levels[0], lb, ub, solver)
-        if one is not None:
-            return one
-    split0 = FixedSplit(lb, ub, hqp.n)
+    one = _one_box_level(hqp, solver)
+    if one is not None:
+        return one
+    levels = hqp.levels
+    split0 = FixedSplit(hqp.lb, hqp.ub, hqp.n)
     loop = _Loop(split0, rank_tol)
     last = _last_level_to_solve(levels)
     records: list[StatusRecord] = []
@@ -228,13 +227,17 @@ def solve_levels(
     return x, tuple(records)
 
 
-def _one_box_level(level: QPLevel, lb: np.ndarray, ub: np.ndarray, solver: LevelSolver,
+def _one_box_level(hqp: HierarchicalQP, solver: LevelSolver,
                    ) -> tuple[np.ndarray, tuple[StatusRecord, ...]] | None:  # fmt: skip
     """The loop below for the most common problem of a scene — one level with task rows, bounds on both
     sides, no constraint rows and no fixed variable (every ub − lb above :data:`~wbcpy.qp.fixed.FIX_TOL`,
     the test :class:`~wbcpy.qp.fixed.FixedSplit` makes first) — when the compiled level settles it: the
     same call (:meth:`LevelSolver.solve_box_level`: level 0 of x̄ = 0, Z = I) and the same record,
     without the loop's split, null space and constraint stack. None: take the loop."""
+    levels, lb, ub = hqp.levels, hqp.lb, hqp.ub
+    if len(levels) != 1 or lb is None or ub is None:
+        return None
+    level = levels[0]
     A = level.A
     if level.E is not None or level.C is not None or not A.shape[0] or not A.shape[1]:
         return None

@@ -217,16 +217,18 @@ class OwnProblem:
             return False
         if hqp.lb is not self.lb or hqp.ub is not self.ub or hqp.variable_names is not self.names:
             return False
-        arrays = self.arrays
-        for i, level in enumerate(levels):  # (no zip(strict=True): its keyword costs more than the loop)
-            lv, A, y, r, E, f, C, lo, hi = arrays[i]
-            if (level is not lv or level.A is not A or level.y is not y or level.regularization is not r
-                    or level.E is not E or level.f is not f or level.C is not C or level.lbC is not lo
-                    or level.ubC is not hi):  # fmt: skip
-                return False
-        return True
+        return all(map(_same_arrays, levels, self.arrays))  # (lengths equal: no zip(strict=True) needed)
 
 
 def _kept(lv: QPLevel) -> tuple[object, ...]:
     """What :class:`OwnProblem` keeps of one level: the level and its arrays."""
     return (lv, lv.A, lv.y, lv.regularization, lv.E, lv.f, lv.C, lv.lbC, lv.ubC)
+
+
+def _same_arrays(level: QPLevel, kept: tuple[object, ...]) -> bool:
+    """True when ``level`` is the level recorded in ``kept`` (:func:`_kept`) with the same arrays."""
+    lv, A, y, r, E, f, C, lo, hi = kept
+    return (
+        level is lv and level.A is A and level.y is y and level.regularization is r and level.E is E
+        and level.f is f and level.C is C and level.lbC is lo and level.ubC is hi
+    )  # fmt: skip

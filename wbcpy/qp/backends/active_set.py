@@ -214,16 +214,22 @@ class DaqpBackend(Backend[np.ndarray]):
             self._ls_first = self._chol_ready = False
             return None
         w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x, marginal, how, active = out
+        self._after_compiled(start is not None, chol, how, active)
+        status = "solved" if flag == 1 and how == 0 else _DAQP_EXIT.get(flag, "solved") + _HOW.get(how, "")
+        return w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, bool(marginal)
+
+    def _after_compiled(self, tried_first: bool, chol: bool, how: int, active: int) -> None:
+        """What a compiled answer tells the next call: the working set's size, which minimiser goes first
+        (:meth:`_next_start`; how 2: the least-squares minimiser answered, 3: the Cholesky one — DAQP
+        would not crawl) and the Cholesky attempt's pause (:meth:`_chol_first`)."""
         self._active = active
-        if start is None and how != 2:  # (_next_start's common case: DAQP did not crawl, nothing to change)
+        if not tried_first and how != 2:  # (_next_start's common case: DAQP did not crawl, nothing to change)
             self._ls_first, self._ls_probe = False, LS_PROBE_FIRST
-        else:  # (how 3, the Cholesky minimiser: DAQP would not crawl)
-            self._next_start(start is not None, how == 2)
+        else:
+            self._next_start(tried_first, how == 2)
         if chol and how != 3:
             self._chol_wait = CHOL_PAUSE
         self._chol_ready = active == 0
-        status = "solved" if flag == 1 and how == 0 else _DAQP_EXIT.get(flag, "solved") + _HOW.get(how, "")
-        return w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, bool(marginal)
 
     def _next_start(self, tried_first: bool, minimiser: bool) -> None:
         """Whether the next compiled level tries the unconstrained least-squares minimiser first.
