@@ -47,9 +47,9 @@ from _peers import DT, SOLES, PlacoTalosStanding, PlacoTalosWalk, talos_start
 from _timing import Row, Timing, print_cpu, print_table
 from bench_contact import WbcpyTalosStanding, accuracy, floor_step, interleaved_blocks
 
+from wbcpy import VelocityScene
 from wbcpy.controllers import CartesianVelocityLaw, ComVelocityLaw, JointVelocityLaw
 from wbcpy.locomotion import WalkingPattern, plan_footsteps
-from wbcpy.scenes import VelocityScene
 
 #: gains of the wbcpy walk's velocity laws (1/s): the references are the pattern's velocities plus these
 #: corrections of the drift of a first-order integration
