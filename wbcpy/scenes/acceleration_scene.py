@@ -57,6 +57,7 @@ from ..limits.joint_limits import JointLimitBounds
 from ..model.robot_model import RobotModel
 from ..qp import HierarchicalQP, QPLevel
 from .scene import HierarchySolver, Scene
+from .scene_constraints import append_rows
 from .values import positive
 
 
@@ -214,13 +215,7 @@ class AccelerationScene(Scene):
         if not k:
             return
         C = Cq if n == nv else np.concatenate((Cq, np.zeros((k, n - nv))), axis=1)
-        upper = np.full(k, np.inf)
-        if level.C is None or level.lbC is None or level.ubC is None:
-            level.C, level.lbC, level.ubC = C, lower, upper
-        else:
-            level.C = np.concatenate((level.C, C))
-            level.lbC = np.concatenate((level.lbC, lower))
-            level.ubC = np.concatenate((level.ubC, upper))
+        append_rows(level, C=C, lower=lower)
 
     # ------------------------------------------------------------------ problem
     def _bounds(

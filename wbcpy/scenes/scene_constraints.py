@@ -27,16 +27,18 @@ if TYPE_CHECKING:
 
 
 def append_rows(level: QPLevel, E: np.ndarray | None = None, f: np.ndarray | None = None,
-                C: np.ndarray | None = None, upper: np.ndarray | None = None) -> None:  # fmt: skip
-    """Append equality rows ``E x = f`` and inequality rows ``C x ≤ upper`` to ``level`` (new arrays:
-    the level's own may be shared read-only arrays)."""
+                C: np.ndarray | None = None, upper: np.ndarray | None = None,
+                lower: np.ndarray | None = None) -> None:  # fmt: skip
+    """Append equality rows ``E x = f`` and inequality rows ``lower ≤ C x ≤ upper`` (a missing side
+    unbounded) to ``level`` (new arrays: the level's own may be shared read-only arrays)."""
     if E is not None and f is not None and E.shape[0]:
         if level.E is None or level.f is None:
             level.E, level.f = E, f
         else:
             level.E, level.f = np.concatenate((level.E, E)), np.concatenate((level.f, f))
-    if C is not None and upper is not None and C.shape[0]:
-        lower = np.full(C.shape[0], -np.inf)
+    if C is not None and (upper is not None or lower is not None) and C.shape[0]:
+        lower = np.full(C.shape[0], -np.inf) if lower is None else lower
+        upper = np.full(C.shape[0], np.inf) if upper is None else upper
         if level.C is None or level.lbC is None or level.ubC is None:
             level.C, level.lbC, level.ubC = C, lower, upper
         else:
