@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 import pytest
-from _concurrency import COPIERS, fast_switching
+from _concurrency import COPIERS, fast_switching, run_together
 from _contact_oracle import talos_half_sitting
 from _id_helpers import SOLES, solve_talos, talos_scene
 from hypothesis import given, settings
@@ -120,38 +120,28 @@ def test_external_wrenches_serve_threads(talos):
         refs.append(ext.generalized_force(model, data))
     shared = ExternalWrenches(robot)
     shared.update(sets[0])
-    stop, errors, reads = threading.Event(), [], []
+    reads = []
 
-    def writer():
+    def writer(stop):
         k = 0
         while not stop.is_set():
             k ^= 1
             shared.clear()
             shared.update(sets[k])
 
-    def reader():
+    def reader(stop):
         own = model.createData()
         pin.computeJointJacobians(model, own, q0)
-        try:
-            while not stop.is_set():
-                got = shared.generalized_force(model, own)
-                if not any(np.allclose(got, r, atol=1e-9) for r in refs) and np.abs(got).max() > 0:
-                    # (between clear() and update() the set is empty: zero force, a whole set too)
-                    raise AssertionError("a mixed set of wrenches")
-                reads.append(1)
-        except BaseException as exc:
-            errors.append(exc)
+        while not stop.is_set():
+            got = shared.generalized_force(model, own)
+            if not any(np.allclose(got, r, atol=1e-9) for r in refs) and np.abs(got).max() > 0:
+                # (between clear() and update() the set is empty: zero force, a whole set too)
+                raise AssertionError("a mixed set of wrenches")
+            reads.append(1)
 
+    run_together([writer, reader, reader])
+    assert len(reads) > 50
     with fast_switching():
-        threads = [threading.Thread(target=f) for f in (writer, reader, reader)]
-        for t in threads:
-            t.start()
-        stop.wait(0.6)
-        stop.set()
-        for t in threads:
-            t.join()
-        assert not errors, errors
-        assert len(reads) > 50
         frames = [f.name for f in model.frames if f.name.endswith("_link")][:40]
         many = ExternalWrenches(robot)
 

@@ -5,13 +5,11 @@ rows are compared with the closed-form distances of the test arm (spheres)."""
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pinocchio as pin
 import pytest
 from _collision_helpers import ARM_URDF, geometry_pose, sphere_sphere
-from _concurrency import COPIERS, fast_switching
+from _concurrency import COPIERS, run_together
 
 from wbcpy import AccelerationScene, InverseDynamicsScene, RobotModel
 from wbcpy.collision import AccelerationCollisionConstraint, CollisionAvoidance, Obstacle, Sphere
@@ -98,30 +96,19 @@ def test_two_threads_on_one_constraint_are_detected():
     q, v = _states(1)[0]
     robot.update(q, v)
     C0, lo0 = AccelerationCollisionConstraint(robot, avoidance).compute(DT)
-    stop, errors, refused, done = threading.Event(), [], [], []
+    refused, done = [], []
 
-    def use():
-        try:
-            while not stop.is_set():
-                try:
-                    C, lo = constraint.compute(DT)
-                    constraint.drift()
-                except ConcurrentUseError:
-                    refused.append(1)
-                    continue
-                np.testing.assert_allclose(C, C0, atol=1e-12)
-                np.testing.assert_allclose(lo, lo0, atol=1e-9)
-                done.append(1)
-        except BaseException as exc:
-            errors.append(exc)
+    def use(stop):
+        while not stop.is_set():
+            try:
+                C, lo = constraint.compute(DT)
+                constraint.drift()
+            except ConcurrentUseError:
+                refused.append(1)
+                continue
+            np.testing.assert_allclose(C, C0, atol=1e-12)
+            np.testing.assert_allclose(lo, lo0, atol=1e-9)
+            done.append(1)
 
-    with fast_switching():
-        threads = [threading.Thread(target=use) for _ in range(2)]
-        for t in threads:
-            t.start()
-        stop.wait(0.6)
-        stop.set()
-        for t in threads:
-            t.join()
-    assert not errors, errors
+    run_together([use, use])
     assert refused and done

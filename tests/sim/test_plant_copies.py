@@ -5,11 +5,9 @@ read-only; a second thread entering a plant raises ConcurrentUseError."""
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
-from _concurrency import COPIERS, fast_switching
+from _concurrency import COPIERS, run_together
 from _contact_oracle import talos_half_sitting
 
 from wbcpy.contacts import SurfaceContact
@@ -141,32 +139,19 @@ def test_a_second_thread_is_detected(talos):
     want, wrenches = _sim(robot, q0).forward(q0, np.zeros(robot.nv), tau)
     done: list[int] = []  # (list.append is atomic; a shared counter's += is not)
     refused: list[int] = []
-    stop = threading.Event()
-    errors: list[BaseException] = []
 
-    def use():
-        try:
-            while not stop.is_set():
-                try:
-                    qdd, w = sim.forward(q0, np.zeros(robot.nv), tau)
-                except ConcurrentUseError:
-                    refused.append(1)
-                    continue
-                np.testing.assert_allclose(qdd, want, atol=1e-9)
-                np.testing.assert_allclose(w[SOLES[0]], wrenches[SOLES[0]], atol=1e-7)
-                done.append(1)
-        except BaseException as exc:  # reported below
-            errors.append(exc)
+    def use(stop):
+        while not stop.is_set():
+            try:
+                qdd, w = sim.forward(q0, np.zeros(robot.nv), tau)
+            except ConcurrentUseError:
+                refused.append(1)
+                continue
+            np.testing.assert_allclose(qdd, want, atol=1e-9)
+            np.testing.assert_allclose(w[SOLES[0]], wrenches[SOLES[0]], atol=1e-7)
+            done.append(1)
 
-    with fast_switching():
-        threads = [threading.Thread(target=use) for _ in range(2)]
-        for t in threads:
-            t.start()
-        stop.wait(0.8)
-        stop.set()
-        for t in threads:
-            t.join()
-    assert not errors, errors
+    run_together([use, use], seconds=0.8)
     assert refused and done
 
 
