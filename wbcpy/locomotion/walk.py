@@ -66,7 +66,7 @@ from .footsteps import feet_frame, plan_footsteps
 from .pattern import WalkingPattern
 from .plants import SETTLE_TIME, check_plant, make_plant, plant_start, push_base, settle
 from .scaling import walking_scale
-from .soft_metrics import SoftFigures, soft_figures
+from .soft_metrics import LOADED, SoftFigures, soft_figures
 from .walking_robot import walking_robot
 
 G0 = 9.81
@@ -137,7 +137,8 @@ class WalkSummary:
             moved / ((n − 1) · length)); with only a turn planned, the fraction of the turn achieved
             (moved turn / planned turn); 1.0 when neither was planned.
         fell: the base dropped below 85 % of its start height or the controller had no answer.
-        max_slip: the largest linear / angular velocity of an active sole (m/s, rad/s).
+        max_slip: the largest linear / angular velocity of a standing sole (m/s, rad/s): an active one on
+            the rigid plant, a loaded one (normal force > 20 % of m·g) on another plant.
         cop_margin: the smallest distance of a loaded sole's CoP (≥ 20 % of mg) inside its edges (m).
         friction_use: the largest |f_t| / (μ f_z) of a loaded sole.
         violation: the logged wrenches' largest excess over the real soles' cones and f_z ≥ 0 (N), and
@@ -502,16 +503,18 @@ def _summary(
 
 
 def _slip(model: RobotModel, wl: WalkLog) -> tuple[float, float]:
-    """Largest linear and angular velocity of an active sole over the log (m/s, rad/s)."""
+    """Largest linear and angular velocity of a standing sole over the log (m/s, rad/s): an active one on
+    the rigid plant; on another plant a loaded one (normal force > ``LOADED`` · m g, as the soft figures
+    count them), since there a swing foot grazing the floor carries force without standing."""
+    counted = wl.active
+    if wl.plant != "pinocchio" and wl.wrenches.size:
+        counted = wl.active & (wl.wrenches[:, :, 2] > LOADED * model.total_mass * G0)
     lin = ang = 0.0
-    for k in range(wl.t.size):
-        if not wl.active[k].any():
-            continue
+    for k in np.flatnonzero(counted.any(axis=1)):
         model.update(wl.q[k], wl.v[k])
-        for i, f in enumerate(wl.contact_frames):
-            if wl.active[k, i]:
-                vel = model.frame_velocity(str(f))
-                lin, ang = max(lin, float(np.linalg.norm(vel[:3]))), max(ang, float(np.linalg.norm(vel[3:])))
+        for i in np.flatnonzero(counted[k]):
+            vel = model.frame_velocity(str(wl.contact_frames[i]))
+            lin, ang = max(lin, float(np.linalg.norm(vel[:3]))), max(ang, float(np.linalg.norm(vel[3:])))
     return lin, ang
 
 
