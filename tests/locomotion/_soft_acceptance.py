@@ -12,8 +12,9 @@ wrenches and the controller's planned ones:
   (the ground speed of the sole's origin);
 * the planned wrenches: friction use in norm ‖f_t‖ / (μ f_z) and the largest change of f_z per control step
   (m·g), zero while a sole is not in the controller's contact set;
-* no fall: the base above 0.6 m over the ground, no body but the feet below 0.2 m over it; the soles never
-  touch each other (their boxes, from raw Pinocchio's placements: separating-axis test).
+* no fall: the base above 0.6 m over the ground, no body but the feet below 0.2 m over it (Talos's heights:
+  :class:`Body` gives another robot's soles and heights); the soles never touch each other (their boxes,
+  from raw Pinocchio's placements: separating-axis test).
 """
 
 from __future__ import annotations
@@ -118,12 +119,29 @@ def _boxes_overlap(A: pin.SE3, B: pin.SE3, half: np.ndarray) -> bool:
     return True
 
 
-def judge(rec: Record, model: pin.Model, plan: dict, box_half_thickness: float = 0.005) -> dict[str, float]:
+@dataclass(frozen=True)
+class Body:
+    """What the figures need of the robot: its sole frames (left, right), the soles' half sizes (m) and
+    friction coefficient, and the fall heights over the ground (m): the base below ``base_min`` or a body
+    but the feet below ``body_min``. The defaults are Talos's."""
+
+    soles: tuple[str, str] = SOLES
+    half_size: tuple[float, float] = HALF_SIZE
+    mu: float = MU
+    base_min: float = 0.6
+    body_min: float = 0.2
+
+
+TALOS = Body()
+
+
+def judge(rec: Record, model: pin.Model, plan: dict, box_half_thickness: float = 0.005, body: Body = TALOS
+          ) -> dict[str, float]:  # fmt: skip
     """The table's figures of a recorded walk (see the module docstring)."""
     a = rec.arrays()
     data = model.createData()
     mg = pin.computeTotalMass(model) * 9.81
-    fids = [model.getFrameId(f) for f in SOLES]
+    fids = [model.getFrameId(f) for f in body.soles]
     q, v, W, P = a["q"], a["v"], a["measured"], a["planned"]
     K = len(q)
     pin.framesForwardKinematics(model, data, q[0])
@@ -141,7 +159,7 @@ def judge(rec: Record, model: pin.Model, plan: dict, box_half_thickness: float =
     R0 = pin.Quaternion(q[0, 6], q[0, 3], q[0, 4], q[0, 5]).toRotationMatrix()
     R1 = pin.Quaternion(q[-1, 6], q[-1, 3], q[-1, 4], q[-1, 5]).toRotationMatrix()
     dyaw = (_yaw(R1) - _yaw(R0) + math.pi) % (2 * math.pi) - math.pi
-    half = np.array([*HALF_SIZE, box_half_thickness])
+    half = np.array([*body.half_size, box_half_thickness])
     box = pin.SE3(np.eye(3), np.array([0.0, 0.0, box_half_thickness]))
     foot_joints = {model.frames[i].parentJoint for i in fids}
     foot_joints |= {model.parents[j] for j in foot_joints}  # (the ankle's two joints)
@@ -168,12 +186,12 @@ def judge(rec: Record, model: pin.Model, plan: dict, box_half_thickness: float =
                 start[s] = None
     fz = P[:, :, 2]
     ft = np.hypot(P[:, :, 0], P[:, :, 1])
-    use = float(np.max(np.where(fz > 1e-3 * mg, ft / (MU * np.maximum(fz, 1e-9)), 0.0)))
+    use = float(np.max(np.where(fz > 1e-3 * mg, ft / (body.mu * np.maximum(fz, 1e-9)), 0.0)))
     jump = float(np.max(np.abs(np.diff(fz, axis=0)))) / mg if K > 1 else 0.0
     return {
         "progress": progress, "heading_error": abs(dyaw - turn), "drift": drift, "slide": slide,
         "friction_use": use, "fz_jump": jump, "base_low": base_low, "body_low": body_low,
-        "fell": float(base_low < 0.6 or body_low < 0.2), "answered": float(not rec.error),
+        "fell": float(base_low < body.base_min or body_low < body.body_min), "answered": float(not rec.error),
         "soles_touched": float(touch), "duration": K * 0.002,
     }  # fmt: skip
 
