@@ -441,22 +441,24 @@ static int cholesky_minimiser(const level *lv, double *W, double *w, double *lam
 /* The box level's answer by primal-dual active-set iterations from a guessed working set (the answer's
  * working set of the last call: a walking robot's joint limits stay active over many steps), for a level
  * without null space (x = w, the bounds l ≤ w ≤ h): the variables of the set are fixed at their bounds, the
- * others are the minimiser of the level with those fixed, H_FF w_F = −(g_F + H_FW w_W), by the pivoted
- * Cholesky factor of H_FF (every pivot² at least CHOLESKY_PIVOT · max diag H, as cholesky_minimiser asks;
- * otherwise the level is DAQP's). Then a free variable beyond a bound joins the set at that bound and a
+ * others are the minimiser of the level with those fixed, H_FF w_F = −(g_F + H_FW w_W), by the Cholesky
+ * factor of H_FF (LAPACK's dpotrf, two triangular solves; every pivot² at least CHOLESKY_PIVOT · max diag H,
+ * as cholesky_minimiser asks of its pivots; otherwise the level is refused). Then a free variable beyond a bound joins the set at that bound and a
  * fixed one whose gradient t_i = (H w + g)_i pulls it into the box (t_i < 0 at its lower bound, > 0 at its
  * upper one) leaves it. When nothing changes the point goes to the certificate (certify_level: the
  * natural residual of the box, which holds exactly at a KKT point), which decides as for DAQP's answer; a
  * set still changing after BOX_ITERATIONS leaves the level to DAQP. ``set`` (k entries: −1 lower, +1 upper, 0 free; a side without a finite bound is
- * free) is the guess on entry. lam: t_i on the set, 0 elsewhere. Scratch R: k² + 5k doubles. 0 (v->ok
- * says whether it answered; retried = 4), or -1 with an exception set. */
+ * free) is the guess on entry. lam: t_i on the set, 0 elsewhere. Scratch R: k² + 3k doubles. 0 (v->ok
+ * says whether it answered; retried = 4, or 3 when no bound is fixed: the unconstrained minimiser), 1 when
+ * H_FF is refused (singular, or a pivot below that test: the caller may take cholesky_minimiser, which
+ * resolves H's null directions), or -1 with an exception set. */
 static int box_active_set(const level *lv, const signed char *guess, double *R, double *w, double *lam, verdict *v)
 {
     Py_ssize_t k = lv->k;
     const double *H = lv->H, *g = lv->g, *l = lv->l, *h = lv->h;
-    double *U = R, *c = R + k * k, *u = c + k;
-    int *piv = (int *)(u + k), *F = (int *)(u + 2 * k), one = 1;
-    signed char *set = (signed char *)(u + 3 * k);
+    double *U = R, *u = R + k * k;
+    int *F = (int *)(u + k), one = 1;
+    signed char *set = (signed char *)(u + 2 * k);
     double hmax = 0.0;
     for (Py_ssize_t j = 0; j < k; j++) {
         hmax = H[j * k + j] > hmax ? H[j * k + j] : hmax;
@@ -483,18 +485,18 @@ static int box_active_set(const level *lv, const signed char *guess, double *R, 
             for (int q = 0; q <= a; q++)
                 U[a * f + q] = row[F[q]];
         }
-        if (f > 0) {
-            if (pivoted_cholesky(U, f, (double)f * DBL_EPSILON * hmax, piv, c) < f)
-                return 0;
+        if (f > 0) { /* (H_FF = Uᵀ U: its lower triangle row-major is U column-major, as LAPACK reads it) */
+            int info = 0;
+            wk_dpotrf(&upper, &f, U, &f, &info);
+            if (info != 0)
+                return 1;
             for (int a = 0; a < f; a++)
                 if (!(U[a * f + a] * U[a * f + a] >= CHOLESKY_PIVOT * hmax))
-                    return 0;
-            for (int a = 0; a < f; a++) /* (Pᵀ u, then Uᵀ U z = Pᵀ u: the factor row-major is U column-major) */
-                c[a] = u[piv[a] - 1];
-            wk_dtrsv(&upper, &tr, &no, &f, U, &f, c, &one);
-            wk_dtrsv(&upper, &no, &no, &f, U, &f, c, &one);
+                    return 1;
+            wk_dtrsv(&upper, &tr, &no, &f, U, &f, u, &one); /* (Uᵀ z = u, then U x = z: dpotrs' solves) */
+            wk_dtrsv(&upper, &no, &no, &f, U, &f, u, &one);
             for (int a = 0; a < f; a++)
-                w[F[piv[a] - 1]] = c[a];
+                w[F[a]] = u[a];
         }
         int changed = 0;
         for (Py_ssize_t j = 0; j < k; j++) {
@@ -525,10 +527,13 @@ static int box_active_set(const level *lv, const signed char *guess, double *R, 
             return 0;
     if (certify_level(lv, w, lam, v) < 0)
         return -1;
+    int fixed = 0;
+    for (Py_ssize_t j = 0; j < k; j++)
+        fixed |= set[j] != 0;
     if (!v->ok)
         *v = (verdict){0.0, 0.0, 0.0, 0, 0, 0};
     else
-        v->retried = 4;
+        v->retried = fixed ? 4 : 3; /* (no bound fixed: the unconstrained minimiser by Cholesky) */
     return 0;
 }
 
@@ -612,8 +617,8 @@ static int retry_pass(const level *lv, int *sense, double *w, double *lam, int *
  * minimiser by pivoted Cholesky tried first (chol_first true; cholesky_minimiser; before the least-squares
  * minimiser when both are asked for), 4 when it is the answer of primal-dual active-set iterations from a
  * working set (chol_first an int8 array of n entries on a level without Z: −1 at the lower bound, +1 at
- * the upper one, 0 free; box_active_set, after the Cholesky minimiser when the set is empty; the answer's
- * working set is written back into it, zeros when the call returns None);
+ * the upper one, 0 free; box_active_set, then the Cholesky minimiser when the set is empty and H_FF was
+ * refused; the answer's working set is written back into it, zeros when the call returns None);
  * active the size of DAQP's final working set (nonzero multipliers); x = clip(x̄ + Z w, lb, ub), the next point (lift_clip). */
 PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -706,9 +711,10 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     int empty = 1;
     for (Py_ssize_t j = 0; guess && j < n; j++)
         empty &= guess[j] == 0;
-    if (chol_first && empty && rows > 0 && cholesky_minimiser(&lv, R, w, lam, &v) < 0)
+    int refused = 1; /* (box_active_set refused H_FF, or was not tried) */
+    if (guess && rows > 0 && (refused = box_active_set(&lv, guess, R, w, lam, &v)) < 0)
         goto done;
-    if (guess && !v.ok && rows > 0 && box_active_set(&lv, guess, R, w, lam, &v) < 0)
+    if (chol_first && empty && refused && rows > 0 && cholesky_minimiser(&lv, R, w, lam, &v) < 0)
         goto done;
     if (!v.ok && ls_start && rows > 0 && unconstrained_minimiser(&lv, ls_start, w, lam, &v) < 0)
         goto done;
