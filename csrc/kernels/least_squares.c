@@ -92,8 +92,15 @@ static int dense(const wk_mat *A)
 {
     Py_ssize_t nnz = 0, quarter = A->rows * A->cols;
     for (Py_ssize_t i = 0; i < A->rows; i++) {
-        for (Py_ssize_t j = 0; j < A->cols; j++)
-            nnz += WK_AT(*A, i, j) != 0.0;
+        const double *row = A->data + i * A->rs;
+        for (Py_ssize_t j = 0; j < A->cols;) {
+            if (A->cs == 1 && j + 8 <= A->cols && zero8(row + j)) { /* (eight zeros skipped at once) */
+                j += 8;
+                continue;
+            }
+            nnz += row[j * A->cs] != 0.0;
+            j++;
+        }
         if (4 * nnz > quarter)
             return 1;
     }
