@@ -64,7 +64,8 @@ class DaqpBackend(Backend[np.ndarray]):
     (:mod:`~.daqp_direct`: the same function on the same arrays, without the wrapper's Python work); warm
     starts go through ``daqp.solve``. The compiled level (:meth:`solve_fused_level`) may answer before
     DAQP by the level's unconstrained minimiser (by Cholesky where the last answer had no active
-    constraint, :meth:`_chol_first`; by QR after DAQP crawled, :meth:`_next_start`): no new silent path,
+    constraint, :meth:`_chol_first`; by QR after DAQP crawled, :meth:`_next_start`) or, on a box level,
+    by active-set iterations from the last answer's working set (:meth:`_working_set`): no new silent path,
     each is a candidate the kernel's certificate judges exactly as it judges DAQP's answer (stationarity
     with zero multipliers, every row and bound met), and the level goes to DAQP where it fails.
 
@@ -98,7 +99,7 @@ class DaqpBackend(Backend[np.ndarray]):
         self._ls_first = False  # the compiled level tries the unconstrained minimiser first (see below)
         self._ls_left = 0  # steps of it left before DAQP is tried again
         self._ls_probe = LS_PROBE_FIRST  # the current interval between those tries
-        self._chol_ready = False  # the last compiled answer had no active constraint (see _chol_first)
+        self._chol_ready = False  # no active constraint last time, or a box level's set kept (_chol_first)
         self._chol_wait = 0  # calls left before a Cholesky-first attempt after one that did not settle
         self._working = np.zeros(0, dtype=np.int8)  # the box level's last working set (see _working_set)
         self._settings: np.ndarray | None = None  # the direct call's settings (_direct_settings)
@@ -208,17 +209,17 @@ class DaqpBackend(Backend[np.ndarray]):
         C, lo, hi = rows if rows is not None else (None, None, None)
         start = x0 if self._ls_first and self._ls_left > 0 else None
         chol = self._chol_first(start is not None)
-        working = self._working_set(A.shape[1]) if chol and Z is None and rows is None else None
+        box = Z is None and rows is None
         try:
             out = _fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol, start,
-                               chol if working is None else working)  # fmt: skip
+                               self._first_try(chol, box, A.shape[1]))  # fmt: skip
         except (TypeError, ValueError):  # (arrays or a shape the kernel does not take: the Python path)
             return None
         if out is None:
             self._ls_first = self._chol_ready = False
             return None
         w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x, marginal, how, active = out
-        self._after_compiled(start is not None, chol, how, active, Z is None and rows is None)
+        self._after_compiled(start is not None, chol, how, active, box)
         status = "solved" if flag == 1 and how == 0 else _DAQP_EXIT.get(flag, "solved") + _HOW.get(how, "")
         return w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, bool(marginal)
 
@@ -264,6 +265,11 @@ class DaqpBackend(Backend[np.ndarray]):
         starts with DAQP (no Cholesky-first attempt from what that answer told)."""
         self._chol_ready = False
         self._working[:] = 0
+
+    def _first_try(self, chol: bool, box: bool, n: int) -> bool | np.ndarray:
+        """The compiled level's ``chol_first``: a box level's working set (:meth:`_working_set`) where the
+        Cholesky attempt is on, else whether it is on."""
+        return self._working_set(n) if chol and box else chol
 
     def _working_set(self, n: int) -> np.ndarray:
         """The working set a box level's compiled call starts from and writes its answer's into (−1 at the
