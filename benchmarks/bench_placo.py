@@ -85,7 +85,6 @@ class WbcpyKinematicWalk:
         self.torso = scene.bind("torso", CartesianVelocityLaw(kp=WALK_KP["torso"]), upright)
         self.posture = scene.bind("posture", JointVelocityLaw(kp=WALK_KP["posture"]), q0[7:])
         self._M, self._twist, self._acc = np.eye(4), np.zeros(6), np.zeros(6)
-        self._zero = np.zeros(6)
         self.q, self.t = q0.copy(), 0.0
 
     def step(self) -> None:
@@ -96,7 +95,7 @@ class WbcpyKinematicWalk:
         self.com.set_target(pos, vel)
         swing = pattern.swing_into(t, self._M, self._twist, self._acc)
         for side, placement in pattern.planted(t).items():
-            self.feet[side].set_target(placement, self._zero)
+            self.feet[side].set_target(placement)  # (a planted sole: no feed-forward)
         if swing is not None:
             self.feet[swing].set_target(pin.SE3(self._M), self._twist)
         self.torso.update()

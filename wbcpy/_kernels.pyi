@@ -110,7 +110,7 @@ def fused_level(
     settings: _F,
     tol: float,
     ls_start: _F | None,
-    chol_first: bool,
+    chol_first: bool | NDArray[np.int8],
 ) -> (
     tuple[_F, _F | None, _F | None, float, float, float, _I | None, _I | None, int, int, _F, int, int, int]
     | None

@@ -44,6 +44,8 @@
 #define CHOLESKY_PIVOT 1e-9
 /* the norm up to which wk_kept_core (drop) treats a row as constant on the free directions (kept_rows) */
 #define CONSTANT_ROW 1e-9
+/* the most primal-dual active-set iterations of box_active_set before the level goes to DAQP */
+#define BOX_ITERATIONS 6
 
 static int all_finite(Py_ssize_t n, const double *v)
 {
@@ -436,6 +438,114 @@ static int cholesky_minimiser(const level *lv, double *W, double *w, double *lam
     return 0;
 }
 
+/* The box level's answer by primal-dual active-set iterations from a guessed working set (the answer's
+ * working set of the last call: a walking robot's joint limits stay active over many steps), for a level
+ * without null space (x = w, the bounds l ≤ w ≤ h): the variables of the set are fixed at their bounds, the
+ * others are the minimiser of the level with those fixed, H_FF w_F = −(g_F + H_FW w_W), by the Cholesky
+ * factor of H_FF (LAPACK's dpotrf, two triangular solves; every pivot² at least CHOLESKY_PIVOT · max diag H,
+ * as cholesky_minimiser asks of its pivots; otherwise the level is refused). Then a free variable beyond a bound joins the set at that bound and a
+ * fixed one whose gradient t_i = (H w + g)_i pulls it into the box (t_i < 0 at its lower bound, > 0 at its
+ * upper one) leaves it. When nothing changes the point goes to the certificate (certify_level: the
+ * natural residual of the box, which holds exactly at a KKT point), which decides as for DAQP's answer; a
+ * set still changing after BOX_ITERATIONS leaves the level to DAQP. ``set`` (k entries: −1 lower, +1 upper, 0 free; a side without a finite bound is
+ * free) is the guess on entry. lam: t_i on the set, 0 elsewhere. Scratch R: k² + 3k doubles. 0 (v->ok
+ * says whether it answered; retried = 4, or 3 when no bound is fixed: the unconstrained minimiser), 1 when
+ * H_FF is refused (singular, or a pivot below that test: the caller may take cholesky_minimiser, which
+ * resolves H's null directions), or -1 with an exception set. */
+static int box_active_set(const level *lv, const signed char *guess, double *R, double *w, double *lam, verdict *v)
+{
+    Py_ssize_t k = lv->k;
+    const double *H = lv->H, *g = lv->g, *l = lv->l, *h = lv->h;
+    double *U = R, *u = R + k * k;
+    int *F = (int *)(u + k), one = 1;
+    signed char *set = (signed char *)(u + 2 * k);
+    double hmax = 0.0;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        hmax = H[j * k + j] > hmax ? H[j * k + j] : hmax;
+        set[j] = (guess[j] < 0 && isfinite(l[j])) ? -1 : (guess[j] > 0 && isfinite(h[j])) ? 1 : 0;
+    }
+    if (!(hmax > 0.0) || !isfinite(hmax))
+        return 0;
+    char upper = 'U', no = 'N', tr = 'T';
+    for (int iteration = 0; iteration < BOX_ITERATIONS; iteration++) {
+        int f = 0;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            if (set[j])
+                w[j] = set[j] < 0 ? l[j] : h[j];
+            else
+                F[f++] = (int)j;
+        }
+        for (int a = 0; a < f; a++) { /* (H_FF, and u = −(g_F + H_FW w_W)) */
+            const double *row = H + F[a] * k;
+            double b = -g[F[a]];
+            for (Py_ssize_t j = 0; j < k; j++)
+                if (set[j])
+                    b -= row[j] * w[j];
+            u[a] = b;
+            for (int q = 0; q <= a; q++)
+                U[a * f + q] = row[F[q]];
+        }
+        if (f > 0) { /* (H_FF = Uᵀ U: its lower triangle row-major is U column-major, as LAPACK reads it) */
+            int info = 0;
+            wk_dpotrf(&upper, &f, U, &f, &info);
+            if (info != 0)
+                return 1;
+            for (int a = 0; a < f; a++)
+                if (!(U[a * f + a] * U[a * f + a] >= CHOLESKY_PIVOT * hmax))
+                    return 1;
+            wk_dtrsv(&upper, &tr, &no, &f, U, &f, u, &one); /* (Uᵀ z = u, then U x = z: dpotrs' solves) */
+            wk_dtrsv(&upper, &no, &no, &f, U, &f, u, &one);
+            for (int a = 0; a < f; a++)
+                w[F[a]] = u[a];
+        }
+        int changed = 0;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            if (!set[j]) {
+                signed char side = w[j] < l[j] ? -1 : w[j] > h[j] ? 1 : 0;
+                set[j] = side;
+                changed |= side != 0;
+                lam[j] = 0.0;
+                continue;
+            }
+            double t = g[j];
+            for (Py_ssize_t q = 0; q < k; q++)
+                t += H[j * k + q] * w[q];
+            lam[j] = t;
+            if ((set[j] < 0 && t < 0.0) || (set[j] > 0 && t > 0.0)) {
+                set[j] = 0;
+                lam[j] = 0.0;
+                changed = 1;
+            }
+        }
+        if (!changed)
+            break;
+        if (iteration + 1 == BOX_ITERATIONS)
+            return 0;
+    }
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (!isfinite(w[j]))
+            return 0;
+    if (certify_level(lv, w, lam, v) < 0)
+        return -1;
+    int fixed = 0;
+    for (Py_ssize_t j = 0; j < k; j++)
+        fixed |= set[j] != 0;
+    if (!v->ok)
+        *v = (verdict){0.0, 0.0, 0.0, 0, 0, 0};
+    else
+        v->retried = fixed ? 4 : 3; /* (no bound fixed: the unconstrained minimiser by Cholesky) */
+    return 0;
+}
+
+/* the working set of the box level's answer w (multipliers lam) into set: the side of each bound with a
+ * nonzero multiplier (the nearer bound), 0 elsewhere */
+static void write_working_set(Py_ssize_t k, const double *w, const double *lam, const double *l, const double *h,
+                              signed char *set)
+{
+    for (Py_ssize_t j = 0; j < k; j++)
+        set[j] = lam[j] == 0.0 ? 0 : (fabs(w[j] - l[j]) <= fabs(h[j] - w[j]) ? -1 : 1);
+}
+
 /* DAQP's answer w (no active constraint, certified only within rounding, after SLOW_ITERATIONS or more
  * proximal iterations: it crawls along the level's weak directions) replaced by the unconstrained
  * least-squares minimiser nearest it when that passes the certificate (retried = 2; the caller then
@@ -505,7 +615,10 @@ static int retry_pass(const level *lv, int *sense, double *w, double *lam, int *
  * when it is the unconstrained least-squares minimiser tried first (ls_start, the point it is taken
  * nearest to among several, or None: not tried; unconstrained_minimiser), 3 when it is the unconstrained
  * minimiser by pivoted Cholesky tried first (chol_first true; cholesky_minimiser; before the least-squares
- * minimiser when both are asked for);
+ * minimiser when both are asked for), 4 when it is the answer of primal-dual active-set iterations from a
+ * working set (chol_first an int8 array of n entries on a level without Z: −1 at the lower bound, +1 at
+ * the upper one, 0 free; box_active_set, then the Cholesky minimiser when the set is empty and H_FF was
+ * refused; the answer's working set is written back into it, zeros when the call returns None);
  * active the size of DAQP's final working set (nonzero multipliers); x = clip(x̄ + Z w, lb, ub), the next point (lift_clip). */
 PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -528,9 +641,21 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     const double *ls_start = wk_vector_or_none(args[12], on_z ? Z.cols : n, 0, "ls_start", &none);
     if (ls_start == NULL && !none)
         return NULL;
-    int chol_first = PyObject_IsTrue(args[13]);
-    if (chol_first < 0)
+    signed char *guess = NULL; /* (chol_first given as the box level's working set: box_active_set) */
+    int chol_first;
+    if (PyArray_Check(args[13])) {
+        PyArrayObject *ga = (PyArrayObject *)args[13];
+        if (on_z || PyArray_TYPE(ga) != NPY_INT8 || PyArray_NDIM(ga) != 1 || PyArray_DIM(ga, 0) != n ||
+            !PyArray_IS_C_CONTIGUOUS(ga) || !PyArray_ISWRITEABLE(ga)) {
+            PyErr_SetString(PyExc_ValueError, "fused_level: a working set chol_first is a writable int8 array of "
+                                              "n entries, on a level without Z");
+            return NULL;
+        }
+        guess = PyArray_DATA(ga);
+        chol_first = 1;
+    } else if ((chol_first = PyObject_IsTrue(args[13])) < 0) {
         return NULL;
+    }
     if (C.data && (lo == NULL || hi == NULL)) {
         PyErr_SetString(PyExc_ValueError, "fused_level: rows C need both sides");
         return NULL;
@@ -583,7 +708,13 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     level lv = {&A, &AZ, &Z, y, r, xbar, e, H, g, M, l, h, k, on_z ? rows : n, on_z, tol, settings, t, s, scratch, mag};
     /* (the Cholesky minimiser first: where it settles the level, H is well conditioned and it is the cheaper
      * of the two; the QR where it refuses a weak direction) */
-    if (chol_first && rows > 0 && cholesky_minimiser(&lv, R, w, lam, &v) < 0)
+    int empty = 1;
+    for (Py_ssize_t j = 0; guess && j < n; j++)
+        empty &= guess[j] == 0;
+    int refused = 1; /* (box_active_set refused H_FF, or was not tried) */
+    if (guess && rows > 0 && (refused = box_active_set(&lv, guess, R, w, lam, &v)) < 0)
+        goto done;
+    if (chol_first && empty && refused && rows > 0 && cholesky_minimiser(&lv, R, w, lam, &v) < 0)
         goto done;
     if (!v.ok && ls_start && rows > 0 && unconstrained_minimiser(&lv, ls_start, w, lam, &v) < 0)
         goto done;
@@ -606,6 +737,10 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
             goto done;
         v.retried = used;
     }
+    if (guess && v.ok)
+        write_working_set(n, w, lam, l, h, guess);
+    else if (guess)
+        memset(guess, 0, (size_t)n);
     if (!v.ok) {
         out = Py_None;
         Py_INCREF(out);

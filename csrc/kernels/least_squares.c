@@ -92,8 +92,15 @@ static int dense(const wk_mat *A)
 {
     Py_ssize_t nnz = 0, quarter = A->rows * A->cols;
     for (Py_ssize_t i = 0; i < A->rows; i++) {
-        for (Py_ssize_t j = 0; j < A->cols; j++)
-            nnz += WK_AT(*A, i, j) != 0.0;
+        const double *row = A->data + i * A->rs;
+        for (Py_ssize_t j = 0; j < A->cols;) {
+            if (A->cs == 1 && j + 8 <= A->cols && zero8(row + j)) { /* (eight zeros skipped at once) */
+                j += 8;
+                continue;
+            }
+            nnz += row[j * A->cs] != 0.0;
+            j++;
+        }
         if (4 * nnz > quarter)
             return 1;
     }
@@ -122,7 +129,10 @@ Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i)
 }
 
 /* H (n×n, row-major) = AᵀA: BLAS dgemm when the product is large and A dense (more than a quarter of its
- * entries nonzero), else loops over one triangle that skip A's zeros, mirrored. */
+ * entries nonzero), else loops over one triangle that skip A's zeros, mirrored. A row with few nonzero
+ * entries (a Jacobian row of one limb, a selection row) is gathered first and only the products of its
+ * nonzero entries are added; a row mostly nonzero runs the contiguous loop. Each entry of H is the sum of
+ * the same nonzero products in the same order (rows in order) either way: the same bits for finite A. */
 void wk_gram(const wk_mat *A, double *H)
 {
     int m = (int)A->rows, n = (int)A->cols;
@@ -134,9 +144,36 @@ void wk_gram(const wk_mat *A, double *H)
         wk_matmul_dense(&At, A, H);
         return;
     }
+    int stack_idx[256];
+    double stack_val[256];
+    int *idx = n <= 256 ? stack_idx : malloc((size_t)n * sizeof(int));
+    double *val = n <= 256 ? stack_val : malloc((size_t)n * sizeof(double));
+    int gather = idx != NULL && val != NULL; /* (without scratch: the contiguous loop for every row) */
     memset(H, 0, (size_t)n * (size_t)n * sizeof(double));
     for (int k = 0; k < m; k++) {
         const double *row = A->data + (Py_ssize_t)k * A->rs;
+        int nnz = 0;
+        for (int i = 0; gather && i < n;) {
+            if (A->cs == 1 && i + 8 <= n && zero8(row + i)) { /* (eight zeros skipped at once) */
+                i += 8;
+                continue;
+            }
+            int end = (A->cs == 1 && i + 8 <= n) ? i + 8 : i + 1;
+            for (; i < end; i++) {
+                double a = row[i * A->cs];
+                idx[nnz] = i;
+                val[nnz] = a;
+                nnz += a != 0.0;
+            }
+        }
+        if (gather && 2 * nnz <= n) { /* (few nonzero entries: their products only) */
+            for (int p = 0; p < nnz; p++) {
+                double a = val[p], *h = H + (Py_ssize_t)idx[p] * n;
+                for (int q = p; q < nnz; q++)
+                    h[idx[q]] += a * val[q];
+            }
+            continue;
+        }
         for (int i = 0; i < n; i++) {
             double a = row[i * A->cs];
             if (a == 0.0)
@@ -151,6 +188,10 @@ void wk_gram(const wk_mat *A, double *H)
             }
         }
     }
+    if (idx != stack_idx)
+        free(idx);
+    if (val != stack_val)
+        free(val);
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
             H[j * n + i] = H[i * n + j];

@@ -25,6 +25,8 @@ from wbcpy.qp.backends.active_set import CHOL_PAUSE, DaqpBackend
 
 pytestmark = pytest.mark.skipif(not daqp_direct.bound(), reason="this daqp release is not bound directly")
 
+#: the status suffix of an answer by the box level's active-set iterations
+ACTIVE_SET = "(active-set iterations from the last working set)"
 CHOLESKY = 3  # (fused_level's "retried" code of an answer by the Cholesky minimiser)
 
 
@@ -117,13 +119,14 @@ def _box_level(rng: np.random.Generator, n: int, tight: bool) -> HierarchicalQP:
 
 def test_solver_tries_it_after_a_step_without_active_constraints(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fresh solver starts with DAQP; the next solve of a level whose optimum had no active bound takes
-    the Cholesky minimiser (its status says so), the same point; a step with active bounds goes back to
-    DAQP, with the answer a fresh solver gives, and DAQP stays first for CHOL_PAUSE calls."""
+    the Cholesky minimiser (its status says so), the same point; a step with active bounds is settled by
+    the active-set iterations from that (empty) working set, with the answer a fresh solver gives, and the
+    next step from the working set it left."""
     asked: list[bool] = []
     real = active_set._fused_level
 
     def recording(*args):
-        asked.append(bool(args[13]))
+        asked.append(args[13] is not False)  # (True, or the box level's working set)
         return real(*args)
 
     monkeypatch.setattr(active_set, "_fused_level", recording)
@@ -138,15 +141,29 @@ def test_solver_tries_it_after_a_step_without_active_constraints(monkeypatch: py
     ref = np.linalg.lstsq(np.vstack([free.levels[0].A, 1e-4 * np.eye(9)]),
                           np.concatenate([free.levels[0].y, np.zeros(9)]), rcond=None)[0]  # fmt: skip
     np.testing.assert_allclose(x1, ref, rtol=1e-9, atol=1e-12)
-    x2 = solver.solve_hierarchy(tight)  # (tried, refused: a bound is active)
-    assert asked[-1] and solver.statuses[0].status == "solved"
     # (11 random rows on 9 variables: H well conditioned, so a warm and a fresh solver agree to 1e-12)
     fresh = QPSolver("daqp").solve_hierarchy(tight)
-    np.testing.assert_allclose(x2, fresh, rtol=0, atol=1e-12 * (1.0 + np.abs(fresh).max()))
-    asked.clear()
-    for _ in range(CHOL_PAUSE + 1):
-        solver.solve_hierarchy(free)
-    assert not any(asked[:CHOL_PAUSE]) and asked[CHOL_PAUSE]
+    for _ in range(2):  # (from the empty set, then from the set the first left)
+        x2 = solver.solve_hierarchy(tight)
+        assert asked[-1] and solver.statuses[0].status.endswith(ACTIVE_SET)
+        np.testing.assert_allclose(x2, fresh, rtol=0, atol=1e-12 * (1.0 + np.abs(fresh).max()))
+    assert np.any(np.abs(x2) == 0.05)
+
+
+def test_daqp_goes_first_after_an_attempt_that_did_not_settle() -> None:
+    """An attempt that DAQP had to answer (how 0) pauses the attempts for CHOL_PAUSE calls; an answer of
+    the minimiser (3) or of the active-set iterations (4) does not; a box level stays ready with active
+    bounds (its working set is kept), a level with rows only without them."""
+    backend = DaqpBackend()
+    backend._after_compiled(False, True, 0, 2, True)
+    assert [backend._chol_first(False) for _ in range(CHOL_PAUSE + 1)] == [False] * CHOL_PAUSE + [True]
+    for how in (3, 4):
+        backend._after_compiled(False, True, how, 2, True)
+        assert backend._chol_first(False)
+    backend._after_compiled(False, False, 0, 2, False)
+    assert not backend._chol_first(False)
+    backend._after_compiled(False, False, 0, 0, False)
+    assert backend._chol_first(False)
 
 
 def test_a_compiled_answer_not_taken_is_forgotten() -> None:

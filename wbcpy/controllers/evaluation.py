@@ -327,11 +327,16 @@ class LawEvaluator:
             ConfigError: an acceleration feed-forward for a velocity law.
         """
         n = self.task.n
-        vd = optional_vector(velocity, n, names[1])
+        vd = None if velocity is None else _state_copy(velocity, n, _FINITE)  # (as_vector's compiled pass)
+        if vd is None:
+            vd = optional_vector(velocity, n, names[1])  # another layout, or raises naming the argument
         if self.velocity_level:
             if acceleration is not None:
                 raise ConfigError(names[2], "velocity laws take no acceleration feed-forward")
-            return None if vd is None else self._kff * vd
+            if vd is None:
+                return None
+            vd *= self._kff  # (vd is a new array)
+            return vd
         ad = optional_vector(acceleration, n, names[2])
         const = None if vd is None else self._kd * vd
         if ad is not None:

@@ -317,17 +317,18 @@ class WalkingPattern(SealedAfterInit):
 
     def sample(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """COM position, velocity, acceleration (3 each, as :meth:`com`), ZMP and DCM (2 each) at time t,
-        from one evaluation of the plan.
+        from one evaluation of the plan (five arrays over disjoint parts of one new buffer: writing one
+        changes no other).
 
         Raises:
             InvalidValueError: t is not a finite real number.
         """
         (x0, x1), (xi0, xi1), (p0, p1) = self.lipm(t)
         w = self.omega
-        pos = np.array([x0, x1, self.ground + self.com_height])
-        vel = np.array([w * (xi0 - x0), w * (xi1 - x1), 0.0])
-        acc = np.array([w * w * (x0 - p0), w * w * (x1 - p1), 0.0])
-        return pos, vel, acc, np.array([p0, p1]), np.array([xi0, xi1])
+        ww = w * w
+        out = np.array([x0, x1, self.ground + self.com_height, w * (xi0 - x0), w * (xi1 - x1), 0.0,
+                        ww * (x0 - p0), ww * (x1 - p1), 0.0, p0, p1, xi0, xi1])  # fmt: skip
+        return out[0:3], out[3:6], out[6:9], out[9:11], out[11:13]
 
     def com(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """COM position, velocity and acceleration (3 each, world, m, m/s, m/s²) at time t: x, ẋ = ω(ξ − x),

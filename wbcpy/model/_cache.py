@@ -17,8 +17,12 @@ getters and no-copy views of ``RobotModel`` all go through them:
 group (stamp)      Pinocchio                                                  provides
 =================  =========================================================  ===========================
 ``kin``            ``forwardKinematics(q, v, 0)``                             oMi, v, q̈ = 0 accelerations
+``pos``            ``forwardKinematics(q)`` (or any group that places the     oMi
+                   joints: ``kin``, ``jac``, ``dyn``)
 ``frames``         ``kin`` + ``updateFramePlacements``                        oMf
 ``jac``            ``computeJointJacobians`` (on ``kin`` when fresh)          J (joint Jacobians)
+``com_pos``        ``jac`` + ``jacobianCenterOfMass`` (nothing more on        com, Jcom
+                   ``dyn`` or ``com`` when fresh)
 ``com``            ``kin`` + ``jac`` + ``centerOfMass(ACC)`` +                com, vcom, acom, Jcom
                    ``jacobianCenterOfMass`` (on ``dyn`` when fresh:
                    ``centerOfMass(ACC)`` alone)
@@ -96,9 +100,11 @@ class Workspace:
         "_nv1",
         "com",
         "com_bias",
+        "com_pos",
         "data",
         "dyn",
         "frames",
+        "full",
         "g",
         "jac",
         "kin",
@@ -107,6 +113,7 @@ class Workspace:
         "minv_fresh",
         "model",
         "nle",
+        "pos",
         "src_M",
         "src_Minv",
         "zero_v",
@@ -118,6 +125,12 @@ class Workspace:
         self.data = data = model.createData()
         self.zero_v = np.zeros(nv)
         self.kin: Record | None = None
+        self.pos: Record | None = None
+        self.com_pos: Record | None = None
+        #: a record of this workspace read velocity-level kinematics after its positions-only ones (an
+        #: acceleration scene's biases): from then on the positions-only groups take the full ones
+        #: (:meth:`positions`, :meth:`com_position`), which a loop that reads both would compute twice
+        self.full = False
         self.frames: Record | None = None
         self.jac: Record | None = None
         self.com: Record | None = None
@@ -146,8 +159,24 @@ class Workspace:
             q = st[Q]
             if q is None:
                 raise StateNotSetError(quantity)
+            self.full = self.full or self.pos is st  # (placed already, in a positions-only pass)
             pin.forwardKinematics(self.model, self.data, q, st[V], self.zero_v)
-            self.kin = st
+            self.kin = self.pos = st
+
+    def positions(self, st: Record, quantity: str) -> None:
+        """Joint placements ``oMi`` alone: ``forwardKinematics(q)`` (what frame placements read; no joint
+        velocities and accelerations, which the ``kin`` group then no longer holds); :meth:`motion` once
+        the workspace is ``full``."""
+        if self.pos is not st:
+            if self.full:
+                self.motion(st, quantity)
+                return
+            q = st[Q]
+            if q is None:
+                raise StateNotSetError(quantity)
+            pin.forwardKinematics(self.model, self.data, q)
+            self.pos = st
+            self.kin = self.frames = None
 
     def placements(self, st: Record, quantity: str) -> None:
         """:meth:`motion` and the placements ``oMf`` of every frame."""
@@ -168,7 +197,7 @@ class Workspace:
                     raise StateNotSetError(quantity)
                 pin.computeJointJacobians(self.model, self.data, q)  # placements, not v and a
                 self.kin = self.frames = None
-            self.jac = st
+            self.jac = self.pos = st
 
     def com_terms(self, st: Record, quantity: str) -> None:
         """COM position, velocity, q̈ = 0 acceleration and Jacobian without the dynamics (no M, no RNEA).
@@ -180,6 +209,7 @@ class Workspace:
         (``computeAllTerms`` computes com, vcom, Jcom and the q̈ = 0 joint accelerations).
         """
         if self.com is not st:
+            self.full = self.full or self.com_pos is st  # (the position and Jacobian were computed alone)
             if self.dyn is st:  # computeAllTerms left com, vcom and Jcom, and the q̈ = 0 accelerations
                 pin.centerOfMass(self.model, self.data, _ACC, True)
             else:
@@ -188,7 +218,22 @@ class Workspace:
                 pin.centerOfMass(self.model, self.data, _ACC, True)
                 pin.jacobianCenterOfMass(self.model, self.data, False)
             self.com_bias = self.data.acom[0].copy()
-            self.com = st
+            self.com = self.com_pos = st
+
+    def com_position(self, st: Record, quantity: str) -> None:
+        """COM position and Jacobian alone (no velocity, no q̈ = 0 acceleration): the joint Jacobians
+        (:meth:`joint_jacobians`, which places the joints when nothing did) and ``jacobianCenterOfMass``,
+        which sums the COM on the way; nothing more when :meth:`com_terms` or the dynamics of this record
+        are there (``computeAllTerms`` computes com and Jcom); :meth:`com_terms` once the workspace is
+        ``full``."""
+        if self.com_pos is not st:
+            if self.full:
+                self.com_terms(st, quantity)
+                return
+            if self.com is not st and self.dyn is not st:
+                self.joint_jacobians(st, quantity)
+                pin.jacobianCenterOfMass(self.model, self.data, False)
+            self.com_pos = st
 
     def com_jacobian(self) -> np.ndarray:
         """``data.Jcom`` as a 3×nv view (after :meth:`com_terms`)."""
@@ -198,8 +243,8 @@ class Workspace:
     def frame_placement(self, st: Record, fid: int) -> pin.SE3:
         """World placement of one frame (a new ``pin.SE3``) of record ``st``, cached in the record: the
         joint placements of :meth:`motion` and Pinocchio's ``updateFramePlacement`` for that frame only."""
-        if self.kin is not st:
-            self.motion(st, "frame placement")
+        if self.pos is not st:
+            self.positions(st, "frame placement")
         placement: pin.SE3 = pin.updateFramePlacement(self.model, self.data, fid)  # (a copy)
         st[FRAMES][fid + PLACEMENT_KEY] = placement
         return placement
@@ -236,7 +281,7 @@ class Workspace:
                 M = self.src_M
                 np.copyto(M, self.data.M)
                 np.copyto(M, M.T, where=self._lower_tri)
-            self.dyn = self.jac = self.kin = st
+            self.dyn = self.jac = self.kin = self.pos = st
 
     def minverse(self, st: Record, quantity: str) -> None:
         """M⁻¹: from the Cholesky factors of M when M is there for this record (small nv), else by

@@ -206,8 +206,8 @@ class RobotStateViews:
     def com_position_view(self) -> np.ndarray:
         """:meth:`com` without the copy: ``data.com[0]`` of the calling thread (kinematics only)."""
         ws, st = self._tls.ws, self._st
-        if ws.com is not st:
-            ws.com_terms(st, "centre of mass")
+        if ws.com_pos is not st:
+            ws.com_position(st, "centre of mass")
         com: np.ndarray = ws.data.com[0]
         return com
 
@@ -234,8 +234,8 @@ class RobotStateViews:
         """:meth:`com_jacobian` without the copy: the calling thread's ``data.Jcom`` (3×nv), computed
         from the kinematics alone (no M, no RNEA). Read it before this thread computes a later state."""
         ws, st = self._tls.ws, self._st
-        if ws.com is not st:
-            ws.com_terms(st, "COM Jacobian")
+        if ws.com_pos is not st:
+            ws.com_position(st, "COM Jacobian")
         return ws.com_jacobian()
 
     def com_bias_view(self) -> np.ndarray:

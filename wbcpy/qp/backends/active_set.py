@@ -37,6 +37,7 @@ _HOW = {
     1: " (second run, zero_tol 1e-14)",
     2: " (unconstrained least-squares minimiser)",
     3: " (unconstrained minimiser, Cholesky)",
+    4: " (active-set iterations from the last working set)",
 }
 #: the compiled level's unconstrained least-squares minimiser first (after DAQP crawled): DAQP is tried
 #: again after this many such steps, an interval that doubles, up to :data:`LS_PROBE_MAX`, while DAQP
@@ -63,7 +64,8 @@ class DaqpBackend(Backend[np.ndarray]):
     (:mod:`~.daqp_direct`: the same function on the same arrays, without the wrapper's Python work); warm
     starts go through ``daqp.solve``. The compiled level (:meth:`solve_fused_level`) may answer before
     DAQP by the level's unconstrained minimiser (by Cholesky where the last answer had no active
-    constraint, :meth:`_chol_first`; by QR after DAQP crawled, :meth:`_next_start`): no new silent path,
+    constraint, :meth:`_chol_first`; by QR after DAQP crawled, :meth:`_next_start`) or, on a box level,
+    by active-set iterations from the last answer's working set (:meth:`_working_set`): no new silent path,
     each is a candidate the kernel's certificate judges exactly as it judges DAQP's answer (stationarity
     with zero multipliers, every row and bound met), and the level goes to DAQP where it fails.
 
@@ -97,8 +99,9 @@ class DaqpBackend(Backend[np.ndarray]):
         self._ls_first = False  # the compiled level tries the unconstrained minimiser first (see below)
         self._ls_left = 0  # steps of it left before DAQP is tried again
         self._ls_probe = LS_PROBE_FIRST  # the current interval between those tries
-        self._chol_ready = False  # the last compiled answer had no active constraint (see _chol_first)
+        self._chol_ready = False  # no active constraint last time, or a box level's set kept (_chol_first)
         self._chol_wait = 0  # calls left before a Cholesky-first attempt after one that did not settle
+        self._working = np.zeros(0, dtype=np.int8)  # the box level's last working set (see _working_set)
         self._settings: np.ndarray | None = None  # the direct call's settings (_direct_settings)
         self._settings_for: dict[str, Any] | None = None
 
@@ -206,30 +209,33 @@ class DaqpBackend(Backend[np.ndarray]):
         C, lo, hi = rows if rows is not None else (None, None, None)
         start = x0 if self._ls_first and self._ls_left > 0 else None
         chol = self._chol_first(start is not None)
+        box = Z is None and rows is None
         try:
-            out = _fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol, start, chol)
+            out = _fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol, start,
+                               self._first_try(chol, box, A.shape[1]))  # fmt: skip
         except (TypeError, ValueError):  # (arrays or a shape the kernel does not take: the Python path)
             return None
         if out is None:
             self._ls_first = self._chol_ready = False
             return None
         w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x, marginal, how, active = out
-        self._after_compiled(start is not None, chol, how, active)
+        self._after_compiled(start is not None, chol, how, active, box)
         status = "solved" if flag == 1 and how == 0 else _DAQP_EXIT.get(flag, "solved") + _HOW.get(how, "")
         return w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, bool(marginal)
 
-    def _after_compiled(self, tried_first: bool, chol: bool, how: int, active: int) -> None:
+    def _after_compiled(self, tried_first: bool, chol: bool, how: int, active: int, box: bool) -> None:
         """What a compiled answer tells the next call: the working set's size, which minimiser goes first
         (:meth:`_next_start`; how 2: the least-squares minimiser answered, 3: the Cholesky one — DAQP
-        would not crawl) and the Cholesky attempt's pause (:meth:`_chol_first`)."""
+        would not crawl) and the Cholesky attempt's pause (:meth:`_chol_first`). A box level (no null
+        space, no rows) keeps its working set (:meth:`_working_set`): the next call starts from it."""
         self._active = active
         if not tried_first and how != 2:  # (_next_start's common case: DAQP did not crawl, nothing to change)
             self._ls_first, self._ls_probe = False, LS_PROBE_FIRST
         else:
             self._next_start(tried_first, how == 2)
-        if chol and how != 3:
+        if chol and how not in (3, 4):
             self._chol_wait = CHOL_PAUSE
-        self._chol_ready = active == 0
+        self._chol_ready = active == 0 or box
 
     def _next_start(self, tried_first: bool, minimiser: bool) -> None:
         """Whether the next compiled level tries the unconstrained least-squares minimiser first.
@@ -258,6 +264,24 @@ class DaqpBackend(Backend[np.ndarray]):
         """After a failure, or a compiled answer the level solver did not take: the next compiled level
         starts with DAQP (no Cholesky-first attempt from what that answer told)."""
         self._chol_ready = False
+        self._working[:] = 0
+
+    def _first_try(self, chol: bool, box: bool, n: int) -> bool | np.ndarray:
+        """The compiled level's ``chol_first``: a box level's working set (:meth:`_working_set`) where the
+        Cholesky attempt is on, else whether it is on."""
+        return self._working_set(n) if chol and box else chol
+
+    def _working_set(self, n: int) -> np.ndarray:
+        """The working set a box level's compiled call starts from and writes its answer's into (−1 at the
+        lower bound, +1 at the upper one, 0 free; n entries, zeros for a new size).
+
+        Where the last answer had active bounds (a walking robot's joint limits, active over many steps),
+        the level with those variables fixed is one factorisation of the free block and its primal-dual
+        active-set iterations (at most a few) settle the changes since, where DAQP would start cold; each
+        answer is certified as DAQP's is, and a set that does not settle leaves the level to DAQP."""
+        if self._working.shape[0] != n:
+            self._working = np.zeros(n, dtype=np.int8)
+        return self._working
 
     def _chol_first(self, ls_first: bool) -> bool:
         """Whether the compiled level tries the unconstrained minimiser by Cholesky before DAQP (and before
