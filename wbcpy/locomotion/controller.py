@@ -19,7 +19,8 @@ Balance strategies: the ankle (the CoP in the stance sole: the DCM law's ZMP is 
 hip (while a pushed swing adapts its footstep the ZMP is not clamped: the COM task then asks for more than
 the sole can give, and the QP turns the trunk and limbs — centroidal angular momentum — to give it; the
 COM task weighs as much as the swing foot's, so the swing leg's own momentum does not push the COM off),
-and the step (:mod:`~wbcpy.locomotion.push_recovery`).
+and the step, where and when (:mod:`~wbcpy.locomotion.push_recovery`; after an adapted swing the double
+support is retimed to the measured DCM at touch-down: :meth:`WalkingController._retime_double_support`).
 
 Robustness margins by construction: the scene's soles are the real ones shrunk by ``cop_margin`` per edge
 and its friction pyramid is the one inscribed in the Coulomb cone of ``friction_use`` · μ (μ_s =
@@ -111,7 +112,7 @@ class WalkingController:
             :meth:`set_measured_wrenches`). fallback: the degraded answers
             (:mod:`~wbcpy.locomotion.fallback`).
         landing_time: a landing foot's loading ramp (s). swing_speed: a re-planned swing's largest ground
-            speed on a real floor (m/s). clearance: the least gap the footstep adaptation keeps between
+            speed (m/s). clearance: the least gap the footstep adaptation keeps between
             the soles (m).
         push_recovery, dcm_gain, adapt_threshold: settable (validated): whether footsteps adapt, the DCM
             feedback gain k_ξ (1/s) and the capture-point shift (m) from which a swing adapts.

@@ -171,7 +171,8 @@ class FootstepAdaptation:
         times from :data:`ADAPT_STOP` to the plan's, every :data:`TIMING_STEP`
         (:func:`~wbcpy.locomotion.step_timing.touchdown_choice`; the footstep the swing reaches in T: the
         capture step in the reach box, limited to the swing's speed and acceleration); the pattern is
-        retimed when an earlier one does better. Sets ``_timing`` = (ζ, b, retimed).
+        retimed when an earlier one does better — only for a capture step away from the stance foot
+        (:meth:`_steps_out`). Sets ``_timing`` = (ζ, b, retimed).
 
         Args:
             xi: the measured DCM (2,). foot: the swing sole's position, velocity and reference
@@ -184,6 +185,8 @@ class FootstepAdaptation:
         self._timing = (zeta, offset, False)
         left = ph.t1 - t
         if left <= ADAPT_STOP + TIMING_STEP:
+            return
+        if not self._steps_out(pattern, ph, capture_step(pattern.omega, xi, zeta, offset, left)):
             return
         pos, vel, acc = foot
         yaw = yaw_of(self._step.rotation)
@@ -199,6 +202,17 @@ class FootstepAdaptation:
         if left - T > 1e-9:
             pattern.retime(ph.step, t + T)
             self._timing = (zeta, offset, True)
+
+    def _steps_out(self, pattern: WalkingPattern, ph: Phase, u: np.ndarray) -> bool:
+        """Whether the capture step u (2,) moves the swing's footstep away from the stance foot (sideways,
+        in the stance sole's axes): only then does an earlier touch-down, which stops the DCM's growth
+        away from the stance foot sooner, ask for a smaller step. A correction towards the stance foot
+        cannot be stepped across it: the next swing takes it up, after the double support's retime."""
+        assert self._step is not None
+        stance = pattern.foot_before(ph.step, str(ph.stance))
+        R, c = stance.rotation[:2, :2], stance.translation[:2]
+        sign = 1.0 if ph.swing == "left" else -1.0
+        return bool(sign * (R.T @ (u - c))[1] > sign * (R.T @ (self._step.translation[:2] - c))[1])
 
     def override(self, t: float, M: np.ndarray, vel: np.ndarray, acc: np.ndarray) -> None:
         """Write the re-planned swing's ground-plane position, velocity and acceleration at time t into the
