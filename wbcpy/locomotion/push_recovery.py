@@ -130,14 +130,15 @@ class FootstepAdaptation:
         if ph.kind != "single" or ph.swing is None or nominal_plan is None:
             return False
         w, left = pattern.omega, ph.t1 - t
-        xi = np.array([x[0] + v[0] / w, x[1] + v[1] / w])
+        xi0, xi1 = x[0] + v[0] / w, x[1] + v[1] / w
         if not self._adapting:
             # (the plan at lift-off: the pattern itself while no footstep moved since, the same numbers)
             n0, n1 = (plan if pattern.version == self._nominal_version else nominal_plan.lipm(t))[1]
-            if math.exp(w * left) * math.hypot(xi[0] - n0, xi[1] - n1) < self.threshold:
+            if math.exp(w * left) * math.hypot(xi0 - n0, xi1 - n1) < self.threshold:
                 return False
             self._adapting = True
             self._step = nominal_plan.footstep(ph.step).placement
+        xi = np.array([xi0, xi1])
         nominal = self._step
         assert nominal is not None
         ref = pattern.swing(t)

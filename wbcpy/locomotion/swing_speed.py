@@ -26,6 +26,7 @@ SWING_SPEED = 1.2
 SWING_ACCEL = 15.0
 #: the samples of a path's speed (its peak is taken over them) and the bisection steps of the move
 _SAMPLES, _BISECTIONS = 12, 10
+_FRACTIONS = np.linspace(0.0, 1.0, _SAMPLES)
 
 
 def peak_speed(pos: np.ndarray, vel: np.ndarray, acc: np.ndarray, goal: np.ndarray, T: float) -> float:
@@ -36,11 +37,14 @@ def peak_speed(pos: np.ndarray, vel: np.ndarray, acc: np.ndarray, goal: np.ndarr
 def _peaks(pos: np.ndarray, vel: np.ndarray, acc: np.ndarray, goal: np.ndarray, T: float
            ) -> tuple[float, float]:  # fmt: skip
     """The largest ground speed (m/s) and acceleration (m/s²) of the quintic from (pos, vel, acc) to
-    (goal, 0, 0) over T (s), over :data:`_SAMPLES` samples."""
+    (goal, 0, 0) over T (s), over :data:`_SAMPLES` samples (the path's polynomials at once)."""
     path = quintic(pos, vel, acc, goal, T)
-    samples = [path(T * i / (_SAMPLES - 1)) for i in range(_SAMPLES)]
-    speed = max(float(np.linalg.norm(s[1])) for s in samples)
-    return speed, max(float(np.linalg.norm(s[2])) for s in samples)
+    c3, c4, c5 = path.coefficients
+    t = _FRACTIONS * T
+    speed = path.v0 + np.outer(t, path.a0) + np.outer(3 * t**2, c3) + np.outer(4 * t**3, c4)
+    speed += np.outer(5 * t**4, c5)
+    accel = path.a0 + np.outer(6 * t, c3) + np.outer(12 * t**2, c4) + np.outer(20 * t**3, c5)
+    return float(np.sqrt((speed * speed).sum(axis=1)).max()), float(np.sqrt((accel**2).sum(axis=1)).max())
 
 
 def speed_limited(pos: np.ndarray, vel: np.ndarray, acc: np.ndarray, old: np.ndarray, new: np.ndarray,
