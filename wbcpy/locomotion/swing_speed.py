@@ -21,9 +21,10 @@ from .profiles import quintic
 #: the largest ground speed of a re-planned swing foot (m/s; Talos's size, scaled as length / time)
 SWING_SPEED = 1.2
 #: the largest ground acceleration of a re-planned swing foot (m/s²; the same at every size: a length over
-#: a time squared scales as s / s = 1): what a humanoid's hips give a swinging leg, about the acceleration
-#: of the quintic that moves a foot at rest by the speed limit's reach in the adaptation's last 0.2 s
-SWING_ACCEL = 15.0
+#: a time squared scales as s / s = 1): about the peak acceleration 10/√3 · d/T² of the quintic that
+#: carries a foot at rest, at Talos's speed limit, over the adaptation's last 0.2 s (d = 8/15 · 1.2 m/s
+#: · 0.2 s); what the hips of the smaller humanoids (Romeo's: 46.6 N·m) give a swinging leg
+SWING_ACCEL = 20.0
 #: the samples of a path's speed (its peak is taken over them) and the bisection steps of the move
 _SAMPLES, _BISECTIONS = 12, 10
 _FRACTIONS = np.linspace(0.0, 1.0, _SAMPLES)
