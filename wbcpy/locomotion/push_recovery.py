@@ -131,13 +131,8 @@ class FootstepAdaptation:
             return False
         w, left = pattern.omega, ph.t1 - t
         xi0, xi1 = x[0] + v[0] / w, x[1] + v[1] / w
-        if not self._adapting:
-            # (the plan at lift-off: the pattern itself while no footstep moved since, the same numbers)
-            n0, n1 = (plan if pattern.version == self._nominal_version else nominal_plan.lipm(t))[1]
-            if math.exp(w * left) * math.hypot(xi0 - n0, xi1 - n1) < self.threshold:
-                return False
-            self._adapting = True
-            self._step = nominal_plan.footstep(ph.step).placement
+        if not self._adapting and not self._starts(pattern, ph, t, plan, (xi0, xi1)):
+            return False
         xi = np.array([xi0, xi1])
         nominal = self._step
         assert nominal is not None
@@ -146,10 +141,9 @@ class FootstepAdaptation:
         pos, vel = robot.frame_placement(frame).translation, robot.frame_velocity(frame)[:3]
         current = pattern.footstep(ph.step).placement.translation[:2]
         if self._timing is None:
-            self._choose_timing(pattern, ph, t, xi, (pos, vel, acc), current)
+            self._timing = self._choose_timing(pattern, ph, t, xi, (pos, vel, acc), current)
             ph = pattern.phase(t)
             left = ph.t1 - t
-        assert self._timing is not None
         zeta, offset, retimed = self._timing
         xy = capture_step(w, xi, zeta, offset, left)
         target = reachable(pattern, ph, xy, yaw_of(nominal.rotation), self.reach, self.apart)
@@ -165,15 +159,29 @@ class FootstepAdaptation:
         self._path = (t, quintic(pos.copy(), vel, acc, goal.copy(), left))
         return True
 
+    def _starts(self, pattern: WalkingPattern, ph: Phase, t: float, plan: Lipm, xi: tuple[float, float]
+                ) -> bool:  # fmt: skip
+        """Whether the swing starts adapting at time t: the DCM ``xi``'s error from the plan at lift-off,
+        grown as e^{ω(t_td − t)}, reaches :attr:`threshold` (then the swing's nominal footstep is kept)."""
+        nominal_plan = self._nominal
+        assert nominal_plan is not None
+        # (the plan at lift-off: the pattern itself while no footstep moved since, the same numbers)
+        n0, n1 = (plan if pattern.version == self._nominal_version else nominal_plan.lipm(t))[1]
+        if math.exp(pattern.omega * (ph.t1 - t)) * math.hypot(xi[0] - n0, xi[1] - n1) < self.threshold:
+            return False
+        self._adapting = True
+        self._step = nominal_plan.footstep(ph.step).placement
+        return True
+
     def _choose_timing(self, pattern: WalkingPattern, ph: Phase, t: float, xi: np.ndarray,
                        foot: tuple[np.ndarray, np.ndarray, np.ndarray], current: np.ndarray
-                       ) -> None:  # fmt: skip
+                       ) -> tuple[np.ndarray, np.ndarray, bool]:  # fmt: skip
         """The swing's touch-down time, chosen once (when it starts adapting) with its footstep: among
         times from :data:`ADAPT_STOP` to the plan's, every :data:`TIMING_STEP`
         (:func:`~wbcpy.locomotion.step_timing.touchdown_choice`; the footstep the swing reaches in T: the
         capture step in the reach box, limited to the swing's speed and acceleration); the pattern is
         retimed when an earlier one does better — only for a capture step away from the stance foot
-        (:meth:`_steps_out`). Sets ``_timing`` = (ζ, b, retimed).
+        (:meth:`_steps_out`). Returns (ζ, b, retimed).
 
         Args:
             xi: the measured DCM (2,). foot: the swing sole's position, velocity and reference
@@ -183,12 +191,11 @@ class FootstepAdaptation:
         assert nominal_plan is not None and self._step is not None
         zeta = np.array(nominal_plan.lipm(t)[2])  # (single support: the stance sole's centre)
         offset = np.array(nominal_plan.lipm(ph.t1)[1]) - self._step.translation[:2]
-        self._timing = (zeta, offset, False)
         left = ph.t1 - t
         if left <= ADAPT_STOP + TIMING_STEP:
-            return
+            return zeta, offset, False
         if not self._steps_out(pattern, ph, capture_step(pattern.omega, xi, zeta, offset, left)):
-            return
+            return zeta, offset, False
         pos, vel, acc = foot
         yaw = yaw_of(self._step.rotation)
 
@@ -200,9 +207,10 @@ class FootstepAdaptation:
         n = math.ceil((left - ADAPT_STOP) / TIMING_STEP) + 1
         times = [ADAPT_STOP + (left - ADAPT_STOP) * i / (n - 1) for i in range(n)]
         T = touchdown_choice(pattern.omega, xi, zeta, offset, times, place, self.timing_tolerance)[0]
-        if left - T > 1e-9:
-            pattern.retime(ph.step, t + T)
-            self._timing = (zeta, offset, True)
+        if left - T <= 1e-9:
+            return zeta, offset, False
+        pattern.retime(ph.step, t + T)
+        return zeta, offset, True
 
     def _steps_out(self, pattern: WalkingPattern, ph: Phase, u: np.ndarray) -> bool:
         """Whether the capture step u (2,) moves the swing's footstep away from the stance foot (sideways,
