@@ -7,13 +7,19 @@ measured ξ, a touch-down after T seconds finds it at
 
 and the footstep that keeps the plan's DCM offset at touch-down b = ξ_nom,td − u_nom (the walk then goes
 on as planned from there) is u(T) = ξ_td(T) − b. The swing can only go so far in T: the reach box and
-the swing's speed limit (``place``) give the footstep u_a(T) it reaches, and the DCM then lands
-‖u(T) − u_a(T)‖ away from where the plan wants it. Late in a swing, a push makes u(T) grow faster with
-T than the leg can follow; landing earlier, at a smaller capture step the leg can make, then does better
-than landing on time beyond reach (Khadiv, Herzog, Moosavian, Righetti, "Step timing adjustment: a step
-toward generating robust gaits", Humanoids 2016). :func:`touchdown_choice` takes, among candidate
-swing times, the latest one whose remainder is within :data:`TIMING_TOLERANCE` of the least (the plan's
-timing whenever it does as well).
+the swing's speed and acceleration limits (``place``) give the footstep u_a(T) it reaches, and the DCM
+then lands ‖u(T) − u_a(T)‖ away from where the plan wants it. Late in a swing, a push makes u(T) grow
+faster with T than the leg can follow; landing earlier, at a smaller capture step the leg can make, then
+does better than landing on time beyond reach (Khadiv, Herzog, Moosavian, Righetti, "Step timing
+adjustment: a step toward generating robust gaits", Humanoids 2016). :func:`touchdown_choice` takes,
+among candidate swing times, the latest one whose remainder is within :data:`TIMING_TOLERANCE` of the
+least (the plan's timing whenever it does as well).
+
+In a double support the ZMP moves linearly from the old stance sole a to the new one b and the plan's DCM
+is the LIPM's bounded solution, fixed at the double support's end: the longer the double support, the
+less far along a → b the plan's DCM starts it (:func:`transfer_progress`). At a touch-down the double
+support whose plan starts where the measured DCM is (:func:`double_support_time`) lets the DCM be moved
+over with both feet loaded when it lags — and the ZMP reach the new foot sooner when it leads.
 """
 
 from __future__ import annotations
