@@ -83,8 +83,9 @@ def test_full_walks(tmp_path, example_robot, kwargs, _):
 
 def test_push_recovery_steps_out_and_walks_on(tmp_path, example_robot):
     """A 30 N·s push to the left at t = 3.0 s (the left foot swinging): the controller moves that footstep
-    out (capture point), walks on to the goal, and the log passes every acceptance check; without the
-    adaptation the same push fells the robot."""
+    out (capture point), then lifts the right foot early — the DCM leads its transfer to the left foot, so
+    the double support is shortened (step timing) —, walks on to the goal, and the log passes every
+    acceptance check; without the adaptation the same push fells the robot."""
     summary, log = _walk(tmp_path, example_robot, n_steps=4, length=0.15, push=(30.0, 3.0))
     result = accept(log, 4, 0.15, pushed=True, push_time=3.0)
     assert result.failures == [], (result.failures, result.figures)
@@ -92,6 +93,10 @@ def test_push_recovery_steps_out_and_walks_on(tmp_path, example_robot):
     planned = np.array([s.row() for s in plan_footsteps(summary_robot(), 4, 0.15)])
     moved = log["footsteps"][:, 2] - planned[:, 2]
     assert moved[2] > 0.1  # the pushed swing foot (footstep 3, left) landed > 10 cm further left
+    right = list(log["contact_frames"]).index("right_sole_link")
+    lifts = np.flatnonzero(log["active"][:-1, right] & ~log["active"][1:, right]) + 1
+    lift = log["t"][lifts[log["t"][lifts] > 3.2][0]]
+    assert 3.2 + 0.05 <= lift < 3.4 - 1e-9  # (planned at 3.4 s: 0.2 s of double support after 3.2 s)
     stiff = walk("talos", n_steps=4, length=0.15, push=(30.0, 3.0), push_recovery=False)
     assert stiff.fell and not stiff.ok
 

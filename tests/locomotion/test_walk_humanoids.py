@@ -114,15 +114,7 @@ TABLE = {
     "romeo": [(8, 0.12, 0.0, 0.0, None), (8, 0.06, math.pi / 2, 0.0, None), (6, 0.0, 0.0, 0.05, None),
               (8, 0.12, 0.0, 0.0, 12.0)],
 }  # fmt: skip
-#: Romeo's 12 N·s push, 0.2 s before its swing foot lands, asks for a capture step of 0.17 m in that time:
-#: its hips (46.6 N·m roll, 9.2 N·m yaw for 40.5 kg) cannot swing the leg there, the foot lands moving
-#: (0.5 m/s) and the walk falls (it passes every check up to 6 N·s, keeps walking up to 10 N·s)
-ROMEO_PUSH = pytest.mark.xfail(strict=True, reason="Romeo's hips cannot make the capture step in time")
-FULL = [
-    pytest.param(robot, *row, marks=ROMEO_PUSH if (robot, row[4]) == ("romeo", 12.0) else ())
-    for robot, rows in TABLE.items()
-    for row in rows
-]
+FULL = [pytest.param(robot, *row) for robot, rows in TABLE.items() for row in rows]
 
 
 @pytest.mark.slow

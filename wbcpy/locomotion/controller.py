@@ -19,7 +19,8 @@ Balance strategies: the ankle (the CoP in the stance sole: the DCM law's ZMP is 
 hip (while a pushed swing adapts its footstep the ZMP is not clamped: the COM task then asks for more than
 the sole can give, and the QP turns the trunk and limbs — centroidal angular momentum — to give it; the
 COM task weighs as much as the swing foot's, so the swing leg's own momentum does not push the COM off),
-and the step (:mod:`~wbcpy.locomotion.push_recovery`).
+and the step, where and when (:mod:`~wbcpy.locomotion.push_recovery`; after an adapted swing the double
+support is retimed to the measured DCM at touch-down: :meth:`WalkingController._retime_double_support`).
 
 Robustness margins by construction: the scene's soles are the real ones shrunk by ``cop_margin`` per edge
 and its friction pyramid is the one inscribed in the Coulomb cone of ``friction_use`` · μ (μ_s =
@@ -64,7 +65,8 @@ from .pattern import Phase, WalkingPattern
 from .push_recovery import FootstepAdaptation, Reach
 from .scaling import WalkingScale, walking_scale
 from .sole_gap import SOLE_CLEARANCE
-from .swing_speed import SWING_SPEED
+from .step_timing import TIMING_TOLERANCE, double_support_time, transfer_progress
+from .swing_speed import SWING_ACCEL, SWING_SPEED
 from .touchdown import Touchdown
 
 #: the shortest control step dt (s): 10 kHz
@@ -75,6 +77,8 @@ MAX_DT = 0.05
 #: rises from 0 to the largest normal force (the scene's loading ramp): 1.5 m·g in 25 steps of 2 ms, at
 #: most 0.06 m·g per step
 LANDING_TIME = 0.05
+#: the shortest and the longest double support after a push, in units of the planned one
+MIN_DOUBLE_SUPPORT, MAX_DOUBLE_SUPPORT = 0.5, 3.0
 #: the contacts' velocity gain K_d (1/s, Talos's; scaled by the robot's time scale): a sole that moves on a
 #: soft floor is brought to rest, ẍ_c = −K_d ẋ_c (:mod:`wbcpy.contacts.contacts`)
 CONTACT_KD = 10.0
@@ -108,7 +112,7 @@ class WalkingController:
             :meth:`set_measured_wrenches`). fallback: the degraded answers
             (:mod:`~wbcpy.locomotion.fallback`).
         landing_time: a landing foot's loading ramp (s). swing_speed: a re-planned swing's largest ground
-            speed on a real floor (m/s). clearance: the least gap the footstep adaptation keeps between
+            speed (m/s). clearance: the least gap the footstep adaptation keeps between
             the soles (m).
         push_recovery, dcm_gain, adapt_threshold: settable (validated): whether footsteps adapt, the DCM
             feedback gain k_ξ (1/s) and the capture-point shift (m) from which a swing adapts.
@@ -250,7 +254,8 @@ class WalkingController:
         self._swing_speed = SWING_SPEED * scale.size / scale.time
         self._clearance = SOLE_CLEARANCE * scale.size
         apart = (half_size, self._clearance)
-        self._adaptation = FootstepAdaptation(scale.adapt_threshold, scale.reach, apart, self._swing_speed)
+        self._adaptation = FootstepAdaptation(scale.adapt_threshold, scale.reach, apart, self._swing_speed,
+                                              SWING_ACCEL, TIMING_TOLERANCE * scale.size)  # fmt: skip
         self._unloaded = -1  # the footstep whose swing foot is being unloaded
         #: the swing foot's reference of the step (:meth:`_swing_reference`): placement, twist, acceleration
         self._swing_M, self._swing_v, self._swing_a = np.eye(4), np.zeros(6), np.zeros(6)
@@ -409,6 +414,8 @@ class WalkingController:
             scene.set_contact_active(self._feet[self._swinging], True, transition=self._landing_time)
             scene.set_task_activation(f"{self._swinging}_foot", 0.0)
             self._swinging, self._landed = None, sp.step
+            if self._retime_double_support(t, sp.step):
+                ph = pattern.phase(t)
         if ph.kind in ("start", "double") and self._swinging is None:
             self._unload_next(t, ph, active)
         lifts = self._swinging is None and self._landed != ph.step
@@ -418,6 +425,40 @@ class WalkingController:
             self._adaptation.lift_off(pattern)
             scene.set_contact_active(self._feet[ph.swing], False)  # (the ramp has ended: a no-op then)
             scene.set_task_activation(f"{ph.swing}_foot", 1.0)
+
+    def _retime_double_support(self, t: float, k: int) -> bool:
+        """At footstep k's touch-down (time t), after an adapted swing: the double support lengthened or
+        shortened (:func:`~wbcpy.locomotion.step_timing.double_support_time`, within
+        [:data:`MIN_DOUBLE_SUPPORT`, :data:`MAX_DOUBLE_SUPPORT`] times its planned length, the later
+        phases shifted with it) when the measured DCM lags or leads the plan's transfer from the old
+        stance foot a to the new one b by more than the adaptation threshold (along (b − a)/‖b − a‖).
+        The next foot's unloading then takes the end of the double support (:meth:`_unload_next`).
+        Returns whether the pattern was retimed."""
+        pattern = self._pattern
+        if not (self._push_recovery and self._adaptation.adapting) or k + 1 >= len(pattern.steps):
+            return False
+        ph = pattern.phase(t)
+        if ph.kind != "double" or ph.step != k:
+            return False
+        w = pattern.omega
+        robot = self._robot
+        x, v = robot.com(), robot.com_velocity()
+        xi = x[:2] + v[:2] / w
+        a = pattern.foot_before(k, pattern.footstep(k + 1).side).translation[:2]
+        b = pattern.footstep(k).placement.translation[:2]
+        if float(np.linalg.norm(b - a)) < 1e-6:
+            return False
+        xi_end = np.array(pattern.lipm(ph.t1)[1])
+        T_nom = ph.t1 - t
+        planned = transfer_progress(w, a, b, xi_end, T_nom)
+        d = (b - a) / float(np.linalg.norm(b - a))
+        if abs(planned - float(d @ (xi - a))) < self._adaptation.threshold:
+            return False
+        T = double_support_time(w, xi, a, b, xi_end, MIN_DOUBLE_SUPPORT * T_nom, MAX_DOUBLE_SUPPORT * T_nom)
+        if abs(T - T_nom) <= 1e-9:
+            return False
+        pattern.retime(k, t + T, "double")
+        return True
 
     def _unload_next(self, t: float, ph: Phase, active: list[str]) -> None:
         """In a double support (or the start) at time t, the next swing foot's unloading over the time left
@@ -554,12 +595,15 @@ class WalkingController:
             and self._swinging == ph.swing
             and (
                 self._adaptation.adapt(
-                    pattern, robot, self._feet[ph.swing], t, ph, plan, x, v, self._touchdown.measuring
+                    pattern, robot, self._feet[ph.swing], t, ph, plan, x, v
                 )
             )
         )
         if adapted:
             plan = pattern.lipm(t)  # (re-planned over the moved footstep)
+            ph = pattern.phase(t)  # (and perhaps retimed: the swing lands earlier)
+            if ph.kind == "single" and ph.step == self._swing_phase.step:
+                self._swing_phase = ph
         self._write_com(plan, ph if self._swinging is None else self._swing_phase, x, v)
         swing = self._swing_reference(t, ph)
         yaw = self._base_yaw(t, ph, swing)

@@ -287,6 +287,34 @@ class WalkingPattern(SealedAfterInit):
         self._plan = build_plan(self._phases, tuple(new), self._start, self.omega, self.start_time,
                                 self._com0, plan.version + 1)  # fmt: skip
 
+    def retime(self, k: int, t1: float, kind: str = "single") -> None:
+        """Move the end of footstep k's single support (its touch-down; ``kind="double"``: of its double
+        support, the next lift-off) to time t1 (s): the phases after it shift by the same
+        δ = t1 − t1_old (keeping their lengths), and the plan is re-planned over the new timeline
+        (step-timing adaptation, :mod:`~wbcpy.locomotion.step_timing`). On error nothing changes. The new
+        timeline is published a moment before its plan (two assignments): a concurrent reader compares
+        :attr:`version` (the plan's) around its reads.
+
+        Raises:
+            ConfigError: (``k``) not an integer footstep index; (``t1``) not a number leaving the phase
+                [:data:`MIN_PHASE`, :data:`MAX_PHASE`] long; (``kind``) not "single" or "double".
+        """
+        plan = self._plan
+        k = _checks.step_index(k, len(plan.steps))
+        if kind not in ("single", "double"):
+            raise ConfigError("kind", f"must be 'single' or 'double', got {short_repr(kind)}")
+        i = next(j for j, ph in enumerate(self._phases) if ph.kind == kind and ph.step == k)
+        moved = self._phases[i]
+        t1 = _checks.number(t1, "t1", moved.t0 + MIN_PHASE, moved.t0 + MAX_PHASE, unit=" s")
+        delta = t1 - moved.t1
+        phases = self._phases[:i] + [Phase(ph.kind, ph.t0 + delta * (j > 0), ph.t1 + delta, ph.step, ph.swing,
+                                           ph.stance) for j, ph in enumerate(self._phases[i:])]  # fmt: skip
+        new = build_plan(phases, plan.steps, self._start, self.omega, self.start_time, self._com0,
+                         plan.version + 1)  # fmt: skip
+        object.__setattr__(self, "duration", phases[-1].t1)  # (a public attribute, sealed: set past it)
+        self._phases, self._phase_ends = phases, [ph.t1 for ph in phases]
+        self._plan = new
+
     def copy(self) -> WalkingPattern:
         """An independent copy (footsteps and plan)."""
         return self.__copy__()

@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pinocchio as pin
 
 from ..errors import ConfigError, QPSolveError, safe_repr
 from ..model.robot_model import RobotModel
@@ -491,7 +492,7 @@ def _summary(
     progress = _progress(planned, moved)
     slip, rot = _slip(model, wl)
     margin, use = _margins(model, wl)
-    violation = _violation(wl, effort_limit)
+    violation = _violation(model, wl, effort_limit)
     ground = start[3]
     fell = bool(error) or (K > 0 and float(wl.q[:, 2].min()) - ground < 0.85 * (float(wl.q[0, 2]) - ground))
     return WalkSummary(
@@ -518,14 +519,36 @@ def _slip(model: RobotModel, wl: WalkLog) -> tuple[float, float]:
     return lin, ang
 
 
-def _violation(wl: WalkLog, effort_limit: np.ndarray | None) -> dict[str, float]:
-    """Largest excess of the logged wrenches over the real soles' contact wrench cones (N, the cone's unit
-    rows), of −f_z (N) and of |τ| over the effort limits (N·m)."""
+def _floor_wrenches(model: RobotModel, wl: WalkLog) -> np.ndarray:
+    """The active soles' logged wrenches (n, 6) in floor axes: rotated from the sole's axes by the sole's
+    tilt R_ψᵀ R (R the sole's rotation at the logged q, R_ψ its heading's yaw rotation), so that the
+    friction rows hold the tangential force to the floor's normal — Coulomb's law is the contact
+    surface's, and a soft plant's sole that grazes the floor tilted by θ adds f_n sin θ to the tangential
+    force in its own axes. On the rigid plant an active sole is flat: the wrenches as logged."""
+    out = []
+    data = model.model.createData()
+    ids = [model.frame_id(str(f)) for f in wl.contact_frames]
+    for k in np.flatnonzero(wl.active.any(axis=1)):
+        pin.framesForwardKinematics(model.model, data, wl.q[k])
+        for i in np.flatnonzero(wl.active[k]):
+            R = data.oMf[ids[i]].rotation
+            c, s = R[0, 0], R[1, 0]
+            n = math.hypot(c, s)
+            tilt = np.array([[c / n, s / n, 0.0], [-s / n, c / n, 0.0], [0.0, 0.0, 1.0]]) @ R
+            w = wl.wrenches[k, i]
+            out.append(np.concatenate((tilt @ w[:3], tilt @ w[3:])))
+    return np.array(out).reshape(-1, 6)
+
+
+def _violation(model: RobotModel, wl: WalkLog, effort_limit: np.ndarray | None) -> dict[str, float]:
+    """Largest excess of the active soles' wrenches (in floor axes: :func:`_floor_wrenches`) over the real
+    soles' contact wrench cones (N, the cone's unit rows), of −f_z (N) and of |τ| over the effort limits
+    (N·m)."""
     from ..contacts.contacts import SurfaceContact
 
     U = SurfaceContact("sole", half_size=(float(wl.half_size[0]), float(wl.half_size[1])), mu=wl.mu).cone()
     U = U / np.linalg.norm(U, axis=1, keepdims=True)
-    w = wl.wrenches[wl.active]
+    w = _floor_wrenches(model, wl)
     cone = float((w @ U.T).max()) if w.size else 0.0
     normal = float(max(0.0, -w[:, 2].min())) if w.size else 0.0
     effort = float(np.max(np.abs(wl.tau) - effort_limit)) if effort_limit is not None and wl.t.size else 0.0
