@@ -205,9 +205,7 @@ class DaqpBackend(Backend[np.ndarray]):
             return None
         C, lo, hi = rows if rows is not None else (None, None, None)
         start = x0 if self._ls_first and self._ls_left > 0 else None
-        # (_chol_first, its common case inlined: no minimiser first and no pause)
-        first = start is not None
-        chol = self._chol_ready if not first and self._chol_wait <= 0 else self._chol_first(first)
+        chol = self._chol_first(start is not None)
         try:
             out = _fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol, start, chol)
         except (TypeError, ValueError):  # (arrays or a shape the kernel does not take: the Python path)
@@ -216,11 +214,7 @@ class DaqpBackend(Backend[np.ndarray]):
             self._ls_first = self._chol_ready = False
             return None
         w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x, marginal, how, active = out
-        if not first and (how == 3 or (how == 0 and not chol)):  # (_after_compiled's common case)
-            self._active, self._ls_first, self._ls_probe = active, False, LS_PROBE_FIRST
-            self._chol_ready = active == 0
-        else:
-            self._after_compiled(first, chol, how, active)
+        self._after_compiled(start is not None, chol, how, active)
         status = "solved" if flag == 1 and how == 0 else _DAQP_EXIT.get(flag, "solved") + _HOW.get(how, "")
         return w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, bool(marginal)
 
