@@ -1,5 +1,5 @@
 """Hierarchies of two or more levels without constraint rows or fixed variable: the level loop's compiled
-prefix (``wbcpy.qp.hierarchy._plain_levels``) and its hand-over to the general loop.
+prefix (``wbcpy.qp.plain_levels``) and its hand-over to the general loop.
 
 Oracles: the independent lexicographic KKT check and the level-by-level quadprog solution of
 ``tests/_qp_oracle.py``; closed forms for the hand-over cases (a top level that fixes every variable, a
@@ -24,14 +24,14 @@ LAM = 1e-8
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """Record what each call of the prefix answered (an x, a hand-over (loop, level) or None)."""
     seen: list[object] = []
-    real = hierarchy._plain_levels
+    real = hierarchy.plain_levels
 
     def spy(*args: object) -> object:
         out = real(*args)  # type: ignore[arg-type]
         seen.append(out)
         return out
 
-    monkeypatch.setattr(hierarchy, "_plain_levels", spy)
+    monkeypatch.setattr(hierarchy, "plain_levels", spy)
     return seen
 
 

@@ -44,8 +44,6 @@ import numpy as np
 
 from .._kernels import bounds_gap as _bounds_gap
 from .._kernels import lift_clip as _lift_clip
-from .._kernels import nullspace_update as _nullspace_update
-from .._kernels import pin_rows as _pin_rows
 from .._kernels import point_outside as _point_outside
 from .._kernels import regulariser_inert as _regulariser_inert
 from .._kernels import rows_excess as _rows_excess
@@ -55,6 +53,7 @@ from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_l
 from .level_solver import LevelSolver, Solved, SolveFailedError
 from .nullspace import InconsistentEqualitiesError, NullSpace
 from .pinning import Pinned, pin_selected
+from .plain_levels import plain_levels
 from .problem import HierarchicalQP, QPLevel, StatusRecord
 
 #: a constraint is strongly active when |multiplier| > STRONG · the stationarity scale of its level
@@ -202,11 +201,26 @@ def solve_levels(
     levels = hqp.levels
     last = _last_level_to_solve(levels)
     records: list[StatusRecord] = []
-    plain = _plain_levels(hqp, solver, rank_tol, last, records)
+    plain = plain_levels(hqp, solver, rank_tol, last, records, _Loop)
     if isinstance(plain, np.ndarray):
         return plain, tuple(records)
     loop, start = plain if plain is not None else (_Loop(FixedSplit(hqp.lb, hqp.ub, hqp.n), rank_tol), 0)
-    constrained: list[int] = []  # (the levels with equality or inequality rows: the answer is checked)
+    constrained = _loop_levels(hqp, solver, loop, start, last, records)
+    split = loop.split
+    x = loop.ns.point() if last >= 0 else _lift_clip(None, np.zeros(split.nf), None, split.lb, split.ub)
+    x = split.merge(x)
+    bad = _violated_constraints(hqp, constrained, x, solver.kkt_tol) if constrained else None
+    if bad is not None:
+        raise LevelFailedError(bad[0], bad[1], records)
+    return x, tuple(records)
+
+
+def _loop_levels(hqp: HierarchicalQP, solver: LevelSolver, loop: _Loop, start: int, last: int,
+                 records: list[StatusRecord]) -> list[int]:  # fmt: skip
+    """The level loop of :func:`solve_levels` from level ``start`` on (records appended to ``records``);
+    returns the levels with equality or inequality rows (the answer is checked against them)."""
+    levels = hqp.levels
+    constrained: list[int] = []
     for p in range(start, len(levels)):
         level = levels[p]
         t0 = _clock()
@@ -233,93 +247,7 @@ def solve_levels(
                                records) from None  # fmt: skip
         except SolveFailedError as exc:
             raise LevelFailedError(p, exc.status, records) from None
-    split = loop.split
-    x = loop.ns.point() if last >= 0 else _lift_clip(None, np.zeros(split.nf), None, split.lb, split.ub)
-    x = split.merge(x)
-    bad = _violated_constraints(hqp, constrained, x, solver.kkt_tol) if constrained else None
-    if bad is not None:
-        raise LevelFailedError(bad[0], bad[1], records)
-    return x, tuple(records)
-
-
-def _plain_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float, last: int,
-                  records: list[StatusRecord]) -> np.ndarray | tuple[_Loop, int] | None:  # fmt: skip
-    """The level loop of :func:`solve_levels` for a hierarchy of two or more levels without constraint
-    rows or fixed variable (bounds on both sides, every ub − lb above :data:`~wbcpy.qp.fixed.FIX_TOL`)
-    while the compiled level settles each level: the same calls, null space updates and records, on
-    local arrays instead of the loop's split, null space and constraint stack.
-
-    Returns the answer x (the records appended to ``records``); or (the loop's state, the level to go
-    on from) when a level needs what only the loop does (a level the compiled call does not settle,
-    selection rows that pin variables, constraints held strongly active, a point fixed by the levels
-    above); or None when the hierarchy is not of this kind."""
-    levels, lb, ub = hqp.levels, hqp.lb, hqp.ub
-    if last < 1 or lb is None or ub is None:
-        return None
-    for lv in levels:
-        if lv.E is not None or lv.C is not None:
-            return None
-    n = lb.shape[0]
-    if not n or not _bounds_gap(lb, ub) > FIX_TOL:
-        return None
-    Z: np.ndarray | None = None
-    xbar: np.ndarray | None = None
-    n_eq = 0
-    blocks: list[np.ndarray] = []
-    name = solver.name
-    for p in range(last + 1):
-        level = levels[p]
-        t0 = _clock()
-        A = level.A
-        if p < last and not A.shape[0]:
-            records.append((name, "skipped: no task rows", 0, _clock() - t0, p, n_eq, n, 0.0, 0.0, None))
-            continue
-        if n_eq == n:  # (higher levels fix x: the loop checks the point)
-            return _state(hqp, rank_tol, Z, xbar, n_eq, blocks), p
-        fused = solver.solve_fused_level(A, level.y, level.regularization, Z, xbar, None, lb, ub, p)
-        if fused is None:
-            return _state(hqp, rank_tol, Z, xbar, n_eq, blocks), p
-        sol, c_rows, b_rows, x = fused
-        records.append((sol.solver, sol.status, sol.iterations, _clock() - t0, p, n_eq, n - n_eq,
-                        sol.primal, sol.dual, sol.fallback))  # fmt: skip
-        if p < last:  # (what the levels below keep: Loop.keep_optimum, in the same steps)
-            data = _pin_rows(A, n - n_eq, x, blocks, None, None, None)
-            built = None
-            if data is not None:  # (selection rows pin variables: the loop's split and stack)
-                loop = _state(hqp, rank_tol, Z, x, n_eq, blocks)
-                built = _built(c_rows, b_rows, Z, lb, ub, xbar)
-                loop.keep_optimum(level, sol, built, A, data)
-                return loop, p + 1
-            Z_next, _, rank, _ = _nullspace_update(A, None, Z, x, rank_tol)
-            if sol.exact and _regulariser_inert(level.regularization, Z_next):
-                loop = _state(hqp, rank_tol, Z_next, x, n_eq + rank, [*blocks, A])
-                loop.keep_strong(level, sol, _built(c_rows, b_rows, Z, lb, ub, xbar), n, loop.stack, None)
-                return loop, p + 1
-            Z, n_eq = Z_next, n_eq + rank
-            blocks.append(A)
-        xbar = x
-    for p in range(last + 1, len(levels)):
-        records.append((name, "skipped: no task rows", 0, 0.0, p, n_eq, n, 0.0, 0.0, None))
-    assert xbar is not None
-    return xbar
-
-
-def _built(c_rows: np.ndarray | None, b_rows: np.ndarray | None, Z: np.ndarray | None, lb: np.ndarray,
-           ub: np.ndarray, xbar: np.ndarray | None) -> LevelQP:  # fmt: skip
-    """What :func:`_solve_level` returns as the built level of a compiled answer (kept rows; without a
-    null space, the bounds in w = x − x̄)."""
-    if Z is not None:
-        return LevelQP(None, c_rows, b_rows)
-    return LevelQP(None, None, None, *plain_bounds(lb, ub, xbar))
-
-
-def _state(hqp: HierarchicalQP, rank_tol: float, Z: np.ndarray | None, xbar: np.ndarray | None, n_eq: int,
-           blocks: list[np.ndarray]) -> _Loop:  # fmt: skip
-    """The level loop's state of :func:`_plain_levels`' local arrays (nothing fixed, no stack rows)."""
-    loop = _Loop(FixedSplit(hqp.lb, hqp.ub, hqp.n), rank_tol)
-    ns = loop.ns
-    ns.Z, ns.xbar, ns.n_eq, ns.blocks = Z, xbar, n_eq, blocks
-    return loop
+    return constrained
 
 
 def _one_box_level(hqp: HierarchicalQP, solver: LevelSolver,
