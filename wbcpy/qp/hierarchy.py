@@ -38,6 +38,7 @@ fallbacks): the backend-specific code is only that call.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -51,7 +52,8 @@ from .fixed import FIX_TOL, FixedSplit
 from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_level, plain_bounds
 from .level_solver import LevelSolver, Solved, SolveFailedError
 from .nullspace import InconsistentEqualitiesError, NullSpace
-from .pinning import pin_selected
+from .pinning import Pinned, pin_selected
+from .plain_levels import plain_levels
 from .problem import HierarchicalQP, QPLevel, StatusRecord
 
 #: a constraint is strongly active when |multiplier| > STRONG · the stationarity scale of its level
@@ -153,20 +155,29 @@ class _Loop:
         return (sol.solver, sol.status, sol.iterations, _clock() - t0, p, n_eq, self.ns.k,
                 sol.primal, sol.dual, sol.fallback)  # fmt: skip
 
-    def keep_optimum(self, level: QPLevel, sol: Solved, built: LevelQP, A: np.ndarray) -> None:
+    def keep_optimum(self, level: QPLevel, sol: Solved, built: LevelQP, A: np.ndarray,
+                     pin_data: Any = None) -> None:  # fmt: skip
         """What the levels below keep of this level's answer: its rows' optimum (the variables its
         selection rows pin, or all its rows in the null space), and, where its regulariser has no
-        curvature along what the rows leave free, the constraints it holds strongly active."""
+        curvature along what the rows leave free, the constraints it holds strongly active
+        (``pin_data``: :func:`~wbcpy.qp.pinning.pin_selected`'s compiled data, when already computed)."""
         split, stack = self.split, self.stack
-        pinned = pin_selected(A, split, self.ns, stack)
+        pinned = pin_selected(A, split, self.ns, stack, pin_data)
         if pinned is None:
             self.ns.add_rows(A)  # ns.Z now spans S, what the levels below may still move along
         else:
             self.split, self.ns, self.stack = pinned.split, pinned.ns, pinned.stack
             self.pinned += pinned.pinned
+        self.keep_strong(level, sol, built, split.nf, stack, pinned)
+
+    def keep_strong(self, level: QPLevel, sol: Solved, built: LevelQP, nf: int, stack: ConstraintStack,
+                    pinned: Pinned | None) -> None:  # fmt: skip
+        """The second part of :meth:`keep_optimum`, once the level's rows are kept: where the level's
+        regulariser has no curvature along what its rows leave free, the constraints it holds strongly
+        active (``nf``, ``stack``: the free variables and constraint stack the level was solved on)."""
         if sol.exact and _regulariser_inert(self.split.take(level.regularization), self.ns.Z):
             zb = sol.z_box if sol.z_box is not None else _box_multipliers(sol, built)
-            strong = _strong_rows(built, sol.z, zb, sol.dual_scale, stack, split.nf)
+            strong = _strong_rows(built, sol.z, zb, sol.dual_scale, stack, nf)
             if strong:
                 rows = np.vstack(strong)
                 self.ns.add_rows(rows if pinned is None else rows[:, pinned.keep])
@@ -188,12 +199,30 @@ def solve_levels(
     if one is not None:
         return one
     levels = hqp.levels
-    split0 = FixedSplit(hqp.lb, hqp.ub, hqp.n)
-    loop = _Loop(split0, rank_tol)
     last = _last_level_to_solve(levels)
     records: list[StatusRecord] = []
-    constrained: list[int] = []  # (the levels with equality or inequality rows: the answer is checked)
-    for p, level in enumerate(levels):
+    plain = plain_levels(hqp, solver, rank_tol, last, records, _Loop)
+    if isinstance(plain, np.ndarray):
+        return plain, tuple(records)
+    loop, start = plain if plain is not None else (_Loop(FixedSplit(hqp.lb, hqp.ub, hqp.n), rank_tol), 0)
+    constrained = _loop_levels(hqp, solver, loop, start, last, records)
+    split = loop.split
+    x = loop.ns.point() if last >= 0 else _lift_clip(None, np.zeros(split.nf), None, split.lb, split.ub)
+    x = split.merge(x)
+    bad = _violated_constraints(hqp, constrained, x, solver.kkt_tol) if constrained else None
+    if bad is not None:
+        raise LevelFailedError(bad[0], bad[1], records)
+    return x, tuple(records)
+
+
+def _loop_levels(hqp: HierarchicalQP, solver: LevelSolver, loop: _Loop, start: int, last: int,
+                 records: list[StatusRecord]) -> list[int]:  # fmt: skip
+    """The level loop of :func:`solve_levels` from level ``start`` on (records appended to ``records``);
+    returns the levels with equality or inequality rows (the answer is checked against them)."""
+    levels = hqp.levels
+    constrained: list[int] = []
+    for p in range(start, len(levels)):
+        level = levels[p]
         t0 = _clock()
         try:
             split, ns, stack = loop.split, loop.ns, loop.stack
@@ -218,13 +247,7 @@ def solve_levels(
                                records) from None  # fmt: skip
         except SolveFailedError as exc:
             raise LevelFailedError(p, exc.status, records) from None
-    split = loop.split
-    x = loop.ns.point() if last >= 0 else _lift_clip(None, np.zeros(split.nf), None, split.lb, split.ub)
-    x = split.merge(x)
-    bad = _violated_constraints(hqp, constrained, x, solver.kkt_tol) if constrained else None
-    if bad is not None:
-        raise LevelFailedError(bad[0], bad[1], records)
-    return x, tuple(records)
+    return constrained
 
 
 def _one_box_level(hqp: HierarchicalQP, solver: LevelSolver,

@@ -62,7 +62,7 @@ import numpy as np
 
 from .._kernels import all_finite as _all_finite
 from .backends import Backend, make_backend
-from .backends.base import FusedAnswer, Rows
+from .backends.base import Rows
 from .kkt import Certificate, RawResult, StdQP, as_dense, certify, cost, oversized, refine
 from .problem import StatusRecord
 
@@ -224,10 +224,17 @@ class LevelSolver:
         the level's StdQP when its first attempt passes the certificate, without building it; None
         when the backend has no such call or it does not settle the level (then build the StdQP and
         call :meth:`solve`)."""
-        out = self._fused(A, y, r, Z, xbar, rows, lb, ub, key)
+        b = self.backends.get(key) or self.backend(key)
+        x0 = self._warm.get(key) if self.warm_start else None
+        n = A.shape[1] if Z is None else Z.shape[1]
+        out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0 if x0 is not None and x0.shape[0] == n
+                                  else None, self.kkt_tol)  # fmt: skip
         if out is None:
             return None
         w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, _marginal = out
+        if not self._accepted(b, n, primal, dual, smax):
+            return None
+        self._warm[key] = w
         sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
         return sol, c_rows, b_rows, x
 
@@ -238,34 +245,30 @@ class LevelSolver:
         as (x, the level's status record) — the one-level problem of a scene, without the objects the
         level loop keeps."""
         t0 = _clock()
-        out = self._fused(A, y, r, None, None, None, lb, ub, 0)
-        if out is None:
-            return None
-        _w, _z, _t, primal, dual, _smax, _c, _b, status, iterations, x, _marginal = out
-        return x, (self.name, status, iterations, _clock() - t0, 0, 0, A.shape[1], primal, dual, None)
-
-    def _fused(self, A: np.ndarray, y: np.ndarray, r: np.ndarray, Z: np.ndarray | None,
-               xbar: np.ndarray | None, rows: Rows | None, lb: np.ndarray | None, ub: np.ndarray | None,
-               key: Hashable) -> FusedAnswer | None:  # fmt: skip
-        """The backend's compiled answer of the level (:meth:`Backend.solve_fused_level`, warm-started
-        as :meth:`solve`) when the level solver accepts it as it is (kept as the level's warm start);
-        None otherwise."""
-        b = self.backends.get(key) or self.backend(key)
-        x0 = self._warm.get(key) if self.warm_start else None
-        n = A.shape[1] if Z is None else Z.shape[1]
-        out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0 if x0 is not None and x0.shape[0] == n
+        b = self.backends.get(0) or self.backend(0)
+        x0 = self._warm.get(0) if self.warm_start else None
+        n = A.shape[1]
+        out = b.solve_fused_level(A, y, r, None, None, None, lb, ub, x0 if x0 is not None and x0.shape[0] == n
                                   else None, self.kkt_tol)  # fmt: skip
         if out is None:
             return None
-        w, dual, primal, smax = out[0], out[4], out[3], out[5]
+        w, _z, _t, primal, dual, smax, _c, _b, status, iterations, x, _marginal = out
+        if not self._accepted(b, n, primal, dual, smax):
+            return None
+        self._warm[0] = w
+        return x, (self.name, status, iterations, _clock() - t0, 0, 0, n, primal, dual, None)
+
+    def _accepted(self, b: Backend[Any], n: int, primal: float, dual: float, smax: float) -> bool:
+        """Whether the level solver takes the backend's compiled answer of a level of n variables (its
+        residuals, its largest multiplier smax) as it is (then the caller keeps it as the level's warm
+        start); otherwise the backend forgets what that answer told it about the level."""
         # (a marginal exact answer is kept, as _exact_answer keeps it; a loose one is refined on the built
         # level, see LOOSE)
         loose = self.tighten and (dual > LOOSE * self.kkt_tol or primal > LOOSE * self.kkt_tol)
         if loose or 8.0 * _EPS * (n + 1) * smax > self.kkt_tol:  # (or multipliers perhaps beyond
-            b.reset()  # double precision: the built level's certificate judges them, see kkt.certify; the
-            return None  # backend forgets what this answer, not taken, told it about the level)
-        self._warm[key] = w
-        return out
+            b.reset()  # double precision: the built level's certificate judges them, see kkt.certify)
+            return False
+        return True
 
     def _start(self, key: Hashable, n: int) -> tuple[Backend[Any], np.ndarray | None]:
         """The backend of ``key`` and its warm start: the level's previous answer when warm starts are on

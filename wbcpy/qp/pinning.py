@@ -21,7 +21,7 @@ q̈ through its posture rows and regulariser rows) is so solved over the wrenche
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -47,13 +47,16 @@ class Pinned(NamedTuple):
     pinned: int
 
 
-def pin_selected(A: np.ndarray, split: FixedSplit, ns: NullSpace, stack: ConstraintStack) -> Pinned | None:
+def pin_selected(A: np.ndarray, split: FixedSplit, ns: NullSpace, stack: ConstraintStack,
+                 data: Any = None) -> Pinned | None:  # fmt: skip
     """The lower levels' problem once the selection rows of ``A`` (the level's rows over the free
     variables, met at x̄) pin their variables; None when A has none, or when the variables left would
     still span more than half of the current free directions (adding A to the null space is then as
-    cheap). The data come from one compiled pass (:func:`wbcpy._kernels.pin_rows`)."""
-    C, lo, hi = (None, None, None) if stack.rows is None else stack.rows
-    data = _pin_rows(A, ns.k, ns.xbar, ns.blocks, C, lo, hi)
+    cheap). The data come from one compiled pass (:func:`wbcpy._kernels.pin_rows`), or are ``data``:
+    what that pass answered for these arguments (a caller that ran it already)."""
+    if data is None:
+        C, lo, hi = (None, None, None) if stack.rows is None else stack.rows
+        data = _pin_rows(A, ns.k, ns.xbar, ns.blocks, C, lo, hi)
     if data is None:
         return None
     cols, kept, values, xbar, rows, C_kept, lo_kept, hi_kept = data
