@@ -1,4 +1,5 @@
-"""Unitree G1 walks in the MuJoCo plant: the issue table's G1 walks (forward, turning, sideways) through
+"""Unitree G1 walks in the MuJoCo plant: the issue table's G1 walks (forward, turning, sideways, and
+pushed: 10 N·s as 100 N on the base for 0.1 s at t = 3 s, not told to the controller) through
 ``walk("g1", plant="mujoco")``, each log judged by raw Pinocchio with the figures and limits of
 ``specs/mujoco.md``'s table (tests/locomotion/_soft_acceptance.py) for G1's soles and heights.
 Slow: run with WBCPY_SLOW=1.
@@ -19,17 +20,18 @@ from wbcpy.locomotion import walk
 
 SKIP_SLOW = pytest.mark.skipif(not os.environ.get("WBCPY_SLOW"), reason="full walks: set WBCPY_SLOW=1")
 
-#: G1's rows of the humanoid table: name -> plan_footsteps arguments
+#: G1's rows of the humanoid table: name -> (plan_footsteps arguments, push (force N, start s, duration s))
 WALKS = {
-    "forward": {"n_steps": 8, "length": 0.15},
-    "turning": {"n_steps": 8, "length": 0.075, "turn": math.pi / 2},
-    "sideways": {"n_steps": 6, "length": 0.0, "lateral": 0.05},
+    "forward": ({"n_steps": 8, "length": 0.15}, None),
+    "turning": ({"n_steps": 8, "length": 0.075, "turn": math.pi / 2}, None),
+    "sideways": ({"n_steps": 6, "length": 0.0, "lateral": 0.05}, None),
+    "pushed": ({"n_steps": 8, "length": 0.15}, (100.0, 3.0, 0.1)),
 }
 
 
-def _figures(example_robot, plan: dict) -> tuple[dict[str, float], object]:
+def _figures(example_robot, plan: dict, push=None) -> tuple[dict[str, float], object]:
     example_robot("g1")
-    summary = walk("g1", plant="mujoco", **plan)
+    summary = walk("g1", plant="mujoco", push=push, **plan)
     log = summary.log
     rec = Record(
         t=list(log.t), q=list(log.q), v=list(log.v), measured=list(log.wrenches),
@@ -48,11 +50,14 @@ def _figures(example_robot, plan: dict) -> tuple[dict[str, float], object]:
 @SKIP_SLOW
 @pytest.mark.parametrize("name", list(WALKS))
 def test_g1_walks_the_table_in_mujoco(example_robot, name):
-    figures, summary = _figures(example_robot, WALKS[name])
+    plan, push = WALKS[name]
+    figures, summary = _figures(example_robot, plan, push)
     print(name, figures)
     out = failures(name, figures)
     if figures["degraded"]:
         out.append(f"degraded answers {figures['degraded']:.0f}")
+    if summary.pushed != (push is not None):
+        out.append("the push was not applied as planned")
     assert out == [], (out, figures)
     assert summary.ok, summary.text()
 
