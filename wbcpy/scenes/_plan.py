@@ -204,6 +204,10 @@ class OwnProblem:
     __slots__ = ("arrays", "hqp", "lb", "levels", "names", "ub")
 
     def __init__(self, hqp: HierarchicalQP) -> None:
+        self.keep(hqp)
+
+    def keep(self, hqp: HierarchicalQP) -> None:
+        """Remember ``hqp`` instead (a scene keeps one such record and refreshes it at every update)."""
         self.hqp = hqp
         self.levels = hqp.levels
         self.names = hqp.variable_names

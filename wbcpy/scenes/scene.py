@@ -479,7 +479,11 @@ class Scene(SceneConstraintsApi, SceneAliases):
         """Remember the problem :meth:`update` hands out (its priorities, time and the measured state
         for the status) and return it."""
         self._hqp = hqp
-        self._own = OwnProblem(hqp)
+        own = self._own
+        if own is None:
+            self._own = OwnProblem(hqp)
+        else:
+            own.keep(hqp)
         self._level_priorities = priorities
         self._update_time = now
         self._measured = measured
