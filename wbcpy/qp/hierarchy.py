@@ -185,7 +185,8 @@ class _Loop:
 def solve_levels(
     hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float
 ) -> tuple[np.ndarray, tuple[StatusRecord, ...]]:
-    """Solve a validated hierarchy; returns (x, status records) or raises.
+    """Solve a validated hierarchy; returns (x, status records) or raises. (The caller first tries
+    :meth:`LevelSolver.solve_box_level`, which settles a scene's most common problem in one call.)
 
     Status records are tuples (solver, status, iterations, time, level, n_eq, n_variables, primal, dual,
     fallback) — see :class:`~wbcpy.qp.problem.LevelStatus`.
@@ -194,11 +195,7 @@ def solve_levels(
         InfeasibleBoundsError: inconsistent bounds (from :class:`~wbcpy.qp.fixed.FixedSplit`).
         LevelFailedError: a level could not be solved or is infeasible.
     """
-    levels, lb, ub = hqp.levels, hqp.lb, hqp.ub
-    if len(levels) == 1 and lb is not None and ub is not None:  # (a scene's common problem, in one call)
-        one = solver.solve_box_level(levels[0], lb, ub)
-        if one is not None:
-            return one
+    levels = hqp.levels
     last = _last_level_to_solve(levels)
     records: list[StatusRecord] = []
     plain = plain_levels(hqp, solver, rank_tol, last, records, _Loop)
