@@ -42,13 +42,12 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels import bounds_gap as _bounds_gap
 from .._kernels import lift_clip as _lift_clip
 from .._kernels import point_outside as _point_outside
 from .._kernels import regulariser_inert as _regulariser_inert
 from .._kernels import rows_excess as _rows_excess
 from .._kernels import strong_entries as _strong_entries
-from .fixed import FIX_TOL, FixedSplit
+from .fixed import FixedSplit
 from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_level, plain_bounds
 from .level_solver import LevelSolver, Solved, SolveFailedError
 from .nullspace import InconsistentEqualitiesError, NullSpace
@@ -186,7 +185,8 @@ class _Loop:
 def solve_levels(
     hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float
 ) -> tuple[np.ndarray, tuple[StatusRecord, ...]]:
-    """Solve a validated hierarchy; returns (x, status records) or raises.
+    """Solve a validated hierarchy; returns (x, status records) or raises. (The caller first tries
+    :meth:`LevelSolver.solve_box_level`, which settles a scene's most common problem in one call.)
 
     Status records are tuples (solver, status, iterations, time, level, n_eq, n_variables, primal, dual,
     fallback) — see :class:`~wbcpy.qp.problem.LevelStatus`.
@@ -195,9 +195,6 @@ def solve_levels(
         InfeasibleBoundsError: inconsistent bounds (from :class:`~wbcpy.qp.fixed.FixedSplit`).
         LevelFailedError: a level could not be solved or is infeasible.
     """
-    one = _one_box_level(hqp, solver)
-    if one is not None:
-        return one
     levels = hqp.levels
     last = _last_level_to_solve(levels)
     records: list[StatusRecord] = []
@@ -248,26 +245,6 @@ def _loop_levels(hqp: HierarchicalQP, solver: LevelSolver, loop: _Loop, start: i
         except SolveFailedError as exc:
             raise LevelFailedError(p, exc.status, records) from None
     return constrained
-
-
-def _one_box_level(hqp: HierarchicalQP, solver: LevelSolver,
-                   ) -> tuple[np.ndarray, tuple[StatusRecord, ...]] | None:  # fmt: skip
-    """The loop below for the most common problem of a scene — one level with task rows, bounds on both
-    sides, no constraint rows and no fixed variable (every ub − lb above :data:`~wbcpy.qp.fixed.FIX_TOL`,
-    the test :class:`~wbcpy.qp.fixed.FixedSplit` makes first) — when the compiled level settles it: the
-    same call (:meth:`LevelSolver.solve_box_level`: level 0 of x̄ = 0, Z = I) and the same record,
-    without the loop's split, null space and constraint stack. None: take the loop."""
-    levels, lb, ub = hqp.levels, hqp.lb, hqp.ub
-    if len(levels) != 1 or lb is None or ub is None:
-        return None
-    level = levels[0]
-    A = level.A
-    if level.E is not None or level.C is not None or not A.shape[0] or not A.shape[1]:
-        return None
-    if not _bounds_gap(lb, ub) > FIX_TOL:  # (a fixed variable, or inconsistent bounds: the loop decides)
-        return None
-    one = solver.solve_box_level(A, level.y, level.regularization, lb, ub)
-    return None if one is None else (one[0], (one[1],))
 
 
 def _violated_constraints(hqp: HierarchicalQP, constrained: list[int], x: np.ndarray,

@@ -61,10 +61,12 @@ from typing import Any
 import numpy as np
 
 from .._kernels import all_finite as _all_finite
+from .._kernels import bounds_gap as _bounds_gap
 from .backends import Backend, make_backend
 from .backends.base import Rows
+from .fixed import FIX_TOL
 from .kkt import Certificate, RawResult, StdQP, as_dense, certify, cost, oversized, refine
-from .problem import StatusRecord
+from .problem import QPLevel, StatusRecord
 
 _EPS = float(np.finfo(np.float64).eps)
 #: with ``tighten``, an exact backend's answer whose stationarity or feasibility residual exceeds
@@ -238,25 +240,33 @@ class LevelSolver:
         sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
         return sol, c_rows, b_rows, x
 
-    def solve_box_level(self, A: np.ndarray, y: np.ndarray, r: np.ndarray, lb: np.ndarray,
-                        ub: np.ndarray) -> tuple[np.ndarray, StatusRecord] | None:  # fmt: skip
-        """:meth:`solve_fused_level` of the first level (key 0) of a hierarchy without null space, rows
-        or fixed variable (x̄ = 0, Z = I, bounds on both sides): the same call and acceptance, answered
-        as (x, the level's status record) — the one-level problem of a scene, without the objects the
-        level loop keeps."""
+    def solve_box_level(self, level: QPLevel, lb: np.ndarray,
+                        ub: np.ndarray) -> tuple[np.ndarray, tuple[StatusRecord]] | None:  # fmt: skip
+        """The most common problem of a scene — one level with task rows, bounds on both sides, no
+        constraint rows and no fixed variable (every ub − lb above :data:`~wbcpy.qp.fixed.FIX_TOL`, the test
+        :class:`~wbcpy.qp.fixed.FixedSplit` makes first) — by :meth:`solve_fused_level` of the first level
+        (key 0) of a hierarchy without null space or rows (x̄ = 0, Z = I): the same call and acceptance,
+        answered as (x, (the level's status record,)) without the objects the level loop keeps. None:
+        another problem, or the compiled level did not settle it (the level loop decides)."""
+        A = level.A
+        if level.E is not None or level.C is not None or not A.shape[0] or not A.shape[1]:
+            return None
+        if not _bounds_gap(lb, ub) > FIX_TOL:  # (a fixed variable, or inconsistent bounds)
+            return None
         t0 = _clock()
         b = self.backends.get(0) or self.backend(0)
         x0 = self._warm.get(0) if self.warm_start else None
         n = A.shape[1]
-        out = b.solve_fused_level(A, y, r, None, None, None, lb, ub, x0 if x0 is not None and x0.shape[0] == n
-                                  else None, self.kkt_tol)  # fmt: skip
+        start = x0 if x0 is not None and x0.shape[0] == n else None
+        out = b.solve_fused_level(A, level.y, level.regularization, None, None, None, lb, ub, start,
+                                  self.kkt_tol)  # fmt: skip
         if out is None:
             return None
         w, _z, _t, primal, dual, smax, _c, _b, status, iterations, x, _marginal = out
         if not self._accepted(b, n, primal, dual, smax):
             return None
         self._warm[0] = w
-        return x, (self.name, status, iterations, _clock() - t0, 0, 0, n, primal, dual, None)
+        return x, ((self.name, status, iterations, _clock() - t0, 0, 0, n, primal, dual, None),)
 
     def _accepted(self, b: Backend[Any], n: int, primal: float, dual: float, smax: float) -> bool:
         """Whether the level solver takes the backend's compiled answer of a level of n variables (its

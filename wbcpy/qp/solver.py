@@ -251,7 +251,11 @@ class QPSolver:
         if not busy.acquire(False):  # (positional: a keyword costs more than the solve's bookkeeping)
             raise ConcurrentUseError("QPSolver", "solve_hierarchy")
         try:
-            x, records = solve_levels(hqp, self._levels, self.rank_tol)
+            levels, lb, ub = hqp.levels, hqp.lb, hqp.ub
+            # (a scene's common problem — one level, bounds on both sides — in one call when it settles it)
+            one = None if len(levels) != 1 or lb is None or ub is None else self._levels.solve_box_level(
+                levels[0], lb, ub)  # fmt: skip
+            x, records = one if one is not None else solve_levels(hqp, self._levels, self.rank_tol)
         except InfeasibleBoundsError as exc:
             hqp.validate()  # NaN in a bound is an InvalidValueError, not an infeasibility
             raise QPSolveError(self.name, str(exc), _level_problem(hqp, 0), level=0) from None

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 
 #: a task's version counter (``Task.version``)
-_VERSION = attrgetter("version")
+TASK_VERSION = attrgetter("version")
 
 
 def joint_regularization(weights: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
@@ -128,7 +128,7 @@ class ScenePlan:
         self.inactive: list[Task] = []
         self.tasks: tuple[Task, ...] = tuple(t for group in groups for t in group)
         #: the tasks' versions when the plan was made (compared in one C-level pass: :meth:`valid`)
-        self.versions: tuple[int, ...] = tuple(map(_VERSION, self.tasks))
+        self.versions: tuple[int, ...] = tuple(map(TASK_VERSION, self.tasks))
         self.timed: list[tuple[Task, bool]] = []
         for group in groups:
             active = []
@@ -188,7 +188,7 @@ class ScenePlan:
 
     def valid(self, now: float) -> bool:
         """True while no task changed its version and no timed task changed its timed-out state."""
-        if tuple(map(_VERSION, self.tasks)) != self.versions:
+        if tuple(map(TASK_VERSION, self.tasks)) != self.versions:
             return False
         if self.timed:
             return all(t.timed_out(now) == timed_out for t, timed_out in self.timed)
@@ -204,6 +204,10 @@ class OwnProblem:
     __slots__ = ("arrays", "hqp", "lb", "levels", "names", "ub")
 
     def __init__(self, hqp: HierarchicalQP) -> None:
+        self.keep(hqp)
+
+    def keep(self, hqp: HierarchicalQP) -> None:
+        """Remember ``hqp`` instead (a scene keeps one such record and refreshes it at every update)."""
         self.hqp = hqp
         self.levels = hqp.levels
         self.names = hqp.variable_names
@@ -217,6 +221,8 @@ class OwnProblem:
             return False
         if hqp.lb is not self.lb or hqp.ub is not self.ub or hqp.variable_names is not self.names:
             return False
+        if len(levels) == 1:  # (a scene's common problem: no iterator)
+            return _same_arrays(levels[0], self.arrays[0])
         return all(map(_same_arrays, levels, self.arrays))  # (lengths equal: no zip(strict=True) needed)
 
 

@@ -26,7 +26,7 @@ from .._support.read_only import ClassConstant, read_only, seal_properties
 from ..errors import ConfigError, ConfigKeyError, MissingReferenceWarning, QPSolveError, UnknownNameError
 from ..qp import LevelStatus, QPSolver, default_solver
 from ..tasks import Task, TaskConfig, TasksStatus, make_task
-from ._plan import OwnProblem, ScenePlan, joint_regularization
+from ._plan import TASK_VERSION, OwnProblem, ScenePlan, joint_regularization
 from .aliases import SceneAliases
 from .binding import ReferenceBinding
 from .joint_command import JointCommand, NoSolutionError
@@ -468,7 +468,9 @@ class Scene(SceneConstraintsApi, SceneAliases):
             raise ConfigError("tasks", "the scene has no tasks: call configure() first")
         now = float(self._clock())
         plan = self._plan
-        if plan is None or not plan.valid(now):
+        # (ScenePlan.valid inlined: the hot path; its timed tasks' test only where there are such tasks)
+        if (plan is None or tuple(map(TASK_VERSION, plan.tasks)) != plan.versions
+                or (plan.timed and not plan.valid(now))):  # fmt: skip
             plan = self._plan = ScenePlan(self._groups, now, self._reg.shape[0])
         levels, priorities = plan.build_levels(self._reg, self._reg.shape[0])
         return levels, priorities, now
@@ -479,7 +481,11 @@ class Scene(SceneConstraintsApi, SceneAliases):
         """Remember the problem :meth:`update` hands out (its priorities, time and the measured state
         for the status) and return it."""
         self._hqp = hqp
-        self._own = OwnProblem(hqp)
+        own = self._own
+        if own is None:
+            self._own = OwnProblem(hqp)
+        else:
+            own.keep(hqp)
         self._level_priorities = priorities
         self._update_time = now
         self._measured = measured

@@ -207,19 +207,19 @@ class DaqpBackend(Backend[np.ndarray]):
         if settings is None:
             return None
         C, lo, hi = rows if rows is not None else (None, None, None)
-        start = x0 if self._ls_first and self._ls_left > 0 else None
-        chol = self._chol_first(start is not None)
+        tried = self._ls_first and self._ls_left > 0
         box = Z is None and rows is None
+        first = self._chol_first(tried, box, A.shape[1])
         try:
-            out = _fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol, start,
-                               self._first_try(chol, box, A.shape[1]))  # fmt: skip
+            out = _fused_level(A, y, r, Z, xbar, C, lo, hi, lb, ub, settings, tol, x0 if tried else None,
+                               first)  # fmt: skip
         except (TypeError, ValueError):  # (arrays or a shape the kernel does not take: the Python path)
             return None
         if out is None:
             self._ls_first = self._chol_ready = False
             return None
         w, z, t, primal, dual, smax, c_rows, b_rows, flag, iterations, x, marginal, how, active = out
-        self._after_compiled(start is not None, chol, how, active, box)
+        self._after_compiled(tried, first is not False, how, active, box)
         status = "solved" if flag == 1 and how == 0 else _DAQP_EXIT.get(flag, "solved") + _HOW.get(how, "")
         return w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, bool(marginal)
 
@@ -266,11 +266,6 @@ class DaqpBackend(Backend[np.ndarray]):
         self._chol_ready = False
         self._working[:] = 0
 
-    def _first_try(self, chol: bool, box: bool, n: int) -> bool | np.ndarray:
-        """The compiled level's ``chol_first``: a box level's working set (:meth:`_working_set`) where the
-        Cholesky attempt is on, else whether it is on."""
-        return self._working_set(n) if chol and box else chol
-
     def _working_set(self, n: int) -> np.ndarray:
         """The working set a box level's compiled call starts from and writes its answer's into (−1 at the
         lower bound, +1 at the upper one, 0 free; n entries, zeros for a new size).
@@ -283,9 +278,11 @@ class DaqpBackend(Backend[np.ndarray]):
             self._working = np.zeros(n, dtype=np.int8)
         return self._working
 
-    def _chol_first(self, ls_first: bool) -> bool:
+    def _chol_first(self, ls_first: bool, box: bool = False, n: int = 0) -> bool | np.ndarray:
         """Whether the compiled level tries the unconstrained minimiser by Cholesky before DAQP (and before
-        the least-squares minimiser's QR, ``ls_first``).
+        the least-squares minimiser's QR, ``ls_first``): the kernel's ``chol_first``, which on a box level
+        (``box``: no null space, no rows; n variables) is its working set (:meth:`_working_set`) where the
+        attempt is on.
 
         Where the level's optimum has no active constraint (a robot standing or swaying on flat feet: its
         friction cones and torque limits are not touched), that minimiser is the answer, certified like
@@ -298,11 +295,12 @@ class DaqpBackend(Backend[np.ndarray]):
         a few percent of the QR, and where it settles the level the weights are ordinary again (without
         it, a state after such an episode kept the QR for up to :data:`LS_PROBE_MAX` steps). A fresh
         backend starts with DAQP."""
-        if ls_first:
-            return self._chol_ready
-        if self._chol_wait > 0:
+        if not ls_first and self._chol_wait > 0:
             self._chol_wait -= 1
             return False
+        if box and self._chol_ready:
+            working = self._working
+            return working if working.shape[0] == n else self._working_set(n)
         return self._chol_ready
 
     def _warm_worth_it(self, x0: np.ndarray | None) -> bool:
