@@ -63,8 +63,9 @@ def _plain(seed: int, semidefinite: bool, selection: bool) -> HierarchicalQP:
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**31 - 1), semidefinite=st.booleans(), selection=st.booleans(),
-       tighten=st.booleans())
+@given(
+    seed=st.integers(0, 2**31 - 1), semidefinite=st.booleans(), selection=st.booleans(), tighten=st.booleans()
+)
 def test_plain_hierarchies_are_lexicographic_optima(seed, semidefinite, selection, tighten):
     """(tighten=False: the scenes' DAQP, whose levels the prefix answers; True: more hand-overs.)"""
     hqp = _plain(seed, semidefinite, selection)
@@ -85,8 +86,15 @@ def test_two_levels_solved_by_the_prefix(monkeypatch):
     """Level 0 sets x0 + x1 = 1; level 1 pulls x towards (0, 5): x1 = 0.2 at its bound, x0 = 0.8."""
     seen = _spy(monkeypatch)
     lb, ub = np.full(2, -1.0), np.array([1.0, 0.2])
-    hqp = HierarchicalQP([QPLevel(np.array([[1.0, 1.0]]), np.array([1.0]), np.full(2, LAM)),
-                          QPLevel(np.eye(2), np.array([0.0, 5.0]), np.full(2, LAM))], ["a", "b"], lb, ub)
+    hqp = HierarchicalQP(
+        [
+            QPLevel(np.array([[1.0, 1.0]]), np.array([1.0]), np.full(2, LAM)),
+            QPLevel(np.eye(2), np.array([0.0, 5.0]), np.full(2, LAM)),
+        ],
+        ["a", "b"],
+        lb,
+        ub,
+    )
     solver = QPSolver("daqp", tighten=False)
     x = solver.solve_hierarchy(hqp)
     np.testing.assert_allclose(x, [0.8, 0.2], atol=1e-6)

@@ -593,11 +593,7 @@ class WalkingController:
             self._push_recovery
             and ph.swing is not None
             and self._swinging == ph.swing
-            and (
-                self._adaptation.adapt(
-                    pattern, robot, self._feet[ph.swing], t, ph, plan, x, v
-                )
-            )
+            and self._adaptation.adapt(pattern, robot, self._feet[ph.swing], t, ph, plan, x, v)
         )
         if adapted:
             plan = pattern.lipm(t)  # (re-planned over the moved footstep)
