@@ -9,7 +9,12 @@ import pytest
 from scipy.optimize import lsq_linear
 
 from wbcpy import _kernels
+from wbcpy.qp.backends import daqp_direct
 from wbcpy.qp.backends.daqp_direct import settings_vector
+
+#: the compiled level calls DAQP's C solver directly: without it (WBCPY_DAQP_DIRECT=0, another daqp
+#: release) there is no compiled level to test
+pytestmark = pytest.mark.skipif(not daqp_direct.bound(), reason="this daqp release is not bound directly")
 
 
 def _settings() -> np.ndarray:
