@@ -651,6 +651,9 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
                                               "n entries, on a level without Z");
             return NULL;
         }
+        /* (an int8 vector has no byte order or alignment to check; it is written: it overlaps no input) */
+        if (wk_disjoint_outputs(args, nargs, 1u << 13, "fused_level (the working set chol_first)") < 0)
+            return NULL;
         guess = PyArray_DATA(ga);
         chol_first = 1;
     } else if ((chol_first = PyObject_IsTrue(args[13])) < 0) {

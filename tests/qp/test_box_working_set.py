@@ -107,3 +107,15 @@ def test_working_set_with_a_null_space_is_refused() -> None:
     with pytest.raises(ValueError, match="working set"):
         _kernels.fused_level(A, y, r, Z, np.zeros(6), None, None, None, lb, ub, _settings(), 1e-9, None,
                              np.zeros(4, dtype=np.int8))  # fmt: skip
+
+
+def test_a_working_set_over_an_input_is_refused() -> None:
+    """The set is written: one sharing memory with an input (here y's bytes) is refused before any work,
+    and the input is unchanged."""
+    A, y, r, lb, ub = _level(2, 10, 6)
+    overlapping = y.view(np.int8)[:6]
+    overlapping[:] = 0
+    before = y.copy()
+    with pytest.raises(ValueError, match="overlaps"):
+        _solve(A, y, r, lb, ub, overlapping)
+    np.testing.assert_array_equal(y, before)
