@@ -148,3 +148,21 @@ def test_quintic_boundary_conditions(values, T):
         np.testing.assert_allclose(got, want, atol=1e-7 * (1 + 1 / T**2))
     t, h = 0.3 * T, 1e-6
     np.testing.assert_allclose(path(t)[1], (path(t + h)[0] - path(t - h)[0]) / (2 * h), atol=1e-4)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-2, 2), min_size=6, max_size=6), st.floats(0.05, 1.0))
+def test_quintic_samples_match_its_calls(values, T):
+    """``samples`` gives, row by row, what the path gives at each (clamped) time; its velocity and
+    acceleration are the central differences of its positions."""
+    p0, v0, a0 = (np.array(values[i : i + 2]) for i in (0, 2, 4))
+    path = quintic(p0, v0, a0, p0 + 0.2, T)
+    times = np.array([-0.1, 0.0, 0.25 * T, 0.6 * T, T, T + 0.5])
+    got = path.samples(times)
+    for k, t in enumerate(times):
+        for rows, want in zip(got, path(float(t)), strict=True):
+            np.testing.assert_allclose(rows[k], want, rtol=1e-12, atol=1e-12 * (1 + 1 / T**3))
+    h = 1e-5 * T
+    pos, vel, acc = path.samples(0.4 * T + np.array([-h, 0.0, h]))
+    np.testing.assert_allclose(vel[1], (pos[2] - pos[0]) / (2 * h), rtol=1e-5, atol=1e-5 * (1 + 1 / T))
+    np.testing.assert_allclose(acc[1], (vel[2] - vel[0]) / (2 * h), rtol=1e-5, atol=1e-5 * (1 + 1 / T**2))

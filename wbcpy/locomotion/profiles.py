@@ -52,12 +52,20 @@ class Quintic:
         self.coefficients = (c3, c4, c5)
 
     def __call__(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        t = min(max(t, 0.0), self.T)
+        return self._evaluate(min(max(t, 0.0), self.T))
+
+    def samples(self, times: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Position, velocity and acceleration at each of ``times`` (s, clamped to [0, T]): arrays of
+        shape (len(times), dim), row k at times[k]."""
+        return self._evaluate(np.clip(np.asarray(times, dtype=float), 0.0, self.T)[:, None])
+
+    def _evaluate(self, t: float | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """p, ṗ, p̈ at t (a float, or a column of times broadcast against the axes), in Horner form."""
         p0, v0, a0 = self.p0, self.v0, self.a0
         c3, c4, c5 = self.coefficients
-        pos = p0 + v0 * t + 0.5 * a0 * t**2 + c3 * t**3 + c4 * t**4 + c5 * t**5
-        vel = v0 + a0 * t + 3 * c3 * t**2 + 4 * c4 * t**3 + 5 * c5 * t**4
-        acc = a0 + 6 * c3 * t + 12 * c4 * t**2 + 20 * c5 * t**3
+        pos = p0 + t * (v0 + t * (0.5 * a0 + t * (c3 + t * (c4 + t * c5))))
+        vel = v0 + t * (a0 + t * (3 * c3 + t * (4 * c4 + t * (5 * c5))))
+        acc = a0 + t * (6 * c3 + t * (12 * c4 + t * (20 * c5)))
         return pos, vel, acc
 
 

@@ -39,13 +39,9 @@ def _peaks(pos: np.ndarray, vel: np.ndarray, acc: np.ndarray, goal: np.ndarray, 
            ) -> tuple[float, float]:  # fmt: skip
     """The largest ground speed (m/s) and acceleration (m/s²) of the quintic from (pos, vel, acc) to
     (goal, 0, 0) over T (s), over :data:`_SAMPLES` samples (the path's polynomials at once)."""
-    path = quintic(pos, vel, acc, goal, T)
-    c3, c4, c5 = path.coefficients
-    t = _FRACTIONS * T
-    speed = path.v0 + np.outer(t, path.a0) + np.outer(3 * t**2, c3) + np.outer(4 * t**3, c4)
-    speed += np.outer(5 * t**4, c5)
-    accel = path.a0 + np.outer(6 * t, c3) + np.outer(12 * t**2, c4) + np.outer(20 * t**3, c5)
-    return float(np.sqrt((speed * speed).sum(axis=1)).max()), float(np.sqrt((accel**2).sum(axis=1)).max())
+    _, speed, accel = quintic(pos, vel, acc, goal, T).samples(_FRACTIONS * T)
+    peak_v, peak_a = (float(np.sqrt((x * x).sum(axis=1)).max()) for x in (speed, accel))
+    return peak_v, peak_a
 
 
 def speed_limited(pos: np.ndarray, vel: np.ndarray, acc: np.ndarray, old: np.ndarray, new: np.ndarray,
