@@ -12,7 +12,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from wbcpy.locomotion.walk import _floor_wrenches, _violation
+from wbcpy.locomotion.walk_summary import _floor_wrenches, _violation
 
 MU = 0.3
 

@@ -8,7 +8,8 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from wbcpy.locomotion.walk import WalkLog, _slip
+from wbcpy.locomotion.walk_log import WalkLog
+from wbcpy.locomotion.walk_summary import _slip
 
 SOLES = ("left_sole_link", "right_sole_link")
 

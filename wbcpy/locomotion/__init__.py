@@ -18,7 +18,9 @@ from .pattern import WalkingPattern
 from .scaling import WalkingScale, walking_scale
 from .sole_finder import find_feet
 from .standing import standing_posture, start_posture
-from .walk import WalkLog, WalkSummary, walk
+from .walk import walk
+from .walk_log import WalkLog
+from .walk_summary import WalkSummary
 from .walking_robot import walking_robot
 
 __all__ = [

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 class WalkRecord(Protocol):
-    """What the figures read of a walk's log (:class:`~wbcpy.locomotion.walk.WalkLog` has it): the
+    """What the figures read of a walk's log (:class:`~wbcpy.locomotion.walk_log.WalkLog` has it): the
     arrays of the log's keys of the same names."""
 
     t: np.ndarray

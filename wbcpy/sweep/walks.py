@@ -27,7 +27,8 @@ checked when the file loads (:class:`~wbcpy.errors.ConfigError` naming the key);
 refuses (a double support longer than the step) is recorded in the run's ``status``. A walk sweep has no
 ``scene``, ``steps``, ``random`` or ``tolerances`` section: a walk's success is its own acceptance summary.
 
-Metrics (:data:`WALK_METRICS`), from the walk's :class:`~wbcpy.locomotion.walk.WalkSummary`: ``success``
+Metrics (:data:`WALK_METRICS`), from the walk's
+:class:`~wbcpy.locomotion.walk_summary.WalkSummary`: ``success``
 (1 when the summary is ok: no fall, no slip of an active sole above 5 mm/s or 0.05 rad/s, every wrench
 in the real soles' cones, |τ| within the effort limits, progress ≥ 90 % of the plan, 80 % when pushed),
 ``progress``, ``fell``, ``cop_margin`` (m), ``friction_use``, ``max_slip`` (m/s), ``max_slip_rotation``
@@ -42,8 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import ConfigError, ConfigKeyError
-from ..locomotion import walk
-from ..locomotion.walk import WalkSummary
+from ..locomotion import WalkSummary, walk
 from .metrics import Metric
 from .values import is_int, is_number
 
