@@ -59,7 +59,7 @@ from wbcpy.contacts import SurfaceContact
 from wbcpy.controllers import ComPD, JointPD
 from wbcpy.locomotion import WalkingController, WalkingPattern, plan_footsteps, walk
 from wbcpy.model.registry import load_robot
-from wbcpy.sim.contact_simulation import ContactPlant
+from wbcpy.sim.contact_plant import ContactPlant
 
 
 def _standing(robot):

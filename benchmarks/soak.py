@@ -11,7 +11,7 @@ Four loops, each ``--steps`` control steps (default 1e5) of the code a user writ
 * ``contact``: an InverseDynamicsScene on Talos standing on both soles (SRDF ``half_sitting``, surface
   contacts 0.2 × 0.13 m, μ = 0.3, effort limits on): COM (PD, kp 100, kd 20) swaying ±2 cm sideways
   (period 2 s) and posture (weight 1e-3, PD towards half_sitting) in one level; its joint torques τ drive
-  Pinocchio's rigid-contact dynamics (:class:`~wbcpy.sim.contact_simulation.ContactPlant`), dt = 1 ms.
+  Pinocchio's rigid-contact dynamics (:class:`~wbcpy.sim.contact_plant.ContactPlant`), dt = 1 ms.
   A step is the controller and the plant; a non-finite q, v, q̈, τ or contact wrench counts as bad.
 * ``multiref``: ``MultiRefMinJerkCtrl`` on the lwr4 chain, Ts = 10 ms, the target pose moving on the same
   circle; the joint target comes from the controller's bounded DLS IK (a new IK every 10 steps).
@@ -46,7 +46,7 @@ from wbcpy.contacts import SurfaceContact
 from wbcpy.controllers import CartesianPD, ComPD, JointPD
 from wbcpy.errors import UnknownNameError
 from wbcpy.ik import MultiRefMinJerkCtrl
-from wbcpy.sim.contact_simulation import ContactPlant
+from wbcpy.sim.contact_plant import ContactPlant
 from wbcpy.tasks import TaskConfig
 
 DT = 0.001

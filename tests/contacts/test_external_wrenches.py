@@ -18,7 +18,8 @@ from _id_helpers import SOLES, solve_talos, talos_scene
 from wbcpy.contacts.external import ExternalWrenches
 from wbcpy.errors import ConfigError, ConfigKeyError, InvalidValueError, UnknownNameError
 from wbcpy.scenes import load_scene_file
-from wbcpy.sim.contact_simulation import ContactPlant, ContactSimulation
+from wbcpy.sim.contact_plant import ContactPlant
+from wbcpy.sim.contact_simulation import ContactSimulation
 
 HAND = "arm_left_7_link"
 LOAD = 40.0  # N, hanging from the hand

@@ -16,7 +16,7 @@ import pytest
 from wbcpy.errors import ConfigError, InvalidValueError, ReadOnlyAttributeError, UnknownNameError
 from wbcpy.locomotion import WalkingController, WalkingPattern, plan_footsteps
 from wbcpy.locomotion.touchdown import DESCENT_SPEED, TOUCHDOWN_FORCE
-from wbcpy.sim.contact_simulation import ContactPlant
+from wbcpy.sim.contact_plant import ContactPlant
 
 SOLES = ("left_sole_link", "right_sole_link")
 DT = 0.002

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from wbcpy.errors import ConfigError, QPSolveError, WbcpyError
 from wbcpy.locomotion import WalkingController, walk
-from wbcpy.sim.contact_simulation import ContactPlant, ContactSimulation
+from wbcpy.sim.contact_plant import ContactPlant
+from wbcpy.sim.contact_simulation import ContactSimulation
 
 DT = 0.002
 SHORT = {"n_steps": 2, "length": 0.05}  # 1 + 2·0.8 + 1 = 3.6 s, 1800 control steps

@@ -19,7 +19,7 @@ from _concurrency import COPIERS, run_together
 
 from wbcpy.errors import ConcurrentUseError
 from wbcpy.locomotion import Footstep, WalkingController, WalkingPattern, WalkLog, plan_footsteps, walk
-from wbcpy.sim.contact_simulation import ContactPlant
+from wbcpy.sim.contact_plant import ContactPlant
 
 DT = 0.002
 

@@ -18,7 +18,7 @@ from _id_helpers import SOLES, solve_talos, talos_scene
 from wbcpy import InverseDynamicsScene, RobotModel
 from wbcpy.contacts import SurfaceContact
 from wbcpy.errors import ConfigError, QPSolveError
-from wbcpy.sim.contact_simulation import ContactPlant
+from wbcpy.sim.contact_plant import ContactPlant
 
 G0 = 9.81
 

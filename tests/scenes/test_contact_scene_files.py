@@ -19,7 +19,8 @@ from wbcpy.contacts import SurfaceContact
 from wbcpy.errors import ConfigError, ConfigKeyError
 from wbcpy.scenes import load_scene_file
 from wbcpy.sim import SceneSimulation
-from wbcpy.sim.contact_simulation import ContactPlant, ContactSimulation
+from wbcpy.sim.contact_plant import ContactPlant
+from wbcpy.sim.contact_simulation import ContactSimulation
 
 ROOT = Path(__file__).resolve().parents[2]
 TALOS_YAML = ROOT / "examples" / "talos_balance.yaml"

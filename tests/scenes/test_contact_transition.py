@@ -12,7 +12,7 @@ from _contact_oracle import talos_half_sitting
 from _id_helpers import SOLES, solve_talos, talos_scene
 
 from wbcpy.errors import ConfigError, ConfigKeyError
-from wbcpy.sim.contact_simulation import ContactPlant
+from wbcpy.sim.contact_plant import ContactPlant
 
 G0 = 9.81
 

@@ -12,7 +12,8 @@ from _contact_oracle import talos_half_sitting
 
 from wbcpy.contacts import SurfaceContact
 from wbcpy.errors import ConcurrentUseError, ConfigError, InvalidValueError, ReadOnlyAttributeError
-from wbcpy.sim.contact_simulation import ContactPlant, ContactSimulation
+from wbcpy.sim.contact_plant import ContactPlant
+from wbcpy.sim.contact_simulation import ContactSimulation
 
 SOLES = ("left_sole_link", "right_sole_link")
 

@@ -3,7 +3,7 @@
 Talos (example-robot-data) starts at its SRDF ``half_sitting`` posture on both soles (surface contacts
 0.2 × 0.13 m, μ = 0.3) and is simulated as a torque-controlled robot: every step the scene turns PD
 references into joint torques τ, and Pinocchio's rigid-contact dynamics integrate them
-(:class:`~wbcpy.sim.contact_simulation.ContactPlant`). Tasks, one weighted level: COM (weight 1, PD
+(:class:`~wbcpy.sim.contact_plant.ContactPlant`). Tasks, one weighted level: COM (weight 1, PD
 towards a minimum-jerk COM path), posture (1e-3, PD towards half_sitting), a Cartesian task on the right
 sole in world axes (1, active while the foot is lifted) and a wrench task on the right sole (1e-6 per
 entry, active while both soles are in contact). In double support the split of the weight between the
@@ -45,7 +45,7 @@ from ..controllers import CartesianPD, ComPD, JointPD
 from ..model.registry import load_robot
 from ..model.robot_model import RobotModel
 from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
-from ..sim.contact_simulation import ContactPlant
+from ..sim.contact_plant import ContactPlant
 from ..tasks import CartesianTask, ComTask, JointTask, WrenchReference
 
 #: the soles in contact (the right one is lifted)

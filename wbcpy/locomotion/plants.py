@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ConfigError
-from ..sim.contact_simulation import ContactPlant
+from ..sim.contact_plant import ContactPlant
 from ..sim.mujoco.options import ContactOptions
 from ..sim.plant import Plant
 

@@ -4,7 +4,7 @@ Per control step k (t = k·dt): the controller applies the pattern's contact eve
 (:meth:`WalkingController.schedule`), the plant reports the measured state (the rigid plant first takes
 the events over: a landing foot is an inelastic impact), the controller solves at that state, and the
 plant integrates its torques for dt. The plant (:class:`~wbcpy.sim.plant.Plant` protocol) is Pinocchio's
-rigid-contact dynamics (``plant="pinocchio"``, :class:`~wbcpy.sim.contact_simulation.ContactPlant`),
+rigid-contact dynamics (``plant="pinocchio"``, :class:`~wbcpy.sim.contact_plant.ContactPlant`),
 MuJoCo (``plant="mujoco"``, :class:`~wbcpy.sim.mujoco.MujocoPlant` with the real soles as boxes, μ of the
 controller, the library's contact options) or a plant object. A push (``push=(P, t)``) is an impulse on
 the floating base (N·s, +y world) through the plant's :meth:`~wbcpy.sim.plant.Plant.push`, or
@@ -39,7 +39,7 @@ import numpy as np
 
 from ..errors import ConfigError, QPSolveError, safe_repr
 from ..model.robot_model import RobotModel
-from ..sim.contact_simulation import ContactPlant
+from ..sim.contact_plant import ContactPlant
 from ..sim.plant import Plant
 from . import _checks
 from ._walk_inputs import check_log_path, check_push, control_steps, push_schedule
@@ -121,7 +121,7 @@ def walk(
             :class:`WalkingController`).
         plant: ``"pinocchio"`` (rigid contacts), ``"mujoco"`` (needs the ``mujoco`` package), or a plant
             object (:class:`~wbcpy.sim.plant.Plant`, its control period ``dt``, the robot's sizes; not a
-            :class:`~wbcpy.sim.contact_simulation.ContactPlant`, which follows its own scene).
+            :class:`~wbcpy.sim.contact_plant.ContactPlant`, which follows its own scene).
         plant_options: with ``plant="mujoco"``, the :class:`~wbcpy.sim.mujoco.ContactOptions` of its model
             (None: the library's).
         feet: the soles: a :class:`~wbcpy.locomotion.feet.Feet`, (left, right) frame names (``"L,R"``), or

@@ -5,7 +5,7 @@
 * :class:`Plant` — the plant protocol: state, torques for one control period, contact wrenches, pushes
   (:mod:`~wbcpy.sim.plant`);
 * :class:`ContactSimulation`, :class:`ContactPlant` — joint torques integrated with Pinocchio's rigid
-  constraint dynamics (:mod:`~wbcpy.sim.contact_simulation`);
+  constraint dynamics (:mod:`~wbcpy.sim.contact_simulation`, :mod:`~wbcpy.sim.contact_plant`);
 * :mod:`wbcpy.sim.mujoco` — a robot simulated by MuJoCo (``MujocoPlant``, ``ContactOptions``; the optional
   ``mujoco`` extra).
 
@@ -14,7 +14,8 @@ Layer: above the scenes.
 
 from __future__ import annotations
 
-from .contact_simulation import ContactPlant, ContactSimulation
+from .contact_plant import ContactPlant
+from .contact_simulation import ContactSimulation
 from .plant import Plant
 from .simulation import SceneSimulation, SimulationResult
 

@@ -1,6 +1,6 @@
 """The plant protocol: what a closed loop (:func:`wbcpy.locomotion.walk`) needs of the simulated robot.
 
-Two plants satisfy it: :class:`~wbcpy.sim.contact_simulation.ContactPlant` (Pinocchio's rigid contacts,
+Two plants satisfy it: :class:`~wbcpy.sim.contact_plant.ContactPlant` (Pinocchio's rigid contacts,
 ``name == "pinocchio"``) and :class:`~wbcpy.sim.mujoco.MujocoPlant` (MuJoCo's soft contacts,
 ``name == "mujoco"``). A user's own plant satisfies it when it has these members (``isinstance(obj,
 Plant)`` checks their presence, not their behaviour). One control period::

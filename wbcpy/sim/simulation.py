@@ -12,7 +12,7 @@ controller and the task maths, not a physical robot. A velocity scene (``scene.t
 plant); with collision avoidance the smallest pair distance met at an update is recorded. An
 :class:`~wbcpy.InverseDynamicsScene` (a scene file with ``contacts``) drives a physical plant:
 its joint torques τ are integrated by rigid-contact dynamics
-(:class:`~wbcpy.sim.contact_simulation.ContactPlant`), and the run records how far the simulated
+(:class:`~wbcpy.sim.contact_plant.ContactPlant`), and the run records how far the simulated
 contact wrenches leave their cones and the torques their limits; :meth:`SceneSimulation.push` pushes
 that simulated robot (an impulse, see :meth:`ContactSimulation.push
 <wbcpy.sim.contact_simulation.ContactSimulation.push>`).
@@ -33,7 +33,7 @@ from ..scenes.acceleration_scene import AccelerationScene
 from ..scenes.files.scene_file import SceneSetup
 from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..tasks import TasksStatus
-from .contact_simulation import ContactPlant
+from .contact_plant import ContactPlant
 
 
 @dataclass

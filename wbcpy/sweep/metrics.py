@@ -32,7 +32,7 @@ parameters and seed (bit-identical on any worker with the same kind of CPU: Open
 per CPU).
 
 **Footing (contact scenes).** The simulated contacts are rigid and bilateral
-(:class:`~wbcpy.sim.contact_simulation.ContactPlant`): they hold whatever the wrench, so the
+(:class:`~wbcpy.sim.contact_plant.ContactPlant`): they hold whatever the wrench, so the
 simulation alone never shows a fall. A real foot slips, tips or lifts once its wrench leaves the friction
 cone (centre of pressure outside the sole) or the normal-force bounds; the run treats the first step at
 which a simulated wrench is outside by more than :data:`FOOTING_TOLERANCE` × the robot's weight as the

@@ -2,7 +2,7 @@
 
 An acceleration scene file (``scene: acceleration``, the default) with a ``contacts`` list or an
 ``effort_limits`` option builds an :class:`~wbcpy.InverseDynamicsScene`, which ``wbcpy scene`` runs
-on a physical plant (:class:`~wbcpy.sim.contact_simulation.ContactPlant`)::
+on a physical plant (:class:`~wbcpy.sim.contact_plant.ContactPlant`)::
 
     contacts:                   # SurfaceContact / PointContact fields plus `type: surface | point`
       - {type: surface, frame: left_sole_link, half_size: [0.1, 0.065], mu: 0.3}
