@@ -3,7 +3,7 @@
 One weighted task level (the scene's hard constraints sit above it: equations of motion, rigid contacts,
 contact wrench cones, URDF effort limits):
 
-* ``com`` (weight 10): on the ground plane the DCM law of :meth:`WalkingController._write_com`, its
+* ``com`` (weight 10): on the ground plane the DCM law of :mod:`~wbcpy.locomotion.dcm_feedback`, its
   height by PD along the pattern's COM;
 * ``left_foot`` / ``right_foot`` (weight 10, active while that foot swings): the swing trajectory, PD in
   world axes;
@@ -57,10 +57,11 @@ from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
 from . import _checks
-from ._dcm import Lipm
+from .base_heading import BaseHeading
+from .dcm_feedback import DcmFeedback
 from .fallback import Fallback
 from .feet import Feet
-from .footsteps import SIDES, yaw_of
+from .footsteps import SIDES
 from .pattern import Phase, WalkingPattern
 from .push_recovery import FootstepAdaptation, Reach
 from .scaling import WalkingScale, walking_scale
@@ -249,7 +250,6 @@ class WalkingController:
         self._fallback = Fallback(robot.dof_names[6:])
         #: push recovery: whether it is on, the DCM gain, the adaptation of the swings (its state)
         self._push_recovery = _checks.flag(push_recovery, "push_recovery")
-        self._dcm_gain = 3.0 / scale.time
         self._reach = scale.reach
         self._swing_speed = SWING_SPEED * scale.size / scale.time
         self._clearance = SOLE_CLEARANCE * scale.size
@@ -260,9 +260,6 @@ class WalkingController:
         #: the swing foot's reference of the step (:meth:`_swing_reference`): placement, twist, acceleration
         self._swing_M, self._swing_v, self._swing_a = np.eye(4), np.zeros(6), np.zeros(6)
         self._swing_pose = pin.SE3.Identity()  # the foot law's target (set_target copies it)
-        #: the stance sole of :meth:`_clamp_zmp` (cx, cy and its rotation's ground block) and its key
-        self._stance_key: tuple[float, int] | None = None
-        self._stance = (0.0, 0.0, 1.0, 0.0, 0.0, 1.0)
         self._idle: list[None] = [None]  # (one thread at a time: wbcpy._support.exclusive)
 
     def _options(self, feet: Feet, dt: Any, half_size: Any, mu: Any, cop_margin: Any, friction_use: Any,
@@ -305,11 +302,11 @@ class WalkingController:
     @property
     def dcm_gain(self) -> float:
         """k_ξ (1/s) of the DCM feedback p* = p_ref + (1 + k_ξ/ω)(ξ − ξ_ref) (settable: in [0, 100])."""
-        return self._dcm_gain
+        return self._dcm.gain
 
     @dcm_gain.setter
     def dcm_gain(self, value: float) -> None:
-        self._dcm_gain = _checks.number(value, "dcm_gain", 0.0, 100.0, unit=" 1/s")
+        self._dcm.gain = _checks.number(value, "dcm_gain", 0.0, 100.0, unit=" 1/s")
 
     @property
     def adapt_threshold(self) -> float:
@@ -340,19 +337,12 @@ class WalkingController:
     def _bind_references(self) -> None:
         """The hot loop's references, validated once: the posture, base and swing-foot laws bound to
         their tasks (:meth:`~wbcpy.scenes.scene.Scene.bind`; per step only ``update()``, and
-        ``set_target`` when a target moves), and the COM task's acceleration written in place by
-        :meth:`_write_com` (the task's ``target_view``/``stamp`` protocol; its values come from the
-        pattern and the measured state, finite by construction)."""
+        ``set_target`` when a target moves), and the COM task's acceleration written in place by the DCM
+        feedback (:class:`~wbcpy.locomotion.dcm_feedback.DcmFeedback`)."""
         robot, scene = self._robot, self._scene
         self._posture_law = scene.bind("posture", self._posture_pd, self._posture_target)
         self._yaw = math.nan  # the base binding's target heading (rad)
-        soles = [yaw_of(robot.frame_placement(f).rotation) for f in self._feet.values()]
-        heading = math.atan2(sum(map(math.sin, soles)), sum(map(math.cos, soles)))
-        offset = yaw_of(robot.frame_placement(robot.root_link).rotation) - heading
-        #: the base's heading relative to the soles' mean heading at the start (rad, in [−π, π))
-        self._base_offset = (offset + math.pi) % (2 * math.pi) - math.pi
-        self._planted_key: tuple[float, str, int] | None = None
-        self._planted_sum = (0.0, 0.0)  # Σ sin, Σ cos of the planted soles' headings
+        self._heading = BaseHeading(robot, list(self._feet.values()))
         self._base_law = scene.bind("base", self._base_pd, pin.SE3.Identity())
         self._foot_law = {
             side: scene.bind(f"{side}_foot", self._foot_pd, robot.frame_placement(frame))
@@ -360,9 +350,9 @@ class WalkingController:
         }
         gains = (self._com_pd.kp, self._com_pd.kd)
         kp, kd = (np.broadcast_to(np.asarray(g, dtype=float), (3,)) for g in gains)
-        self._com_gains = (float(kp[2]), float(kd[2]))  # (the ground plane: the DCM law, no PD terms)
         scene.set_reference("com", self._com_pd.reference(self._com, robot.com()))
-        self._com_view = self._com.target_view()
+        height = (float(kp[2]), float(kd[2]))  # (the ground plane: the DCM law, no PD terms)
+        self._dcm = DcmFeedback(self._pattern, self._com, scene, self._inner, height, 3.0 / self._scale.time)
 
     # ------------------------------------------------------------------ contacts
     @exclusive
@@ -475,75 +465,6 @@ class WalkingController:
             self._unloaded = nxt.step
 
     # ------------------------------------------------------------------ references
-    def _base_yaw(self, t: float, ph: Phase, swing: str | None) -> float:
-        """The base's heading (rad): the mean of the planted soles' and the swing sole's headings (the
-        planted soles' part is cached per phase and plan version; the swing sole's from
-        :attr:`_swing_M`)."""
-        pattern = self._pattern
-        key = (ph.t0, ph.kind, pattern.version)
-        if self._planted_key != key:
-            yaws = [yaw_of(M.rotation) for M in pattern.planted(t).values()]
-            self._planted_sum = (sum(math.sin(y) for y in yaws), sum(math.cos(y) for y in yaws))
-            self._planted_key = key
-        s, c = self._planted_sum
-        if swing is not None:
-            y = yaw_of(self._swing_M)
-            s, c = s + math.sin(y), c + math.cos(y)
-        return math.atan2(s, c)
-
-    def _base_target(self, yaw: float) -> pin.SE3:
-        """The base upright with heading ``yaw`` (rad) plus its heading relative to the soles' at the start
-        (:attr:`_base_offset`: 0 when the base's x axis points forward, π for iCub's, whose points back)."""
-        yaw = yaw + self._base_offset
-        c, s = math.cos(yaw), math.sin(yaw)
-        return pin.SE3(np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]), np.zeros(3))
-
-    # ------------------------------------------------------------------ push recovery
-    def _write_com(self, plan: Lipm, ph: Phase, x: list[float], v: list[float]) -> None:
-        """The COM task's acceleration reference, written in place: ẍ*_{x,y} = ω²(x − p*) with the DCM
-        feedback p* = p_ref + (1 + k_ξ/ω)(ξ − ξ_ref), ξ = x + ẋ/ω the measured DCM (clamped into the stance
-        sole in single support: :meth:`_clamp_zmp`), ẍ*_z = ẍ_ref,z + k_p (z_ref − z) + k_d (ż_ref − ż) —
-        the same values as the COM law ``com_pd`` gives with its ground-plane gains 0 and K_ff = 1.
-
-        Args:
-            plan: the pattern's :meth:`~WalkingPattern.lipm` at the time. ph: its phase. x, v: the measured
-                COM position and velocity (world, m and m/s, as float lists).
-        """
-        pattern = self._pattern
-        w = pattern.omega
-        _, (xi0, xi1), (p0, p1) = plan
-        k = 1.0 + self._dcm_gain / w
-        px, py = self._clamp_zmp(ph, p0 + k * (x[0] + v[0] / w - xi0), p1 + k * (x[1] + v[1] / w - xi1))
-        kp, kd = self._com_gains
-        out = self._com_view
-        out[0] = w * w * (x[0] - px)
-        out[1] = w * w * (x[1] - py)
-        # (the plan's COM height is constant: z_ref = ground + z_c, ż_ref = z̈_ref = 0)
-        out[2] = kp * (pattern.ground + pattern.com_height - x[2]) + kd * (0.0 - v[2])
-        self._com.stamp(self._scene.clock())
-
-    def _clamp_zmp(self, ph: Phase, px: float, py: float) -> tuple[float, float]:
-        """In single support, (px, py) clamped into the stance sole as the scene sees it (a ZMP the
-        contact can realise: the COM task then asks for what the feet can give): in the sole's axes
-        (R₂ its rotation's ground block, c its centre) ℓ = clip(R₂ᵀ(p − c), ±half size), p = c + R₂ℓ.
-        The sole is cached per phase and plan version. Not clamped while the swing adapts its footstep
-        (a push: the hip strategy of the module docstring)."""
-        if ph.kind != "single" or ph.stance is None or self._adaptation.adapting:
-            return px, py
-        key = (ph.t0, self._pattern.version)
-        if self._stance_key != key:
-            sole = self._pattern.foot_before(ph.step, ph.stance)
-            (r00, r01, _), (r10, r11, _), _ = sole.rotation.tolist()
-            cx, cy, _ = sole.translation.tolist()
-            self._stance = (cx, cy, r00, r01, r10, r11)
-            self._stance_key = key
-        cx, cy, r00, r01, r10, r11 = self._stance
-        X, Y = self._inner
-        dx, dy = px - cx, py - cy
-        lx = min(max(r00 * dx + r10 * dy, -X), X)
-        ly = min(max(r01 * dx + r11 * dy, -Y), Y)
-        return cx + (r00 * lx + r01 * ly), cy + (r10 * lx + r11 * ly)
-
     def _swing_reference(self, t: float, ph: Phase) -> str | None:
         """The swing foot's reference at time t written into :attr:`_swing_M` (placement), ``_swing_v``
         and ``_swing_a`` (6-vectors, world axes): the pattern's, with the ground-plane path of a re-planned
@@ -600,11 +521,12 @@ class WalkingController:
             ph = pattern.phase(t)  # (and perhaps retimed: the swing lands earlier)
             if ph.kind == "single" and ph.step == self._swing_phase.step:
                 self._swing_phase = ph
-        self._write_com(plan, ph if self._swinging is None else self._swing_phase, x, v)
+        self._dcm.write(plan, ph if self._swinging is None else self._swing_phase, x, v,
+                        clamp=not self._adaptation.adapting)  # fmt: skip
         swing = self._swing_reference(t, ph)
-        yaw = self._base_yaw(t, ph, swing)
+        yaw = self._heading.yaw(pattern, t, ph, None if swing is None else self._swing_M)
         if yaw != self._yaw:  # (a new target only when the heading moves: turning, or a swing that turns)
-            self._base_law.set_target(self._base_target(yaw))
+            self._base_law.set_target(self._heading.target(yaw))
             self._yaw = yaw
         else:
             self._base_law.update()
