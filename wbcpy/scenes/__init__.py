@@ -28,7 +28,8 @@ import warnings
 from typing import Any
 
 from .acceleration_scene import SCENE_OPTIONS
-from .files.scene_file import SceneSetup, TaskTarget, load_scene_file
+from .files.scene_file import SceneSetup, load_scene_file
+from .files.task_targets import TaskTarget
 from .joint_command import JointCommand, NoSolutionError
 from .scene import Scene
 from .velocity_scene import VELOCITY_SCENE_OPTIONS
