@@ -90,7 +90,12 @@ def _level_point(hqp: HierarchicalQP, p: int, x: np.ndarray, lb, ub, keep: np.nd
     On that set the rows' cost is constant, so z is level p's optimum whenever x is lexicographically
     optimal. x itself for a level without regulariser; None when the solver fails. ``engine``: quadprog,
     or clarabel (an interior-point method: the second opinion where quadprog's active-set steps lose
-    digits, see :func:`verify_lexicographic`)."""
+    digits, see :func:`verify_lexicographic`).
+
+    Solved for the step w = z − x: ½ wᵀ diag(r + ε) w + (r∘x)ᵀw with the constraints' sides moved by x.
+    x is feasible to rounding, so w = 0 is, and the data the solver sees are the sides' distances from x,
+    not |x|: with |x| ~ 3e5 and r spanning nine decades both solvers call the unshifted set infeasible
+    (test_random_contact_scenes seed 680)."""
     r = hqp.levels[p].regularization
     if not r.any():
         return x
@@ -103,16 +108,19 @@ def _level_point(hqp: HierarchicalQP, p: int, x: np.ndarray, lb, ub, keep: np.nd
     box = 1e-8 * (1.0 + np.abs(x).max(initial=0.0))
     Gi, hi_ = _inequality_rows(C, lo - relax, hi + relax, np.where(fixed, -np.inf, lb - box),
                                np.where(fixed, np.inf, ub + box))  # fmt: skip
+    beq, hi_ = beq - eq @ x, hi_ - Gi @ x  # (the sides as seen from x)
     if engine == "clarabel":
-        return _clarabel_point(r + eps, eps * x, eq, beq, Gi, hi_)
+        w = _clarabel_point(r + eps, -r * x, eq, beq, Gi, hi_)
+        return None if w is None else x + w
     import quadprog
 
     G, h = np.vstack([eq, Gi]), np.concatenate([beq, hi_])
     try:
-        return quadprog.solve_qp(np.diag(r + eps), eps * x, G.T if G.shape[0] else None,
-                                 h if G.shape[0] else None, eq.shape[0])[0]  # fmt: skip
+        w = quadprog.solve_qp(np.diag(r + eps), -r * x, G.T if G.shape[0] else None,
+                              h if G.shape[0] else None, eq.shape[0])[0]  # fmt: skip
     except ValueError:
         return None
+    return x + w
 
 
 def _clarabel_point(d: np.ndarray, a: np.ndarray, eq: np.ndarray, beq: np.ndarray, G: np.ndarray,
