@@ -231,7 +231,7 @@ class WalkingController:
             foot = {"name": f"{side}_foot", "type": "cart", "tip": frame, "root": "universe"}
             configs.append({**foot, "weights": [10.0] * 6, "activation": 0.0})
         scene.configure(configs)
-        # the height by PD; the ground plane by the DCM law of _write_com (no PD terms there)
+        # the height by PD; the ground plane by the DCM law of DcmFeedback (no PD terms there)
         kp, kd = scale.gains(60.0)
         self._com_pd = ComPD(kp=[0.0, 0.0, kp], kd=[0.0, 0.0, kd])
         self._foot_pd = CartesianPD(*scale.gains(400.0, 40.0))
