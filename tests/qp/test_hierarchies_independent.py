@@ -82,7 +82,8 @@ def test_refinement_settles_a_semidefinite_level_with_exact_null_directions() ->
     Hessian's entries —, stepped along the null directions by 1/ε and found no certified point."""
     from _hierarchy_reference import _check_kkt, _prox_level
 
-    from wbcpy.qp.kkt import StdQP, refine
+    from wbcpy.qp.kkt import StdQP
+    from wbcpy.qp.refine import refine
 
     d = np.load(Path(__file__).parents[1] / "data" / "semidefinite_cone_level.npz")
     H, g, C, lo, hi = d["H"], d["g"], d["C"], d["lbC"], d["ubC"]

@@ -16,8 +16,9 @@ from scipy.optimize import lsq_linear
 from wbcpy.errors import ConcurrentUseError, QPSolveError
 from wbcpy.qp import HierarchicalQP, QPLevel, QPProblem, QPSolver, available_solvers
 from wbcpy.qp.fixed import FixedSplit, InfeasibleBoundsError
-from wbcpy.qp.kkt import StdQP, certify, certify_box, refine
+from wbcpy.qp.kkt import StdQP, certify, certify_box
 from wbcpy.qp.nullspace import InconsistentEqualitiesError, NullSpace
+from wbcpy.qp.refine import refine
 
 SOLVERS = available_solvers()
 

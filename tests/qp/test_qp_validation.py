@@ -13,8 +13,9 @@ import pytest
 from wbcpy.errors import InvalidValueError
 from wbcpy.qp import HierarchicalQP, QPLevel, QPProblem, QPSolver
 from wbcpy.qp.fixed import FixedSplit, InfeasibleBoundsError
-from wbcpy.qp.kkt import StdQP, cost, refine
+from wbcpy.qp.kkt import StdQP
 from wbcpy.qp.nullspace import InconsistentEqualitiesError, NullSpace
+from wbcpy.qp.refine import cost, refine
 
 FIELDS = ("H", "g", "A", "b", "C", "lbC", "ubC", "lb", "ub")
 

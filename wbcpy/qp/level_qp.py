@@ -9,7 +9,7 @@ With the level's weighted rows (A, y), its regularisation r, the affine set of
 (with Z = I and x̄ = 0 this is the level as given). Bounds stay plain bounds while Z = I and become rows
 of Z otherwise; rows that vanish after the projection (a variable or a constraint fixed by the levels
 above) are dropped after checking that x̄ satisfies them. The least-squares form of the cost
-(R = [AZ; √r∘Z], d = [y − A x̄; −√r∘x̄]) is attached for :func:`wbcpy.qp.kkt.refine`.
+(R = [AZ; √r∘Z], d = [y − A x̄; −√r∘x̄]) is attached for :func:`wbcpy.qp.refine.refine`.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def build_level(A: np.ndarray, y: np.ndarray, r: np.ndarray, ns: NullSpace, stac
 
 class _LeastSquares:
     """Lazy least-squares form (R, d) of a level's cost and the magnitudes its g was formed from, built
-    only when :func:`~wbcpy.qp.kkt.refine` or the certificate's rounding allowance needs them."""
+    only when :func:`~wbcpy.qp.refine.refine` or the certificate's rounding allowance needs them."""
 
     __slots__ = ("A", "AZ", "Z", "e", "r", "xbar", "y")
 

@@ -16,7 +16,7 @@
    the exact ones with step 2;
 6. with rescues on, when the caller knows a feasible point of the QP (``start``: a level below the
    first is solved on x = x̄ + Z w, and w = 0, the level above's answer, satisfies every constraint):
-   the exact active-set refinement (:func:`wbcpy.qp.kkt.refine`) started there. A dual active-set method
+   the exact active-set refinement (:func:`wbcpy.qp.refine.refine`) started there. A dual active-set method
    can call such a level infeasible at a degenerate vertex — constraints tight at x̄ whose rows are
    dependent to rounding, e.g. bound rows that the null space makes parallel to 1e-8 and that are tight
    from opposite sides (an implicit equality): it meets the dependent pair, finds a dual ray within its
@@ -30,7 +30,7 @@ Every answer is accepted only with a KKT certificate (:func:`wbcpy.qp.kkt.certif
 (never of a perturbed problem: a proximal iterate is certified with its multipliers against the level's
 own H and g): an exact backend's answer is certified as it is when its stationarity residual is below
 :data:`LOOSE`·kkt_tol; an iterative backend's answer, a proximal iterate, or an exact one that fails its
-certificate or passes it only loosely, is first refined on its active set (:func:`wbcpy.qp.kkt.refine`,
+certificate or passes it only loosely, is first refined on its active set (:func:`wbcpy.qp.refine.refine`,
 when ``polish`` is on: exact equality-constrained solves, least-squares form) and must then pass. A
 fallback that answered is counted (:attr:`LevelSolver.fallbacks`) and named in the level's status — never
 silent. When every attempt fails the level raises :class:`SolveFailedError` with what each attempt
@@ -65,8 +65,9 @@ from .._kernels import bounds_gap as _bounds_gap
 from .backends import Backend, make_backend
 from .backends.base import Rows
 from .fixed import FIX_TOL
-from .kkt import Certificate, RawResult, StdQP, as_dense, certify, cost, oversized, refine
+from .kkt import Certificate, RawResult, StdQP, as_dense, certify, oversized
 from .problem import QPLevel, StatusRecord
+from .refine import cost, refine
 
 _EPS = float(np.finfo(np.float64).eps)
 #: with ``tighten``, an exact backend's answer whose stationarity or feasibility residual exceeds
