@@ -1,4 +1,4 @@
-"""The walking controller's COM reference (:mod:`wbcpy.locomotion.dcm_feedback`) against its closed form:
+"""The walking controller's COM reference (:mod:`wbcpy.locomotion._dcm_feedback`) against its closed form:
 the commanded ZMP p* = x − ẍ*/ω² is p_ref + (1 + k_ξ/ω)(ξ − ξ_ref) unclamped; clamped, it is the point of
 the stance sole's inner rectangle nearest that p* in the sole's own axes (checked with Pinocchio's SE3: an
 error of sign or of axes moves it by centimetres); the height row is the PD of the pattern's COM height."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from wbcpy.locomotion import WalkingController, WalkingPattern, plan_footsteps
-from wbcpy.locomotion.dcm_feedback import DcmFeedback
+from wbcpy.locomotion._dcm_feedback import DcmFeedback
 from wbcpy.locomotion.footsteps import yaw_of
 
 

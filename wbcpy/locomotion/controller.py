@@ -3,7 +3,7 @@
 One weighted task level (the scene's hard constraints sit above it: equations of motion, rigid contacts,
 contact wrench cones, URDF effort limits):
 
-* ``com`` (weight 10): on the ground plane the DCM law of :mod:`~wbcpy.locomotion.dcm_feedback`, its
+* ``com`` (weight 10): on the ground plane the DCM law of :mod:`~wbcpy.locomotion._dcm_feedback`, its
   height by PD along the pattern's COM;
 * ``left_foot`` / ``right_foot`` (weight 10, active while that foot swings): the swing trajectory, PD in
   world axes;
@@ -57,8 +57,8 @@ from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
 from ..scenes.joint_command import JointCommand
 from ..tasks import CartesianTask, ComTask, JointTask
 from . import _checks
-from .base_heading import BaseHeading
-from .dcm_feedback import DcmFeedback
+from ._base_heading import BaseHeading
+from ._dcm_feedback import DcmFeedback
 from .fallback import Fallback
 from .feet import Feet
 from .footsteps import SIDES
@@ -338,7 +338,7 @@ class WalkingController:
         """The hot loop's references, validated once: the posture, base and swing-foot laws bound to
         their tasks (:meth:`~wbcpy.scenes.scene.Scene.bind`; per step only ``update()``, and
         ``set_target`` when a target moves), and the COM task's acceleration written in place by the DCM
-        feedback (:class:`~wbcpy.locomotion.dcm_feedback.DcmFeedback`)."""
+        feedback (:class:`~wbcpy.locomotion._dcm_feedback.DcmFeedback`)."""
         robot, scene = self._robot, self._scene
         self._posture_law = scene.bind("posture", self._posture_pd, self._posture_target)
         self._yaw = math.nan  # the base binding's target heading (rad)
