@@ -7,6 +7,8 @@ Oracle: raw Pinocchio on its own ``pin.Data`` (``computeAllTerms``, then ``cente
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -118,3 +120,23 @@ def test_gravity_alone_on_the_separate_path(model: pin.Model, monkeypatch: pytes
 )
 def test_the_versions_whose_binding_copies_the_model(version: str, copies: bool) -> None:
     assert _binding_copies_model(version) is copies
+
+
+def test_copies_and_threads_keep_the_separate_path(model: pin.Model, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A copy (same probe) and another thread (its own workspace, its own lazy g) give the same values."""
+    monkeypatch.setattr(_pin_bindings, "SEPARATE_ALL_TERMS", True)
+    robot = RobotModel(model)
+    q, v = _random_states(model, 1)[0]
+    robot.update(q, v)
+    ref = _oracle(model, q, v)
+    robot.mass_matrix_view()  # this thread: dynamics without g
+    twin = robot.copy()
+    twin.update(q, v)
+    out: dict[str, np.ndarray] = {}
+    worker = threading.Thread(target=lambda: out.update(g=robot.gravity(), nle=robot.nonlinear_effects()))
+    worker.start()
+    worker.join()
+    for g in (out["g"], robot.gravity(), twin.gravity()):
+        np.testing.assert_allclose(g, ref.g, atol=TOL)
+    np.testing.assert_allclose(out["nle"], ref.nle, atol=TOL)
+    np.testing.assert_allclose(twin.coriolis_centrifugal(), ref.nle - ref.g, atol=TOL)
