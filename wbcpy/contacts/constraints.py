@@ -23,7 +23,8 @@ the unactuated (free-flyer) and actuated DOFs, :meth:`ContactConstraints.update`
 
 J_c and a_c are Pinocchio's ``getFrameJacobian`` and ``getFrameClassicalAcceleration`` (``LOCAL``) on the
 calling thread's ``robot.data`` right after :meth:`~wbcpy.RobotModel.mass_matrix_view` filled it for the
-current state (``computeAllTerms``: joint placements, Jacobians and the q̈ = 0 accelerations are there).
+current state (the dynamics pass, :func:`~wbcpy.model._pin_bindings.all_terms`: joint placements, Jacobians
+and the q̈ = 0 accelerations are there).
 The arrays returned are new at every update (problems handed out never share memory with the scene).
 """
 
@@ -211,14 +212,17 @@ class ContactConstraints:
 
     def _contact_rows(self) -> None:
         """J_c and a_c of every active contact, in its own axes, into the preallocated buffers (the
-        robot's data holds the current state's ``computeAllTerms``: see the module docstring); then
+        robot's data holds the current state's dynamics pass: see the module docstring); then
         each loop closure's J and its a_c (J q̈ = −a_c: drift and Baumgarte terms); a contact with a
         velocity gain K_d adds K_d J_c v to its a_c (J_c q̈ = −a_c − K_d J_c v)."""
         robot = self.robot
         model, data = robot.model, robot.data
         for fid, J, acc in self._targets:
-            J[:] = _jacobian(model, data, fid, _LOCAL)[: J.shape[0]]
-            acc[:] = _acceleration(model, data, fid, _LOCAL).vector[: acc.shape[0]]
+            jac, bias = _jacobian(model, data, fid, _LOCAL), _acceleration(model, data, fid, _LOCAL).vector
+            if J.shape[0] == 6:  # a surface contact: all rows (a whole-array store, no slice object)
+                J[...], acc[...] = jac, bias
+            else:  # a point contact: the linear rows
+                J[...], acc[...] = jac[:3], bias[:3]
         if self._damped:
             v = robot.state_view("contact rows")[1]
             for kd, J, acc in self._damped:
@@ -240,7 +244,7 @@ class ContactConstraints:
         M = robot.mass_matrix_view()
         h = robot.nonlinear_effects_view()
         external = self.external
-        if external is not None and len(external):  # (robot.data holds computeAllTerms of this state)
+        if external is not None and len(external):  # (robot.data holds this state's dynamics pass)
             h = h - external.generalized_force(robot.model, robot.data)
         if self._mw:
             self._contact_rows()

@@ -26,7 +26,11 @@ group (stamp)      Pinocchio                                                  pr
 ``com``            ``kin`` + ``jac`` + ``centerOfMass(ACC)`` +                com, vcom, acom, Jcom
                    ``jacobianCenterOfMass`` (on ``dyn`` when fresh:
                    ``centerOfMass(ACC)`` alone)
-``dyn``            ``computeAllTerms(q, v)`` (also sets ``kin`` and ``jac``)  M, nle, g
+``dyn``            ``computeAllTerms(q, v)`` (also sets ``kin`` and ``jac``)  M, nle (and g, com and Jcom
+                   or :func:`~wbcpy.model._pin_bindings.all_terms`'s          with computeAllTerms)
+                   separate algorithms (also ``com``, not g)
+``grav``           ``dyn``, and ``computeGeneralizedGravity`` on the          g
+                   separate path
 ``minv``           Cholesky of M (small nv, ``dyn`` fresh) or                 M⁻¹
                    ``computeMinverse``
 =================  =========================================================  ===========================
@@ -44,7 +48,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import StateNotSetError
-from ._pin_bindings import BindingProbe, all_terms, has_mimic
+from ._pin_bindings import BindingProbe, all_terms, gravity, has_mimic
 
 #: offset of the frame placements' keys in a record's ``frames`` map (see the module docstring)
 PLACEMENT_KEY: Final = 1 << 40
@@ -106,6 +110,7 @@ class Workspace:
         "frames",
         "full",
         "g",
+        "grav",
         "jac",
         "kin",
         "mimic",
@@ -114,6 +119,7 @@ class Workspace:
         "model",
         "nle",
         "pos",
+        "separate",
         "src_M",
         "src_Minv",
         "zero_v",
@@ -135,10 +141,13 @@ class Workspace:
         self.jac: Record | None = None
         self.com: Record | None = None
         self.dyn: Record | None = None
+        self.grav: Record | None = None
         self.minv: Record | None = None
         self.com_bias = np.zeros(3)
         self.minv_fresh: np.ndarray | None = None
         self.mimic = has_mimic(model)
+        #: the dynamics from the separate algorithms (:func:`~wbcpy.model._pin_bindings.all_terms`)
+        self.separate = probe.separate
         self._nv1 = nv == 1  # Pinocchio returns 1-D Jacobians then: reshaped to (6, 1) and (3, 1)
         self._fill_M, self._fill_Minv = probe.fill_M, probe.fill_Minv
         self._chol_copy, self._minv_copy = probe.chol_returns_copy, probe.minv_returns_copy
@@ -271,17 +280,36 @@ class Workspace:
 
     # ------------------------------------------------------------------ dynamics
     def dynamics(self, st: Record, quantity: str) -> None:
-        """M (full), nle, g, joint Jacobians, COM and COM Jacobian in one ``computeAllTerms`` pass."""
+        """M (full), nle, joint Jacobians, COM and COM Jacobian in one pass of
+        :func:`~wbcpy.model._pin_bindings.all_terms`: ``computeAllTerms`` (g too), or the separate
+        algorithms (COM at acceleration level too, g left to :meth:`gravity`)."""
         if self.dyn is not st:
             q = st[Q]
             if q is None:
                 raise StateNotSetError(quantity)
-            all_terms(self.model, self.data, q, st[V], self.mimic)
+            data = self.data
+            if all_terms(self.model, data, q, st[V], self.separate):
+                self.grav = st
+            else:  # the separate path computed the COM at acceleration level: the com group is there
+                self.com_bias = data.acom[0].copy()
+                self.com = self.com_pos = st
             if self._fill_M:
                 M = self.src_M
-                np.copyto(M, self.data.M)
+                np.copyto(M, data.M)
                 np.copyto(M, M.T, where=self._lower_tri)
             self.dyn = self.jac = self.kin = self.pos = st
+
+    def gravity(self, st: Record, quantity: str) -> None:
+        """g(q) of record ``st`` in ``g``: with the dynamics, which may have computed it."""
+        if self.grav is not st:
+            q = st[Q]
+            if q is None:
+                raise StateNotSetError(quantity)
+            if self.dyn is not st:
+                self.dynamics(st, quantity)
+            if self.grav is not st:
+                gravity(self.model, self.data, q)
+                self.grav = st
 
     def minverse(self, st: Record, quantity: str) -> None:
         """M⁻¹: from the Cholesky factors of M when M is there for this record (small nv), else by

@@ -9,6 +9,12 @@ Models with mimic joints: Pinocchio (4.1) refuses them in ``computeAllTerms``, `
 the Cholesky routines. :func:`all_terms` is then the same results from the algorithms that take them
 (``crba``, ``nonLinearEffects``, ``computeGeneralizedGravity``, ``forwardKinematics``,
 ``computeJointJacobians``, ``jacobianCenterOfMass``), and M⁻¹ is the inverse of M (:func:`has_mimic`).
+
+Pinocchio 3.5 to 4.0: the Python binding of ``computeAllTerms`` checks the model for mimic joints on a copy
+of the whole ``pin.Model`` at every call (its ``mimic_not_supported_function`` call policy extracts the
+model by value; 4.1 extracts a reference, 3.4 has no check), which costs more than the separate
+algorithms. :data:`SEPARATE_ALL_TERMS` makes :func:`all_terms` take the separate algorithms there too.
+C++ callers (PlaCo, TSID) never pay the copy.
 """
 
 from __future__ import annotations
@@ -19,6 +25,22 @@ import numpy as np
 import pinocchio as pin
 
 
+def _binding_copies_model(version: str) -> bool:
+    """True for the Pinocchio versions whose Python ``computeAllTerms`` copies the model at each call:
+    3.5.0 (the mimic-joint checks) up to, not including, 4.1.0 (the check on a reference)."""
+    major_minor = tuple(int(part) for part in version.split(".")[:2])
+    return (3, 5) <= major_minor < (4, 1)
+
+
+#: :func:`all_terms` takes the separate algorithms for every model (see the module docstring)
+SEPARATE_ALL_TERMS = _binding_copies_model(pin.__version__)
+
+
+#: Pinocchio's world convention of ``crba`` (it also fills ``data.J`` with the joint Jacobians), or None
+#: in versions without the convention argument
+_WORLD = getattr(getattr(pin, "Convention", None), "WORLD", None)
+
+
 def has_mimic(model: pin.Model) -> bool:
     """True when the model has mimic joints (see the module docstring)."""
     return int(getattr(model, "nvExtended", model.nv)) != model.nv or any(
@@ -26,21 +48,38 @@ def has_mimic(model: pin.Model) -> bool:
     )
 
 
-def all_terms(model: pin.Model, data: pin.Data, q: np.ndarray, v: np.ndarray, mimic: bool) -> None:
+def all_terms(model: pin.Model, data: pin.Data, q: np.ndarray, v: np.ndarray, separate: bool) -> bool:
     """``computeAllTerms(q, v)``: M, nle, g, joint placements, velocities and q̈ = 0 accelerations, joint
-    Jacobians, COM and COM Jacobian; for a model with mimic joints (``mimic``) the same results from the
-    algorithms that take them (the kinematics last, so that ``data.a`` holds the q̈ = 0 accelerations
-    without gravity, as after computeAllTerms)."""
-    if not mimic:
+    Jacobians, COM and COM Jacobian. With ``separate`` (a model with mimic joints, or
+    :data:`SEPARATE_ALL_TERMS`) the same results but g from the algorithms that take them, the kinematics
+    last (so that ``data.a`` holds the q̈ = 0 accelerations without gravity, as after computeAllTerms),
+    and the COM at acceleration level (``data.acom[0]`` = J̇_com q̇ too, the COM of the whole body only).
+
+    Returns:
+        True when ``data.g`` holds g(q) (computeAllTerms); False on the separate path, whose caller
+        computes g on demand (:func:`gravity`): most steps never read it.
+    """
+    if not separate:
         pin.computeAllTerms(model, data, q, v)
-        return
-    pin.crba(model, data, q)
+        return True
+    if _WORLD is None:
+        pin.crba(model, data, q)
+    else:  # the world-convention CRBA computes the joint Jacobians on its way
+        pin.crba(model, data, q, _WORLD)
     pin.nonLinearEffects(model, data, q, v)
-    pin.computeGeneralizedGravity(model, data, q)
     pin.forwardKinematics(model, data, q, v, np.zeros(model.nv))
-    pin.computeJointJacobians(model, data)
-    pin.centerOfMass(model, data, pin.KinematicLevel.VELOCITY, False)
+    if _WORLD is None:
+        pin.computeJointJacobians(model, data)
+    pin.centerOfMass(model, data, pin.KinematicLevel.ACCELERATION, False)
     pin.jacobianCenterOfMass(model, data, False)
+    return False
+
+
+def gravity(model: pin.Model, data: pin.Data, q: np.ndarray) -> None:
+    """g(q) into ``data.g`` by ``computeGeneralizedGravity``, which besides g writes only the parent-relative
+    placements ``liMi`` (the same values at the same q) and its own gravity accelerations and forces
+    (``a_gf``, ``f``): what :func:`all_terms` left for the other readers stays valid."""
+    pin.computeGeneralizedGravity(model, data, q)
 
 
 class BindingProbe(NamedTuple):
@@ -52,12 +91,15 @@ class BindingProbe(NamedTuple):
             ``cholesky.computeMinv``.
         chol_returns_copy: ``cholesky.computeMinv`` returns a new full nv×nv float64 array.
         minv_returns_copy: ``computeMinverse`` returns a new full nv×nv float64 array.
+        separate: :func:`all_terms` takes the separate algorithms for this model (mimic joints, or
+            :data:`SEPARATE_ALL_TERMS`).
     """
 
     fill_M: bool
     fill_Minv: bool
     chol_returns_copy: bool
     minv_returns_copy: bool
+    separate: bool
 
 
 def _is_new_matrix(x: Any, nv: int, buffer: np.ndarray) -> bool:
@@ -78,10 +120,11 @@ def probe_bindings(model: pin.Model) -> BindingProbe:
     q = pin.neutral(model)
     scratch.M[:] = np.nan
     mimic = has_mimic(model)
-    all_terms(model, scratch, q, np.zeros(nv), mimic)
+    separate = mimic or SEPARATE_ALL_TERMS
+    all_terms(model, scratch, q, np.zeros(nv), separate)
+    fill_M = nv > 1 and bool(np.isnan(scratch.M).any())
     if mimic:  # M⁻¹ is wbcpy's inverse of M (a new full array)
-        fill_M = nv > 1 and bool(np.isnan(scratch.M).any())
-        return BindingProbe(fill_M=fill_M, fill_Minv=False, chol_returns_copy=True, minv_returns_copy=True)
+        return BindingProbe(fill_M, False, chol_returns_copy=True, minv_returns_copy=True, separate=True)
     scratch.Minv[:] = np.nan
     minv = pin.computeMinverse(model, scratch, q)
     minv_partial = bool(np.isnan(scratch.Minv).any())
@@ -89,11 +132,11 @@ def probe_bindings(model: pin.Model) -> BindingProbe:
     pin.cholesky.decompose(model, scratch)
     chol = pin.cholesky.computeMinv(model, scratch)
     chol_partial = bool(np.isnan(scratch.Minv).any())
-    fill_M = nv > 1 and bool(np.isnan(scratch.M).any())
     fill_Minv = nv > 1 and (minv_partial or chol_partial)
     return BindingProbe(
         fill_M=fill_M,
         fill_Minv=fill_Minv,
         chol_returns_copy=not fill_Minv and _is_new_matrix(chol, nv, scratch.Minv),
         minv_returns_copy=not fill_Minv and _is_new_matrix(minv, nv, scratch.Minv),
+        separate=separate,
     )

@@ -423,15 +423,15 @@ class RobotModel(RobotStateViews):
     def gravity(self) -> np.ndarray:
         """Generalised gravity torques g(q) (nv): τ = M q̈ + b + g."""
         ws, st = self._tls.ws, self._st
-        if ws.dyn is not st:
-            ws.dynamics(st, "gravity")
+        if ws.grav is not st:
+            ws.gravity(st, "gravity")
         return ws.g.copy()
 
     def coriolis_centrifugal(self) -> np.ndarray:
         """Coriolis and centrifugal torques b = C(q, q̇) q̇ (nv), gravity excluded."""
         ws, st = self._tls.ws, self._st
-        if ws.dyn is not st:
-            ws.dynamics(st, "Coriolis/centrifugal torques")
+        if ws.grav is not st:
+            ws.gravity(st, "Coriolis/centrifugal torques")
         b: np.ndarray = ws.nle - ws.g
         return b
 
