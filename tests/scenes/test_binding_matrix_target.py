@@ -78,6 +78,10 @@ def test_matrix_and_se3_targets_give_the_same_references(cls, name):
     np.testing.assert_allclose(x1, x0, rtol=1e-10, atol=1e-12)
 
 
+class _Sub(np.ndarray):
+    """An ndarray subclass (its instances are matrices of their own kind)."""
+
+
 def test_the_callers_array_is_copied():
     robot = lwr4()
     robot.update(np.full(7, 0.3))
@@ -91,6 +95,10 @@ def test_the_callers_array_is_copied():
     np.testing.assert_array_equal(scene.get_task("ee").reference.twist, before)
     np.testing.assert_array_equal(binding.target, target.homogeneous)
     assert binding.target is not M
+    # an ndarray subclass is read as its plain array
+    binding.set_target(target.homogeneous.view(_Sub))
+    assert type(binding.target) is np.ndarray
+    np.testing.assert_array_equal(scene.get_task("ee").reference.twist, before)
     # copies and pickles of the scene carry the reference the matrix target gave
     for other in (copy.deepcopy(scene), pickle.loads(pickle.dumps(scene))):
         np.testing.assert_array_equal(other.get_task("ee").reference.twist, before)

@@ -110,7 +110,7 @@ def homogeneous_copy(target: np.ndarray, name: str) -> np.ndarray:
     if target.shape != (4, 4) or target.dtype != np.float64:
         why = f"expected a pin.SE3 or a 4×4 float64 homogeneous matrix, got {target.dtype} {target.shape}"
         raise InvalidValueError(name, (4, 4), target.shape, reason=why)
-    pose = target.copy()  # (the caller may reuse its array: the binding keeps this copy)
+    pose = np.array(target)  # (a plain-array copy: the caller may reuse its array, the binding keeps this)
     err, det = _transform_error(pose)
     if not (err <= ROTATION_TOL and det > 0.0):
         check_homogeneous(pose, name)  # raises naming what is wrong (non-finite, not a rotation)
@@ -341,7 +341,7 @@ class LawEvaluator:
         """
         self._target, self._c = self.validated(target, velocity, acceleration, TARGET_NAMES, True)
         # (a matrix is kept as a copy of its own: the caller may write the next target into its array)
-        self.target = target.copy() if self._pose and isinstance(target, np.ndarray) else target
+        self.target = np.array(target) if self._pose and isinstance(target, np.ndarray) else target
 
     def _const_term(
         self, velocity: Any, acceleration: Any, names: tuple[str, str, str]
