@@ -35,8 +35,10 @@ def _target(task) -> pin.SE3:
     )
 
 
-def test_matrix_target_against_raw_pinocchio():
-    """Velocity law, world-axes path: twist_ref = K_p (p_d − p, log3(R_d Rᵀ)) + K_ff v_d, written out here."""
+@pytest.mark.parametrize("kff", [0.7, 1.0, [1.0, 1.0, 1.0, 1.0, 1.0, 0.5]])
+def test_matrix_target_against_raw_pinocchio(kff):
+    """Velocity law, world-axes path: twist_ref = K_p (p_d − p, log3(R_d Rᵀ)) + K_ff v_d, written out here
+    (K_ff = 1, the default, included)."""
     robot = lwr4()
     rng = np.random.default_rng(11)
     q, _ = random_state(robot, rng)
@@ -44,12 +46,12 @@ def test_matrix_target_against_raw_pinocchio():
     scene = _scene(robot, VelocityScene)
     target = _target(scene.get_task("ee"))
     vd = rng.normal(size=6)
-    scene.bind("ee", CartesianVelocityLaw(kp=[5, 4, 3, 2, 1, 0.5], kff=0.7), target.homogeneous, vd)
+    scene.bind("ee", CartesianVelocityLaw(kp=[5, 4, 3, 2, 1, 0.5], kff=kff), target.homogeneous, vd)
     model, data = robot.model, robot.model.createData()
     pin.framesForwardKinematics(model, data, q)
     M = data.oMf[model.getFrameId("lwr_ee")]
     e = np.concatenate([target.translation - M.translation, pin.log3(target.rotation @ M.rotation.T)])
-    expected = np.array([5, 4, 3, 2, 1, 0.5]) * e + 0.7 * vd
+    expected = np.array([5, 4, 3, 2, 1, 0.5]) * e + np.asarray(kff) * vd
     np.testing.assert_allclose(scene.get_task("ee").reference.twist, expected, rtol=1e-12, atol=1e-12)
 
 

@@ -242,6 +242,7 @@ class LawEvaluator:
         self._kp = _gain(kp, n, "kp")
         self._kd = np.zeros(n) if velocity_level else _gain(kd, n, "kd")
         self._kff = _gain(kff, n, "kff")
+        self._kff_one = bool(np.all(self._kff == 1.0))  # (K_ff = 1, the default: K_ff ẋ_d is ẋ_d exactly)
         self._limit = None if limit is None else _gain(limit, n, "limit")
         self._e = np.zeros(n)  # (scratch of the pose kernel, written and read within one call)
         self._zero = np.zeros(n)  # the constant term without feed-forward, shared and read-only
@@ -371,7 +372,8 @@ class LawEvaluator:
                 raise ConfigError(names[2], "velocity laws take no acceleration feed-forward")
             if vd is None:
                 return None
-            vd *= self._kff  # (vd is a new array)
+            if not self._kff_one:
+                vd *= self._kff  # (vd is a new array)
             return vd
         ad = optional_vector(acceleration, n, names[2])
         const = None if vd is None else self._kd * vd
