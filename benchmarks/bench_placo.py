@@ -97,7 +97,7 @@ class WbcpyKinematicWalk:
         for side, placement in pattern.planted(t).items():
             self.feet[side].set_target(placement)  # (a planted sole: no feed-forward)
         if swing is not None:
-            self.feet[swing].set_target(pin.SE3(self._M), self._twist)
+            self.feet[swing].set_target(self._M, self._twist)  # (a 4×4 homogeneous matrix is a pose target)
         self.torso.update()
         self.posture.update()
         self.scene.solve(self.scene.update())

@@ -301,7 +301,7 @@ def walk_case(with_placo: bool) -> Case:
         for side, placement in pattern.planted(t).items():
             feet[side].set_target(placement, zero)
         if swing is not None:
-            feet[swing].set_target(pin.SE3(M), twist)
+            feet[swing].set_target(M, twist)  # (a 4×4 homogeneous matrix is a pose target)
         for law in others:
             law.update()
         scene.solve(scene.update())

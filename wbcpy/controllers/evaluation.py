@@ -45,7 +45,13 @@ from .._kernels import pose_law as _pose_law
 from .._kernels import state_copy as _state_copy
 from .._kernels import transform_error as _transform_error
 from .._kernels import vector_law as _vector_law
-from .._support.validation import ROTATION_TOL, as_vector, optional_vector, se3_homogeneous
+from .._support.validation import (
+    ROTATION_TOL,
+    as_vector,
+    check_homogeneous,
+    optional_vector,
+    se3_homogeneous,
+)
 from ..errors import ConfigError, InvalidValueError
 from ..tasks import CartesianTask, ComTask, JointTask, Task, task_type
 from ._gains import as_gain
@@ -74,19 +80,45 @@ def law_gains(law: Any) -> tuple[Any, ...]:
     return (law.kp, None if velocity else law.kd, law.kff, limit)
 
 
-def _pose_matrix(target: Any, name: str) -> np.ndarray:
+def _pose_matrix(target: Any, name: str, matrix: bool = False) -> np.ndarray:
     """The homogeneous matrix (a new 4×4 array) of a valid pose target: :func:`se3_homogeneous` with its
-    compiled check first.
+    compiled check first; with ``matrix``, a 4×4 homogeneous matrix is taken too
+    (:func:`homogeneous_copy`).
 
     Raises:
-        InvalidValueError: not a ``pin.SE3``, non-finite, or not a proper rotation.
+        InvalidValueError: not a ``pin.SE3`` (or a matrix where one is taken), non-finite, or not a proper
+            rotation.
     """
     if type(target) is pin.SE3:
         pose: np.ndarray = target.homogeneous
         err, det = _transform_error(pose)
         if err <= ROTATION_TOL and det > 0.0:
             return pose
+    elif matrix and isinstance(target, np.ndarray):
+        return homogeneous_copy(target, name)
     return se3_homogeneous(target, name)  # (a subclass of pin.SE3, or raises saying what is wrong)
+
+
+def homogeneous_copy(target: np.ndarray, name: str) -> np.ndarray:
+    """A copy of a valid 4×4 homogeneous matrix [[R, p], [0, 0, 0, 1]]: float64, finite, R a proper
+    rotation (max |RᵀR − I| ≤ :data:`~wbcpy._support.validation.ROTATION_TOL`, det R > 0), last row exactly
+    (0, 0, 0, 1) — the checks of a ``pin.SE3`` target on its ``homogeneous`` matrix.
+
+    Raises:
+        InvalidValueError: another shape or dtype, a non-finite entry, not a rotation, another last row.
+    """
+    if target.shape != (4, 4) or target.dtype != np.float64:
+        why = f"expected a pin.SE3 or a 4×4 float64 homogeneous matrix, got {target.dtype} {target.shape}"
+        raise InvalidValueError(name, (4, 4), target.shape, reason=why)
+    pose = np.array(target)  # (a plain-array copy: the caller may reuse its array, the binding keeps this)
+    err, det = _transform_error(pose)
+    if not (err <= ROTATION_TOL and det > 0.0):
+        check_homogeneous(pose, name)  # raises naming what is wrong (non-finite, not a rotation)
+    last = pose[3].tolist()
+    if last != [0.0, 0.0, 0.0, 1.0]:
+        why = f"a homogeneous matrix has the last row (0, 0, 0, 1), got {last}"
+        raise InvalidValueError(name, "last row (0, 0, 0, 1)", last, reason=why)
+    return pose
 
 
 #: evaluators a law keeps for the tasks it was last applied to (:func:`evaluator_for`)
@@ -210,6 +242,7 @@ class LawEvaluator:
         self._kp = _gain(kp, n, "kp")
         self._kd = np.zeros(n) if velocity_level else _gain(kd, n, "kd")
         self._kff = _gain(kff, n, "kff")
+        self._kff_one = bool(np.all(self._kff == 1.0))  # (K_ff = 1, the default: K_ff ẋ_d is ẋ_d exactly)
         self._limit = None if limit is None else _gain(limit, n, "limit")
         self._e = np.zeros(n)  # (scratch of the pose kernel, written and read within one call)
         self._zero = np.zeros(n)  # the constant term without feed-forward, shared and read-only
@@ -260,13 +293,15 @@ class LawEvaluator:
 
     # ------------------------------------------------------------------ target
     def validated(self, target: Any, velocity: Any = None, acceleration: Any = None,
-                  names: tuple[str, str, str] = TARGET_NAMES) -> tuple[Any, NDArray[np.float64]]:  # fmt: skip
+                  names: tuple[str, str, str] = TARGET_NAMES,
+                  matrix: bool = False) -> tuple[Any, NDArray[np.float64]]:  # fmt: skip
         """A target and its feed-forward validated, as :meth:`evaluate` takes them; changes nothing.
 
         Args:
             target: a ``pin.SE3`` (Cartesian task: tip in root coordinates) or n values.
             velocity, acceleration: optional feed-forward (n values; acceleration only with a PD law).
             names: the arguments' names in error messages (target, velocity, acceleration).
+            matrix: a Cartesian target may also be a 4×4 homogeneous matrix (:func:`homogeneous_copy`).
 
         Returns:
             (the target as the evaluation reads it — a new array of n values for a vector target, the
@@ -278,8 +313,9 @@ class LawEvaluator:
             ConfigError: an acceleration feed-forward for a velocity law.
         """
         if self._pose:
-            pose = _pose_matrix(target, names[0])  # (a new 4×4 array)
-            const = self._const_term(velocity, acceleration, names)
+            pose = _pose_matrix(target, names[0], matrix)  # (a new 4×4 array)
+            const = (self._zero if velocity is None and acceleration is None
+                     else self._const_term(velocity, acceleration, names))  # fmt: skip
             if not self.fast:
                 return pin.SE3(pose), const
             if self._root_offset:  # (the world-axes path reads the target's homogeneous matrix only)
@@ -298,14 +334,15 @@ class LawEvaluator:
         return world, self._const_term(velocity, acceleration, names)
 
     def set_target(self, target: Any, velocity: Any = None, acceleration: Any = None) -> None:
-        """Validate and keep a new target and feed-forward (:meth:`validated`): :meth:`evaluate` without
-        a target reads these.
+        """Validate and keep a new target and feed-forward (:meth:`validated`; a Cartesian target may be a
+        ``pin.SE3`` or a 4×4 homogeneous matrix): :meth:`evaluate` without a target reads these.
 
         Raises:
             InvalidValueError, ConfigError: as :meth:`validated`; nothing changes.
         """
-        self._target, self._c = self.validated(target, velocity, acceleration)
-        self.target = target
+        self._target, self._c = self.validated(target, velocity, acceleration, TARGET_NAMES, True)
+        # (a matrix is kept as a copy of its own: the caller may write the next target into its array)
+        self.target = np.array(target) if self._pose and isinstance(target, np.ndarray) else target
 
     def _const_term(
         self, velocity: Any, acceleration: Any, names: tuple[str, str, str]
@@ -335,7 +372,8 @@ class LawEvaluator:
                 raise ConfigError(names[2], "velocity laws take no acceleration feed-forward")
             if vd is None:
                 return None
-            vd *= self._kff  # (vd is a new array)
+            if not self._kff_one:
+                vd *= self._kff  # (vd is a new array)
             return vd
         ad = optional_vector(acceleration, n, names[2])
         const = None if vd is None else self._kd * vd

@@ -199,7 +199,7 @@ class WalkingPattern(SealedAfterInit):
     @property
     def start(self) -> dict[str, pin.SE3]:
         """{side: placement} of the soles at the start (copies)."""
-        return {side: pin.SE3(M) for side, M in self._start.items()}
+        return {side: M.copy() for side, M in self._start.items()}  # (SE3.copy: pin.SE3(M) costs more)
 
     @property
     def com0(self) -> np.ndarray:
@@ -252,7 +252,7 @@ class WalkingPattern(SealedAfterInit):
         k = _checks.step_index(k, len(steps) + 1, query=True)
         if side not in SIDES:
             raise ConfigError("side", f"must be 'left' or 'right', got {short_repr(side)}")
-        return pin.SE3(foot_before(steps, self._start, k, side))
+        return foot_before(steps, self._start, k, side).copy()
 
     def planted(self, t: float) -> dict[str, pin.SE3]:
         """{side: placement} of the soles on the ground at time t (the schedule's contacts; copies).
@@ -265,7 +265,7 @@ class WalkingPattern(SealedAfterInit):
             return self.start
         k = ph.step if ph.kind != "end" else len(steps)
         k += ph.kind == "double"
-        out = {side: pin.SE3(foot_before(steps, self._start, k, side)) for side in SIDES}
+        out = {side: foot_before(steps, self._start, k, side).copy() for side in SIDES}
         if ph.kind == "single" and ph.swing is not None:
             del out[ph.swing]
         return out
@@ -403,7 +403,8 @@ class WalkingPattern(SealedAfterInit):
             InvalidValueError: t is not a finite real number; ``M``, ``vel`` or ``acc`` is not a writable
                 float64 array of shape (4, 4), (6,), (6,).
         """
-        _check_buffers(M, vel, acc)
+        if not (_buffer_ok(M, (4, 4)) and _buffer_ok(vel, (6,)) and _buffer_ok(acc, (6,))):
+            _check_buffers(M, vel, acc)  # (raises, naming the buffer)
         ph = self.phase(t)
         if ph.kind != "single" or ph.swing is None:
             return None
@@ -419,14 +420,12 @@ class WalkingPattern(SealedAfterInit):
         z, dz, ddz = bump(s)
         h = self.step_height
         v1, a1 = dm / Ts, ddm / Ts**2
-        vel[0], vel[1], vel[2], vel[5] = v1 * dx, v1 * dy, v1 * dz_ + h * dz / Ts, dyaw * dm / Ts
-        acc[0], acc[1], acc[2], acc[5] = a1 * dx, a1 * dy, a1 * dz_ + h * ddz / Ts**2, dyaw * ddm / Ts**2
-        vel[3] = vel[4] = acc[3] = acc[4] = 0.0
+        # (each buffer written by one slice assignment: a NumPy item assignment costs about as much)
+        vel[:] = (v1 * dx, v1 * dy, v1 * dz_ + h * dz / Ts, 0.0, 0.0, dyaw * dm / Ts)
+        acc[:] = (a1 * dx, a1 * dy, a1 * dz_ + h * ddz / Ts**2, 0.0, 0.0, dyaw * ddm / Ts**2)
         # the sole turns about the vertical (flat: a yaw rotation)
         c, sn = math.cos(yaw := ya + m * dyaw), math.sin(yaw)
-        M[0, 0], M[0, 1], M[0, 2], M[0, 3] = c, -sn, 0.0, ax + m * dx
-        M[1, 0], M[1, 1], M[1, 2], M[1, 3] = sn, c, 0.0, ay + m * dy
-        M[2, 0], M[2, 1], M[2, 2], M[2, 3] = 0.0, 0.0, 1.0, az + m * dz_ + h * z
+        M[:3] = ((c, -sn, 0.0, ax + m * dx), (sn, c, 0.0, ay + m * dy), (0.0, 0.0, 1.0, az + m * dz_ + h * z))
         return ph.swing
 
 

@@ -378,7 +378,7 @@ class RobotModel(RobotStateViews):
     # ------------------------------------------------------------------ kinematics (new arrays)
     def frame_placement(self, frame: str | int) -> pin.SE3:
         """World placement ``oMf`` of a frame (a new ``pin.SE3``)."""
-        return pin.SE3(self.frame_placement_view(frame))
+        return self.frame_placement_view(frame).copy()  # (SE3.copy: the constructor costs more)
 
     def frame_velocity(self, frame: str | int) -> np.ndarray:
         """Spatial velocity (v, ω) of a frame origin in world axes (6, m/s over rad/s)."""

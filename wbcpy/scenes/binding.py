@@ -19,9 +19,11 @@ Laws: the PD laws (:class:`~wbcpy.controllers.CartesianPD`, ``JointPD``, ``ComPD
 AccelerationScene (acceleration references, a = K_ff a_d + K_d (v_d − v) + K_p e), the velocity laws
 (``CartesianVelocityLaw``, ``JointVelocityLaw``, ``ComVelocityLaw``) in a VelocityScene (ẋ = K_ff ẋ_d +
 K_p e); errors as in those laws (e = (p_d − p, log₃(R_d Rᵀ)) for poses, x_d − x otherwise). Change the
-target with :meth:`ReferenceBinding.set_target` (validated). The part K_d v_d + K_ff a_d that does not
-depend on the state is computed when the target is set. A momentum task in a VelocityScene takes
-``MomentumVelocityLaw``, whose target is the momentum h_d itself: the reference is K_ff h_d.
+target with :meth:`ReferenceBinding.set_target` (validated). A pose target is a ``pin.SE3`` or its 4×4
+homogeneous matrix (checked as strictly, kept as a copy: a loop may write each new pose into one array).
+The part K_d v_d + K_ff a_d that does not depend on the state is computed when the target is set. A
+momentum task in a VelocityScene takes ``MomentumVelocityLaw``, whose target is the momentum h_d itself:
+the reference is K_ff h_d.
 
 The law is evaluated by a :class:`~wbcpy.controllers.LawEvaluator` (:mod:`wbcpy.controllers.evaluation`),
 the implementation the laws' own ``reference(task, target)`` uses too: the checked API and the bound one
@@ -65,7 +67,8 @@ class ReferenceBinding:
         scene: the scene (its clock stamps the references).
         name: the task name.
         law: a PD law (AccelerationScene) or a velocity law (VelocityScene) of the task's type.
-        target: pose (``pin.SE3``, tip in root coordinates), joint positions or COM position.
+        target: pose (``pin.SE3`` or its 4×4 homogeneous matrix, tip in root coordinates), joint positions
+            or COM position.
         target_velocity, target_acceleration: optional feed-forward (acceleration only with PD laws).
 
     Attributes:
@@ -103,14 +106,19 @@ class ReferenceBinding:
     def set_target(self, target: Any, velocity: Any = None, acceleration: Any = None) -> None:
         """Validate and set a new target (and feed-forward), then :meth:`update` the reference.
 
+        A pose target is a ``pin.SE3`` or a 4×4 float64 homogeneous matrix [[R, p], [0, 0, 0, 1]] (R a
+        proper rotation; the binding keeps a copy of the matrix).
+
         Raises:
-            InvalidValueError: a malformed target (a non-rotation, NaN, a wrong size); nothing changes.
+            InvalidValueError: a malformed target (a non-rotation, NaN, a wrong size, a matrix whose last
+                row is not (0, 0, 0, 1)); nothing changes.
             ConfigError: an acceleration feed-forward for a velocity law; nothing changes.
         """
         self.evaluator.set_target(target, velocity, acceleration)
         if self._view is None:
             self._ensure_reference()
-        self.update()
+        self._evaluate(self._view)  # (update(), inlined: the hot path)
+        self.task.reference_time = self._clock()
 
     def _ensure_reference(self) -> None:
         """Give the task a reference of its own (through the checked API) once; updates write into it."""
