@@ -492,3 +492,12 @@ def test_contact_scene_whose_level_point_needs_the_shifted_solve(monkeypatch: py
     the oracle now solves for z − x (tests/_qp_oracle.py, _level_point), and z passes at 2e-8 × the
     allowed."""
     _run_stored(monkeypatch, "random_tree_680.urdf", 7, 680, "id", floating=True)
+
+
+def test_acceleration_scene_whose_level_point_is_judged_by_its_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A random floating robot with one joint (found by the test above) whose acceleration scene's
+    constraint sides reach 1e5: every backend's answer has |x| ~ 1.6e6, and level 0's own point z was
+    "2.05 × the allowed stationarity" on the joint, whose columns are 1e-3 of the others' (the allowance
+    is per entry), though z's level-0 cost is Clarabel's optimum to 6e-7 relative. A level above the last
+    is now also judged by that cost at z, as the last level is at x."""
+    _run_stored(monkeypatch, "random_tree_420.urdf", 1, 420, "acc", floating=True)
