@@ -160,7 +160,7 @@ class Workspace:
         self.src_M: np.ndarray = np.zeros((nv, nv)) if self._fill_M else data.M.T
         self.src_Minv: np.ndarray = self._Minv if self._fill_Minv else data.Minv
         #: per frame index, what its bias is computed from (:meth:`frame_bias`)
-        self._bias_sources: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._bias_sources: dict[int, tuple[np.ndarray, ...]] = {}
 
     # ------------------------------------------------------------------ kinematics
     def motion(self, st: Record, quantity: str) -> None:
