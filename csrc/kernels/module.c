@@ -151,6 +151,11 @@ static PyMethodDef methods[] = {
                        "fk(q) -> (M, J), at most max_iter iterations; status 0/4: a step proposed in q_try (4: "
                        "below the pause tolerance), 1 converged, 2 stuck, 3 no step; err and q (a new array): the accepted "
                        "point. See csrc/kernels/dls.c."),
+    KERNEL(frame_classical_acceleration,
+           "frame_classical_acceleration(R, t, v, a) -> the frame's classical acceleration (6, world axes at the "
+           "frame origin, linear then angular; a new array) from its parent joint's world rotation R (3x3), the "
+           "frame's offset t (joint axes) and the joint's spatial velocity v and acceleration a (6, joint axes: "
+           "linear then angular), as Pinocchio's getFrameClassicalAcceleration (LOCAL_WORLD_ALIGNED)."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -893,16 +893,20 @@ PyObject *wk_pin_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     wk_mat A, C;
     if (wk_nargs(nargs, 7, "pin_rows") < 0 || wk_matrix(args[0], -1, -1, 0, "A", &A) < 0)
         return NULL;
+    Py_ssize_t k = PyLong_AsSsize_t(args[1]);
+    if (k < 0 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t single = 0; /* (no row with a single nonzero entry: no selection row, the common case) */
+    for (Py_ssize_t i = 0; i < A.rows && !single; i++)
+        single = wk_single_entry(&A, i) >= 0;
+    if (!single)
+        Py_RETURN_NONE;
     PyObject *sel = selection_rows(A);
     if (sel == NULL)
         return NULL;
     PyArrayObject *cols = (PyArrayObject *)PyTuple_GET_ITEM(sel, 0);
     PyArrayObject *others = (PyArrayObject *)PyTuple_GET_ITEM(sel, 1);
-    Py_ssize_t n = A.cols, n_cols = PyArray_DIM(cols, 0), k = PyLong_AsSsize_t(args[1]);
-    if (k < 0 && PyErr_Occurred()) {
-        Py_DECREF(sel);
-        return NULL;
-    }
+    Py_ssize_t n = A.cols, n_cols = PyArray_DIM(cols, 0);
     if (n_cols == 0 || 2 * (n - n_cols) > k) {
         Py_DECREF(sel);
         Py_RETURN_NONE;

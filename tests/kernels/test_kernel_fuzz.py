@@ -62,6 +62,12 @@ def _state_copy(a: list[Any]) -> Any:
     return x.copy() if ok and bool(np.all(np.abs(x) <= limit)) else None
 
 
+def _frame_acceleration(a: list[Any]) -> Any:
+    R, t, v, acc = a
+    w, dw = v[3:], acc[3:]
+    return np.r_[R @ (acc[:3] + np.cross(dw, t) + np.cross(w, v[:3] + np.cross(w, t))), R @ dw]
+
+
 def _normalize_blocks(a: list[Any]) -> Any:
     q, blocks, tol = a
     norms = [float(np.linalg.norm(q[s : s + n])) for s, n in blocks]
@@ -400,6 +406,9 @@ SPECS: dict[str, Spec] = {
     "vector_law": Spec(_vector_law_args, _vector_law, outputs=(0,)),
     "joint_law": Spec(_joint_law_args, _joint_law, outputs=(0,)),
     "transform_error": Spec(lambda r: [pin.SE3.Random().homogeneous], _transform_error),
+    "frame_classical_acceleration": Spec(
+        lambda r: [pin.SE3.Random().rotation, _vec(r, 3), _vec(r, 6), _vec(r, 6)], _frame_acceleration
+    ),
     "weighted_rows": Spec(
         lambda r: (
             lambda m, n: [

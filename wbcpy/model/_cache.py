@@ -47,6 +47,7 @@ from typing import Final, NamedTuple
 import numpy as np
 import pinocchio as pin
 
+from .._kernels import frame_classical_acceleration as _frame_acceleration
 from ..errors import StateNotSetError
 from ._pin_bindings import BindingProbe, all_terms, gravity, has_mimic
 
@@ -78,6 +79,12 @@ class RobotState(NamedTuple):
     a: np.ndarray | None
 
 
+def _address(x: np.ndarray) -> int:
+    """The address of an array's first byte."""
+    address: int = x.__array_interface__["data"][0]
+    return address
+
+
 def record(q: np.ndarray | None, v: np.ndarray, a: np.ndarray | None, sid: int) -> Record:
     """A new state record (see the module docstring)."""
     return (q, v, a, sid, {})
@@ -96,6 +103,7 @@ class Workspace:
 
     __slots__ = (
         "_Minv",
+        "_bias_sources",
         "_chol_copy",
         "_fill_M",
         "_fill_Minv",
@@ -160,6 +168,8 @@ class Workspace:
         self._Minv = np.zeros((nv, nv))
         self.src_M: np.ndarray = np.zeros((nv, nv)) if self._fill_M else data.M.T
         self.src_Minv: np.ndarray = self._Minv if self._fill_Minv else data.Minv
+        #: per frame index, what its bias is computed from (:meth:`frame_bias`)
+        self._bias_sources: dict[int, tuple[np.ndarray, ...]] = {}
 
     # ------------------------------------------------------------------ kinematics
     def motion(self, st: Record, quantity: str) -> None:
@@ -274,9 +284,40 @@ class Workspace:
         """J̇q̇ of a frame origin (6, world axes) of record ``st``, cached in the record."""
         if self.kin is not st:
             self.motion(st, "frame bias")  # frame placements are not needed
-        bias: np.ndarray = pin.getFrameClassicalAcceleration(self.model, self.data, fid, _LWA).vector.copy()
+        sources = self._bias_sources.get(fid)
+        if sources is None:
+            sources = self._bias_sources[fid] = self._bias_views(fid)
+        bias: np.ndarray
+        if sources:
+            bias = _frame_acceleration(*sources)  # a new array
+        else:
+            bias = pin.getFrameClassicalAcceleration(self.model, self.data, fid, _LWA).vector.copy()
         st[FRAMES][~fid] = bias
         return bias
+
+    def _bias_views(self, fid: int) -> tuple[np.ndarray, ...]:
+        """What :meth:`frame_bias` reads for frame ``fid``: views of its parent joint's world rotation,
+        spatial velocity and acceleration in ``data`` (which :meth:`motion` overwrites in place: data is
+        never replaced, nor its joint arrays resized, so the views stay valid and current), and the
+        frame's offset in the joint (a copy: the model's frames are not edited once the robot is made).
+        Empty when the bindings hand out copies instead of views (two takes at different addresses): the
+        bias then comes from Pinocchio's call.
+
+        From them the compiled ``frame_classical_acceleration`` gives Pinocchio's
+        ``getFrameClassicalAcceleration(model, data, fid, LOCAL_WORLD_ALIGNED)``: R (α + ω̇ × t +
+        ω × (ν + ω × t)) over R ω̇, without Pinocchio's result objects."""
+        frame = self.model.frames[fid]
+        joint, data = frame.parentJoint, self.data
+
+        def take() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            return data.oMi[joint].rotation, data.v[joint].vector, data.a[joint].vector
+
+        views, again = take(), take()
+        if any(_address(x) != _address(y) for x, y in zip(views, again, strict=True)):
+            return ()
+        rotation, velocity, acceleration = views
+        offset = np.array(frame.placement.translation, dtype=np.float64)
+        return rotation, offset, velocity, acceleration
 
     # ------------------------------------------------------------------ dynamics
     def dynamics(self, st: Record, quantity: str) -> None:
