@@ -23,20 +23,27 @@ from hypothesis import strategies as st
 
 quadprog = pytest.importorskip("quadprog")
 
-from wbcpy.qp.backends.active_set import _scaled  # noqa: E402
+from wbcpy.qp.backends.active_set import _scaled, _shifted  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "quadprog_loop.npz"
+#: a second problem from a rescue level of a random contact scene (CI's derandomized draw of
+#: tests/scenes/test_random_scenes.py, DAQP through its wrapper): 12 variables, 33 inequality columns,
+#: H well conditioned (eigenvalues 7.5 to 2.4e3) but a up to 1.3e8, so the unconstrained minimiser and
+#: the answer have |x| ~ 1.1e6 with sides of order 10: scaled alone, quadprog loops for ever; about the
+#: unconstrained minimiser (``_shifted``) it answers
+FAR = DATA.with_name("quadprog_loop_far.npz")
 
 #: solve the stored problem through the backend's scaling in a child process (a loop cannot hang the
 #: suite): prints the answer and the multipliers of the given problem
 _CHILD = """
 import sys, numpy as np, quadprog
-from wbcpy.qp.backends.active_set import _scaled
+from wbcpy.qp.backends.active_set import _scaled, _shifted
 d = np.load(sys.argv[1])
 H, a, C, b, meq = d["H"], d["a"], d["C"], d["b"], int(d["meq"])
 Hs, as_, Cs, bs, back = _scaled(H.copy(), a, C, b, False)
+as_, bs, x0 = _shifted(Hs, as_, Cs, bs, False)
 x, _f, _xu, _it, lag, _act = quadprog.solve_qp(Hs, as_, Cs, bs, meq)
-np.save(sys.stdout.buffer, np.concatenate((x, np.asarray(lag) * back)))
+np.save(sys.stdout.buffer, np.concatenate((x + x0, np.asarray(lag) * back)))
 """
 
 
@@ -53,14 +60,16 @@ def _kkt(H, a, C, b, x, lam, meq: int = 0) -> float:
     return max(stationarity, primal, -float(mu.min(initial=0.0)) / scale, complementarity)
 
 
-def test_the_stored_problem_is_answered_and_optimal() -> None:
-    """Before the scaling, this child never returned (the timeout fails the test instead of hanging it)."""
+@pytest.mark.parametrize("data", [DATA, FAR], ids=["near", "far"])
+def test_the_stored_problem_is_answered_and_optimal(data: Path) -> None:
+    """Before the scaling (``near``) and before the shift (``far``), this child never returned (the
+    timeout fails the test instead of hanging it)."""
     import io
 
-    run = subprocess.run([sys.executable, "-c", _CHILD, str(DATA)], capture_output=True, timeout=120,
+    run = subprocess.run([sys.executable, "-c", _CHILD, str(data)], capture_output=True, timeout=120,
                          check=True)  # fmt: skip
     out = np.load(io.BytesIO(run.stdout))
-    d = np.load(DATA)
+    d = np.load(data)
     H, a, C, b = d["H"], d["a"], d["C"], d["b"]
     x, lam = out[: H.shape[0]], out[H.shape[0] :]
     assert _kkt(H, a, C, b, x, lam) <= 1e-9
@@ -107,3 +116,43 @@ def test_scaling_keeps_the_minimiser_and_the_multipliers(seed: int, n: int, m: i
     lam = np.asarray(lam1) * back
     assert _kkt(H, a, C, b, x1, lam, meq) <= 1e-8
     np.testing.assert_allclose(lam, lam0, rtol=1e-6, atol=1e-7 * (1.0 + np.abs(lam0).max()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 8), m=st.integers(1, 12), meq=st.integers(0, 2),
+       far=st.floats(0.0, 6.0))  # fmt: skip
+def test_shift_keeps_the_minimiser_and_the_multipliers(seed: int, n: int, m: int, meq: int,
+                                                       far: float) -> None:  # fmt: skip
+    """On random well-posed problems quadprog solves as given, the problem about the unconstrained
+    minimiser has the answer minus that point and the same multipliers. The answer sits up to 1e6 from
+    the origin, the slacks of order one (the case the shift is for)."""
+    rng = np.random.default_rng(seed)
+    meq = min(meq, n, m)
+    B = rng.standard_normal((n, n))
+    H = B @ B.T + 10.0 ** rng.uniform(-2, 1) * np.eye(n)
+    centre = rng.standard_normal(n) * 10.0**far
+    a = H @ centre + rng.standard_normal(n)
+    C = rng.standard_normal((n, m))
+    C /= np.linalg.norm(C, axis=0)
+    x_in = centre + rng.standard_normal(n)
+    b = C.T @ x_in - np.where(np.arange(m) < meq, 0.0, rng.uniform(0.0, 1.0, m))
+    try:
+        x0, _f, _xu, _it, lam0, _act = quadprog.solve_qp(H.copy(), a, C, b, meq)
+    except ValueError:  # (a draw quadprog does not solve as given is not the premise)
+        assume(False)
+    assume(_kkt(H, a, C, b, x0, np.asarray(lam0), meq) <= 1e-10)
+    a1, b1, origin = _shifted(H, a, C, b, False)
+    np.testing.assert_allclose(H @ origin, a, rtol=0, atol=1e-9 * (1.0 + np.abs(a).max()))
+    d1, _f, _xu, _it, lam1, _act = quadprog.solve_qp(H.copy(), a1, C, b1, meq)
+    x1 = d1 + origin
+    np.testing.assert_allclose(x1, x0, rtol=0, atol=1e-8 * (1.0 + np.abs(x0).max()))
+    assert _kkt(H, a, C, b, x1, np.asarray(lam1), meq) <= 1e-8
+    np.testing.assert_allclose(lam1, lam0, rtol=1e-6, atol=1e-7 * (1.0 + np.abs(lam0).max()))
+
+
+def test_shift_leaves_factorized_and_singular_problems_as_given() -> None:
+    """``factorized`` (H is R⁻¹) and a singular H keep the given problem: the origin is zero."""
+    a, C, b = np.array([1.0, 2.0]), np.eye(2), np.zeros(2)
+    for H, factorized in ((np.eye(2), True), (np.zeros((2, 2)), False)):
+        a1, b1, origin = _shifted(H, a, C, b, factorized)
+        assert a1 is a and b1 is b and not origin.any()

@@ -401,6 +401,7 @@ class QuadprogBackend(Backend[tuple[np.ndarray, OneSided]]):
         bq = np.concatenate(rhs) if blocks else None
         Hq = np.array(as_dense(H), dtype=np.float64)  # (a copy: quadprog may overwrite G)
         Hq, a, Cq, bq, back = _scaled(Hq, -q.g, Cq, bq, bool(self._kwargs.get("factorized", False)))
+        a, bq, origin = _shifted(Hq, a, Cq, bq, bool(self._kwargs.get("factorized", False)))
         try:
             args = (Hq, a, Cq, bq, meq)
             limit = self._limit
@@ -414,7 +415,7 @@ class QuadprogBackend(Backend[tuple[np.ndarray, OneSided]]):
                 msg = f"primal infeasible ({msg})"
             return "failed", msg, None, None, None
         lag = np.asarray(lag, dtype=np.float64) * back
-        return "solved", "solved", int(iters[0]), np.asarray(x, dtype=np.float64), (lag, sides)
+        return "solved", "solved", int(iters[0]), np.asarray(x, dtype=np.float64) + origin, (lag, sides)
 
     def _call(self, H: np.ndarray, a: np.ndarray, C: np.ndarray | None, b: np.ndarray | None,
               meq: int) -> tuple[Any, ...]:  # fmt: skip
@@ -427,6 +428,29 @@ class QuadprogBackend(Backend[tuple[np.ndarray, OneSided]]):
         meq = q.meq
         z, zb = sides.scatter(lag, meq, q.mc, q.n if q.has_bounds else None)
         return (-lag[:meq] if meq else None), z, zb
+
+
+def _shifted(H: np.ndarray, a: np.ndarray, C: np.ndarray | None, b: np.ndarray | None, factorized: bool,
+             ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:  # fmt: skip
+    """quadprog's problem min ½xᵀHx − aᵀx, Cᵀx ≥ b written for d = x − x₀ about the unconstrained minimiser
+    x₀ = H⁻¹a: min ½dᵀHd − (a − Hx₀)ᵀd, Cᵀd ≥ b − Cᵀx₀. Returns (a − Hx₀, b − Cᵀx₀, x₀); the multipliers
+    are those of the given problem (Hd − (a − Hx₀) = Hx − a).
+
+    Goldfarb–Idnani starts at x₀ and its iterates stay near the answer: when both are far from the origin
+    (|x| ~ 1e6 on a rescue level of a random contact scene), every slack Cᵀx − b it evaluates loses the
+    digits of |Cᵀx| and ``qpgen2`` can add and drop the same constraints for ever
+    (tests/qp/test_quadprog_loop.py); about x₀ the slacks keep them. Not with ``factorized`` (H is then
+    R⁻¹), nor when x₀ is not finite: x₀ = 0, the problem as given."""
+    origin = np.zeros_like(a)
+    if factorized or not a.size:
+        return a, b, origin
+    try:
+        x0 = np.linalg.solve(H, a)
+    except np.linalg.LinAlgError:
+        return a, b, origin
+    if not np.isfinite(x0).all():
+        return a, b, origin
+    return a - H @ x0, (None if C is None or b is None else b - C.T @ x0), x0
 
 
 #: (H, a, C, b, the multipliers' factor back) of :func:`_scaled`
@@ -442,7 +466,7 @@ def _scaled(H: np.ndarray, a: np.ndarray, C: np.ndarray | None, b: np.ndarray | 
 
     The given problem can make quadprog's ``qpgen2`` loop for ever: on a rescue level of a random contact
     scene (9 variables, 19 constraints, eigenvalues of H from 1e-7 to 0.09, sides up to 1e4) quadprog
-    0.1.14 never returned; scaled, it answers (tests/qp/test_quadprog_scaling.py). Unit
+    0.1.14 never returned; scaled, it answers (tests/qp/test_quadprog_loop.py). Unit
     constraint columns keep its step lengths and dual updates of one magnitude."""
     s = 1.0
     if not factorized:
