@@ -146,3 +146,21 @@ def test_planted_returns_copies_that_follow_a_replan(pattern: WalkingPattern) ->
     before = pattern.planted(single.t1 - 0.05)
     pattern.retime(0, single.t1 - 0.1)  # (the touch-down earlier: that time is now double support)
     assert len(pattern.planted(single.t1 - 0.05)) == 2 and len(before) == 1
+
+
+def test_sample_is_the_plan_in_closed_form(pattern: WalkingPattern) -> None:
+    """sample (compiled) against lipm (the Python closed form) at every phase, and the DCM dynamics
+    ξ̇ = ω (ξ − p) and ẋ, ẍ against finite differences of the samples."""
+    w, h = pattern.omega, 1e-6
+    for t in np.linspace(0.0, pattern.duration, 131)[1:-1]:
+        pos, vel, acc, zmp, dcm = pattern.sample(float(t))
+        x, xi, p = pattern.lipm(float(t))
+        np.testing.assert_allclose(pos[:2], x, rtol=0.0, atol=1e-14)
+        np.testing.assert_allclose(dcm, xi, rtol=0.0, atol=1e-14)
+        np.testing.assert_allclose(zmp, p, rtol=0.0, atol=1e-14)
+        before, after = pattern.sample(float(t) - h), pattern.sample(float(t) + h)
+        np.testing.assert_allclose((after[4] - before[4]) / (2 * h), w * (dcm - zmp), atol=1e-6)
+        np.testing.assert_allclose((after[0] - before[0]) / (2 * h), vel, atol=1e-6)
+        np.testing.assert_allclose((after[1] - before[1]) / (2 * h), acc, atol=1e-5)
+    with pytest.raises(InvalidValueError, match="t"):
+        pattern.sample(float("inf"))

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
+from .._kernels import dcm_sample as _dcm_sample
 from .._kernels import swing_sample as _swing_sample
 from .._support.read_only import SealedAfterInit
 from .._support.validation import as_vector, short_repr
@@ -352,11 +353,10 @@ class WalkingPattern(SealedAfterInit):
         Raises:
             InvalidValueError: t is not a finite real number.
         """
-        (x0, x1), (xi0, xi1), (p0, p1) = self.lipm(t)
-        w = self.omega
-        ww = w * w
-        out = np.array([x0, x1, self.ground + self.com_height, w * (xi0 - x0), w * (xi1 - x1), 0.0,
-                        ww * (x0 - p0), ww * (x1 - p1), 0.0, p0, p1, xi0, xi1])  # fmt: skip
+        t = min(max(_checks.query_time(t), 0.0), self.duration)
+        plan = self._plan  # (lipm(t), in one compiled call: csrc/kernels/pattern_samples.c)
+        k = 0 if t < self.start_time else min(bisect.bisect_right(plan.tb, t), len(plan.rows) - 1) + 1
+        out = _dcm_sample(plan.table, k, self.omega, t, self.ground + self.com_height)
         return out[0:3], out[3:6], out[6:9], out[9:11], out[11:13]
 
     def com(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -415,7 +415,7 @@ class WalkingPattern(SealedAfterInit):
                 cache = (key, np.array(swing_ends(plan.steps, self._start, ph)))
                 self.__dict__["_swing_cache"] = cache  # (a private cache: past the sealed __setattr__)
             ends = cache[1]
-        try:  # (the buffers checked and written in one compiled call: csrc/kernels/swing.c)
+        try:  # (the buffers checked and written in one compiled call: csrc/kernels/pattern_samples.c)
             if type(M) is not np.ndarray or type(vel) is not np.ndarray or type(acc) is not np.ndarray:
                 raise TypeError  # (a subclass: the checks below say what is taken)
             _swing_sample(M, vel, acc, ends, self.step_height, t)
