@@ -17,6 +17,8 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
+#include <string.h>
 
 #define PY_ARRAY_UNIQUE_SYMBOL wbcpy_kernels_ARRAY_API
 #ifndef WBCPY_KERNELS_MODULE
@@ -33,6 +35,22 @@ typedef struct {
 } wk_mat;
 
 #define WK_AT(m, i, j) ((m).data[(i) * (m).rs + (j) * (m).cs])
+
+/* row[0..8) are all ±0 (a contiguous row): one test on the eight bit patterns ORed, which costs less than
+ * eight floating-point comparisons (a NaN is not zero, as for a == 0.0) */
+static inline uint64_t wk_bits(const double *p)
+{
+    uint64_t b;
+    memcpy(&b, p, sizeof(b));
+    return b;
+}
+
+static inline int wk_zero8(const double *row)
+{
+    uint64_t any = wk_bits(row) | wk_bits(row + 1) | wk_bits(row + 2) | wk_bits(row + 3) | wk_bits(row + 4) |
+                   wk_bits(row + 5) | wk_bits(row + 6) | wk_bits(row + 7);
+    return (any << 1) == 0;
+}
 
 /* Argument checks. `n`, `rows`, `cols` < 0 accept any size. On failure: NULL / -1 with an exception set. */
 double *wk_vector(PyObject *o, Py_ssize_t n, int writable, const char *name);

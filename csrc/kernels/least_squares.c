@@ -16,21 +16,6 @@
 /* entries of an output row kept in registers by apply_gathered and wk_tmatvec */
 #define WK_BLOCK 8
 
-/* row[0..8) are all ±0: one test on the eight bit patterns ORed, which costs less than eight
- * floating-point comparisons (a NaN is not zero, as for a == 0.0) */
-static inline uint64_t bits(const double *p)
-{
-    uint64_t b;
-    memcpy(&b, p, sizeof(b));
-    return b;
-}
-
-static inline int zero8(const double *row)
-{
-    uint64_t any = bits(row) | bits(row + 1) | bits(row + 2) | bits(row + 3) | bits(row + 4) | bits(row + 5) |
-                   bits(row + 6) | bits(row + 7);
-    return (any << 1) == 0;
-}
 
 /* scratch memory: a stack buffer when it is small enough, else the heap */
 typedef struct {
@@ -94,7 +79,7 @@ static int dense(const wk_mat *A)
     for (Py_ssize_t i = 0; i < A->rows; i++) {
         const double *row = A->data + i * A->rs;
         for (Py_ssize_t j = 0; j < A->cols;) {
-            if (A->cs == 1 && j + 8 <= A->cols && zero8(row + j)) { /* (eight zeros skipped at once) */
+            if (A->cs == 1 && j + 8 <= A->cols && wk_zero8(row + j)) { /* (eight zeros skipped at once) */
                 j += 8;
                 continue;
             }
@@ -112,7 +97,7 @@ Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i)
     Py_ssize_t col = -1, j = 0, n = A->cols;
     const double *row = A->data + i * A->rs;
     while (j < n) {
-        if (A->cs == 1 && j + 8 <= n && zero8(row + j)) { /* (contiguous row: eight zeros skipped at once) */
+        if (A->cs == 1 && j + 8 <= n && wk_zero8(row + j)) { /* (contiguous row: eight zeros skipped at once) */
             j += 8;
             continue;
         }
@@ -159,7 +144,7 @@ void wk_gram(const wk_mat *A, double *H)
         const double *row = A->data + (Py_ssize_t)k * A->rs;
         int nnz = 0;
         for (int i = 0; gather && i < n;) {
-            if (A->cs == 1 && i + 8 <= n && zero8(row + i)) { /* (eight zeros skipped at once) */
+            if (A->cs == 1 && i + 8 <= n && wk_zero8(row + i)) { /* (eight zeros skipped at once) */
                 i += 8;
                 continue;
             }
@@ -438,7 +423,7 @@ static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B,
         Py_ssize_t at[WK_GATHER];
         int nq = 0;
         while (l < n) {
-            if (l + 8 <= n && zero8(row + l)) {
+            if (l + 8 <= n && wk_zero8(row + l)) {
                 l += 8;
                 continue;
             }

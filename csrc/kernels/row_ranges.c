@@ -26,8 +26,12 @@ int wk_row_ranges(const wk_mat *A, Py_ssize_t *lo, Py_ssize_t *hi)
     for (Py_ssize_t i = 0; i < m; i++) {
         const double *row = A->data + i * A->rs;
         Py_ssize_t a = 0, b = n;
+        while (A->cs == 1 && a + 8 <= n && wk_zero8(row + a)) /* (eight zeros skipped at once) */
+            a += 8;
         while (a < n && row[a * A->cs] == 0.0) /* (NaN is not zero: it is in the range) */
             a++;
+        while (A->cs == 1 && b - 8 >= a && wk_zero8(row + b - 8))
+            b -= 8;
         while (b > a && row[(b - 1) * A->cs] == 0.0)
             b--;
         lo[i] = a < b ? a : 0;
@@ -63,7 +67,8 @@ void wk_gram_ranged(const wk_mat *A, const Py_ssize_t *lo, const Py_ssize_t *hi,
         wk_gram(A, H);
         return;
     }
-    memset(H, 0, (size_t)n * (size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) /* (the upper triangle, which the products write; the mirror writes the rest) */
+        memset(H + (Py_ssize_t)i * n + i, 0, (size_t)(n - i) * sizeof(double));
     for (int k = 0; k < m; k++) {
         const double *row = A->data + (Py_ssize_t)k * A->rs;
         int a = (int)lo[k], b = (int)hi[k], nnz = 0;
