@@ -44,7 +44,7 @@ def test_another_clock_is_converted() -> None:
 
 
 def test_copies_and_pickles_keep_the_clock() -> None:
-    scene, binding = _bound(time.monotonic)
+    _scene, binding = _bound(time.monotonic)
     for other in (copy.deepcopy(binding), pickle.loads(pickle.dumps(binding))):
         other.update()
         assert type(other.task.reference_time) is float
