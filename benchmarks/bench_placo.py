@@ -15,7 +15,8 @@ Cases (constants in ``benchmarks/_peers.py``):
   example's loop: tasks, kinematics, ``solve(True)``, support update) against wbcpy's
   :class:`~wbcpy.locomotion.WalkingPattern` tracked by a :class:`~wbcpy.VelocityScene` (COM, both soles
   and the torso's orientation in one level with the posture at weight 1e-3, joint and velocity limits;
-  per step: ``robot.update``, the pattern sampled, the targets set on bound velocity laws, ``update``,
+  per step: ``robot.update``, the pattern sampled, the targets set on bound velocity laws — the planted
+  soles' when the phase changes, their laws evaluated at the new state otherwise —, ``update``,
   ``solve``, q ⊕ q̇ dt). Both restart their walk when it ends.
 
 The sides run interleaved in one process (alternating blocks of ``--block`` samples), ratios are the
@@ -86,6 +87,8 @@ class WbcpyKinematicWalk:
         self.posture = scene.bind("posture", JointVelocityLaw(kp=WALK_KP["posture"]), q0[7:])
         self._M, self._twist, self._acc = np.eye(4), np.zeros(6), np.zeros(6)
         self.q, self.t = q0.copy(), 0.0
+        self._phase: Any = None  # the phase whose planted soles the bindings track
+        self._planted: list[Any] = []  # their bindings
 
     def step(self) -> None:
         """One walk step (the loop a user writes: state, pattern, targets, update, solve, integrate)."""
@@ -94,8 +97,15 @@ class WbcpyKinematicWalk:
         pos, vel, _, _, _ = pattern.sample(t)
         self.com.set_target(pos, vel)
         swing = pattern.swing_into(t, self._M, self._twist, self._acc)
-        for side, placement in pattern.planted(t).items():
-            self.feet[side].set_target(placement)  # (a planted sole: no feed-forward)
+        phase = pattern.phase(t)
+        if phase is not self._phase:  # (the planted soles change with the phase only: targets set once)
+            planted = pattern.planted(t)
+            for side, placement in planted.items():
+                self.feet[side].set_target(placement)  # (a planted sole: no feed-forward)
+            self._phase, self._planted = phase, [self.feet[side] for side in planted]
+        else:
+            for binding in self._planted:  # (the same targets: the laws at the new state)
+                binding.update()
         if swing is not None:
             self.feet[swing].set_target(self._M, self._twist)  # (a 4×4 homogeneous matrix is a pose target)
         self.torso.update()

@@ -94,6 +94,7 @@ typedef struct {
  * and tolerance, and scratch (t, s: k; scratch: rows of A; mag: k) */
 typedef struct {
     const wk_mat *A, *AZ, *Z;
+    const Py_ssize_t *lo, *hi; /* (the rows' nonzero ranges of a finite A without Z: wk_row_ranges; else NULL) */
     const double *y, *r, *xbar, *e;
     double *H, *g, *M, *l, *h;
     Py_ssize_t k, mr;
@@ -268,7 +269,8 @@ static int certify_level(const level *lv, const double *w, const double *lam, ve
         v->ok = 0;
         return 0;
     }
-    if (wk_ls_gradient_core(lv->AZ, lv->e, lv->r, lv->Z, lv->xbar, w, lv->t, lv->s) < 0)
+    if (lv->lo ? wk_ls_gradient_ranged(lv->A, lv->e, lv->r, lv->xbar, w, lv->lo, lv->hi, lv->t, lv->s) < 0
+               : wk_ls_gradient_core(lv->AZ, lv->e, lv->r, lv->Z, lv->xbar, w, lv->t, lv->s) < 0)
         return -1;
     double c = 8.0 * (double)(k + 1) * DBL_EPSILON / lv->tol; /* (the rounding allowance of kkt.py) */
     if (lv->on_z) {
@@ -675,9 +677,11 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     npy_intp dk[1] = {k};
     PyArrayObject *wo = (PyArrayObject *)PyArray_SimpleNew(1, dk, NPY_DOUBLE);
     PyArrayObject *to = (wo && !on_z) ? (PyArrayObject *)PyArray_SimpleNew(1, dk, NPY_DOUBLE) : NULL;
-    /* one block: the doubles, then the kept rows' indices (mr + 1) and DAQP's senses (mr + 1) */
+    /* one block: the doubles, then the kept rows' indices (mr + 1), the rows' ranges (without Z: 2m) and DAQP's
+     * senses (mr + 1) */
     size_t nd = (size_t)(2 * m + 3 * k * k + 8 * k + 3 * mr) + (on_z ? (size_t)(m * k + mr * k + mc * k + mc) : 0);
-    size_t bytes = nd * sizeof(double) + (size_t)(mr + 1) * (sizeof(npy_intp) + sizeof(int));
+    size_t bytes = nd * sizeof(double) + (size_t)(mr + 1) * (sizeof(npy_intp) + sizeof(int)) +
+                   (on_z ? 0 : (size_t)(2 * m) * sizeof(Py_ssize_t)); /* (then the rows' ranges, without Z) */
     double *buf = (wo && (to || on_z)) ? PyMem_Malloc(bytes) : NULL;
     PyObject *out = NULL;
     if (buf == NULL) {
@@ -686,13 +690,16 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         goto done;
     }
     npy_intp *idx = (npy_intp *)(buf + nd);
-    int *sense = (int *)(idx + mr + 1);
+    Py_ssize_t *rlo = on_z ? NULL : (Py_ssize_t *)(idx + mr + 1), *rhi = rlo ? rlo + m : NULL;
+    int *sense = (int *)(idx + mr + 1 + (on_z ? 0 : 2 * m));
     memset(sense, 0, (size_t)(mr + 1) * sizeof(int)); /* (0: an inequality) */
+    if (rlo && !wk_row_ranges(&A, rlo, rhi)) /* (a non-finite A: the plain sums) */
+        rlo = rhi = NULL;
     double *e = buf, *H = e + m, *g = H + k * k, *s = g + k, *l = s + k, *h = l + mr, *lam = h + mr;
     double *mag = lam + mr, *scratch = mag + k, *AZd = scratch + m, *M = AZd + (on_z ? m * k : 0), *CZ = M + (on_z ? mr * k : 0), *Cx = CZ + mc * k;
     double *R = Cx + mc, *w = PyArray_DATA(wo), *t = to ? PyArray_DATA(to) : R + 2 * k * k + 4 * k; /* (t: scratch on a null space; R: scratch of cholesky_minimiser) */
     wk_mat AZ = on_z ? (wk_mat){AZd, m, k, k, 1} : A;
-    if (wk_level_build(&A, &Z, y, r, xbar, AZd, e, H, g) < 0)
+    if (wk_level_build(&A, &Z, y, r, xbar, rlo, rhi, AZd, e, H, g) < 0)
         goto done;
     Py_ssize_t rows = n, nc = 0, nb = 0;
     if (on_z) {
@@ -708,7 +715,8 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     verdict v = {0.0, 0.0, 0.0, 0, 0, 0};
     int iterations = 0, flag = 0;
-    level lv = {&A, &AZ, &Z, y, r, xbar, e, H, g, M, l, h, k, on_z ? rows : n, on_z, tol, settings, t, s, scratch, mag};
+    level lv = {&A, &AZ, &Z, rlo, rhi, y, r, xbar, e, H, g, M, l, h, k, on_z ? rows : n, on_z, tol, settings, t, s,
+                scratch, mag};
     /* (the Cholesky minimiser first: where it settles the level, H is well conditioned and it is the cheaper
      * of the two; the QR where it refuses a weak direction) */
     int empty = 1;

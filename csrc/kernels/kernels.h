@@ -17,6 +17,8 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
+#include <string.h>
 
 #define PY_ARRAY_UNIQUE_SYMBOL wbcpy_kernels_ARRAY_API
 #ifndef WBCPY_KERNELS_MODULE
@@ -33,6 +35,22 @@ typedef struct {
 } wk_mat;
 
 #define WK_AT(m, i, j) ((m).data[(i) * (m).rs + (j) * (m).cs])
+
+/* row[0..8) are all ±0 (a contiguous row): one test on the eight bit patterns ORed, which costs less than
+ * eight floating-point comparisons (a NaN is not zero, as for a == 0.0) */
+static inline uint64_t wk_bits(const double *p)
+{
+    uint64_t b;
+    memcpy(&b, p, sizeof(b));
+    return b;
+}
+
+static inline int wk_zero8(const double *row)
+{
+    uint64_t any = wk_bits(row) | wk_bits(row + 1) | wk_bits(row + 2) | wk_bits(row + 3) | wk_bits(row + 4) |
+                   wk_bits(row + 5) | wk_bits(row + 6) | wk_bits(row + 7);
+    return (any << 1) == 0;
+}
 
 /* Argument checks. `n`, `rows`, `cols` < 0 accept any size. On failure: NULL / -1 with an exception set. */
 double *wk_vector(PyObject *o, Py_ssize_t n, int writable, const char *name);
@@ -128,12 +146,35 @@ PyObject *wk_fused_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 PyObject *wk_strong_entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_dls_search(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_frame_classical_acceleration(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_swing_sample(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_dcm_sample(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* the column of row i's only nonzero entry in A; -1 for a row of zeros, -2 for two nonzero entries or more */
 Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i);
 
 /* H (n×n, row-major, both triangles) = AᵀA of a strided A (m × n) */
 void wk_gram(const wk_mat *A, double *H);
+/* 1 when wk_gram forms AᵀA by BLAS (a large product of a dense A), 0 when by its loops */
+int wk_gram_blas(const wk_mat *A);
+
+/* row_ranges.c: the products of least squares over each row's nonzero range [lo_i, hi_i) — the same sums as
+ * the plain kernels (the terms left out are exact zeros) while the entries they meet are finite */
+/* 1 when v[0..n) is finite */
+int wk_finite_vector(Py_ssize_t n, const double *v);
+/* each row's nonzero range into lo, hi (m entries each; a row of zeros: [0, 0)); 1 when the entries in the
+ * ranges are finite (A is), 0 otherwise (then the ranges are not to be used) */
+int wk_row_ranges(const wk_mat *A, Py_ssize_t *lo, Py_ssize_t *hi);
+/* wk_gram(A, H) over the ranges of a finite A */
+void wk_gram_ranged(const wk_mat *A, const Py_ssize_t *lo, const Py_ssize_t *hi, double *H);
+/* wk_tmatvec(M, v, 0, t, s) over the ranges of a finite M, for a finite v */
+void wk_tmatvec_ranged(const wk_mat *M, const double *v, const Py_ssize_t *lo, const Py_ssize_t *hi, double *t,
+                       double *s);
+/* wk_rows_dot(M, x, init, out) over the ranges of a finite M, for a finite x */
+void wk_rows_dot_ranged(const wk_mat *M, const double *x, const double *init, const Py_ssize_t *lo,
+                        const Py_ssize_t *hi, double *out);
+/* wk_ls_gradient_core(A, e0, r, NULL Z, xbar, w, t, scale) over the ranges of a finite A, for a finite w */
+int wk_ls_gradient_ranged(const wk_mat *A, const double *e0, const double *r, const double *xbar, const double *w,
+                          const Py_ssize_t *lo, const Py_ssize_t *hi, double *t, double *scale);
 /* the least-squares gradient t and its scale of wk_ls_gradient (r, xbar NULL: absent); 0, or -1 (no memory) */
 int wk_ls_gradient_core(const wk_mat *AZ, const double *e0, const double *r, const wk_mat *Z, const double *xbar,
                         const double *w, double *t, double *scale);
@@ -163,9 +204,10 @@ int wk_level_args(PyObject *const *args, wk_mat *A, const double **y, const doub
                   const double **xbar);
 /* AZ = A Z (into AZ, m × k row-major; not written when Z->data is NULL: the identity, AZ = A), e = A x̄ − y,
  * H = (AZ)ᵀAZ + Zᵀ diag(r) Z and g = (AZ)ᵀe + Zᵀ(r∘x̄) of level_equations (xbar NULL: 0), into the
- * caller's arrays; 0, or -1 with MemoryError set */
+ * caller's arrays; lo, hi (NULL: none): the ranges of wk_row_ranges of a finite A, used without Z; 0, or -1
+ * with MemoryError set */
 int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const double *r, const double *xbar,
-                   double *AZ, double *e, double *H, double *g);
+                   const Py_ssize_t *lo, const Py_ssize_t *hi, double *AZ, double *e, double *H, double *g);
 /* the natural residual of natural_residual (lb, ub, zb NULL: absent); its max scale in *smax_out */
 double wk_natural_core(Py_ssize_t n, const double *x, const double *t, const double *s, const double *lb,
                        const double *ub, const double *zb, double *smax_out);

@@ -16,21 +16,6 @@
 /* entries of an output row kept in registers by apply_gathered and wk_tmatvec */
 #define WK_BLOCK 8
 
-/* row[0..8) are all ±0: one test on the eight bit patterns ORed, which costs less than eight
- * floating-point comparisons (a NaN is not zero, as for a == 0.0) */
-static inline uint64_t bits(const double *p)
-{
-    uint64_t b;
-    memcpy(&b, p, sizeof(b));
-    return b;
-}
-
-static inline int zero8(const double *row)
-{
-    uint64_t any = bits(row) | bits(row + 1) | bits(row + 2) | bits(row + 3) | bits(row + 4) | bits(row + 5) |
-                   bits(row + 6) | bits(row + 7);
-    return (any << 1) == 0;
-}
 
 /* scratch memory: a stack buffer when it is small enough, else the heap */
 typedef struct {
@@ -94,7 +79,7 @@ static int dense(const wk_mat *A)
     for (Py_ssize_t i = 0; i < A->rows; i++) {
         const double *row = A->data + i * A->rs;
         for (Py_ssize_t j = 0; j < A->cols;) {
-            if (A->cs == 1 && j + 8 <= A->cols && zero8(row + j)) { /* (eight zeros skipped at once) */
+            if (A->cs == 1 && j + 8 <= A->cols && wk_zero8(row + j)) { /* (eight zeros skipped at once) */
                 j += 8;
                 continue;
             }
@@ -112,7 +97,7 @@ Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i)
     Py_ssize_t col = -1, j = 0, n = A->cols;
     const double *row = A->data + i * A->rs;
     while (j < n) {
-        if (A->cs == 1 && j + 8 <= n && zero8(row + j)) { /* (contiguous row: eight zeros skipped at once) */
+        if (A->cs == 1 && j + 8 <= n && wk_zero8(row + j)) { /* (contiguous row: eight zeros skipped at once) */
             j += 8;
             continue;
         }
@@ -133,10 +118,15 @@ Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i)
  * entries (a Jacobian row of one limb, a selection row) is gathered first and only the products of its
  * nonzero entries are added; a row mostly nonzero runs the contiguous loop. Each entry of H is the sum of
  * the same nonzero products in the same order (rows in order) either way: the same bits for finite A. */
+int wk_gram_blas(const wk_mat *A)
+{
+    return (double)A->rows * (double)A->cols * (double)A->cols >= WK_BLAS_MIN_WORK && dense(A);
+}
+
 void wk_gram(const wk_mat *A, double *H)
 {
     int m = (int)A->rows, n = (int)A->cols;
-    if ((double)m * n * n >= WK_BLAS_MIN_WORK && dense(A)) {
+    if (wk_gram_blas(A)) {
         /* Aᵀ A by dgemm (not dsyrk: OpenBLAS runs dsyrk on its thread pool from small sizes on, whose
          * spinning workers cost more than the product at these sizes; dgemm stays on one thread below
          * 2.6e5 multiply-adds) */
@@ -154,7 +144,7 @@ void wk_gram(const wk_mat *A, double *H)
         const double *row = A->data + (Py_ssize_t)k * A->rs;
         int nnz = 0;
         for (int i = 0; gather && i < n;) {
-            if (A->cs == 1 && i + 8 <= n && zero8(row + i)) { /* (eight zeros skipped at once) */
+            if (A->cs == 1 && i + 8 <= n && wk_zero8(row + i)) { /* (eight zeros skipped at once) */
                 i += 8;
                 continue;
             }
@@ -433,7 +423,7 @@ static Py_ssize_t add_sparse_row(const wk_mat *A, Py_ssize_t i, const wk_mat *B,
         Py_ssize_t at[WK_GATHER];
         int nq = 0;
         while (l < n) {
-            if (l + 8 <= n && zero8(row + l)) {
+            if (l + 8 <= n && wk_zero8(row + l)) {
                 l += 8;
                 continue;
             }
@@ -658,8 +648,9 @@ static void level_hessian(const wk_mat *A, const wk_mat *AZ, const wk_mat *Z, co
 }
 
 int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const double *r, const double *xbar,
-                   double *AZd, double *e, double *H, double *g)
+                   const Py_ssize_t *lo, const Py_ssize_t *hi, double *AZd, double *e, double *H, double *g)
 {
+    lo = Z->data ? NULL : lo; /* (the rows' ranges serve the level without Z) */
     Py_ssize_t m = A->rows, n = A->cols, k = Z->data ? Z->cols : n;
     size_t words = (size_t)(m + 2 * n) + (Z->data ? (size_t)(2 * (m + n) * k) : 0);
     double stack[256]; /* (small levels: no allocation) */
@@ -686,11 +677,16 @@ int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const doub
                 wk_rows_dot(&row, xbar, e + i, e + i);
             }
         }
+    } else if (xbar && lo && wk_finite_vector(n, xbar)) {
+        wk_rows_dot_ranged(A, xbar, e, lo, hi, e);
     } else if (xbar) {
         wk_rows_dot(A, xbar, e, e);
     }
     if (!Z->data) { /* AᵀA + diag(r) */
-        wk_gram(A, H);
+        if (lo)
+            wk_gram_ranged(A, lo, hi, H);
+        else
+            wk_gram(A, H);
         for (Py_ssize_t j = 0; j < k; j++)
             H[j * k + j] += r[j];
     } else {
@@ -698,7 +694,10 @@ int wk_level_build(const wk_mat *A, const wk_mat *Z, const double *y, const doub
     }
     for (Py_ssize_t j = 0; j < k; j++)
         g[j] = 0.0;
-    wk_tmatvec(&AZ, e, 0, g, NULL);
+    if (lo && wk_finite_vector(m, e))
+        wk_tmatvec_ranged(&AZ, e, lo, hi, g, NULL);
+    else
+        wk_tmatvec(&AZ, e, 0, g, NULL);
     if (xbar) {
         for (Py_ssize_t l = 0; l < n; l++)
             u[l] = r[l] * xbar[l];
@@ -764,7 +763,8 @@ PyObject *wk_level_equations(PyObject *self, PyObject *const *args, Py_ssize_t n
         return NULL;
     }
     double *AZd = Z.data ? PyArray_DATA((PyArrayObject *)AZo) : NULL;
-    if (wk_level_build(&A, &Z, y, r, xbar, AZd, PyArray_DATA(eo), PyArray_DATA(Ho), PyArray_DATA(go)) < 0) {
+    if (wk_level_build(&A, &Z, y, r, xbar, NULL, NULL, AZd, PyArray_DATA(eo), PyArray_DATA(Ho), PyArray_DATA(go)) <
+        0) {
         Py_DECREF(eo);
         Py_DECREF(Ho);
         Py_DECREF(go);

@@ -156,6 +156,13 @@ static PyMethodDef methods[] = {
            "frame origin, linear then angular; a new array) from its parent joint's world rotation R (3x3), the "
            "frame's offset t (joint axes) and the joint's spatial velocity v and acceleration a (6, joint axes: "
            "linear then angular), as Pinocchio's getFrameClassicalAcceleration (LOCAL_WORLD_ALIGNED)."),
+    KERNEL(swing_sample, "swing_sample(M, vel, acc, ends, h, t)\n\nThe swinging sole of a WalkingPattern at time t: its "
+                         "placement into M's first three rows, its velocity and acceleration (6 each, world axes) "
+                         "into vel and acc, from ends = (t0, Ts, p_a (3), p_b - p_a (3), yaw_a, dyaw) and the apex h "
+                         "(ends None: the buffers checked only; see csrc/kernels/pattern_samples.c)."),
+    KERNEL(dcm_sample, "dcm_sample(table, k, w, t, z) -> (COM position, velocity, acceleration, ZMP, DCM) of a "
+                       "WalkingPattern's plan at time t on row k of its table (0: the start phase), a new array "
+                       "of 13 (see csrc/kernels/pattern_samples.c)."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -68,6 +68,59 @@ def _frame_acceleration(a: list[Any]) -> Any:
     return np.r_[R @ (acc[:3] + np.cross(dw, t) + np.cross(w, v[:3] + np.cross(w, t))), R @ dw]
 
 
+def _swing_args(rng: np.random.Generator) -> list[Any]:
+    t0, Ts = rng.uniform(0, 2), rng.uniform(0.1, 1)
+    ends = np.r_[t0, Ts, rng.standard_normal(6), rng.uniform(-3, 3), rng.uniform(-3, 3)]
+    return [np.eye(4), np.zeros(6), np.zeros(6), ends, rng.uniform(0, 0.1), t0 + rng.uniform(-0.2, 1.2) * Ts]
+
+
+def _swing(a: list[Any]) -> Any:
+    """The swinging sole: minimum jerk m = 10s³ − 15s⁴ + 6s⁵ and bump 64 s³(1 − s)³, expanded."""
+    M, _vel, _acc, e, h, t = a
+    t0, T, pa, d, ya, dyaw = e[0], e[1], e[2:5], e[5:8], e[8], e[9]
+    s = min(max((t - t0) / T, 0.0), 1.0)
+    m, dm = 10 * s**3 - 15 * s**4 + 6 * s**5, 30 * s**2 - 60 * s**3 + 30 * s**4
+    ddm = 60 * s - 180 * s**2 + 120 * s**3
+    z, dz = 64 * (s**3 - 3 * s**4 + 3 * s**5 - s**6), 64 * (3 * s**2 - 12 * s**3 + 15 * s**4 - 6 * s**5)
+    ddz = 64 * (6 * s - 36 * s**2 + 60 * s**3 - 30 * s**4)
+    out = M.copy()
+    c, sn = np.cos(ya + m * dyaw), np.sin(ya + m * dyaw)
+    out[:3, :3] = [[c, -sn, 0.0], [sn, c, 0.0], [0.0, 0.0, 1.0]]
+    out[:3, 3] = pa + m * d + [0.0, 0.0, h * z]
+    vel = np.r_[dm / T * d + [0.0, 0.0, h * dz / T], 0.0, 0.0, dyaw * dm / T]
+    acc = np.r_[ddm / T**2 * d + [0.0, 0.0, h * ddz / T**2], 0.0, 0.0, dyaw * ddm / T**2]
+    return None, [out, vel, acc]
+
+
+def _dcm_args(rng: np.random.Generator) -> list[Any]:
+    rows = int(rng.integers(1, 4))
+    table = rng.standard_normal((rows, 10))
+    table[1:, 1] = table[1:, 0] + rng.uniform(0.1, 1, rows - 1)  # (t_b after t_a)
+    k = int(rng.integers(0, rows))
+    t = rng.uniform(0, 1) if k == 0 else table[k, 0] + rng.uniform(0, 1) * (table[k, 1] - table[k, 0])
+    return [table, k, rng.uniform(2, 5), t, rng.uniform(0.5, 1)]
+
+
+def _dcm(a: list[Any]) -> Any:
+    """The LIPM plan at t: a linear-ZMP segment, or the start phase's cubic DCM (x = ξ − ξ̇/ω + ξ̈/ω² − ξ⃛/ω³
+    + E₀ e^{−ωt}); ẋ = ω (ξ − x), ẍ = ω² (x − p)."""
+    table, k, w, t, zc = a
+    r = table[k]
+    if k == 0:
+        c = r[:8].reshape(2, 4)  # (a0..a3 per axis)
+        xi = c[:, 0] + c[:, 1] * t + c[:, 2] * t**2 + c[:, 3] * t**3
+        d1 = c[:, 1] + 2 * c[:, 2] * t + 3 * c[:, 3] * t**2
+        d2, d3 = 2 * c[:, 2] + 6 * c[:, 3] * t, 6 * c[:, 3]
+        p = xi - d1 / w
+        x = xi - d1 / w + d2 / w**2 - d3 / w**3 + r[8:10] * np.exp(-w * t)
+    else:
+        ta, tb, ax = r[0], r[1], r[2:].reshape(2, 4)  # (p_a, ṗ, C, E per axis)
+        p = ax[:, 0] + ax[:, 1] * (t - ta)
+        grow = ax[:, 2] * np.exp(w * (t - tb))
+        xi, x = p + ax[:, 1] / w + grow, p + 0.5 * grow + ax[:, 3] * np.exp(-w * (t - ta))
+    return np.r_[x, zc, w * (xi - x), 0.0, w * w * (x - p), 0.0, p, xi]
+
+
 def _normalize_blocks(a: list[Any]) -> Any:
     q, blocks, tol = a
     norms = [float(np.linalg.norm(q[s : s + n])) for s, n in blocks]
@@ -409,6 +462,8 @@ SPECS: dict[str, Spec] = {
     "frame_classical_acceleration": Spec(
         lambda r: [pin.SE3.Random().rotation, _vec(r, 3), _vec(r, 6), _vec(r, 6)], _frame_acceleration
     ),
+    "swing_sample": Spec(_swing_args, _swing, outputs=(0, 1, 2)),
+    "dcm_sample": Spec(_dcm_args, _dcm),
     "weighted_rows": Spec(
         lambda r: (
             lambda m, n: [

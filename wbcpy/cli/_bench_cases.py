@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pinocchio as pin
@@ -262,8 +263,9 @@ def walk_case(with_placo: bool) -> Case:
     """The kinematic walk step on Talos: a WalkingPattern tracked by a VelocityScene against PlaCo's walk
     step (``benchmarks/bench_placo.py`` is the full script). One call is one step of the loop a user
     writes: ``robot.update(q)``, the pattern sampled at t (COM, planted and swinging soles), the targets set
-    on bound velocity laws (COM, soles, torso upright, posture), ``update``, ``solve``, q ⊕ q̇ dt; the walk
-    (3 footsteps of 0.2 m, 0.8 s each, dt 5 ms) starts again when it ends. The floor is the raw Pinocchio
+    on bound velocity laws (COM, soles — a planted one's when the phase changes —, torso upright, posture),
+    ``update``, ``solve``, q ⊕ q̇ dt; the walk (3 footsteps of 0.2 m, 0.8 s each, dt 5 ms) starts again
+    when it ends. The floor is the raw Pinocchio
     kinematics of a state (joint Jacobians, the frames' placements, the COM Jacobian)."""
     from ..controllers import CartesianVelocityLaw, ComVelocityLaw, JointVelocityLaw
     from ..locomotion import WalkingPattern, plan_footsteps
@@ -291,6 +293,7 @@ def walk_case(with_placo: bool) -> Case:
               scene.bind("posture", JointVelocityLaw(kp=1.0), q0[7:])]  # fmt: skip
     M, twist, acc, zero = np.eye(4), np.zeros(6), np.zeros(6), np.zeros(6)
     state: list[tuple[np.ndarray, float]] = [(q0.copy(), 0.0)]
+    tracked: list[Any] = [None, []]  # the phase whose planted soles the bindings track, and their bindings
 
     def wbcpy() -> None:
         q, t = state[0]
@@ -298,8 +301,15 @@ def walk_case(with_placo: bool) -> Case:
         pos, vel, _, _, _ = pattern.sample(t)
         com.set_target(pos, vel)
         swing = pattern.swing_into(t, M, twist, acc)
-        for side, placement in pattern.planted(t).items():
-            feet[side].set_target(placement, zero)
+        phase = pattern.phase(t)
+        if phase is not tracked[0]:  # (the planted soles change with the phase only: targets set once)
+            planted = pattern.planted(t)
+            for side, placement in planted.items():
+                feet[side].set_target(placement, zero)
+            tracked[:] = [phase, [feet[side] for side in planted]]
+        else:
+            for binding in tracked[1]:  # (the same targets: the laws at the new state)
+                binding.update()
         if swing is not None:
             feet[swing].set_target(M, twist)  # (a 4×4 homogeneous matrix is a pose target)
         for law in others:

@@ -47,6 +47,9 @@ class DcmPlan(NamedTuple):
         version: the plan's number. steps: the footsteps. rows: the ZMP segments after the start phase.
         tb: their end times. cubic: per axis the start phase's DCM coefficients (a0, a1, a2, a3).
         E0: per axis the homogeneous COM term of the start phase.
+        table: the same numbers as rows of 10 floats (read-only; what the compiled sample reads): row 0
+            the start phase (cubic of x, cubic of y, E0), row k ≥ 1 segment k − 1 (t_a, t_b, then per axis
+            p_a, ṗ, C, E).
     """
 
     version: int
@@ -55,6 +58,7 @@ class DcmPlan(NamedTuple):
     tb: list[float]
     cubic: list[tuple[float, ...]]
     E0: list[float]
+    table: np.ndarray
 
 
 def foot_before(steps: tuple[Footstep, ...], start: dict[str, pin.SE3], k: int, side: str) -> pin.SE3:
@@ -100,7 +104,9 @@ def build_plan(phases: Sequence[PhaseLike], steps: tuple[Footstep, ...], start: 
             axes.append((p0, pd, C, E))
         rows.append((a, b, tuple(axes)))
         x = segment(w, rows[-1], b)[0]
-    return DcmPlan(version, steps, rows, [float(t) for t in tb], cubic, E0)
+    table = np.array([(*cubic[0], *cubic[1], *E0)] + [(a, b, *axes[0], *axes[1]) for a, b, axes in rows])
+    table.setflags(write=False)  # (shared by the copies of a pattern)
+    return DcmPlan(version, steps, rows, [float(t) for t in tb], cubic, E0, table)
 
 
 def _zmp_segments(phases: Sequence[PhaseLike], steps: tuple[Footstep, ...], start: dict[str, pin.SE3]

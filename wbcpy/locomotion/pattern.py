@@ -46,6 +46,8 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
+from .._kernels import dcm_sample as _dcm_sample
+from .._kernels import swing_sample as _swing_sample
 from .._support.read_only import SealedAfterInit
 from .._support.validation import as_vector, short_repr
 from ..errors import ConfigError, InvalidValueError
@@ -54,7 +56,6 @@ from . import _checks
 from ._dcm import DcmPlan, Lipm, build_plan, foot_before, segment, start_com, swing_ends
 from .feet import Feet
 from .footsteps import SIDES, Footstep, check_footsteps
-from .profiles import bump, min_jerk
 from .scaling import walking_scale
 from .sole_finder import as_feet
 
@@ -177,7 +178,9 @@ class WalkingPattern(SealedAfterInit):
         self._build_phases(checked)
         self._plan: DcmPlan = build_plan(self._phases, checked, start, self.omega, self.start_time, com0, 0)
         #: the swing constants of :meth:`swing_into` and their (t0, version) key, published together
-        self._swing_cache: tuple[tuple[float, int], tuple[float, ...]] | None = None
+        self._swing_cache: tuple[tuple[float, int], np.ndarray] | None = None
+        #: the soles :meth:`planted` returns (not copies) and their (phases, phase index, plan) key
+        self._planted_cache: tuple[list[Phase], int, DcmPlan, tuple[tuple[str, pin.SE3], ...]] | None = None
         self._seal()
 
     # ------------------------------------------------------------------ read-only views
@@ -260,15 +263,14 @@ class WalkingPattern(SealedAfterInit):
         Raises:
             InvalidValueError: t is not a finite real number.
         """
-        ph, steps = self.phase(t), self._plan.steps
-        if ph.kind == "start":
-            return self.start
-        k = ph.step if ph.kind != "end" else len(steps)
-        k += ph.kind == "double"
-        out = {side: foot_before(steps, self._start, k, side).copy() for side in SIDES}
-        if ph.kind == "single" and ph.swing is not None:
-            del out[ph.swing]
-        return out
+        t = _checks.query_time(t)
+        phases, plan = self._phases, self._plan
+        i = min(bisect.bisect_right(self._phase_ends, t), len(phases) - 1)  # (phase(t))
+        cache = self._planted_cache
+        if cache is None or cache[0] is not phases or cache[1] != i or cache[2] is not plan:
+            cache = (phases, i, plan, _planted(phases[i], plan.steps, self._start))
+            self.__dict__["_planted_cache"] = cache  # (a private cache: past the sealed __setattr__)
+        return {side: M.copy() for side, M in cache[3]}  # (SE3.copy: pin.SE3(M) costs more)
 
     def set_step(self, k: int, placement: pin.SE3) -> None:
         """Move footstep k (re-planning: the ZMP and the DCM are planned again over the new footsteps, on
@@ -324,7 +326,7 @@ class WalkingPattern(SealedAfterInit):
         (:meth:`set_step` publishes a new plan on that one alone)."""
         out = object.__new__(WalkingPattern)
         out.__dict__.update(self.__dict__)
-        out.__dict__["_swing_cache"] = None
+        out.__dict__["_swing_cache"] = out.__dict__["_planted_cache"] = None
         return out
 
     # ------------------------------------------------------------------ ZMP / DCM / COM
@@ -351,11 +353,10 @@ class WalkingPattern(SealedAfterInit):
         Raises:
             InvalidValueError: t is not a finite real number.
         """
-        (x0, x1), (xi0, xi1), (p0, p1) = self.lipm(t)
-        w = self.omega
-        ww = w * w
-        out = np.array([x0, x1, self.ground + self.com_height, w * (xi0 - x0), w * (xi1 - x1), 0.0,
-                        ww * (x0 - p0), ww * (x1 - p1), 0.0, p0, p1, xi0, xi1])  # fmt: skip
+        t = min(max(_checks.query_time(t), 0.0), self.duration)
+        plan = self._plan  # (lipm(t), in one compiled call: csrc/kernels/pattern_samples.c)
+        k = 0 if t < self.start_time else min(bisect.bisect_right(plan.tb, t), len(plan.rows) - 1) + 1
+        out = _dcm_sample(plan.table, k, self.omega, t, self.ground + self.com_height)
         return out[0:3], out[3:6], out[6:9], out[9:11], out[11:13]
 
     def com(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -403,30 +404,40 @@ class WalkingPattern(SealedAfterInit):
             InvalidValueError: t is not a finite real number; ``M``, ``vel`` or ``acc`` is not a writable
                 float64 array of shape (4, 4), (6,), (6,).
         """
-        if not (_buffer_ok(M, (4, 4)) and _buffer_ok(vel, (6,)) and _buffer_ok(acc, (6,))):
-            _check_buffers(M, vel, acc)  # (raises, naming the buffer)
-        ph = self.phase(t)
-        if ph.kind != "single" or ph.swing is None:
-            return None
-        plan = self._plan
-        key = (ph.t0, plan.version)
-        cache = self._swing_cache
-        if cache is None or cache[0] != key:
-            cache = (key, swing_ends(plan.steps, self._start, ph))
-            self._swing_cache = cache
-        t0, Ts, ax, ay, az, dx, dy, dz_, ya, dyaw = cache[1]
-        s = (t - t0) / Ts
-        m, dm, ddm = min_jerk(s)
-        z, dz, ddz = bump(s)
-        h = self.step_height
-        v1, a1 = dm / Ts, ddm / Ts**2
-        # (each buffer written by one slice assignment: a NumPy item assignment costs about as much)
-        vel[:] = (v1 * dx, v1 * dy, v1 * dz_ + h * dz / Ts, 0.0, 0.0, dyaw * dm / Ts)
-        acc[:] = (a1 * dx, a1 * dy, a1 * dz_ + h * ddz / Ts**2, 0.0, 0.0, dyaw * ddm / Ts**2)
-        # the sole turns about the vertical (flat: a yaw rotation)
-        c, sn = math.cos(yaw := ya + m * dyaw), math.sin(yaw)
-        M[:3] = ((c, -sn, 0.0, ax + m * dx), (sn, c, 0.0, ay + m * dy), (0.0, 0.0, 1.0, az + m * dz_ + h * z))
-        return ph.swing
+        t = _checks.query_time(t)
+        ph = self._phases[min(bisect.bisect_right(self._phase_ends, t), len(self._phases) - 1)]  # (phase(t))
+        ends = None  # (both feet planted: the buffers are checked, nothing is written)
+        if ph.kind == "single" and ph.swing is not None:
+            plan = self._plan
+            key = (ph.t0, plan.version)
+            cache = self._swing_cache
+            if cache is None or cache[0] != key:
+                cache = (key, np.array(swing_ends(plan.steps, self._start, ph)))
+                self.__dict__["_swing_cache"] = cache  # (a private cache: past the sealed __setattr__)
+            ends = cache[1]
+        try:  # (the buffers checked and written in one compiled call: csrc/kernels/pattern_samples.c)
+            if type(M) is not np.ndarray or type(vel) is not np.ndarray or type(acc) is not np.ndarray:
+                raise TypeError  # (a subclass: the checks below say what is taken)
+            _swing_sample(M, vel, acc, ends, self.step_height, t)
+        except (TypeError, ValueError):  # another layout (strided, overlapping), or raises naming the buffer
+            _check_buffers(M, vel, acc)
+            if ends is not None:
+                M4, v6, a6 = np.eye(4), np.zeros(6), np.zeros(6)
+                _swing_sample(M4, v6, a6, ends, self.step_height, t)
+                vel[:], acc[:], M[:3] = v6, a6, M4[:3]
+        return None if ends is None else ph.swing
+
+
+def _planted(ph: Phase, steps: tuple[Footstep, ...], start: dict[str, pin.SE3]
+             ) -> tuple[tuple[str, pin.SE3], ...]:  # fmt: skip
+    """The soles on the ground during phase ``ph`` as (side, placement) pairs (not copies): both at the
+    start, the stance sole in single support, both after footstep k lands in its double support."""
+    if ph.kind == "start":
+        return tuple(start.items())
+    k = ph.step if ph.kind != "end" else len(steps)
+    k += ph.kind == "double"
+    swing = ph.swing if ph.kind == "single" else None
+    return tuple((side, foot_before(steps, start, k, side)) for side in SIDES if side != swing)
 
 
 _F64 = np.dtype(np.float64)

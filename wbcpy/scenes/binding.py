@@ -36,6 +36,8 @@ Jacobian; other Cartesian tasks, and joint tasks with continuous joints, go thro
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
@@ -58,6 +60,17 @@ class BoundScene(Protocol):
     def get_task(self, name: str, /) -> Any: ...
     def set_reference(self, task_name: str, reference: Any, /) -> None: ...
     def clock(self) -> float: ...
+
+
+#: clocks that return float seconds: a binding calls them directly (the scene's ``clock()`` converts)
+_FLOAT_CLOCKS = (time.monotonic, time.perf_counter, time.time)
+
+
+def _float_clock(scene: BoundScene) -> Callable[[], float]:
+    """The scene clock as a callable returning float seconds: the scene's clock function itself when it is
+    one of the standard library's, else ``scene.clock`` (which converts what its function returns)."""
+    raw = getattr(scene, "clock_function", None)
+    return raw if any(raw is c for c in _FLOAT_CLOCKS) else scene.clock  # type: ignore[return-value]
 
 
 class ReferenceBinding:
@@ -93,7 +106,7 @@ class ReferenceBinding:
         # the scene's update computes the dynamics at this state anyway: computed first, they give the
         # COM terms too (Workspace.com_terms), instead of a kinematics pass of their own
         self.evaluator = LawEvaluator(law, task, dynamics_first=bool(scene.needs_dynamics))
-        self._evaluate, self._clock = self.evaluator.evaluate, scene.clock  # (bound once: the hot path)
+        self._evaluate, self._clock = self.evaluator.evaluate, _float_clock(scene)  # (bound once: hot path)
         self._view: Any = None  # the task reference's target array (_ensure_reference)
         self.set_target(target, target_velocity, target_acceleration)
 

@@ -328,6 +328,11 @@ class Scene(SceneConstraintsApi, SceneAliases):
         """The scene clock now (s): reference time stamps and timeouts use it."""
         return float(self._clock())
 
+    @property
+    def clock_function(self) -> Callable[[], float]:
+        """The callable the scene clock reads (as given to the constructor; default ``time.monotonic``)."""
+        return self._clock
+
     def set_task_weights(self, task_name: str, weights: Any) -> None:
         """Set the per-row weights of a task (n values ≥ 0; cart: in ref_frame axes).
 
