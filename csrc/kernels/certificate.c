@@ -418,6 +418,35 @@ PyObject *wk_scaled_error(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return PyFloat_FromDouble(wk_scaled_core(n, r, s, c));
 }
 
+/* M x, |M||x| and max |M_ij| of row i (into *c, *mag, *big): a contiguous row in four partial sums
+ * (independent chains), its all-zero groups of four entries skipped (cone and contact rows are sparse);
+ * a strided one entry by entry */
+static void row_terms(const wk_mat *M, Py_ssize_t i, const double *x, double *c, double *mag, double *big)
+{
+    const double *a = M->data + i * M->rs;
+    Py_ssize_t n = M->cols, j = 0;
+    double c0 = 0.0, c1 = 0.0, c2 = 0.0, c3 = 0.0, m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0, b = *big;
+    if (M->cs == 1) {
+        for (; j + 4 <= n; j += 4) {
+            const double *q = a + j, *y = x + j;
+            if (q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0)
+                continue;
+            c0 += q[0] * y[0], c1 += q[1] * y[1], c2 += q[2] * y[2], c3 += q[3] * y[3];
+            m0 += fabs(q[0]) * fabs(y[0]), m1 += fabs(q[1]) * fabs(y[1]);
+            m2 += fabs(q[2]) * fabs(y[2]), m3 += fabs(q[3]) * fabs(y[3]);
+            double g = fmax(fmax(fabs(q[0]), fabs(q[1])), fmax(fabs(q[2]), fabs(q[3])));
+            b = g > b ? g : b;
+        }
+    }
+    for (; j < n; j++) {
+        double e = a[j * M->cs];
+        c0 += e * x[j];
+        m0 += fabs(e) * fabs(x[j]);
+        b = fabs(e) > b ? fabs(e) : b;
+    }
+    *c = (c0 + c1) + (c2 + c3), *mag = (m0 + m1) + (m2 + m3), *big = b;
+}
+
 /* rows_excess(M, lo, hi, x, tol) -> float: the largest excess of lo ≤ M x ≤ hi beyond its tolerance (≤ 0:
  * every row holds; an equality is lo = hi; infinite sides never bind), judged against the rows' data: row
  * i's excess is max(lo_i − c_i, c_i − hi_i) − tol (1 + |side|) − ρ (|M||x|)_i with c = M x and ρ = 8(n + 1)ε
@@ -440,13 +469,8 @@ PyObject *wk_rows_excess(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     for (Py_ssize_t j = 0; j < M.cols; j++)
         xx += x[j] * x[j];
     for (Py_ssize_t i = 0; i < M.rows; i++) {
-        double c = 0.0, mag = 0.0;
-        for (Py_ssize_t j = 0; j < M.cols; j++) {
-            double a = WK_AT(M, i, j);
-            c += a * x[j];
-            mag += fabs(a) * fabs(x[j]);
-            mmax = fabs(a) > mmax ? fabs(a) : mmax;
-        }
+        double c, mag;
+        row_terms(&M, i, x, &c, &mag, &mmax);
         double slack = tol + rho * mag;
         double below = (lo[i] - c) - slack - tol * fabs(lo[i]);
         double above = (c - hi[i]) - slack - tol * fabs(hi[i]);

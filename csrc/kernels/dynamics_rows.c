@@ -11,10 +11,31 @@ static const npy_intp *dof_index(PyObject *o, Py_ssize_t nv, const char *name, P
     return *count < 0 ? NULL : wk_index(o, *count, nv, name);
 }
 
-static PyArrayObject *zeros(Py_ssize_t rows, Py_ssize_t cols)
+/* out[j] = M[i, j] for j < cols: one copy when the row is contiguous, else entry by entry */
+static void copy_row(const wk_mat *M, Py_ssize_t i, double *out)
+{
+    const double *src = M->data + i * M->rs;
+    if (M->cs == 1) {
+        memcpy(out, src, (size_t)M->cols * sizeof(double));
+        return;
+    }
+    for (Py_ssize_t j = 0; j < M->cols; j++)
+        out[j] = src[j * M->cs];
+}
+
+/* a new (rows × cols) array, or a vector of `rows` entries when cols < 0, uninitialised: every entry is
+ * written (the rows' columns past nv + rows(J) are zeroed with them) */
+static PyArrayObject *empty(Py_ssize_t rows, Py_ssize_t cols)
 {
     npy_intp d[2] = {rows, cols};
-    return (PyArrayObject *)PyArray_ZEROS(cols < 0 ? 1 : 2, d, NPY_DOUBLE, 0);
+    return (PyArrayObject *)PyArray_EMPTY(cols < 0 ? 1 : 2, d, NPY_DOUBLE, 0);
+}
+
+/* row[from:n] = 0 */
+static void zero_tail(double *row, Py_ssize_t from, Py_ssize_t n)
+{
+    for (Py_ssize_t j = from; j < n; j++)
+        row[j] = 0.0;
 }
 
 /* dynamics_rows(M, h, J, acc, u, a, n) -> (E, f, T, h_a), new arrays
@@ -49,7 +70,7 @@ PyObject *wk_dynamics_rows(PyObject *self, PyObject *const *args, Py_ssize_t nar
         PyErr_SetString(PyExc_ValueError, "dynamics_rows: n must be at least nv + rows(J)");
         return NULL;
     }
-    PyArrayObject *Eo = zeros(nu + mw, n), *fo = zeros(nu + mw, -1), *To = zeros(na, n), *ho = zeros(na, -1);
+    PyArrayObject *Eo = empty(nu + mw, n), *fo = empty(nu + mw, -1), *To = empty(na, n), *ho = empty(na, -1);
     if (Eo == NULL || fo == NULL || To == NULL || ho == NULL) {
         Py_XDECREF(Eo);
         Py_XDECREF(fo);
@@ -60,24 +81,23 @@ PyObject *wk_dynamics_rows(PyObject *self, PyObject *const *args, Py_ssize_t nar
     double *E = PyArray_DATA(Eo), *f = PyArray_DATA(fo), *T = PyArray_DATA(To), *ha = PyArray_DATA(ho);
     for (Py_ssize_t i = 0; i < nu; i++) { /* M_u q̈ − J_uᵀ w = −h_u */
         double *row = E + i * n;
-        for (Py_ssize_t j = 0; j < nv; j++)
-            row[j] = WK_AT(M, u[i], j);
+        copy_row(&M, u[i], row);
         for (Py_ssize_t k = 0; k < mw; k++)
             row[nv + k] = -WK_AT(J, k, u[i]);
+        zero_tail(row, nv + mw, n);
         f[i] = -h[u[i]];
     }
     for (Py_ssize_t k = 0; k < mw; k++) { /* J q̈ = −a_c */
-        double *row = E + (nu + k) * n;
-        for (Py_ssize_t j = 0; j < nv; j++)
-            row[j] = WK_AT(J, k, j);
+        copy_row(&J, k, E + (nu + k) * n);
+        zero_tail(E + (nu + k) * n, nv, n);
         f[nu + k] = -acc[k];
     }
     for (Py_ssize_t i = 0; i < na; i++) { /* τ_a = M_a q̈ − J_aᵀ w + h_a */
         double *row = T + i * n;
-        for (Py_ssize_t j = 0; j < nv; j++)
-            row[j] = WK_AT(M, a[i], j);
+        copy_row(&M, a[i], row);
         for (Py_ssize_t k = 0; k < mw; k++)
             row[nv + k] = -WK_AT(J, k, a[i]);
+        zero_tail(row, nv + mw, n);
         ha[i] = h[a[i]];
     }
     return Py_BuildValue("NNNN", Eo, fo, To, ho);
