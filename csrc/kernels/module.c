@@ -156,6 +156,14 @@ static PyMethodDef methods[] = {
            "frame origin, linear then angular; a new array) from its parent joint's world rotation R (3x3), the "
            "frame's offset t (joint axes) and the joint's spatial velocity v and acceleration a (6, joint axes: "
            "linear then angular), as Pinocchio's getFrameClassicalAcceleration (LOCAL_WORLD_ALIGNED)."),
+    KERNEL(frame_pose, "frame_pose(R, p, Rt, t) -> the frame's world placement as a 4x4 homogeneous matrix (a new "
+                       "array) from its parent joint's world rotation R and position p and the frame's rotation Rt "
+                       "and offset t in the joint: [[R Rt, p + R t], [0, 0, 0, 1]]."),
+    KERNEL(frame_jacobian, "frame_jacobian(J, R, p, t, columns) -> the frame's Jacobian (6 x nv, world axes at the "
+                           "frame origin p_f = p + R t, linear then angular; a new array) from Pinocchio's joint "
+                           "Jacobians J (6 x nv): columns (J_v - p_f x w, w) on the given DOFs, zero elsewhere, as "
+                           "Pinocchio's getFrameJacobian (LOCAL_WORLD_ALIGNED)."),
+    KERNEL(level_copy, "level_copy(A, y) -> (A, y) copied into new contiguous arrays in one call."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -284,7 +284,7 @@ class LawEvaluator:
                 self._eval = self._world_cartesian
                 self._to_ref = False
                 self._tip = task.tip_id
-                self._placement, self._jacobian = robot.frame_placement_view, robot.frame_jacobian_view
+                self._tip_pose, self._jacobian = robot.frame_pose_view, robot.frame_jacobian_view
         elif isinstance(task, JointTask):
             self.fast = not bool(np.any(task.continuous_mask))
             self._eval = self._joint_error if self.fast else self._checked_joint
@@ -408,7 +408,7 @@ class LawEvaluator:
 
     def _world_cartesian(self, out: np.ndarray, Md: np.ndarray, const: np.ndarray) -> None:
         """Pose error from the robot's cached world placement; twist J v (world axes at the tip)."""
-        M = self._placement(self._tip).homogeneous
+        M = self._tip_pose(self._tip)  # (4×4, the robot's cached world placement)
         if self._kd_rate is None:
             _pose_law(out, self._e, Md, None, M, None, None, None, self._kp, None, const)
             return
