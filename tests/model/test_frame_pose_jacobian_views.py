@@ -18,7 +18,7 @@ import pytest
 
 from wbcpy import RobotModel
 from wbcpy._kernels import frame_jacobian, frame_pose, level_copy
-from wbcpy.errors import UnknownNameError
+from wbcpy.errors import StateNotSetError, UnknownNameError
 
 LWA = pin.LOCAL_WORLD_ALIGNED
 
@@ -154,3 +154,27 @@ def test_level_copy_is_an_independent_copy() -> None:
     assert A2.flags.c_contiguous and not np.shares_memory(A2, A) and not np.shares_memory(y2, y)
     with pytest.raises(ValueError):
         level_copy(A, np.zeros(2))
+
+
+def test_frame_motion_view_reads_one_state(example_robot: Callable[..., RobotModel]) -> None:
+    """(pose, Jacobian, v) of the current state, in either order of first use; the bias that comes with
+    the Jacobian at the acceleration level is Pinocchio's."""
+    robot = example_robot("panda")
+    frame = robot.model.getFrameId("panda_hand")
+    rng = np.random.default_rng(12)
+    with pytest.raises(StateNotSetError):
+        robot.frame_motion_view(frame)
+    for first in ("jacobian", "motion"):
+        q, v = _state(robot, rng)
+        robot.update(q, v)
+        if first == "jacobian":
+            robot.frame_jacobian_view(frame)
+        pose, jac, vel = robot.frame_motion_view(frame)
+        expected_pose, expected_jac = _pinocchio(robot, q, frame)
+        _close(pose, expected_pose)
+        _close(jac, expected_jac)
+        np.testing.assert_array_equal(vel, v)
+        data = robot.model.createData()
+        pin.forwardKinematics(robot.model, data, q, v, np.zeros(robot.nv))
+        bias = pin.getFrameClassicalAcceleration(robot.model, data, frame, LWA).vector
+        _close(robot.frame_bias_view(frame), bias)

@@ -52,6 +52,7 @@ from .._kernels import frame_classical_acceleration as _frame_acceleration
 from .._kernels import frame_jacobian as _frame_jacobian
 from .._kernels import frame_pose as _frame_pose
 from ..errors import StateNotSetError
+from ._frame_sources import bias_views, frame_views, jacobian_views
 from ._pin_bindings import BindingProbe, all_terms, gravity, has_mimic
 
 #: offset of the frame placements' keys in a record's ``frames`` map (see the module docstring)
@@ -82,12 +83,6 @@ class RobotState(NamedTuple):
     q: np.ndarray
     v: np.ndarray
     a: np.ndarray | None
-
-
-def _address(x: np.ndarray) -> int:
-    """The address of an array's first byte."""
-    address: int = x.__array_interface__["data"][0]
-    return address
 
 
 def record(q: np.ndarray | None, v: np.ndarray, a: np.ndarray | None, sid: int) -> Record:
@@ -283,11 +278,11 @@ class Workspace:
         """World placement of one frame as a 4×4 homogeneous matrix (a new array) of record ``st``, cached
         in the record: the joint placements of :meth:`positions`, then the compiled ``frame_pose`` on its
         parent joint's placement (Pinocchio's ``updateFramePlacement`` when the bindings hand out copies)."""
-        if self.pos is not st:
-            self.positions(st, "frame placement")
+        if self.pos is not st:  # (positions(), which takes motion() once the workspace is full)
+            (self.motion if self.full else self.positions)(st, "frame placement")
         sources = self._pose_sources.get(fid)
         if sources is None:
-            sources = self._pose_sources[fid] = self._frame_views(fid)[:4]
+            sources = self._pose_sources[fid] = frame_views(self.model, self.data, fid)[:4]
         pose: np.ndarray
         if sources:
             pose = _frame_pose(*sources)
@@ -300,12 +295,15 @@ class Workspace:
         """Frame Jacobian (6×nv, world axes at the frame origin) of record ``st``: a new array, also kept
         in the record unless ``cache`` is False (a caller that wants its own copy). From the joint
         Jacobians by the compiled ``frame_jacobian``, or by Pinocchio's ``getFrameJacobian`` when the
-        bindings hand out copies, with mimic joints (columns beyond nv) and for nv = 1 (1-D arrays)."""
+        bindings hand out copies, with mimic joints (columns beyond nv) and for nv = 1 (1-D arrays).
+        When this data holds the velocities of ``st`` (:meth:`motion`), the frame's bias is cached with it
+        (:meth:`frame_bias`'s compiled call: what an acceleration-level reader of the Jacobian reads next)."""
         if self.jac is not st:
             self.joint_jacobians(st, "frame Jacobian")
         sources = self._jacobian_sources.get(fid)
         if sources is None:
-            sources = self._jacobian_sources[fid] = self._jacobian_views(fid)
+            sources = self._jacobian_sources[fid] = (
+                () if self.mimic or self._nv1 else jacobian_views(self.model, self.data, fid))
         jac: np.ndarray
         if sources:
             jac = _frame_jacobian(*sources)  # a new array
@@ -314,7 +312,12 @@ class Workspace:
             if self._nv1:
                 jac = jac.reshape(6, 1)
         if cache:
-            st[FRAMES][fid] = jac
+            frames = st[FRAMES]
+            frames[fid] = jac
+            if self.kin is st and ~fid not in frames:
+                bias_sources = self._bias_sources.get(fid)
+                if bias_sources:
+                    frames[~fid] = _frame_acceleration(*bias_sources)
         return jac
 
     def frame_bias(self, st: Record, fid: int) -> np.ndarray:
@@ -323,7 +326,7 @@ class Workspace:
             self.motion(st, "frame bias")  # frame placements are not needed
         sources = self._bias_sources.get(fid)
         if sources is None:
-            sources = self._bias_sources[fid] = self._bias_views(fid)
+            sources = self._bias_sources[fid] = bias_views(self.model, self.data, fid)
         bias: np.ndarray
         if sources:
             bias = _frame_acceleration(*sources)  # a new array
@@ -331,65 +334,6 @@ class Workspace:
             bias = pin.getFrameClassicalAcceleration(self.model, self.data, fid, _LWA).vector.copy()
         st[FRAMES][~fid] = bias
         return bias
-
-    def _frame_views(self, fid: int) -> tuple[np.ndarray, ...]:
-        """What the compiled frame kernels read for frame ``fid``: views of its parent joint's world
-        rotation and position in ``data`` (which the kinematics overwrite in place: data is never
-        replaced, nor its joint arrays resized, so the views stay valid and current), and copies of the
-        frame's rotation and offset in the joint (the model's frames are not edited once the robot is
-        made). Empty when the bindings hand out copies instead of views (two takes at different
-        addresses)."""
-        frame = self.model.frames[fid]
-        joint, data = frame.parentJoint, self.data
-
-        def take() -> tuple[np.ndarray, np.ndarray]:
-            return data.oMi[joint].rotation, data.oMi[joint].translation
-
-        views, again = take(), take()
-        if any(_address(x) != _address(y) for x, y in zip(views, again, strict=True)):
-            return ()
-        offset = frame.placement
-        rotation = np.array(offset.rotation, dtype=np.float64)
-        return (*views, rotation, np.array(offset.translation, dtype=np.float64))
-
-    def _jacobian_views(self, fid: int) -> tuple[np.ndarray, ...]:
-        """What :meth:`frame_jacobian` reads for frame ``fid``: a view of the joint Jacobians ``data.J``,
-        :meth:`_frame_views` (rotation, position, offset) and the DOFs that support the frame's parent
-        joint (the Jacobian's nonzero columns). Empty where Pinocchio's call is taken (see there)."""
-        model = self.model
-        joints = model.joints
-        frame_views = self._frame_views(fid)
-        J, again = self.data.J, self.data.J
-        if self.mimic or self._nv1 or not frame_views or _address(J) != _address(again):
-            return ()
-        support = list(model.supports[model.frames[fid].parentJoint])[1:]  # (the universe has no DOF)
-        columns = [c for j in support for c in range(joints[j].idx_v, joints[j].idx_v + joints[j].nv)]
-        rotation, position, _, offset = frame_views
-        return J, rotation, position, offset, np.array(columns, dtype=np.intp)
-
-    def _bias_views(self, fid: int) -> tuple[np.ndarray, ...]:
-        """What :meth:`frame_bias` reads for frame ``fid``: views of its parent joint's world rotation,
-        spatial velocity and acceleration in ``data`` (which :meth:`motion` overwrites in place: data is
-        never replaced, nor its joint arrays resized, so the views stay valid and current), and the
-        frame's offset in the joint (a copy: the model's frames are not edited once the robot is made).
-        Empty when the bindings hand out copies instead of views (two takes at different addresses): the
-        bias then comes from Pinocchio's call.
-
-        From them the compiled ``frame_classical_acceleration`` gives Pinocchio's
-        ``getFrameClassicalAcceleration(model, data, fid, LOCAL_WORLD_ALIGNED)``: R (α + ω̇ × t +
-        ω × (ν + ω × t)) over R ω̇, without Pinocchio's result objects."""
-        frame = self.model.frames[fid]
-        joint, data = frame.parentJoint, self.data
-
-        def take() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            return data.oMi[joint].rotation, data.v[joint].vector, data.a[joint].vector
-
-        views, again = take(), take()
-        if any(_address(x) != _address(y) for x, y in zip(views, again, strict=True)):
-            return ()
-        rotation, velocity, acceleration = views
-        offset = np.array(frame.placement.translation, dtype=np.float64)
-        return rotation, offset, velocity, acceleration
 
     # ------------------------------------------------------------------ dynamics
     def dynamics(self, st: Record, quantity: str) -> None:
