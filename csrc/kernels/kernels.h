@@ -148,6 +148,9 @@ PyObject *wk_dls_search(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *wk_frame_classical_acceleration(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_swing_sample(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_dcm_sample(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_frame_pose(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_frame_jacobian(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_level_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* the column of row i's only nonzero entry in A; -1 for a row of zeros, -2 for two nonzero entries or more */
 Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i);

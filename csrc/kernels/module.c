@@ -163,6 +163,14 @@ static PyMethodDef methods[] = {
     KERNEL(dcm_sample, "dcm_sample(table, k, w, t, z) -> (COM position, velocity, acceleration, ZMP, DCM) of a "
                        "WalkingPattern's plan at time t on row k of its table (0: the start phase), a new array "
                        "of 13 (see csrc/kernels/pattern_samples.c)."),
+    KERNEL(frame_pose, "frame_pose(R, p, Rt, t) -> the frame's world placement as a 4x4 homogeneous matrix (a new "
+                       "array) from its parent joint's world rotation R and position p and the frame's rotation Rt "
+                       "and offset t in the joint: [[R Rt, p + R t], [0, 0, 0, 1]]."),
+    KERNEL(frame_jacobian, "frame_jacobian(J, R, p, t, columns) -> the frame's Jacobian (6 x nv, world axes at the "
+                           "frame origin p_f = p + R t, linear then angular; a new array) from Pinocchio's joint "
+                           "Jacobians J (6 x nv): columns (J_v - p_f x w, w) on the given DOFs, zero elsewhere, as "
+                           "Pinocchio's getFrameJacobian (LOCAL_WORLD_ALIGNED)."),
+    KERNEL(level_copy, "level_copy(A, y) -> (A, y) copied into new contiguous arrays in one call."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -121,6 +121,33 @@ def _dcm(a: list[Any]) -> Any:
     return np.r_[x, zc, w * (xi - x), 0.0, w * w * (x - p), 0.0, p, xi]
 
 
+def _frame_pose(a: list[Any]) -> Any:
+    R, p, Rt, t = a
+    H = np.eye(4)
+    H[:3, :3], H[:3, 3] = R @ Rt, p + R @ t
+    return H
+
+
+def _frame_jacobian(a: list[Any]) -> Any:
+    J, R, p, t, columns = a
+    pf = p + R @ t
+    out = np.zeros_like(J)
+    out[3:, columns] = J[3:, columns]
+    out[:3, columns] = J[:3, columns] - np.cross(pf, J[3:, columns].T).T
+    return out
+
+
+def _frame_jacobian_args(r: np.random.Generator) -> list[Any]:
+    n = int(r.integers(1, 7))
+    columns = np.flatnonzero(r.random(n) < 0.6).astype(IDX)
+    return [r.standard_normal((6, n)), pin.SE3.Random().rotation, _vec(r, 3), _vec(r, 3), columns]
+
+
+def _level_copy_args(r: np.random.Generator) -> list[Any]:
+    m = int(r.integers(0, 6))
+    return [r.standard_normal((m, int(r.integers(1, 6)))), r.standard_normal(m)]
+
+
 def _normalize_blocks(a: list[Any]) -> Any:
     q, blocks, tol = a
     norms = [float(np.linalg.norm(q[s : s + n])) for s, n in blocks]
@@ -464,6 +491,11 @@ SPECS: dict[str, Spec] = {
     ),
     "swing_sample": Spec(_swing_args, _swing, outputs=(0, 1, 2)),
     "dcm_sample": Spec(_dcm_args, _dcm),
+    "frame_pose": Spec(
+        lambda r: [pin.SE3.Random().rotation, _vec(r, 3), pin.SE3.Random().rotation, _vec(r, 3)], _frame_pose
+    ),
+    "frame_jacobian": Spec(_frame_jacobian_args, _frame_jacobian),
+    "level_copy": Spec(_level_copy_args, lambda a: (a[0].copy(), a[1].copy())),
     "weighted_rows": Spec(
         lambda r: (
             lambda m, n: [

@@ -284,7 +284,7 @@ class LawEvaluator:
                 self._eval = self._world_cartesian
                 self._to_ref = False
                 self._tip = task.tip_id
-                self._placement, self._jacobian = robot.frame_placement_view, robot.frame_jacobian_view
+                self._tip_pose, self._tip_motion = robot.frame_pose_view, robot.frame_motion_view
         elif isinstance(task, JointTask):
             self.fast = not bool(np.any(task.continuous_mask))
             self._eval = self._joint_error if self.fast else self._checked_joint
@@ -408,11 +408,11 @@ class LawEvaluator:
 
     def _world_cartesian(self, out: np.ndarray, Md: np.ndarray, const: np.ndarray) -> None:
         """Pose error from the robot's cached world placement; twist J v (world axes at the tip)."""
-        M = self._placement(self._tip).homogeneous
         if self._kd_rate is None:
+            M = self._tip_pose(self._tip)  # (4×4, the robot's cached world placement)
             _pose_law(out, self._e, Md, None, M, None, None, None, self._kp, None, const)
             return
-        J, v = self._jacobian(self._tip), self._state("twist")[1]
+        M, J, v = self._tip_motion(self._tip)  # (pose, Jacobian and velocity of one state)
         _pose_law(out, self._e, Md, None, M, None, J, v, self._kp, self._kd_rate, const)
 
     def _checked_cartesian(self, out: np.ndarray, target: pin.SE3, const: np.ndarray) -> None:

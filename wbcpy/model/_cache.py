@@ -4,9 +4,10 @@
 :data:`Q`, :data:`V`, :data:`A`, :data:`SID`, :data:`FRAMES`) and publishes it
 with one attribute store, which is atomic under the GIL: a reader that takes the record once sees one
 state, never half of two. A record is published once and never again, so its identity stamps results.
-``frames`` maps a frame index ``f`` to its Jacobian (6×nv), ``~f`` (= −1 − f) to its bias J̇q̇ (6,) and
-``f + PLACEMENT_KEY`` to its world placement (a ``pin.SE3``), the objects computed for that record; they
-are filled by whichever thread computes them first and stay valid snapshots of that state.
+``frames`` maps a frame index ``f`` to its Jacobian (6×nv), ``~f`` (= −1 − f) to its bias J̇q̇ (6,),
+``f + PLACEMENT_KEY`` to its world placement (a ``pin.SE3``) and ``f + POSE_KEY`` to the same placement as
+a 4×4 homogeneous matrix, the objects computed for that record; they are filled by whichever thread
+computes them first and stay valid snapshots of that state.
 
 **Workspace.** One ``pin.Data`` plus, for each group of Pinocchio results, the record the data holds it
 for (identity stamps). Each thread that reads a robot gets its own workspace (``threading.local``), so
@@ -48,11 +49,16 @@ import numpy as np
 import pinocchio as pin
 
 from .._kernels import frame_classical_acceleration as _frame_acceleration
+from .._kernels import frame_jacobian as _frame_jacobian
+from .._kernels import frame_pose as _frame_pose
 from ..errors import StateNotSetError
+from ._frame_sources import bias_views, frame_views, jacobian_views
 from ._pin_bindings import BindingProbe, all_terms, gravity, has_mimic
 
 #: offset of the frame placements' keys in a record's ``frames`` map (see the module docstring)
 PLACEMENT_KEY: Final = 1 << 40
+#: offset of the frame placements' keys as 4×4 homogeneous matrices (see the module docstring)
+POSE_KEY: Final = 2 << 40
 Q: Final = 0
 V: Final = 1
 A: Final = 2
@@ -79,12 +85,6 @@ class RobotState(NamedTuple):
     a: np.ndarray | None
 
 
-def _address(x: np.ndarray) -> int:
-    """The address of an array's first byte."""
-    address: int = x.__array_interface__["data"][0]
-    return address
-
-
 def record(q: np.ndarray | None, v: np.ndarray, a: np.ndarray | None, sid: int) -> Record:
     """A new state record (see the module docstring)."""
     return (q, v, a, sid, {})
@@ -107,9 +107,11 @@ class Workspace:
         "_chol_copy",
         "_fill_M",
         "_fill_Minv",
+        "_jacobian_sources",
         "_lower_tri",
         "_minv_copy",
         "_nv1",
+        "_pose_sources",
         "com",
         "com_bias",
         "com_pos",
@@ -170,6 +172,10 @@ class Workspace:
         self.src_Minv: np.ndarray = self._Minv if self._fill_Minv else data.Minv
         #: per frame index, what its bias is computed from (:meth:`frame_bias`)
         self._bias_sources: dict[int, tuple[np.ndarray, ...]] = {}
+        #: per frame index, what its placement (:meth:`frame_pose`) and Jacobian (:meth:`frame_jacobian`)
+        #: are computed from
+        self._pose_sources: dict[int, tuple[np.ndarray, ...]] = {}
+        self._jacobian_sources: dict[int, tuple[np.ndarray, ...]] = {}
 
     # ------------------------------------------------------------------ kinematics
     def motion(self, st: Record, quantity: str) -> None:
@@ -268,16 +274,50 @@ class Workspace:
         st[FRAMES][fid + PLACEMENT_KEY] = placement
         return placement
 
+    def frame_pose(self, st: Record, fid: int) -> np.ndarray:
+        """World placement of one frame as a 4×4 homogeneous matrix (a new array) of record ``st``, cached
+        in the record: the joint placements of :meth:`positions`, then the compiled ``frame_pose`` on its
+        parent joint's placement (Pinocchio's ``updateFramePlacement`` when the bindings hand out copies)."""
+        if self.pos is not st:  # (positions(), which takes motion() once the workspace is full)
+            (self.motion if self.full else self.positions)(st, "frame placement")
+        sources = self._pose_sources.get(fid)
+        if sources is None:
+            sources = self._pose_sources[fid] = frame_views(self.model, self.data, fid)[:4]
+        pose: np.ndarray
+        if sources:
+            pose = _frame_pose(*sources)
+        else:
+            pose = pin.updateFramePlacement(self.model, self.data, fid).homogeneous
+        st[FRAMES][fid + POSE_KEY] = pose
+        return pose
+
     def frame_jacobian(self, st: Record, fid: int, cache: bool = True) -> np.ndarray:
         """Frame Jacobian (6×nv, world axes at the frame origin) of record ``st``: a new array, also kept
-        in the record unless ``cache`` is False (a caller that wants its own copy)."""
+        in the record unless ``cache`` is False (a caller that wants its own copy). From the joint
+        Jacobians by the compiled ``frame_jacobian``, or by Pinocchio's ``getFrameJacobian`` when the
+        bindings hand out copies, with mimic joints (columns beyond nv) and for nv = 1 (1-D arrays).
+        When this data holds the velocities of ``st`` (:meth:`motion`), the frame's bias is cached with it
+        (:meth:`frame_bias`'s compiled call: what an acceleration-level reader of the Jacobian reads next)."""
         if self.jac is not st:
             self.joint_jacobians(st, "frame Jacobian")
-        jac: np.ndarray = pin.getFrameJacobian(self.model, self.data, fid, _LWA)  # a new array
-        if self._nv1:
-            jac = jac.reshape(6, 1)
+        sources = self._jacobian_sources.get(fid)
+        if sources is None:
+            sources = self._jacobian_sources[fid] = (
+                () if self.mimic or self._nv1 else jacobian_views(self.model, self.data, fid))
+        jac: np.ndarray
+        if sources:
+            jac = _frame_jacobian(*sources)  # a new array
+        else:
+            jac = pin.getFrameJacobian(self.model, self.data, fid, _LWA)  # a new array
+            if self._nv1:
+                jac = jac.reshape(6, 1)
         if cache:
-            st[FRAMES][fid] = jac
+            frames = st[FRAMES]
+            frames[fid] = jac
+            if self.kin is st and ~fid not in frames:
+                bias_sources = self._bias_sources.get(fid)
+                if bias_sources:
+                    frames[~fid] = _frame_acceleration(*bias_sources)
         return jac
 
     def frame_bias(self, st: Record, fid: int) -> np.ndarray:
@@ -286,7 +326,7 @@ class Workspace:
             self.motion(st, "frame bias")  # frame placements are not needed
         sources = self._bias_sources.get(fid)
         if sources is None:
-            sources = self._bias_sources[fid] = self._bias_views(fid)
+            sources = self._bias_sources[fid] = bias_views(self.model, self.data, fid)
         bias: np.ndarray
         if sources:
             bias = _frame_acceleration(*sources)  # a new array
@@ -294,30 +334,6 @@ class Workspace:
             bias = pin.getFrameClassicalAcceleration(self.model, self.data, fid, _LWA).vector.copy()
         st[FRAMES][~fid] = bias
         return bias
-
-    def _bias_views(self, fid: int) -> tuple[np.ndarray, ...]:
-        """What :meth:`frame_bias` reads for frame ``fid``: views of its parent joint's world rotation,
-        spatial velocity and acceleration in ``data`` (which :meth:`motion` overwrites in place: data is
-        never replaced, nor its joint arrays resized, so the views stay valid and current), and the
-        frame's offset in the joint (a copy: the model's frames are not edited once the robot is made).
-        Empty when the bindings hand out copies instead of views (two takes at different addresses): the
-        bias then comes from Pinocchio's call.
-
-        From them the compiled ``frame_classical_acceleration`` gives Pinocchio's
-        ``getFrameClassicalAcceleration(model, data, fid, LOCAL_WORLD_ALIGNED)``: R (α + ω̇ × t +
-        ω × (ν + ω × t)) over R ω̇, without Pinocchio's result objects."""
-        frame = self.model.frames[fid]
-        joint, data = frame.parentJoint, self.data
-
-        def take() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            return data.oMi[joint].rotation, data.v[joint].vector, data.a[joint].vector
-
-        views, again = take(), take()
-        if any(_address(x) != _address(y) for x, y in zip(views, again, strict=True)):
-            return ()
-        rotation, velocity, acceleration = views
-        offset = np.array(frame.placement.translation, dtype=np.float64)
-        return rotation, offset, velocity, acceleration
 
     # ------------------------------------------------------------------ dynamics
     def dynamics(self, st: Record, quantity: str) -> None:

@@ -5,7 +5,8 @@ the per-thread workspaces (:mod:`wbcpy.model._cache`), publishes states, and han
 tasks and scenes read on their hot paths without copies:
 
 * ``q_view``, ``v_view``, ``require_state(quantity)``, ``set_state_unchecked(q, v, a)``;
-* ``frame_placement_view``, ``frame_jacobian_view``, ``frame_bias_view``, ``frame_jacobian_bias_view``;
+* ``frame_placement_view``, ``frame_pose_view``, ``frame_jacobian_view``, ``frame_bias_view``,
+  ``frame_jacobian_bias_view``, ``frame_motion_view``;
 * ``com_position_view``, ``com_jacobian_view``, ``com_bias_view``, ``mass_matrix_view``,
   ``nonlinear_effects_view``.
 
@@ -24,7 +25,17 @@ import pinocchio as pin
 
 from .._support.validation import short_repr
 from ..errors import InvalidValueError, StateNotSetError
-from ._cache import FRAMES, GROUPS, PLACEMENT_KEY, SID, PerThreadWorkspace, Record, RobotState, record
+from ._cache import (
+    FRAMES,
+    GROUPS,
+    PLACEMENT_KEY,
+    POSE_KEY,
+    SID,
+    PerThreadWorkspace,
+    Record,
+    RobotState,
+    record,
+)
 from ._names import RobotNames
 from ._pin_bindings import BindingProbe
 
@@ -169,6 +180,15 @@ class RobotStateViews:
         placement = st[FRAMES].get(frame + PLACEMENT_KEY)
         return self._tls.ws.frame_placement(st, frame) if placement is None else placement
 
+    def frame_pose_view(self, frame: str | int) -> np.ndarray:
+        """The frame's world placement for the current state as a 4×4 homogeneous matrix [[R, p],
+        [0, 0, 0, 1]] (a per-state snapshot, see :meth:`frame_jacobian_view`; never write to it)."""
+        if type(frame) is not int or not 0 <= frame < self._n_frames:
+            frame = self.names.frame_id(frame)
+        st = self._st
+        pose = st[FRAMES].get(frame + POSE_KEY)
+        return self._tls.ws.frame_pose(st, frame) if pose is None else pose
+
     def frame_jacobian_view(self, frame: str | int) -> np.ndarray:
         """:meth:`frame_jacobian` without the copy: the array cached for the current state.
 
@@ -202,6 +222,23 @@ class RobotStateViews:
             if jac is None:
                 jac = ws.frame_jacobian(st, frame)
         return jac, bias
+
+    def frame_motion_view(self, frame: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(:meth:`frame_pose_view`, :meth:`frame_jacobian_view`, v) of one state in one call: what a
+        Cartesian law reads (the frame's pose, its Jacobian and the velocity they act on, of the same
+        record even while another thread updates the robot). ``frame`` is a valid frame index."""
+        st = self._st
+        if st[0] is None:
+            raise StateNotSetError("frame motion")
+        frames = st[FRAMES]
+        pose, jac = frames.get(frame + POSE_KEY), frames.get(frame)
+        if pose is None or jac is None:
+            ws = self._tls.ws
+            if pose is None:
+                pose = ws.frame_pose(st, frame)
+            if jac is None:
+                jac = ws.frame_jacobian(st, frame)
+        return pose, jac, st[1]
 
     def com_position_view(self) -> np.ndarray:
         """:meth:`com` without the copy: ``data.com[0]`` of the calling thread (kinematics only)."""

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._kernels import level_copy
 from ..qp import HierarchicalQP, QPLevel
 
 if TYPE_CHECKING:
@@ -169,7 +170,7 @@ class ScenePlan:
                 write_targets(target)
             for task in self.inactive:
                 task.defer_compute()
-            return [QPLevel(single.A.copy(), single.y.copy(), reg)], self.priorities
+            return [QPLevel(*level_copy(single.A, single.y), reg)], self.priorities
         levels: list[QPLevel] = []
         final = len(self.levels) - 1
         for k, lp in enumerate(self.levels):
@@ -177,7 +178,7 @@ class ScenePlan:
             if tail is not None and lp.tail is not tail[0]:  # (the λ rows, cached per plan: written once)
                 lp.set_tail(tail[0], tail[1])
             lp.write()
-            levels.append(QPLevel(lp.A.copy(), lp.y.copy(), reg if tail is None else tail[2]))
+            levels.append(QPLevel(*level_copy(lp.A, lp.y), reg if tail is None else tail[2]))
         for task in self.inactive:  # no rows, but their status reports A x + bias: computed when read
             task.defer_compute()
         if not levels:
