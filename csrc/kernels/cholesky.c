@@ -149,16 +149,16 @@ void wk_cholesky_solve(const double *W, Py_ssize_t n, double *x)
     }
 }
 
-/* cholesky_solve(H, b, floor) -> x (a new array), or None when wk_cholesky refuses H: the solution of
+/* _cholesky_solve(H, b, floor) -> x (a new array), or None when wk_cholesky refuses H: the solution of
  * H x = b by the Cholesky factor of the symmetric positive definite H, of which only the lower triangle is
- * read (H any layout, n × n; b: n) */
+ * read (H any layout, n × n; b: n): the test entry point of wk_cholesky and wk_cholesky_solve */
 PyObject *wk_cholesky_solve_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     wk_mat H;
-    if (wk_nargs(nargs, 3, "cholesky_solve") < 0 || wk_matrix(args[0], -1, -1, 0, "H", &H) < 0)
+    if (wk_nargs(nargs, 3, "_cholesky_solve") < 0 || wk_matrix(args[0], -1, -1, 0, "H", &H) < 0)
         return NULL;
     if (H.rows != H.cols) {
-        PyErr_Format(PyExc_ValueError, "cholesky_solve: H must be square, got %zd x %zd", H.rows, H.cols);
+        PyErr_Format(PyExc_ValueError, "_cholesky_solve: H must be square, got %zd x %zd", H.rows, H.cols);
         return NULL;
     }
     Py_ssize_t n = H.rows;

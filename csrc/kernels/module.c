@@ -163,8 +163,9 @@ static PyMethodDef methods[] = {
     KERNEL(dcm_sample, "dcm_sample(table, k, w, t, z) -> (COM position, velocity, acceleration, ZMP, DCM) of a "
                        "WalkingPattern's plan at time t on row k of its table (0: the start phase), a new array "
                        "of 13 (see csrc/kernels/pattern_samples.c)."),
-    {"cholesky_solve", (PyCFunction)(void (*)(void))wk_cholesky_solve_py, METH_FASTCALL,
-     "cholesky_solve(H, b, floor) -> x (a new array) or None\n\nThe solution of H x = b by the upper Cholesky factor "
+    /* (a test entry point, private: the package's caller is the box level, which calls wk_cholesky itself) */
+    {"_cholesky_solve", (PyCFunction)(void (*)(void))wk_cholesky_solve_py, METH_FASTCALL,
+     "_cholesky_solve(H, b, floor) -> x (a new array) or None\n\nThe solution of H x = b by the upper Cholesky factor "
      "H = U^T U of the symmetric positive definite H (only its lower triangle is read); None when a pivot^2 is not "
      "positive and at least floor (the box level's test, csrc/kernels/cholesky.c)."},
     {NULL, NULL, 0, NULL},

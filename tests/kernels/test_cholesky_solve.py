@@ -1,4 +1,4 @@
-"""``_kernels.cholesky_solve``: the box level's Cholesky factor and solves against NumPy / SciPy.
+"""``_kernels._cholesky_solve``: the box level's Cholesky factor and solves against NumPy / SciPy.
 
 The kernel factors H = UᵀU (its own loops on small orders, LAPACK's dpotrf above) and refuses H when a
 pivot² — U(j, j)², the diagonal entry left at step j — is not positive and at least ``floor``. The oracles:
@@ -39,7 +39,7 @@ def test_solution_is_scipys(n: int) -> None:
     for seed in range(5):
         rng = np.random.default_rng(seed)
         H, b = _random_spd(rng, n), rng.standard_normal(n)
-        x = kernels.cholesky_solve(H, b, 1e-9 * H.diagonal().max())
+        x = kernels._cholesky_solve(H, b, 1e-9 * H.diagonal().max())
         want = scipy.linalg.solve(H, b, assume_a="pos")
         assert x is not None
         cond = np.linalg.cond(H)
@@ -56,7 +56,7 @@ def test_ill_conditioned_solve_is_backward_stable(n: int) -> None:
     b = rng.standard_normal(n)
     floor = 1e-9 * H.diagonal().max()
     assert (np.linalg.cholesky(H).diagonal() ** 2).min() >= 10 * floor  # (far from the refusal)
-    x = kernels.cholesky_solve(H, b, floor)
+    x = kernels._cholesky_solve(H, b, floor)
     assert x is not None
     assert _backward_error(H, x, b) <= 10 * n * EPS
     want = scipy.linalg.solve(H, b, assume_a="pos")
@@ -82,7 +82,7 @@ def test_refused_exactly_when_a_pivot_is_below_the_floor(n: int) -> None:
             pivots = np.linalg.cholesky(H).diagonal() ** 2  # (numpy's factor: the oracle of the test)
             assert (pivots.min() < 0.1 * floor) == refused and (pivots.min() > 10 * floor) == (not refused)
             b = rng.standard_normal(n)
-            x = kernels.cholesky_solve(H, b, floor)
+            x = kernels._cholesky_solve(H, b, floor)
             if refused:
                 assert x is None, (n, j)
             else:
@@ -99,14 +99,14 @@ def test_indefinite_singular_and_nan_matrices_are_refused(n: int) -> None:
     with pytest.raises(np.linalg.LinAlgError):
         np.linalg.cholesky(H)
     b = np.ones(n)
-    assert kernels.cholesky_solve(H, b, 1e-9 * H.diagonal().max()) is None
-    assert kernels.cholesky_solve(np.zeros((n, n)), b, 1e-300) is None
+    assert kernels._cholesky_solve(H, b, 1e-9 * H.diagonal().max()) is None
+    assert kernels._cholesky_solve(np.zeros((n, n)), b, 1e-300) is None
     M = rng.standard_normal((n, n - 1))
-    assert kernels.cholesky_solve(M @ M.T, b, 1e-9 * (M @ M.T).diagonal().max()) is None  # (rank n − 1)
+    assert kernels._cholesky_solve(M @ M.T, b, 1e-9 * (M @ M.T).diagonal().max()) is None  # (rank n − 1)
     spd = _random_spd(rng, n)
     spd[n - 1, 0] = np.nan
-    assert kernels.cholesky_solve(spd, b, 1e-9) is None
-    assert kernels.cholesky_solve(_random_spd(rng, n), b, float("nan")) is None
+    assert kernels._cholesky_solve(spd, b, 1e-9) is None
+    assert kernels._cholesky_solve(_random_spd(rng, n), b, float("nan")) is None
 
 
 @pytest.mark.parametrize("n", (4, 37, 60))
@@ -115,23 +115,23 @@ def test_only_the_lower_triangle_is_read(n: int) -> None:
     H, b = _random_spd(rng, n), rng.standard_normal(n)
     garbage = H.copy()
     garbage[np.triu_indices(n, 1)] = np.nan
-    x = kernels.cholesky_solve(garbage, b, 1e-9)
+    x = kernels._cholesky_solve(garbage, b, 1e-9)
     assert x is not None
     assert np.allclose(x, scipy.linalg.solve(H, b, assume_a="pos"), rtol=1e-9, atol=1e-12)
     assert np.isnan(garbage[0, n - 1])  # (the inputs are not written)
 
 
 def test_empty_system_and_bad_arguments() -> None:
-    x = kernels.cholesky_solve(np.zeros((0, 0)), np.zeros(0), 1e-9)
+    x = kernels._cholesky_solve(np.zeros((0, 0)), np.zeros(0), 1e-9)
     assert x is not None and x.shape == (0,)
     H, b = np.eye(3), np.ones(3)
     with pytest.raises(ValueError, match="square"):
-        kernels.cholesky_solve(np.ones((3, 2)), b, 1e-9)
+        kernels._cholesky_solve(np.ones((3, 2)), b, 1e-9)
     with pytest.raises(ValueError):
-        kernels.cholesky_solve(H, np.ones(2), 1e-9)
+        kernels._cholesky_solve(H, np.ones(2), 1e-9)
     with pytest.raises(TypeError):
-        kernels.cholesky_solve(H.astype(np.float32), b, 1e-9)
+        kernels._cholesky_solve(H.astype(np.float32), b, 1e-9)
     with pytest.raises(TypeError):
-        kernels.cholesky_solve(H, b, "1e-9")
+        kernels._cholesky_solve(H, b, "1e-9")
     with pytest.raises(TypeError):
-        kernels.cholesky_solve(H, b)  # type: ignore[call-arg]
+        kernels._cholesky_solve(H, b)  # type: ignore[call-arg]
