@@ -8,7 +8,7 @@
  * per pass over column j (dpotrf, on these orders, spends more on its per-call and per-block set-up than on
  * the n³/6 multiply-adds). Above it LAPACK's dpotrf and BLAS' dtrsv, whose blocked kernels then cost less.
  * The dot products run over pairs (an SSE2 register where there is one, two doubles otherwise): the even and
- * odd terms summed apart, then added; the same rounding on every CPU. */
+ * odd terms summed apart, then added. */
 #include <math.h>
 
 #include "kernels.h"
