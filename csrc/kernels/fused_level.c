@@ -444,7 +444,7 @@ static int cholesky_minimiser(const level *lv, double *W, double *w, double *lam
  * working set of the last call: a walking robot's joint limits stay active over many steps), for a level
  * without null space (x = w, the bounds l ≤ w ≤ h): the variables of the set are fixed at their bounds, the
  * others are the minimiser of the level with those fixed, H_FF w_F = −(g_F + H_FW w_W), by the Cholesky
- * factor of H_FF (LAPACK's dpotrf, two triangular solves; every pivot² at least CHOLESKY_PIVOT · max diag H,
+ * factor of H_FF (wk_cholesky, wk_cholesky_solve; every pivot² at least CHOLESKY_PIVOT · max diag H,
  * as cholesky_minimiser asks of its pivots; otherwise the level is refused). Then a free variable beyond a bound joins the set at that bound and a
  * fixed one whose gradient t_i = (H w + g)_i pulls it into the box (t_i < 0 at its lower bound, > 0 at its
  * upper one) leaves it. When nothing changes the point goes to the certificate (certify_level: the
@@ -459,7 +459,7 @@ static int box_active_set(const level *lv, const signed char *guess, double *R, 
     Py_ssize_t k = lv->k;
     const double *H = lv->H, *g = lv->g, *l = lv->l, *h = lv->h;
     double *U = R, *u = R + k * k;
-    int *F = (int *)(u + k), one = 1;
+    int *F = (int *)(u + k);
     signed char *set = (signed char *)(u + 2 * k);
     double hmax = 0.0;
     for (Py_ssize_t j = 0; j < k; j++) {
@@ -468,7 +468,6 @@ static int box_active_set(const level *lv, const signed char *guess, double *R, 
     }
     if (!(hmax > 0.0) || !isfinite(hmax))
         return 0;
-    char upper = 'U', no = 'N', tr = 'T';
     for (int iteration = 0; iteration < BOX_ITERATIONS; iteration++) {
         int f = 0;
         for (Py_ssize_t j = 0; j < k; j++) {
@@ -487,16 +486,10 @@ static int box_active_set(const level *lv, const signed char *guess, double *R, 
             for (int q = 0; q <= a; q++)
                 U[a * f + q] = row[F[q]];
         }
-        if (f > 0) { /* (H_FF = Uᵀ U: its lower triangle row-major is U column-major, as LAPACK reads it) */
-            int info = 0;
-            wk_dpotrf(&upper, &f, U, &f, &info);
-            if (info != 0)
+        if (f > 0) { /* (H_FF = Uᵀ U: its lower triangle row-major is U column-major, as wk_cholesky reads it) */
+            if (wk_cholesky(U, f, CHOLESKY_PIVOT * hmax))
                 return 1;
-            for (int a = 0; a < f; a++)
-                if (!(U[a * f + a] * U[a * f + a] >= CHOLESKY_PIVOT * hmax))
-                    return 1;
-            wk_dtrsv(&upper, &tr, &no, &f, U, &f, u, &one); /* (Uᵀ z = u, then U x = z: dpotrs' solves) */
-            wk_dtrsv(&upper, &no, &no, &f, U, &f, u, &one);
+            wk_cholesky_solve(U, f, u);
             for (int a = 0; a < f; a++)
                 w[F[a]] = u[a];
         }

@@ -151,6 +151,17 @@ PyObject *wk_dcm_sample(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *wk_frame_pose(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_frame_jacobian(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *wk_level_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *wk_cholesky_solve_py(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* cholesky.c: H = UᵀU of a symmetric positive definite n × n H in place, W holding H's lower triangle row-major
+ * (U's upper triangle column-major, as LAPACK's dpotrf('U') reads it); the rest of W is not read. 0, or 1
+ * (refused; W then partly overwritten) when a pivot² (the diagonal entry H(j, j) − Σ_{p<j} U(p, j)² at its
+ * turn) is not positive and at least floor (NaN is neither). Orders above WK_CHOLESKY_OWN go to LAPACK
+ * (dpotrf, then the same pivot test on its factor), which must be loaded (wk_load_lapack). */
+#define WK_CHOLESKY_OWN 48
+int wk_cholesky(double *W, Py_ssize_t n, double floor);
+/* x = H⁻¹ x by the factor wk_cholesky left in W: Uᵀ z = x, then U x = z */
+void wk_cholesky_solve(const double *W, Py_ssize_t n, double *x);
 
 /* the column of row i's only nonzero entry in A; -1 for a row of zeros, -2 for two nonzero entries or more */
 Py_ssize_t wk_single_entry(const wk_mat *A, Py_ssize_t i);

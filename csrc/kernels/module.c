@@ -171,6 +171,11 @@ static PyMethodDef methods[] = {
                            "Jacobians J (6 x nv): columns (J_v - p_f x w, w) on the given DOFs, zero elsewhere, as "
                            "Pinocchio's getFrameJacobian (LOCAL_WORLD_ALIGNED)."),
     KERNEL(level_copy, "level_copy(A, y) -> (A, y) copied into new contiguous arrays in one call."),
+    /* (a test entry point, private: the package's caller is the box level, which calls wk_cholesky itself) */
+    {"_cholesky_solve", (PyCFunction)(void (*)(void))wk_cholesky_solve_py, METH_FASTCALL,
+     "_cholesky_solve(H, b, floor) -> x (a new array) or None\n\nThe solution of H x = b by the upper Cholesky factor "
+     "H = U^T U of the symmetric positive definite H (only its lower triangle is read); None when a pivot^2 is not "
+     "positive and at least floor (the box level's test, csrc/kernels/cholesky.c)."},
     {NULL, NULL, 0, NULL},
 };
 

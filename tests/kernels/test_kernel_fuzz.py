@@ -577,6 +577,10 @@ SPECS: dict[str, Spec] = {
     ),
     "point_outside": Spec(_point_outside_args, _point_outside),
     "strong_entries": Spec(lambda r: [_vec(r), 0.5], _strong_entries),
+    "_cholesky_solve": Spec(  # (its NumPy-oracle tests, ill-conditioned and refused: test_cholesky_solve.py)
+        lambda r: (lambda n: [_spd(r, n), r.standard_normal(n), 1e-9])(int(r.integers(1, 9))),
+        lambda a: np.linalg.solve(a[0], a[1]),
+    ),
     "dls_search": Spec(_dls_search_args, outputs=(1, 6)),  # (its NumPy oracle: test_kernel_dls.py)
     "daqp_solve": Spec(_daqp_args, needs_daqp=True, skip_args=(6,)),
     "fused_level": Spec(_fused_args, needs_daqp=True, skip_args=(10,)),
