@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from _hierarchy_reference import level_costs
 from _qp_oracle import verify_lexicographic
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import lsq_linear
 
@@ -118,13 +118,17 @@ def _same_answer(hqp: HierarchicalQP, x: np.ndarray, x_py: np.ndarray, verify: b
 
 @settings(max_examples=120, deadline=None)
 @given(n=st.integers(1, 14), levels=st.integers(1, 3), fixed=st.integers(0, 3), seed=st.integers(0, 2**31))
+@example(n=7, levels=1, fixed=0, seed=23879)  # (a level the compiled path leaves to the refinement)
 def test_compiled_level_equals_the_python_path(n: int, levels: int, fixed: int, seed: int) -> None:
     hqp = _hierarchy(np.random.default_rng(seed), n, levels, fixed)
     with pytest.MonkeyPatch.context() as mp:
         x, rec, calls, x_py, rec_py = _solve_both(hqp, mp)
     _same_answer(hqp, x, x_py)
     _same_records(rec, rec_py)
-    assert calls and calls[0]  # level 0 (no null space yet) took the compiled path and settled
+    # level 0 (no null space yet) took the compiled path, and settled there unless DAQP's answer needed the
+    # refinement only the Python path makes (2 rows on 7 variables at λ = 1e-8: H's eigenvalues span 9
+    # decades, and DAQP's answer is refined on its active set)
+    assert calls and (calls[0] or rec_py[0][1].endswith("(refined)"))
 
 
 @settings(max_examples=120, deadline=None)
