@@ -303,7 +303,8 @@ class Workspace:
         sources = self._jacobian_sources.get(fid)
         if sources is None:
             sources = self._jacobian_sources[fid] = (
-                () if self.mimic or self._nv1 else jacobian_views(self.model, self.data, fid))
+                () if self.mimic or self._nv1 else jacobian_views(self.model, self.data, fid)
+            )
         jac: np.ndarray
         if sources:
             jac = _frame_jacobian(*sources)  # a new array
