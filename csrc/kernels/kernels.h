@@ -52,6 +52,44 @@ static inline int wk_zero8(const double *row)
     return (any << 1) == 0;
 }
 
+/* The Gram matrix H = AᵀA (n × n, row-major) is summed row by row into H's upper triangle, then mirrored.
+ * wk_gram_add_span: row's products over the columns a ≤ i ≤ j < b (stride cs), zero entries skipped;
+ * wk_gram_add_gathered: the products of a row's nnz nonzero entries val at the ascending columns idx. Both add
+ * the same nonzero products in the same order, so the two give the same bits. */
+static inline void wk_gram_add_span(double *H, int n, const double *row, Py_ssize_t cs, int a, int b)
+{
+    for (int i = a; i < b; i++) {
+        double v = row[i * cs];
+        if (v == 0.0)
+            continue;
+        double *h = H + (Py_ssize_t)i * n;
+        if (cs == 1) { /* (a contiguous row: the same sums, vectorised) */
+            for (int j = i; j < b; j++)
+                h[j] += v * row[j];
+        } else {
+            for (int j = i; j < b; j++)
+                h[j] += v * row[j * cs];
+        }
+    }
+}
+
+static inline void wk_gram_add_gathered(double *H, int n, const int *idx, const double *val, int nnz)
+{
+    for (int p = 0; p < nnz; p++) {
+        double v = val[p], *h = H + (Py_ssize_t)idx[p] * n;
+        for (int q = p; q < nnz; q++)
+            h[idx[q]] += v * val[q];
+    }
+}
+
+/* H's lower triangle from its upper one (n × n, row-major) */
+static inline void wk_mirror_upper(double *H, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            H[j * n + i] = H[i * n + j];
+}
+
 /* Argument checks. `n`, `rows`, `cols` < 0 accept any size. On failure: NULL / -1 with an exception set. */
 double *wk_vector(PyObject *o, Py_ssize_t n, int writable, const char *name);
 double *wk_vector_or_none(PyObject *o, Py_ssize_t n, int writable, const char *name, int *missing);

@@ -156,35 +156,16 @@ void wk_gram(const wk_mat *A, double *H)
                 nnz += a != 0.0;
             }
         }
-        if (gather && 2 * nnz <= n) { /* (few nonzero entries: their products only) */
-            for (int p = 0; p < nnz; p++) {
-                double a = val[p], *h = H + (Py_ssize_t)idx[p] * n;
-                for (int q = p; q < nnz; q++)
-                    h[idx[q]] += a * val[q];
-            }
-            continue;
-        }
-        for (int i = 0; i < n; i++) {
-            double a = row[i * A->cs];
-            if (a == 0.0)
-                continue;
-            double *h = H + (Py_ssize_t)i * n;
-            if (A->cs == 1) { /* (a contiguous row: the same sums, vectorised) */
-                for (int j = i; j < n; j++)
-                    h[j] += a * row[j];
-            } else {
-                for (int j = i; j < n; j++)
-                    h[j] += a * row[j * A->cs];
-            }
-        }
+        if (gather && 2 * nnz <= n) /* (few nonzero entries: their products only) */
+            wk_gram_add_gathered(H, n, idx, val, nnz);
+        else
+            wk_gram_add_span(H, n, row, A->cs, 0, n);
     }
     if (idx != stack_idx)
         free(idx);
     if (val != stack_val)
         free(val);
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++)
-            H[j * n + i] = H[i * n + j];
+    wk_mirror_upper(H, n);
 }
 
 void wk_rows_dot(const wk_mat *M, const double *x, const double *init, double *out)

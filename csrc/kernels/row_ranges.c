@@ -78,35 +78,16 @@ void wk_gram_ranged(const wk_mat *A, const Py_ssize_t *lo, const Py_ssize_t *hi,
             val[nnz] = v;
             nnz += v != 0.0;
         }
-        if (2 * nnz <= n) { /* (few nonzero entries: their products only, as wk_gram) */
-            for (int p = 0; p < nnz; p++) {
-                double v = val[p], *h = H + (Py_ssize_t)idx[p] * n;
-                for (int q = p; q < nnz; q++)
-                    h[idx[q]] += v * val[q];
-            }
-            continue;
-        }
-        for (int i = a; i < b; i++) { /* (wk_gram's contiguous loop, to the end of the range) */
-            double v = row[i * A->cs];
-            if (v == 0.0)
-                continue;
-            double *h = H + (Py_ssize_t)i * n;
-            if (A->cs == 1) {
-                for (int j = i; j < b; j++)
-                    h[j] += v * row[j];
-            } else {
-                for (int j = i; j < b; j++)
-                    h[j] += v * row[j * A->cs];
-            }
-        }
+        if (2 * nnz <= n) /* (few nonzero entries: their products only, as wk_gram) */
+            wk_gram_add_gathered(H, n, idx, val, nnz);
+        else /* (wk_gram's contiguous loop, to the end of the range) */
+            wk_gram_add_span(H, n, row, A->cs, a, b);
     }
     if (idx != stack_idx)
         free(idx);
     if (val != stack_val)
         free(val);
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++)
-            H[j * n + i] = H[i * n + j];
+    wk_mirror_upper(H, n);
 }
 
 void wk_tmatvec_ranged(const wk_mat *M, const double *v, const Py_ssize_t *lo, const Py_ssize_t *hi, double *t,
