@@ -84,13 +84,16 @@ class WbcpyTalosStanding:
 
     name = "wbcpy InverseDynamicsScene"
 
-    def __init__(self, peer: TsidTalosStanding, solver: str | None = None) -> None:
+    def __init__(self, peer: TsidTalosStanding, solver: str | None = None,
+                 wrench_regularization: float = 0.0) -> None:  # fmt: skip
         self.states = peer.states
         self.robot = peer.wbc_robot.copy()  # its own data: the peer's robot stays untouched
         robot = self.robot
         self.model = robot.model
         q0 = peer.states[0][1]
-        self.scene = scene = InverseDynamicsScene(robot, solver=solver)
+        self.scene = scene = InverseDynamicsScene(
+            robot, solver=solver, wrench_regularization=wrench_regularization
+        )
         scene.set_contacts([SurfaceContact(f, half_size=SOLE_HALF_SIZE, mu=MU) for f in SOLES])
         joints = [n for n in robot.joint_names if robot.model.joints[robot.joint_id(n)].nv == 1]
         n = len(joints)

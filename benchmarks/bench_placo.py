@@ -8,8 +8,11 @@ Cases (constants in ``benchmarks/_peers.py``):
   ``InverseDynamicsScene`` step of ``bench_contact.py`` (bound ComPD/JointPD laws, ``update``,
   ``solve``; same tasks, weights, gains, contacts), every side on the states of one closed loop (wbcpy's,
   500 steps of the COM sway, cycled; PlaCo's own loop drifts away), with the raw-Pinocchio floor of
-  ``bench_contact.py``. Each side's q̈ is also compared with the exact optimum of the problem
-  (``tests/_contact_oracle.py``): PlaCo's torque cost moves it.
+  ``bench_contact.py``. wbcpy runs twice: the exact scene (a strict least-norm wrench level below the
+  tasks) and its one-QP form, ``wrench_regularization`` ε = 1e-12 (ε Σ‖w‖² in the task level instead,
+  PlaCo's form of the problem: one QP with a force or torque regulariser). Each side's q̈ is also
+  compared with the exact optimum of the problem (``tests/_contact_oracle.py``): PlaCo's torque cost
+  moves it.
 * **kinematic walk** — Talos walks ``--steps`` footsteps of ``--length`` m at dt = 5 ms: PlaCo's walk
   step (``WalkPatternGenerator`` plan tracked by a ``KinematicsSolver`` through ``WalkTasks``, its
   example's loop: tasks, kinematics, ``solve(True)``, support update) against wbcpy's
@@ -49,6 +52,7 @@ from _timing import Row, Timing, print_cpu, print_table
 from bench_contact import WbcpyTalosStanding, accuracy, floor_step, interleaved_blocks
 
 from wbcpy import VelocityScene
+from wbcpy.cli._bench_cases import CONTACT_WRENCH_REG
 from wbcpy.controllers import CartesianVelocityLaw, ComVelocityLaw, JointVelocityLaw
 from wbcpy.locomotion import WalkingPattern, plan_footsteps
 
@@ -161,25 +165,28 @@ def contact(args: argparse.Namespace) -> None:
     for peer in (placo_default, placo_low):
         peer.setup()
     ours = WbcpyTalosStanding(placo_default)
+    one_qp = WbcpyTalosStanding(placo_default, wrench_regularization=CONTACT_WRENCH_REG)
     # every side replays the states of one closed loop: wbcpy's (PlaCo's own, biased by its torque cost,
     # drifts: its base rises 1.6 cm and its joints reach 4 rad/s within the 500 steps)
     states = record_states(ours, placo_default.n_states)
-    for side in (placo_default, placo_low, ours):
+    for side in (placo_default, placo_low, ours, one_qp):
         side.states = states
-    fns = [floor_step(placo_default), placo_default.step, placo_low.step, ours.step]
+    fns = [floor_step(placo_default), placo_default.step, placo_low.step, ours.step, one_qp.step]
     labels = ["floor: computeAllTerms + soles' J, a_c + COM J, bias", placo_default.name, placo_low.name,
-              f"wbcpy InverseDynamicsScene step [{ours.scene.solver.name}]"]  # fmt: skip
+              f"wbcpy InverseDynamicsScene step [{ours.scene.solver.name}]",
+              f"wbcpy one QP (wrench_regularization={CONTACT_WRENCH_REG:g})"]  # fmt: skip
     samples = interleaved_blocks(fns, args.repeat, args.block)
     floor, *rest = (_timing(s) for s in samples)
     rows = [Row(labels[0], floor)] + [Row(lb, t, floor) for lb, t in zip(labels[1:], rest, strict=True)]
     print_table(rows, title=f"Talos standing, one control step ({args.repeat} samples per row)")
-    med, p95 = _ratio(samples[3], samples[1])
-    print(f"  wbcpy / PlaCo (torque cost 1e-3), per block: median {med:.2f}, p95 {p95:.2f}")
-    med, p95 = _ratio(samples[3], samples[2])
-    print(f"  wbcpy / PlaCo (torque cost 1e-8), per block: median {med:.2f}, p95 {p95:.2f}")
+    for k, side in ((3, "wbcpy"), (4, "wbcpy one QP")):
+        for j, cost in ((1, "1e-3"), (2, "1e-8")):
+            med, p95 = _ratio(samples[k], samples[j])
+            print(f"  {side} / PlaCo (torque cost {cost}), per block: median {med:.2f}, p95 {p95:.2f}")
     if args.states > 0:
         print(f"\nq̈ against the exact optimum of the same problem ({args.states} states):")
-        sides = ((placo_default, placo_default.name), (placo_low, placo_low.name), (ours, "wbcpy"))
+        sides = ((placo_default, placo_default.name), (placo_low, placo_low.name), (ours, "wbcpy"),
+                 (one_qp, "wbcpy one QP"))  # fmt: skip
         for side, label in sides:
             try:
                 acc = accuracy(side, args.states)

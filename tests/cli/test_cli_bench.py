@@ -35,7 +35,7 @@ def test_bench_quick_prints_every_capability_with_its_ratios(tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout
     assert cpu_model() in out.splitlines()[0] and "200 samples per call" in out
-    talos = ["InverseDynamicsScene step", "kinematic walk step"]
+    talos = ["InverseDynamicsScene step", "InverseDynamicsScene one-QP step", "kinematic walk step"]
     expected = CAPABILITIES + (talos if example_robot_data_dir() else [])
     for capability in expected:
         (row,) = [line for line in out.splitlines() if line.startswith(capability)]

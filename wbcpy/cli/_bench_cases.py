@@ -209,8 +209,13 @@ def multiref_case() -> Case:
     return Case("MultiRefMinJerkCtrl.iterate(xd, qd)", "lwr4", lambda: ctrl.iterate(xd, qd), floor)
 
 
-def contact_case(with_tsid: bool) -> Case:
-    """The InverseDynamicsScene step on Talos standing on both soles (COM + posture, μ = 0.3)."""
+#: the wrench regulariser of the one-QP contact case: q̈ within ~3e-7 rad/s² of the exact scene's
+CONTACT_WRENCH_REG = 1e-12
+
+
+def contact_case(with_tsid: bool, wrench_regularization: float = 0.0) -> Case:
+    """The InverseDynamicsScene step on Talos standing on both soles (COM + posture, μ = 0.3); with
+    ``wrench_regularization`` ε > 0, its one-QP form (ε Σ‖w‖² instead of the least-norm wrench level)."""
     from ..contacts import SurfaceContact
     from ..controllers import ComPD, JointPD
     from ..scenes.inverse_dynamics_scene import InverseDynamicsScene
@@ -219,7 +224,7 @@ def contact_case(with_tsid: bool) -> Case:
     q0 = robot.reference_configuration("half_sitting")
     v0 = np.zeros(robot.nv)
     robot.update(q0, v0)
-    scene = InverseDynamicsScene(robot)
+    scene = InverseDynamicsScene(robot, wrench_regularization=wrench_regularization)
     scene.set_contacts([SurfaceContact(f, half_size=(0.1, 0.065), mu=0.3) for f in SOLES])
     joints = robot.joint_names[1:]
     scene.configure(
@@ -250,9 +255,10 @@ def contact_case(with_tsid: bool) -> Case:
         placo, placo_note = placo_talos_step(robot, q0, goal)
         peers.update(placo)
         note = "; ".join(n for n in (note, placo_note) if n)
-    return Case(
-        "InverseDynamicsScene step (PD laws, update, solve)", "Talos on two soles", wbcpy, floor, peers, note
-    )
+    name = "InverseDynamicsScene step (PD laws, update, solve)"
+    if wrench_regularization:
+        name = f"InverseDynamicsScene one-QP step (wrench_regularization={wrench_regularization:g})"
+    return Case(name, "Talos on two soles", wbcpy, floor, peers, note)
 
 
 #: the kinematic walk case: footsteps, their length (m), the control step (s)
@@ -351,6 +357,7 @@ def all_cases() -> tuple[list[Case], list[str]]:
     skipped: list[str] = []
     if example_robot_data_dir() is not None:
         builders.append(("contact scene", lambda: contact_case(with_tsid=True)))
+        builders.append(("contact scene, one QP", lambda: contact_case(True, CONTACT_WRENCH_REG)))
         builders.append(("kinematic walk", lambda: walk_case(with_placo=True)))
     else:
         skipped.append(

@@ -17,7 +17,12 @@ Variables ``x = (q̈, w_1, …, w_k)``: joint accelerations and one wrench per a
   (DOFs that an active joint-task row of that level selects keep the diagonal term: that row fixes them
   already);
 * a final level min Σ_c ‖w_c‖²: among the wrenches that realise the optimal q̈ (and the wrench tasks'
-  optimal values), the least-norm one.
+  optimal values), the least-norm one. With ``wrench_regularization = ε > 0`` that level is left out and
+  the last task level carries ε Σ_c ‖w_c‖² (ε in the level's cost units per N², N·m) instead, as TSID's and
+  PlaCo's force regularisation do: one level fewer to solve, at a bias of the answer of order ε
+  relative to the task cost's curvature along the directions the wrenches move (about ε/λ where only the
+  regulariser λ holds q̈). As ε → 0 the answer tends to the exact one (the least-norm split of the
+  optimal q̈).
 
 τ follows from the actuated rows of the equations of motion, ``τ = M_a q̈ + h_a − Σ_c J_c,aᵀ w_c``.
 Known external wrenches (:meth:`InverseDynamicsScene.set_external_wrench`: a carried load, a measured
@@ -57,6 +62,7 @@ from ._plan import ScenePlan
 from .acceleration_scene import AccelerationScene
 from .aliases import InverseDynamicsAliases
 from .joint_command import JointCommand, NoSolutionError
+from .values import non_negative
 
 #: backend options the scene's levels need: its level 0 is semidefinite in the wrench split (no row
 #: covers it), where DAQP runs proximal-point iterations whose default stopping tolerance leaves a
@@ -101,10 +107,10 @@ _ContactSet = tuple[
 class _LayoutRows:
     """Constant arrays of one (layout, joint weights) pair, shared read-only by the levels handed out."""
 
-    __slots__ = ("bounds", "last", "n", "nv", "reg", "reg_q", "wrench", "zeros_n", "zeros_w")
+    __slots__ = ("bounds", "last", "n", "nv", "reg", "reg_q", "reg_w", "wrench", "zeros_n", "zeros_w")
 
-    def __init__(self, reg_q: np.ndarray, nv: int, n: int) -> None:
-        self.reg_q, self.nv, self.n = reg_q, nv, n
+    def __init__(self, reg_q: np.ndarray, nv: int, n: int, reg_w: float) -> None:
+        self.reg_q, self.nv, self.n, self.reg_w = reg_q, nv, n, reg_w
         reg = np.zeros(n)
         reg[:nv] = reg_q
         self.reg = _readonly(reg)
@@ -137,7 +143,8 @@ class _LayoutRows:
     def last_level(self, plan: ScenePlan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(λ rows, zero targets, diagonal r) of the plan's last task level (cached per plan): the
         regulariser λ/ω_j stays diagonal on the DOFs an active joint-task row of that level selects, and
-        is a row √(λ/ω_j) e_j on the others (same cost; the rows then fix every q̈ direction below)."""
+        is a row √(λ/ω_j) e_j on the others (same cost; the rows then fix every q̈ direction below); the
+        wrench regulariser ε is diagonal on every wrench entry (0: none, the least-norm level follows)."""
         if self.last is None or self.last[0] is not plan:
             nv, n = self.nv, self.n
             covered = np.zeros(nv, dtype=bool)
@@ -148,6 +155,7 @@ class _LayoutRows:
             lam[np.arange(free.size), free] = np.sqrt(self.reg_q[free])
             reg = np.zeros(n)
             reg[:nv][covered] = self.reg_q[covered]
+            reg[nv:] = self.reg_w
             self.last = (plan, _readonly(lam), _readonly(np.zeros(free.size)), _readonly(reg))
         return self.last[1:]
 
@@ -155,12 +163,13 @@ class _LayoutRows:
 class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
     """Prioritised tasks under rigid contacts, friction and torque limits; outputs q̈, τ and wrenches.
 
-    Its attributes are AccelerationScene's and these two.
+    Its attributes are AccelerationScene's and these three.
 
     Attributes:
         effort_limits: the option as given (False, True or a mapping; settable: the limits and the
             contact constraints are rebuilt).
         effort_limit: |τ| limit per actuated DOF (inf: none), or None without effort limits (read-only).
+        wrench_regularization: ε ≥ 0 of the wrenches' regulariser (0: exact least-norm split; settable).
     """
 
     #: (the λ rows of the last level, cached per plan, go with the plan: left out of copies)
@@ -181,6 +190,7 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
         joint_limits: bool = False,
         effort_limits: Any = False,
         clock: Callable[[], float] = time.monotonic,
+        wrench_regularization: float = 0.0,
         **options: Any,
     ) -> None:
         """Create a scene without contacts and tasks; call :meth:`set_contacts` and :meth:`configure`.
@@ -192,11 +202,15 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
             dt, regularization, joint_limits, clock, options: as :class:`AccelerationScene`.
             effort_limits: False, True (URDF limits) or ``{joint_name: limit}`` (N·m or N; the others keep
                 their URDF limit): hard bounds |τ_j| ≤ limit (:mod:`~wbcpy.limits.effort_limits`).
+            wrench_regularization: ε ≥ 0 (default 0: the exact least-norm wrench level); ε > 0 puts
+                ε Σ_c ‖w_c‖² in the last task level instead (see the module docstring; settable).
 
         Raises:
             ConfigError: an invalid option (field named); ConfigKeyError for unknown names.
         """
+        reg_w = non_negative(wrench_regularization, "wrench_regularization", "a finite number")
         super().__init__(robot, solver, dt, regularization, joint_limits, clock, **options)
+        self._wrench_regularization = reg_w
         self._effort_limit = effort_limit_vector(robot, effort_limits, self._actuated)
         self._effort_limits = _copied(effort_limits)
         self._contacts: list[Contact] = []
@@ -221,6 +235,17 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
         limit = effort_limit_vector(self._robot, value, self._actuated)
         self._effort_limit, self._effort_limits = limit, _copied(value)
         self._layout_changed()
+
+    @property
+    def wrench_regularization(self) -> float:
+        """ε ≥ 0 of ε Σ_c ‖w_c‖² in the last task level (0: the exact least-norm wrench level instead;
+        settable)."""
+        return self._wrench_regularization
+
+    @wrench_regularization.setter
+    def wrench_regularization(self, value: float) -> None:
+        self._wrench_regularization = non_negative(value, "wrench_regularization", "a finite number")
+        self._drop_level_rows()
 
     @property
     def effort_limit(self) -> np.ndarray | None:
@@ -439,8 +464,13 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
 
     def _joint_weights_changed(self) -> None:
         super()._joint_weights_changed()
+        self._drop_level_rows()
+
+    def _drop_level_rows(self) -> None:
+        """The regularisers changed (joint weights, λ or ε): the λ and ε rows are rebuilt at the next
+        update, and the kept contact sets' rows and plans, built with the old values, are dropped."""
         self._rows = None
-        self._contact_sets = None  # (the kept sets' λ rows and plans: of the old weights)
+        self._contact_sets = None
 
     def _loops_changed(self) -> None:
         """The loop closures changed: their wrenches are variables, the layout is rebuilt."""
@@ -456,7 +486,7 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
     # ------------------------------------------------------------------ problem
     def _layout_rows(self) -> _LayoutRows:
         if self._rows is None:
-            self._rows = _LayoutRows(self._reg, self.robot.nv, self._layout.n)
+            self._rows = _LayoutRows(self._reg, self.robot.nv, self._layout.n, self._wrench_regularization)
         return self._rows
 
     def _full_bounds(
@@ -523,7 +553,7 @@ class InverseDynamicsScene(AccelerationScene, InverseDynamicsAliases):
         levels, prios = plan.build_levels(rows.reg, robot.nv, rows.last_level(plan))
         first = levels[0]
         first.E, first.f, first.C, first.lbC, first.ubC = E, f, C, lo, hi
-        if layout.n > robot.nv:
+        if layout.n > robot.nv and not rows.reg_w:
             levels.append(QPLevel(rows.wrench.copy(), rows.zeros_w.copy(), rows.zeros_n))
         lb, ub = self._full_bounds(*self._bounds())
         self._add_collision_rows(first, lb, ub, layout.n)

@@ -45,12 +45,25 @@ def flag(doc: Mapping[str, Any], key: str) -> bool | None:
     return value
 
 
+def _as_float(value: Any) -> float:
+    """``value`` as a float: NaN for what is not a number (booleans included), ±inf beyond float range."""
+    try:
+        return float(value) if is_number(value) else math.nan
+    except OverflowError:
+        return math.inf
+
+
+def non_negative(value: Any, field: str, what: str) -> float:
+    """A finite number ≥ 0 (``what`` describes it in the error)."""
+    x = _as_float(value)
+    if not (math.isfinite(x) and x >= 0):
+        raise ConfigError(field, f"must be {what} ≥ 0, got {safe_repr(value)}")
+    return x
+
+
 def positive(value: Any, field: str, what: str) -> float:
     """A finite number > 0 (``what`` describes it in the error: "a step in seconds")."""
-    try:
-        x = float(value) if is_number(value) else math.nan
-    except OverflowError:
-        x = math.inf
+    x = _as_float(value)
     if not (math.isfinite(x) and x > 0):
         raise ConfigError(field, f"must be {what} > 0, got {safe_repr(value)}")
     return x

@@ -1,12 +1,13 @@
 """Scene files with contacts: the InverseDynamicsScene of a ``wbcpy scene`` file.
 
-An acceleration scene file (``scene: acceleration``, the default) with a ``contacts`` list or an
-``effort_limits`` option builds an :class:`~wbcpy.InverseDynamicsScene`, which ``wbcpy scene`` runs
-on a physical plant (:class:`~wbcpy.sim.contact_plant.ContactPlant`)::
+An acceleration scene file (``scene: acceleration``, the default) with a ``contacts`` list, or an
+``effort_limits`` or ``wrench_regularization`` option, builds an :class:`~wbcpy.InverseDynamicsScene`,
+which ``wbcpy scene`` runs on a physical plant (:class:`~wbcpy.sim.contact_plant.ContactPlant`)::
 
     contacts:                   # SurfaceContact / PointContact fields plus `type: surface | point`
       - {type: surface, frame: left_sole_link, half_size: [0.1, 0.065], mu: 0.3}
     effort_limits: true         # |τ| ≤ URDF limits, or {joint: limit}; default false
+    wrench_regularization: 1e-12  # ε Σ‖w_c‖² in the last task level (default 0: exact least-norm split)
     external_wrenches:          # known wrenches on the robot: {frame: [fx, fy, fz, tx, ty, tz]},
       arm_left_7_link: [0, 0, -40, 0, 0, 0]   # frame axes, about its origin (N, N·m); simulated too
     tasks:
@@ -34,7 +35,7 @@ from ..inverse_dynamics_scene import InverseDynamicsScene
 from ..values import numbers
 
 #: scene-file keys of contact scenes
-CONTACT_FILE_KEYS = ("contacts", "effort_limits", "external_wrenches")
+CONTACT_FILE_KEYS = ("contacts", "effort_limits", "wrench_regularization", "external_wrenches")
 
 
 def wants_contact_scene(doc: Mapping[str, Any], kind: str) -> bool:
@@ -59,6 +60,7 @@ def make_contact_scene(robot: RobotModel, doc: Mapping[str, Any], solver: Any, d
             (``external_wrenches.<frame>``; ConfigKeyError for an unknown frame).
     """
     scene = InverseDynamicsScene(robot, solver=solver, dt=dt, effort_limits=doc.get("effort_limits", False),
+                                 wrench_regularization=doc.get("wrench_regularization", 0.0),
                                  **options)  # fmt: skip
     scene.set_contacts(split_contact_events(doc.get("contacts") or [])[0])
     scene.set_external_wrenches(external_wrenches(robot, doc.get("external_wrenches")))
