@@ -7,7 +7,8 @@ links, wrench tasks on them, effort limits) with 1–4 random Cartesian / joint 
 priorities, per-row weights over twelve decades (and zeros), activations, joint weights (zeros lock a
 DOF), references of any size up to unreachable ones, limits on or off; half the scenes put a collision
 sphere on every link and avoid their pairs ("self" or none) and a ball nearby (the damper rows of every
-scene kind), half the contact scenes have 1–2 external wrenches on random frames. The same scene is
+scene kind), half the contact scenes have 1–2 external wrenches on random frames, and three in ten are
+in their one-QP form (``wrench_regularization`` between 1e-14 and 1e-4). The same scene is
 built once per installed backend (``wbcpy.qp.available_solvers``) and solved the way a user does
 (``scene.update()``, ``scene.solve``). Every call must either raise :class:`~wbcpy.errors.QPSolveError`
 or return a finite answer that the test proves optimal, independently of wbcpy's own certificate:
@@ -193,6 +194,7 @@ class Case:
         self.regularization = float(10.0 ** rng.uniform(-10.0, -4.0))
         self.avoidance: CollisionAvoidance | None = None  # (set by _case)
         self.external: dict[str, np.ndarray] = {}
+        self.wrench_regularization = 0.0  # (set by _case)
 
     def scene(self, backend: str):
         robot, opts = self.robot, {"solver": backend, "regularization": self.regularization}
@@ -201,6 +203,7 @@ class Case:
         elif self.kind == "acc":
             scene = AccelerationScene(robot, joint_limits=self.limits, **opts)
         else:
+            opts["wrench_regularization"] = self.wrench_regularization
             scene = InverseDynamicsScene(robot, joint_limits=self.limits, effort_limits=self.limits, **opts)
             scene.set_contacts(self.contacts)
             scene.set_external_wrenches(self.external)
@@ -407,6 +410,10 @@ def _case(tree: tuple[str, int, bool], seed: int, kind: str, floating: bool | No
     if external:
         frames = extra.choice(robot.frame_names, size=int(extra.integers(1, 3)))
         case.external = {str(f): extra.normal(size=6) * 10.0 ** extra.uniform(-1.0, 2.0) for f in frames}
+    one_qp = np.random.default_rng([seed, 29])  # (its own stream: the other draws stay as they were)
+    if kind == "id" and one_qp.random() < 0.3:
+        case.wrench_regularization = float(10.0 ** one_qp.uniform(-14.0, -4.0))
+        event("id: one QP (wrench_regularization)")
     return case
 
 
