@@ -137,7 +137,6 @@ def fused_solved(out: FusedAnswer, name: str) -> Solved:
     return Solved(out[0], out[1], None, out[8], out[9], out[3], out[4], 1.0 + out[5], name, None, out[2])
 
 
-
 def _usable(raw: RawResult, n: int) -> np.ndarray | None:
     """The answer's x when it is finite and of the right shape and the backend reports success (or an
     early stop); else None."""
@@ -234,7 +233,7 @@ class LevelSolver:
         b = self.backends.get(key) or self.backend(key)
         x0 = self._warm.get(key) if self.warm_start else None
         n = A.shape[1] if Z is None else Z.shape[1]
-        out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0 if x0 is not None and x0.shape[0] == n
+        out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0 if x0 is not None and len(x0) == n
                                   else None, self.kkt_tol)  # fmt: skip
         if out is None or not self._accepted(b, n, out[3], out[4], out[5]):
             return None
