@@ -49,7 +49,7 @@ from .._kernels import rows_excess as _rows_excess
 from .._kernels import strong_entries as _strong_entries
 from .fixed import FixedSplit
 from .level_qp import ConstraintStack, InfeasibleConstantError, LevelQP, build_level, plain_bounds
-from .level_solver import LevelSolver, Solved, SolveFailedError
+from .level_solver import LevelSolver, Solved, SolveFailedError, fused_solved
 from .nullspace import InconsistentEqualitiesError, NullSpace
 from .pinning import Pinned, pin_selected
 from .plain_levels import plain_levels
@@ -72,7 +72,7 @@ def _last_level_to_solve(levels: list[QPLevel]) -> int:
     """The last level with rows or constraints (-1 when there is none): every level after it is empty."""
     for p in range(len(levels) - 1, -1, -1):
         lv = levels[p]
-        if lv.A.shape[0] or lv.E is not None or lv.C is not None:
+        if len(lv.A) or lv.E is not None or lv.C is not None:
             return p
     return -1
 
@@ -302,11 +302,11 @@ def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: Constr
     if Z is not None or (stack.rows is None and lb is not None and ub is not None):
         fused = solver.solve_fused_level(A, y, r, Z, xbar, stack.rows, lb, ub, p)
         if fused is not None:
-            sol, c_rows, b_rows, x = fused
+            sol, x = fused_solved(fused, solver.name), fused[10]
             if not keep:
                 return sol, None, A, x
             if Z is not None:  # (the bounds were rows of Z)
-                return sol, LevelQP(None, c_rows, b_rows), A, x
+                return sol, LevelQP(None, fused[6], fused[7]), A, x
             return sol, LevelQP(None, None, None, *plain_bounds(lb, ub, xbar)), A, x
     built = build_level(A, y, r, ns, stack, lb, ub)
     assert built.q is not None

@@ -63,7 +63,7 @@ import numpy as np
 from .._kernels import all_finite as _all_finite
 from .._kernels import bounds_gap as _bounds_gap
 from .backends import Backend, make_backend
-from .backends.base import Rows
+from .backends.base import FusedAnswer, Rows
 from .fixed import FIX_TOL
 from .kkt import Certificate, RawResult, StdQP, as_dense, certify, oversized
 from .problem import QPLevel, StatusRecord
@@ -130,9 +130,11 @@ class Solved:
         self.fallback, self.gradient, self.exact = fallback, gradient, exact
 
 
-#: What :meth:`LevelSolver.solve_fused_level` returns: the answer, the indices of the rows it kept
-#: (``c_rows``, ``b_rows`` of :class:`~wbcpy.qp.level_qp.LevelQP`) and the next point clip(x̄ + Z w, lb, ub)
-FusedLevel = tuple[Solved, np.ndarray | None, np.ndarray | None, np.ndarray]
+def fused_solved(out: FusedAnswer, name: str) -> Solved:
+    """The :class:`Solved` of an answer of :meth:`LevelSolver.solve_fused_level` (level solver ``name``):
+    exact multipliers (an active-set answer), the box certificate's gradient t where there is no null
+    space, the stationarity scale 1 + max scale."""
+    return Solved(out[0], out[1], None, out[8], out[9], out[3], out[4], 1.0 + out[5], name, None, out[2])
 
 
 def _usable(raw: RawResult, n: int) -> np.ndarray | None:
@@ -219,27 +221,24 @@ class LevelSolver:
 
     def solve_fused_level(self, A: np.ndarray, y: np.ndarray, r: np.ndarray, Z: np.ndarray | None,
                           xbar: np.ndarray | None, rows: Rows | None, lb: np.ndarray | None,
-                          ub: np.ndarray | None, key: Hashable) -> FusedLevel | None:  # fmt: skip
+                          ub: np.ndarray | None, key: Hashable) -> FusedAnswer | None:  # fmt: skip
         """The certified answer of a level (‖A x − y‖² + Σ r x², lb ≤ x ≤ ub, the rows lo ≤ C x ≤ hi of
         ``rows`` = (C, lo, hi), on x = x̄ + Z w) from the backend's one compiled call
-        (:meth:`Backend.solve_fused_level`), with the indices of the rows it kept (c_rows, b_rows, as
-        :class:`~wbcpy.qp.level_qp.LevelQP`) and the next point: the answer :meth:`solve` gives for
+        (:meth:`Backend.solve_fused_level`), as that call answers it (w, z, t, residuals, the indices of the
+        rows it kept, status, iterations, the next point x = clip(x̄ + Z w, lb, ub); :func:`fused_solved`
+        makes the :class:`Solved` of it where a caller keeps one): the answer :meth:`solve` gives for
         the level's StdQP when its first attempt passes the certificate, without building it; None
         when the backend has no such call or it does not settle the level (then build the StdQP and
         call :meth:`solve`)."""
         b = self.backends.get(key) or self.backend(key)
         x0 = self._warm.get(key) if self.warm_start else None
         n = A.shape[1] if Z is None else Z.shape[1]
-        out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0 if x0 is not None and x0.shape[0] == n
+        out = b.solve_fused_level(A, y, r, Z, xbar, rows, lb, ub, x0 if x0 is not None and len(x0) == n
                                   else None, self.kkt_tol)  # fmt: skip
-        if out is None:
+        if out is None or not self._accepted(b, n, out[3], out[4], out[5]):
             return None
-        w, z, t, primal, dual, smax, c_rows, b_rows, status, iterations, x, _marginal = out
-        if not self._accepted(b, n, primal, dual, smax):
-            return None
-        self._warm[key] = w
-        sol = Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, self.name, None, t)
-        return sol, c_rows, b_rows, x
+        self._warm[key] = out[0]
+        return out
 
     def solve_box_level(self, level: QPLevel, lb: np.ndarray,
                         ub: np.ndarray) -> tuple[np.ndarray, tuple[StatusRecord]] | None:  # fmt: skip

@@ -21,9 +21,10 @@ from .._kernels import bounds_gap as _bounds_gap
 from .._kernels import nullspace_update as _nullspace_update
 from .._kernels import pin_rows as _pin_rows
 from .._kernels import regulariser_inert as _regulariser_inert
+from .backends.base import FusedAnswer
 from .fixed import FIX_TOL, FixedSplit
 from .level_qp import ConstraintStack, LevelQP, plain_bounds
-from .level_solver import FusedLevel, LevelSolver, Solved
+from .level_solver import LevelSolver, Solved, fused_solved
 from .nullspace import NullSpace
 from .pinning import Pinned
 from .problem import HierarchicalQP, QPLevel, StatusRecord
@@ -67,26 +68,36 @@ def plain_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float, last
     Z: np.ndarray | None = None
     xbar: np.ndarray | None = None
     blocks: list[np.ndarray] = []
-    n_eq, name = 0, solver.name
+    n_eq, name, solve = 0, solver.name, solver.solve_fused_level
     for p in range(last + 1):
         level, t0 = levels[p], _clock()
         A = level.A
-        if p < last and not A.shape[0]:
+        if p < last and not len(A):
             records.append((name, "skipped: no task rows", 0, _clock() - t0, p, n_eq, n, 0.0, 0.0, None))
             continue
         # (n_eq = n: higher levels fix x, the loop checks the point)
-        fused = None if n_eq == n else solver.solve_fused_level(A, level.y, level.regularization, Z, xbar,
-                                                                None, lb, ub, p)  # fmt: skip
-        if fused is None:
+        out = None if n_eq == n else solve(A, level.y, level.regularization, Z, xbar, None, lb, ub, p)
+        if out is None:
             return _state(loop_type, hqp, rank_tol, Z, xbar, n_eq, blocks), p
-        sol, x = fused[0], fused[3]
-        records.append((sol.solver, sol.status, sol.iterations, _clock() - t0, p, n_eq, n - n_eq,
-                        sol.primal, sol.dual, sol.fallback))  # fmt: skip
-        if p < last:
-            kept = _keep_plain(loop_type, hqp, level, fused, Z, xbar, n_eq, blocks, rank_tol)
-            if not isinstance(kept, tuple):
-                return kept, p + 1
-            Z, n_eq = kept
+        # (the record of the level's Solved, read from the compiled answer: no fallback answered)
+        records.append((name, out[8], out[9], _clock() - t0, p, n_eq, n - n_eq, out[3], out[4], None))
+        x = out[10]
+        if p < last:  # (the loop's keep_optimum, in the same steps)
+            data = _pin_rows(A, n - n_eq, x, blocks, None, None, None)
+            if data is not None:  # (selection rows pin variables: the loop's split and stack)
+                loop = _state(loop_type, hqp, rank_tol, Z, x, n_eq, blocks)
+                loop.keep_optimum(level, fused_solved(out, name), _built(out, Z, hqp, xbar), A, data)
+                return loop, p + 1
+            Z_next, _, rank, _ = _nullspace_update(A, None, Z, x, rank_tol)
+            blocks.append(A)
+            # (a compiled answer's multipliers are exact: constraints strongly active are the loop's
+            # where the regulariser has no curvature along what the rows leave free)
+            if _regulariser_inert(level.regularization, Z_next):
+                loop = _state(loop_type, hqp, rank_tol, Z_next, x, n_eq + rank, blocks)
+                sol = fused_solved(out, name)
+                loop.keep_strong(level, sol, _built(out, Z, hqp, xbar), n, loop.stack, None)
+                return loop, p + 1
+            Z, n_eq = Z_next, n_eq + rank
         xbar = x
     for p in range(last + 1, len(levels)):
         records.append((name, "skipped: no task rows", 0, 0.0, p, n_eq, n, 0.0, 0.0, None))
@@ -103,39 +114,15 @@ def _plain_size(hqp: HierarchicalQP, last: int) -> int:
     for lv in hqp.levels:
         if lv.E is not None or lv.C is not None:
             return 0
-    n = int(lb.shape[0])
+    n = len(lb)
     return n if n and _bounds_gap(lb, ub) > FIX_TOL else 0
 
 
-def _keep_plain(loop_type: Callable[[FixedSplit, float], LoopT], hqp: HierarchicalQP, level: QPLevel,
-                fused: FusedLevel, Z: np.ndarray | None, xbar: np.ndarray | None, n_eq: int,
-                blocks: list[np.ndarray],
-                rank_tol: float) -> tuple[np.ndarray | None, int] | LoopT:  # fmt: skip
-    """The loop's ``keep_optimum`` for :func:`plain_levels`, in the same steps: the next (Z, n_eq) with the
-    level's rows appended to ``blocks``; or the loop's state, the optimum kept, where the level pins
-    variables or holds constraints strongly active (``xbar``: the point the level was solved from)."""
-    sol, c_rows, b_rows, x = fused
-    A, n = level.A, hqp.n
-    data = _pin_rows(A, n - n_eq, x, blocks, None, None, None)
-    if data is not None:  # (selection rows pin variables: the loop's split and stack)
-        loop = _state(loop_type, hqp, rank_tol, Z, x, n_eq, blocks)
-        loop.keep_optimum(level, sol, _built(c_rows, b_rows, Z, hqp, xbar), A, data)
-        return loop
-    Z_next, _, rank, _ = _nullspace_update(A, None, Z, x, rank_tol)
-    blocks.append(A)
-    if sol.exact and _regulariser_inert(level.regularization, Z_next):
-        loop = _state(loop_type, hqp, rank_tol, Z_next, x, n_eq + rank, blocks)
-        loop.keep_strong(level, sol, _built(c_rows, b_rows, Z, hqp, xbar), n, loop.stack, None)
-        return loop
-    return Z_next, n_eq + rank
-
-
-def _built(c_rows: np.ndarray | None, b_rows: np.ndarray | None, Z: np.ndarray | None, hqp: HierarchicalQP,
-           xbar: np.ndarray | None) -> LevelQP:  # fmt: skip
-    """What ``hierarchy._solve_level`` returns as the built level of a compiled answer (kept rows; without a
-    null space, the bounds in w = x − x̄)."""
+def _built(out: FusedAnswer, Z: np.ndarray | None, hqp: HierarchicalQP, xbar: np.ndarray | None) -> LevelQP:
+    """What ``hierarchy._solve_level`` returns as the built level of a compiled answer ``out`` (kept rows;
+    without a null space, the bounds in w = x − x̄)."""
     if Z is not None:
-        return LevelQP(None, c_rows, b_rows)
+        return LevelQP(None, out[6], out[7])
     return LevelQP(None, None, None, *plain_bounds(hqp.lb, hqp.ub, xbar))
 
 
