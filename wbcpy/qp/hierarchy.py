@@ -302,11 +302,12 @@ def _solve_level(level: QPLevel, split: FixedSplit, ns: NullSpace, stack: Constr
     if Z is not None or (stack.rows is None and lb is not None and ub is not None):
         fused = solver.solve_fused_level(A, y, r, Z, xbar, stack.rows, lb, ub, p)
         if fused is not None:
-            sol, x = fused_solved(fused, solver.name), fused[10]
+            sol = fused_solved(fused, solver.name)
+            *_, c_rows, b_rows, _status, _iterations, x, _marginal = fused
             if not keep:
                 return sol, None, A, x
             if Z is not None:  # (the bounds were rows of Z)
-                return sol, LevelQP(None, fused[6], fused[7]), A, x
+                return sol, LevelQP(None, c_rows, b_rows), A, x
             return sol, LevelQP(None, None, None, *plain_bounds(lb, ub, xbar)), A, x
     built = build_level(A, y, r, ns, stack, lb, ub)
     assert built.q is not None

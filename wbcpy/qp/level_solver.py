@@ -134,7 +134,8 @@ def fused_solved(out: FusedAnswer, name: str) -> Solved:
     """The :class:`Solved` of an answer of :meth:`LevelSolver.solve_fused_level` (level solver ``name``):
     exact multipliers (an active-set answer), the box certificate's gradient t where there is no null
     space, the stationarity scale 1 + max scale."""
-    return Solved(out[0], out[1], None, out[8], out[9], out[3], out[4], 1.0 + out[5], name, None, out[2])
+    w, z, t, primal, dual, smax, _c_rows, _b_rows, status, iterations, _x, _marginal = out
+    return Solved(w, z, None, status, iterations, primal, dual, 1.0 + smax, name, None, t)
 
 
 def _usable(raw: RawResult, n: int) -> np.ndarray | None:

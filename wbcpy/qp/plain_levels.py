@@ -80,8 +80,8 @@ def plain_levels(hqp: HierarchicalQP, solver: LevelSolver, rank_tol: float, last
         if out is None:
             return _state(loop_type, hqp, rank_tol, Z, xbar, n_eq, blocks), p
         # (the record of the level's Solved, read from the compiled answer: no fallback answered)
-        records.append((name, out[8], out[9], _clock() - t0, p, n_eq, n - n_eq, out[3], out[4], None))
-        x = out[10]
+        _w, _z, _t, primal, dual, _smax, _c, _b, status, iterations, x, _marginal = out
+        records.append((name, status, iterations, _clock() - t0, p, n_eq, n - n_eq, primal, dual, None))
         if p < last:  # (the loop's keep_optimum, in the same steps)
             data = _pin_rows(A, n - n_eq, x, blocks, None, None, None)
             if data is not None:  # (selection rows pin variables: the loop's split and stack)
@@ -122,7 +122,8 @@ def _built(out: FusedAnswer, Z: np.ndarray | None, hqp: HierarchicalQP, xbar: np
     """What ``hierarchy._solve_level`` returns as the built level of a compiled answer ``out`` (kept rows;
     without a null space, the bounds in w = x − x̄)."""
     if Z is not None:
-        return LevelQP(None, out[6], out[7])
+        c_rows, b_rows = out[6], out[7]  # (the rows the compiled call kept)
+        return LevelQP(None, c_rows, b_rows)
     return LevelQP(None, None, None, *plain_bounds(hqp.lb, hqp.ub, xbar))
 
 
