@@ -31,7 +31,6 @@ import pinocchio as pin
 from numpy.typing import ArrayLike
 
 from .._kernels import state_copy as _state_copy
-from .._kernels import transform_error as _transform_error
 from .._support.config_fields import checked_fields
 from .._support.validation import as_vector, check_finite
 from ..errors import InvalidValueError
@@ -258,6 +257,18 @@ class ReferenceCheck:
         Raises:
             ReferenceTypeError, InvalidValueError: as :func:`validate_reference`.
         """
+        cls, first, second, third, stamp = self.fields(ref)
+        out: Reference = cls(first, second, third, stamp)
+        return out
+
+    def fields(self, ref: Any) -> tuple[Any, Any, Any, Any, float | None]:
+        """What :meth:`validated` builds, not built yet: the reference class and the four fields of the
+        validated copy in their order (acceleration; position or pose; velocity or twist; time), every
+        array and pose new. A task keeps these and builds the reference object when it is first read.
+
+        Raises:
+            ReferenceTypeError, InvalidValueError: as :func:`validate_reference`.
+        """
         cls, label, n = self._cls, self._label, self._n
         if not isinstance(ref, cls):
             raise ReferenceTypeError(
@@ -288,22 +299,22 @@ class ReferenceCheck:
                 pose = _pose(pose, label)
             if twist is not None:
                 twist = _vector(twist, 6, labels[3])
-            return CartesianReference(acc, pose, twist, stamp)
+            return CartesianReference, acc, pose, twist, stamp
         pos, vel = ref.position, ref.velocity
         if pos is not None:
             pos = _vector(pos, n, labels[1])
         if vel is not None:
             vel = _vector(vel, n, labels[2])
-        out: VectorReference = cls(acc, pos, vel, stamp)
-        return out
+        return cls, acc, pos, vel, stamp
 
 
 def _pose(pose: Any, label: str) -> pin.SE3:
     """A copy of a reference's (informative) pose, a finite ``pin.SE3``."""
     if not isinstance(pose, pin.SE3):
         raise InvalidValueError(f"{label}.pose", "pin.SE3", type(pose).__name__, reason="not a pin.SE3")
-    h = pose.homogeneous
-    if not math.isfinite(_transform_error(h)[0]):  # (inf or NaN for a non-finite entry of the top rows)
-        check_finite(h, f"{label}.pose")  # raises, naming the entries
     copy: pin.SE3 = pose.copy()
+    # Eigen's isApprox, |x − y|² ≤ prec² min(|x|², |y|²) on the rotation and on the translation, holds for
+    # y = x exactly when every entry is finite (NaN − NaN and inf − inf are NaN): one call checks the copy
+    if not copy.isApprox(copy):
+        check_finite(copy.homogeneous, f"{label}.pose")  # raises, naming the entries
     return copy
