@@ -116,10 +116,11 @@ class Task:
         self.reference_time: float | None = None
         self._ref_acc = np.zeros(self.n)
         self._ref_check = ReferenceCheck(self.type, self.n, self.name, level)
-        # (the tracked field's place among a reference's fields, after its class: see ReferenceCheck.fields)
+        # the tracked field's place in ReferenceCheck.fields; a type with a validate_reference of its own, or
+        # tracking another field, takes its references as objects (accept_reference)
         self._tracked_at = 1 if self._tracked == "acceleration" else 3
-        # a type that validates its references itself (its own validate_reference) takes them as objects
-        self._own_check = type(self).validate_reference is not Task.validate_reference
+        own = type(self).validate_reference is not Task.validate_reference
+        self._own_check = own or self._tracked not in ("acceleration", "velocity", "twist")
         w = np.ones(self.n) if config.weights is None else np.array(config.weights, dtype=float)
         w.setflags(write=False)
         self._weights = w
