@@ -179,7 +179,10 @@ class EvaluatedLaw:
         # (validated into locals: the evaluator is only read, so threads may share the law)
         valid, const = ev.validated(target, velocity, acceleration, names)
         out = np.empty(ev.task.n if n is None else n)
-        ev.evaluate(out, valid, const)
+        if ev.plain:
+            ev._eval(out, valid, const)  # (evaluate without its saturation and change of axes)
+        else:
+            ev.evaluate(out, valid, const)
         return out, valid, ev
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -253,6 +256,8 @@ class LawEvaluator:
         self._direct = bool(getattr(law, "target_is_reference", False))
         self._dynamics_first = dynamics_first
         self._setup_task(task)
+        #: the law's values are the kernel's as they are (no saturation, no change of axes)
+        self.plain = self._limit is None and not self._to_ref
         self.target: Any = None
         self._target: Any = None  # the last set_target's target and constant term (see validated)
         self._c: Any = self._zero
@@ -313,7 +318,12 @@ class LawEvaluator:
             ConfigError: an acceleration feed-forward for a velocity law.
         """
         if self._pose:
-            pose = _pose_matrix(target, names[0], matrix)  # (a new 4×4 array)
+            pose = None
+            if type(target) is pin.SE3:  # (_pose_matrix's compiled check, inlined: the checked API's path)
+                pose = target.homogeneous  # (a new 4×4 array)
+                err, det = _transform_error(pose)
+            if pose is None or not (err <= ROTATION_TOL and det > 0.0):
+                pose = _pose_matrix(target, names[0], matrix)  # (a new 4×4 array, or raises)
             const = (self._zero if velocity is None and acceleration is None
                      else self._const_term(velocity, acceleration, names))  # fmt: skip
             if not self.fast:

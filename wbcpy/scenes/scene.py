@@ -307,9 +307,7 @@ class Scene(SceneConstraintsApi, SceneAliases):
             task = self._by_name[task_name]  # (Scene._task, inlined: the checked API's hot path)
         except (KeyError, TypeError):
             raise UnknownNameError("task", task_name, self._by_name) from None
-        ref = task.validate_reference(reference)
-        stamp = ref.time
-        task.set_reference(ref, float(self._clock()) if stamp is None else stamp)
+        task.accept_reference(reference, self._clock)
 
     def bind(self, task_name: str, law: Any, target: Any, target_velocity: Any = None,
              target_acceleration: Any = None) -> ReferenceBinding:  # fmt: skip

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pinocchio as pin
 from numpy.typing import ArrayLike
 
 from .._kernels import state_copy as _state_copy
-from .._kernels import transform_error as _transform_error
 from .._support.config_fields import checked_fields
 from .._support.validation import as_vector, check_finite
 from ..errors import InvalidValueError
@@ -258,7 +257,19 @@ class ReferenceCheck:
         Raises:
             ReferenceTypeError, InvalidValueError: as :func:`validate_reference`.
         """
-        cls, label, n = self._cls, self._label, self._n
+        cls, first, second, third, stamp = self.fields(ref)
+        out: Reference = cls(first, second, third, stamp)
+        return out
+
+    def fields(self, ref: Any) -> tuple[Any, Any, Any, Any, float | None]:
+        """What :meth:`validated` builds, not built yet: the reference class and the four fields of the
+        validated copy in their order (acceleration; position or pose; velocity or twist; time), every
+        array and pose new. A task keeps these and builds the reference object when it is first read.
+
+        Raises:
+            ReferenceTypeError, InvalidValueError: as :func:`validate_reference`.
+        """
+        cls = self._cls
         if not isinstance(ref, cls):
             raise ReferenceTypeError(
                 f"reference of task {self._name!r}",
@@ -267,43 +278,39 @@ class ReferenceCheck:
                 reason=f"a {self._task_type} task takes a {cls.__name__}, got {type(ref).__name__}",
             )
         if getattr(ref, self._tracked) is None:
-            level = self._level
-            article = "an" if level[0] in "aeiou" else "a"
-            raise InvalidValueError(
-                f"{label}.{self._tracked}",
-                "a vector",
-                None,
-                reason=f"required: {article} {level} scene tracks it",
-            )
-        labels = self._labels
-        given = ref.acceleration
+            self._missing()
+        n, given, t = self._n, ref.acceleration, ref.time
         acc = None if given is None else _state_copy(given, n, _FINITE)  # (one compiled pass, or None)
         if acc is None and given is not None:
-            acc = as_vector(given, n, labels[0])  # another layout, or raises naming the field
-        t = ref.time
-        stamp = None if t is None else _time(t, f"{label}.time")
+            acc = as_vector(given, n, self._labels[0])  # another layout, or raises naming the field
+        stamp = None if t is None else _time(t, f"{self._label}.time")
         if self._cartesian:
             pose, twist = ref.pose, ref.twist
             if pose is not None:
-                pose = _pose(pose, label)
+                if not isinstance(pose, pin.SE3):
+                    why = "not a pin.SE3"
+                    raise InvalidValueError(f"{self._label}.pose", "pin.SE3", type(pose).__name__, reason=why)
+                pose = pose.copy()
+                # Eigen's isApprox, |x − y|² ≤ prec² min(|x|², |y|²) on the rotation and on the
+                # translation, holds for y = x exactly when every entry is finite (NaN − NaN and
+                # inf − inf are NaN): one call checks the copy
+                if not pose.isApprox(pose):
+                    check_finite(pose.homogeneous, f"{self._label}.pose")  # raises, naming the entries
             if twist is not None:
-                twist = _vector(twist, 6, labels[3])
-            return CartesianReference(acc, pose, twist, stamp)
+                twist = _vector(twist, 6, self._labels[3])
+            return CartesianReference, acc, pose, twist, stamp
         pos, vel = ref.position, ref.velocity
         if pos is not None:
-            pos = _vector(pos, n, labels[1])
+            pos = _vector(pos, n, self._labels[1])
         if vel is not None:
-            vel = _vector(vel, n, labels[2])
-        out: VectorReference = cls(acc, pos, vel, stamp)
-        return out
+            vel = _vector(vel, n, self._labels[2])
+        return cls, acc, pos, vel, stamp
+
+    def _missing(self) -> NoReturn:
+        """Raise: the reference lacks the field the task's level tracks."""
+        level = self._level
+        article = "an" if level[0] in "aeiou" else "a"
+        why = f"required: {article} {level} scene tracks it"
+        raise InvalidValueError(f"{self._label}.{self._tracked}", "a vector", None, reason=why)
 
 
-def _pose(pose: Any, label: str) -> pin.SE3:
-    """A copy of a reference's (informative) pose, a finite ``pin.SE3``."""
-    if not isinstance(pose, pin.SE3):
-        raise InvalidValueError(f"{label}.pose", "pin.SE3", type(pose).__name__, reason="not a pin.SE3")
-    h = pose.homogeneous
-    if not math.isfinite(_transform_error(h)[0]):  # (inf or NaN for a non-finite entry of the top rows)
-        check_finite(h, f"{label}.pose")  # raises, naming the entries
-    copy: pin.SE3 = pose.copy()
-    return copy

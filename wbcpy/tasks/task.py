@@ -25,6 +25,7 @@ squared residual); :meth:`Task.write_rows` writes the square-root form √(activ
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -109,10 +110,17 @@ class Task:
         self._src: tuple[Any, ...] | None = None
         self._deferred: tuple[int, NDArray[np.float64], NDArray[np.float64]] | None = None
         self._version = 0  # bumped when the task's rows change shape or activity (weights, activation, …)
-        self.reference: Reference | None = None
+        # the current reference: None, the reference object, or the fields of a validated copy not built
+        # into an object yet (:meth:`accept_reference`; :attr:`reference` builds it when first read)
+        self._ref_state: Any = None
         self.reference_time: float | None = None
         self._ref_acc = np.zeros(self.n)
         self._ref_check = ReferenceCheck(self.type, self.n, self.name, level)
+        # the tracked field's place in ReferenceCheck.fields; a type with a validate_reference of its own, or
+        # tracking another field, takes its references as objects (accept_reference)
+        self._tracked_at = 1 if self._tracked == "acceleration" else 3
+        own = type(self).validate_reference is not Task.validate_reference
+        self._own_check = own or self._tracked not in ("acceleration", "velocity", "twist")
         w = np.ones(self.n) if config.weights is None else np.array(config.weights, dtype=float)
         w.setflags(write=False)
         self._weights = w
@@ -280,11 +288,39 @@ class Task:
 
     def set_reference(self, ref: Reference, stamp: float) -> None:
         """Store a reference already validated by :meth:`validate_reference`, stamped ``stamp``."""
-        if self.reference is None:
+        if self._ref_state is None:
             self._version += 1  # the task may become active
-        self.reference = ref
+        self._ref_state = ref
         self.reference_time = stamp
         self._ref_acc = getattr(ref, self._tracked)  # the target of the task's level
+
+    def accept_reference(self, ref: object, clock: Callable[[], float]) -> None:
+        """Validate ``ref`` and make a copy of it the task's reference (the scene's ``set_reference``),
+        stamped with its ``time`` or, when that is None, with ``clock()`` (s).
+
+        Raises:
+            ReferenceTypeError, InvalidValueError: as :meth:`validate_reference`; nothing changes.
+        """
+        if self._own_check:
+            valid: Any = self.validate_reference(ref)
+            state, target, t = valid, getattr(valid, self._tracked), valid.time
+        else:  # a validated copy's class and fields (the object is built when first read)
+            state = self._ref_check.fields(ref)
+            target, t = state[self._tracked_at], state[4]
+        stamp = float(clock()) if t is None else t
+        if self._ref_state is None:
+            self._version += 1  # the task may become active
+        self._ref_state, self.reference_time, self._ref_acc = state, stamp, target
+
+    @property
+    def reference(self) -> Reference | None:
+        """The last validated reference (a copy of what was given), or None."""
+        state = self._ref_state
+        if type(state) is tuple:  # (fields kept by accept_reference: the object is built once, here)
+            cls, first, second, third, stamp = state
+            state = self._ref_state = cls(first, second, third, stamp)
+        ref: Reference | None = state
+        return ref
 
     def target_view(self) -> NDArray[np.float64]:
         """The array of the current reference that the task's rows read (acceleration, or velocity / twist
@@ -294,7 +330,7 @@ class Task:
         Raises:
             ConfigError: the task has no reference yet (set one with the scene's set_reference).
         """
-        if self.reference is None:
+        if self._ref_state is None:
             raise ConfigError(f"{self.name}.reference", "the task has no reference yet")
         return self._ref_acc
 
@@ -311,7 +347,7 @@ class Task:
         """``"active"``, ``"inactive"`` (activation 0), ``"no_reference"`` or ``"timed_out"``."""
         if self.activation <= 0.0:
             return "inactive"
-        if self.reference is None and self.needs_reference:
+        if self._ref_state is None and self.needs_reference:
             return "no_reference"
         if self.timed_out(now):
             return "timed_out"
@@ -375,7 +411,7 @@ class Task:
     ) -> TaskStatus:
         """Status of the task for the solution ``qdd`` and the measured acceleration ``measured``."""
         state = self.state(now)
-        y_ref = None if self.reference is None else self._ref_acc.copy()
+        y_ref = None if self._ref_state is None else self._ref_acc.copy()
         y_sol = None if qdd is None else self.task_acceleration(qdd)
         y_meas = None if measured is None else self.task_acceleration(measured)
         error = None if y_ref is None or y_sol is None else y_ref - y_sol
