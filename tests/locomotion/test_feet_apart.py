@@ -38,29 +38,30 @@ def _corners(M, half=HALF):
     return local @ M.rotation[:2, :2].T + M.translation[:2]
 
 
-def _overlap(a, b, half=HALF) -> bool:
-    """A point in both rectangles (linear program on the half-planes of both)."""
+def _half_planes(a, b, half=HALF) -> tuple[np.ndarray, np.ndarray]:
+    """(N, d): the points p inside both rectangles are those with N p ≤ d."""
     rows, rhs = [], []
     for M in (a, b):
         R, p = M.rotation[:2, :2], M.translation[:2]
         for axis, h in ((R[:, 0], half[0]), (R[:, 1], half[1])):
             rows += [axis, -axis]
             rhs += [h + axis @ p, h - axis @ p]
-    res = linprog(np.zeros(2), A_ub=np.array(rows), b_ub=np.array(rhs) - 1e-9, bounds=[(None, None)] * 2)
+    return np.array(rows), np.array(rhs)
+
+
+def _overlap(a, b, half=HALF) -> bool:
+    """A point in both rectangles (linear program on the half-planes of both)."""
+    N, d = _half_planes(a, b, half)
+    res = linprog(np.zeros(2), A_ub=N, b_ub=d - 1e-9, bounds=[(None, None)] * 2)
     return bool(res.status == 0)
 
 
 def _overlap_depth(a, b, half=HALF) -> float:
     """The largest margin t (m) by which one point lies inside both rectangles (linear program): > 0 when
     they overlap, 0 when they touch, < 0 when apart (then not their distance)."""
-    rows, rhs = [], []
-    for M in (a, b):
-        R, p = M.rotation[:2, :2], M.translation[:2]
-        for axis, h in ((R[:, 0], half[0]), (R[:, 1], half[1])):
-            rows += [axis, -axis]
-            rhs += [h + axis @ p, h - axis @ p]
-    A = np.hstack((np.array(rows), np.ones((len(rows), 1))))
-    res = linprog([0.0, 0.0, -1.0], A_ub=A, b_ub=np.array(rhs), bounds=[(None, None)] * 2 + [(None, 1.0)])
+    N, d = _half_planes(a, b, half)
+    A = np.hstack((N, np.ones((len(N), 1))))
+    res = linprog([0.0, 0.0, -1.0], A_ub=A, b_ub=d, bounds=[(None, None)] * 2 + [(None, 1.0)])
     assert res.status == 0
     return float(res.x[2])
 
