@@ -44,7 +44,7 @@ def _projector_oracle(hqp: HierarchicalQP) -> np.ndarray:
     """The lexicographic optimum with no bound active: x₀* + N w, w = argmin of level 1 on ker A₀."""
     x0 = _level0_optimum(hqp)
     _, s, Vt = np.linalg.svd(hqp.levels[0].A)
-    Nb = Vt[int(np.sum(s > 1e-12 * s[0])):].T
+    Nb = Vt[int(np.sum(s > 1e-12 * s[0])) :].T
     lv = hqp.levels[1]
     H = Nb.T @ (lv.A.T @ lv.A + np.diag(lv.regularization)) @ Nb
     g = Nb.T @ (lv.A.T @ (lv.A @ x0 - lv.y) + lv.regularization * x0)

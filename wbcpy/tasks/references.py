@@ -312,5 +312,3 @@ class ReferenceCheck:
         article = "an" if level[0] in "aeiou" else "a"
         why = f"required: {article} {level} scene tracks it"
         raise InvalidValueError(f"{self._label}.{self._tracked}", "a vector", None, reason=why)
-
-
