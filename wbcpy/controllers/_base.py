@@ -132,6 +132,8 @@ class VectorPD(PDLaw, Generic[_Task, _Ref]):
         """
         acc, target, ev = self._evaluated(task, None, target_position, target_velocity, target_acceleration,
                                           _TARGET_NAMES)  # fmt: skip
+        # (validated above: a copy, so that the reference never shares the caller's array)
+        velocity = None if target_velocity is None else np.array(target_velocity, dtype=np.float64)
         # (acceleration, position, velocity, time: the fields of every vector reference, in this order)
-        ref: _Ref = ev.reference_class(acc, target, target_velocity, time)  # (the type's class)
+        ref: _Ref = ev.reference_class(acc, target, velocity, time)  # (the type's class)
         return ref
