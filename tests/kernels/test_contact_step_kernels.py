@@ -1,5 +1,6 @@
 """The contact step's row kernels on the layouts the scene hands them: C-ordered (contiguous rows), sparse
-rows (friction cones, contact rows), strided views; each against a NumPy oracle."""
+rows (friction cones, contact rows), strided views; each against a NumPy oracle (``dynamics_rows`` on
+every layout: tests/kernels/test_kernels.py)."""
 
 from __future__ import annotations
 
@@ -72,30 +73,3 @@ def test_rows_excess_nan_entry_in_a_zero_block_is_reported() -> None:
     x = np.ones(9)
     out = kernels.rows_excess(M, np.array([1.0, 0.0]), np.array([1.0, 0.0]), x, 1e-9)
     assert np.isnan(out) or out > 0.0
-
-
-@given(seed=st.integers(0, 2**31), nv=st.integers(1, 9), mw=st.integers(0, 7), extra=st.integers(0, 2),
-       layout=st.sampled_from(["C", "strided"]))  # fmt: skip
-@settings(max_examples=60, deadline=None)
-def test_dynamics_rows_with_contiguous_and_strided_inputs(seed: int, nv: int, mw: int, extra: int,
-                                                          layout: str) -> None:  # fmt: skip
-    """E = [M_u, −J_uᵀ; J, 0], f = [−h_u; −a_c], T = [M_a, −J_aᵀ], h_a with M and J C-ordered (the rows
-    copied whole) or strided views, every column past nv + rows(J) zero (the arrays are not pre-zeroed)."""
-    rng = np.random.default_rng(seed)
-    M, J = rng.normal(size=(nv, nv)), rng.normal(size=(mw, nv))
-    if layout == "strided":
-        M, J = np.repeat(M, 2, axis=1)[:, ::2], np.repeat(J, 3, axis=1)[:, ::3]
-    h, acc = rng.normal(size=nv), rng.normal(size=mw)
-    perm = rng.permutation(nv)
-    nu = int(rng.integers(0, nv + 1))
-    u, a = np.sort(perm[:nu]), perm[nu:]
-    n = nv + mw + extra
-    E, f, T, h_a = kernels.dynamics_rows(M, h, J, acc, u, a, n)
-    Ee = np.zeros((nu + mw, n))
-    Ee[:nu, :nv], Ee[:nu, nv : nv + mw], Ee[nu:, :nv] = M[u], -J[:, u].T, J
-    Te = np.zeros((nv - nu, n))
-    Te[:, :nv], Te[:, nv : nv + mw] = M[a], -J[:, a].T
-    np.testing.assert_array_equal(E, Ee)
-    np.testing.assert_array_equal(T, Te)
-    np.testing.assert_array_equal(f, np.concatenate((-h[u], -acc)))
-    np.testing.assert_array_equal(h_a, h[a])

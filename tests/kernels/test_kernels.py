@@ -697,14 +697,21 @@ def test_in_box_is_the_clip_test(seed: int, n: int) -> None:
     assert kernels.in_box(y, lo, hi) is expected
 
 
-@given(seed=st.integers(0, 2**31), nv=st.integers(1, 9), mw=st.integers(0, 7), extra=st.integers(0, 2))
-@settings(max_examples=60, deadline=None)
-def test_dynamics_rows_split_the_equations_of_motion(seed: int, nv: int, mw: int, extra: int) -> None:
+@given(seed=st.integers(0, 2**31), nv=st.integers(1, 9), mw=st.integers(0, 7), extra=st.integers(0, 2),
+       layout=st.sampled_from(["F", "C", "strided"]))  # fmt: skip
+@settings(max_examples=90, deadline=None)
+def test_dynamics_rows_split_the_equations_of_motion(seed: int, nv: int, mw: int, extra: int,
+                                                     layout: str) -> None:  # fmt: skip
     """E = [M_u, −J_uᵀ; J, 0], f = [−h_u; −a_c], T = [M_a, −J_aᵀ], h_a for any split of the DOFs, with M
-    given column-major (as Pinocchio's data.M.T view is)."""
+    column-major (as Pinocchio's data.M.T view is), C-ordered (rows copied whole) or strided views of M
+    and J; every column past nv + rows(J) zero (the arrays are not pre-zeroed)."""
     rng = np.random.default_rng(seed)
-    M = np.asfortranarray(rng.normal(size=(nv, nv)))
+    M = rng.normal(size=(nv, nv))
     h, J, acc = rng.normal(size=nv), rng.normal(size=(mw, nv)), rng.normal(size=mw)
+    if layout == "F":
+        M = np.asfortranarray(M)
+    elif layout == "strided":
+        M, J = np.repeat(M, 2, axis=1)[:, ::2], np.repeat(J, 3, axis=1)[:, ::3]
     perm = rng.permutation(nv)
     nu = int(rng.integers(0, nv + 1))
     u, a = np.sort(perm[:nu]), perm[nu:]  # (the actuated ones in any order)
